@@ -185,20 +185,20 @@ _PLANS: Final[dict[str, Plan]] = {
     "house_way_from_left": _whole_stacks(_L),
     # (iii) "the first two stacks of tiles on the dealer's right", then the rest "from the
     # dealer's right to left in the same manner as the first two stacks".
-    "cup_say_from_right": _pairs_of_stacks([(_R[0], _R[1]), (_R[2], _R[3]),
-                                            (_R[4], _R[5]), (_R[6], _R[7])]),
+    "cup_say_from_right": _pairs_of_stacks(
+        [(_R[0], _R[1]), (_R[2], _R[3]), (_R[4], _R[5]), (_R[6], _R[7])]
+    ),
     # (iv) the mirror, from the dealer's left.
-    "cup_say_from_left": _pairs_of_stacks([(_L[0], _L[1]), (_L[2], _L[3]),
-                                           (_L[4], _L[5]), (_L[6], _L[7])]),
+    "cup_say_from_left": _pairs_of_stacks(
+        [(_L[0], _L[1]), (_L[2], _L[3]), (_L[4], _L[5]), (_L[6], _L[7])]
+    ),
     # (v) "the fourth stack of tiles from the dealer's right and the fourth stack of tiles from
     # the dealer's left (the two center stacks of the eight)"; then "the remaining stacks shall
     # be pushed together and the two new center stacks" are delivered the same way.
-    "jung_quat": _pairs_of_stacks([(_R[3], _L[3]), (_R[2], _L[2]), (_R[1], _L[1]),
-                                   (_R[0], _L[0])]),
+    "jung_quat": _pairs_of_stacks([(_R[3], _L[3]), (_R[2], _L[2]), (_R[1], _L[1]), (_R[0], _L[0])]),
     # (vi) "the first stack of tiles on the dealer's right and the first stack of tiles on the
     # dealer's left", then "the first stack remaining" on each side, ...
-    "chee_yee": _pairs_of_stacks([(_R[0], _L[0]), (_R[1], _L[1]), (_R[2], _L[2]),
-                                  (_R[3], _L[3])]),
+    "chee_yee": _pairs_of_stacks([(_R[0], _L[0]), (_R[1], _L[1]), (_R[2], _L[2]), (_R[3], _L[3])]),
     # (vii) the first four stacks on the dealer's right, then the first four on the left.
     "pin_say_from_right": _pin_say(_R[:4], _L[:4]),
     # (viii) the mirror.
