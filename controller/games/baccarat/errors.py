@@ -16,6 +16,10 @@ class CardError(BaccaratError, ValueError):
     """A card code that is not a rank of ``A23456789TJQK`` followed by a suit of ``SHDC``."""
 
 
+class TotalError(BaccaratError, ValueError):
+    """A point count or card value outside 0-9 (5324.20(a)(4)) given to a drawing rule."""
+
+
 class ShoeExhausted(BaccaratError):
     """The cards ran out before a coup was complete (5324.20(i)(4): the round is void).
 
