@@ -1,0 +1,248 @@
+"""The application object: builds everything from a hardware profile and runs the one loop.
+
+Drivers run their own threads (serial readers, GPIO edge callbacks, the console port) and only
+post events to ``self.queue``; the loop thread takes them one at a time and is the only thread
+that touches table state, the journal or the configuration (DESIGN.md "How data flows"). Nothing
+lives at module level, so a second Application in the same process starts clean.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from controller.events import Call, ConsoleLine, Shutdown
+from controller.journal import Journal, JournalError, VerifyResult
+from controller.sdnotify import Notifier
+from controller.table import Refused, Table, TableContext
+
+log = logging.getLogger("controller")
+
+TICK_S = 0.1
+
+
+class AppFault(Exception):
+    """A condition that stops play until a technician clears it (journal, program, RNG)."""
+
+
+class Application:
+    """One table controller: profile, journal, settings, devices, table, console, loop."""
+
+    def __init__(
+        self,
+        profile: Any,
+        state_dir: str | Path,
+        *,
+        console_port: str | None = None,
+        notifier: Notifier | None = None,
+        output: Callable[[str], None] | None = None,
+    ) -> None:
+        self.profile = profile
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.queue: queue.Queue[object] = queue.Queue()
+        self.notifier = notifier or Notifier()
+        self.stop_event = threading.Event()
+        self.started_mono = time.monotonic()
+        self.app_faults: list[str] = []
+        self.console_port = console_port or profile.console.port
+        self._output = output
+        self._consoles: list[Any] = []
+        self._alarm_lock = threading.Lock()
+        self.loop_thread_id: int | None = None
+
+        jset = profile.journal
+        self.journal = Journal.open(self._state_path(jset.path), self._state_path(jset.key_path))
+        verdict = self.journal.verify()
+        self.last_verify: VerifyResult = verdict
+        self.journal.append("app.start", {
+            "profile": profile.name, "game": profile.game,
+            "profile_files": list(profile.source_files),
+            "journal_verified": verdict.ok, "pid": os.getpid(),
+        })
+        if not verdict.ok:
+            self._raise_fault(f"journal verification failed: {verdict.describe()}")
+        floor = datetime.combine(jset.clock_floor, datetime.min.time(), tzinfo=UTC)
+        for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
+            log.warning("clock: %s", warning)
+
+        from controller.config import ConfigStore
+        self.config = ConfigStore(self.journal, profile.rules)
+        self.config.replay()
+
+        self.devices: dict[str, Any] = {}
+        self.rng: Any = None
+        self.table: Table = self._build_table()
+
+    # -- construction ------------------------------------------------------------------------
+
+    def _state_path(self, name: str) -> Path:
+        p = Path(name)
+        return p if p.is_absolute() else self.state_dir / p
+
+    def _build_table(self) -> Table:
+        from controller.devices import build_devices
+        self.devices = build_devices(self.profile, self.post, self.state_dir)
+        ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
+                           alarm=self.alarm, profile=self.profile)
+        if self.profile.game == "paigow":
+            from controller.rng import CertifiedRng
+            hw = self.profile.rng.hwrng_path
+            self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
+            ctx.rng = self.rng
+            from controller.paigow_table import PaigowTable
+            return PaigowTable(ctx)
+        from controller.baccarat_table import BaccaratTable
+        return BaccaratTable(ctx)
+
+    # -- threads hand events in through here -------------------------------------------------
+
+    def post(self, event: object) -> None:
+        """Thread-safe: queue one event for the loop."""
+        self.queue.put(event)
+
+    def call(self, fn: Callable[[], object], timeout: float = 5.0) -> object:
+        """Run ``fn`` on the loop thread and return its result (for tests and tools)."""
+        if threading.get_ident() == self.loop_thread_id:
+            return fn()
+        box: queue.Queue[object] = queue.Queue(maxsize=1)
+        self.post(Call(fn, box.put))
+        try:
+            result = box.get(timeout=timeout)
+        except queue.Empty as exc:
+            raise TimeoutError(f"loop did not run the call within {timeout} s") from exc
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def alarm(self, text: str) -> None:
+        """An unsolicited line for every console (``!`` prefix), journaled by the caller."""
+        line = "!" + text
+        log.warning("%s", line)
+        with self._alarm_lock:
+            for console in self._consoles:
+                console.send_unsolicited([line])
+            if self._output is not None:
+                self._output(line)
+
+    def attach_console(self, console: Any) -> None:
+        """Register a console transport for alarms (it posts ConsoleLine events itself)."""
+        self._consoles.append(console)
+
+    def _raise_fault(self, text: str) -> None:
+        if text not in self.app_faults:
+            self.app_faults.append(text)
+            self.journal.append("fault.raised", {"fault": text, "source": "app"})
+            self.alarm(f"FAULT {text}")
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def start(self) -> list[str]:
+        """Recover the table from the journal and report what was resumed or voided."""
+        notes = self.table.recover()
+        for note in notes:
+            log.info("recovery: %s", note)
+        return notes
+
+    def run(self, *, max_events: int | None = None) -> None:
+        """Serve events until Shutdown arrives or ``stop_event`` is set."""
+        self.loop_thread_id = threading.get_ident()
+        handled = 0
+        next_tick = time.monotonic()
+        while not self.stop_event.is_set():
+            timeout = max(0.0, next_tick - time.monotonic())
+            try:
+                event = self.queue.get(timeout=timeout)
+            except queue.Empty:
+                event = None
+            if event is not None:
+                if isinstance(event, Shutdown):
+                    self.journal.append("app.shutdown", {"reason": event.reason})
+                    break
+                self.dispatch(event)
+                handled += 1
+                if max_events is not None and handled >= max_events:
+                    break
+            now = time.monotonic()
+            if now >= next_tick:
+                next_tick = now + TICK_S
+                self._guarded(lambda: self.table.tick(time.monotonic_ns()))
+                self.notifier.watchdog(now)
+
+    def dispatch(self, event: object) -> None:
+        """Handle one event; any failure is journaled and reported, never fatal to the loop."""
+        if isinstance(event, Call):
+            try:
+                result: object = event.fn()
+            except Exception as exc:  # noqa: BLE001 - handed back to the caller
+                result = exc
+            if event.done is not None:
+                event.done(result)
+            return
+        if isinstance(event, ConsoleLine):
+            self._guarded(lambda: event.reply(self.console_execute(event.text, event.source)))
+            return
+        self._guarded(lambda: self.table.handle(event))
+
+    def console_execute(self, text: str, source: str) -> list[str]:
+        """Run one console line through the console's command table."""
+        from controller.console import Console
+        console = getattr(self, "_console", None)
+        if console is None:
+            console = self._console = Console(self)
+        result: list[str] = console.execute(text, source)
+        return result
+
+    def _guarded(self, fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except Refused as exc:
+            # Tables journal refusals themselves; this is only a safety net.
+            log.info("refused: %s", exc.reason)
+        except JournalError as exc:
+            log.error("journal error: %s", exc)
+            if f"journal: {exc}" not in self.app_faults:
+                self.app_faults.append(f"journal: {exc}")
+                self.alarm(f"FAULT journal: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the loop must survive any handler bug
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            log.exception("handler failed")
+            try:
+                self.journal.append("app.error", {"error": detail,
+                                                  "trace": traceback.format_exc()[-2000:]})
+            except JournalError:
+                pass
+            self.alarm(f"ERROR {detail}")
+
+    # -- facts for the console ---------------------------------------------------------------
+
+    def faults(self) -> list[str]:
+        return [*self.app_faults, *self.table.faults()]
+
+    def status(self) -> dict[str, str]:
+        info = {"game": self.profile.game, "profile": self.profile.name}
+        info.update(self.table.status())
+        faults = self.faults()
+        info["faults"] = "; ".join(faults) if faults else "none"
+        return info
+
+    def close(self) -> None:
+        """Stop drivers and close the journal (rows are already synced)."""
+        self.stop_event.set()
+        try:
+            self.table.close()
+        finally:
+            for console in self._consoles:
+                close = getattr(console, "close", None)
+                if close is not None:
+                    close()
+            self.notifier.stopping()
+            self.journal.close()

@@ -1,0 +1,187 @@
+"""Console transports: read lines from stdio or a serial port and post them to the loop.
+
+The transport only frames lines and writes replies; the command interpreter runs on the loop
+thread (controller.console). A reply and an unsolicited ``!`` line never interleave: both are
+written whole under one lock. Lines over ``MAX_LINE`` bytes or with non-printable bytes are
+refused here, before they reach the interpreter (DESIGN.md "Technician console").
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+from controller.events import ConsoleLine
+
+MAX_LINE = 200
+
+
+class LineFramer:
+    """Splits a byte stream into lines ending in CR, LF or CRLF; flags long or binary lines."""
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        self._buf = bytearray()
+        self._max = max_line
+        self._overflow = False
+        self._last_cr = False
+
+    def feed(self, data: bytes) -> list[bytes | str]:
+        """Return complete lines (bytes) and refusals (str reasons) in arrival order."""
+        out: list[bytes | str] = []
+        for byte in data:
+            if byte == 0x0A and self._last_cr:      # LF of a CRLF pair
+                self._last_cr = False
+                continue
+            self._last_cr = byte == 0x0D
+            if byte in (0x0A, 0x0D):
+                if self._overflow:
+                    out.append(f"line longer than {self._max} bytes")
+                else:
+                    out.append(bytes(self._buf))
+                self._buf.clear()
+                self._overflow = False
+                continue
+            if len(self._buf) >= self._max:
+                self._overflow = True
+                continue
+            self._buf.append(byte)
+        return out
+
+
+def decode_line(raw: bytes) -> str | None:
+    """The line as text, or None when it holds a byte that is not printable ASCII (or TAB)."""
+    if any(b < 0x20 and b != 0x09 or b > 0x7E for b in raw):
+        return None
+    return raw.decode("ascii")
+
+
+class ConsoleTransport:
+    """Base: a reader thread that posts ConsoleLine events and a locked writer."""
+
+    name = "console"
+
+    def __init__(self, post: Callable[[object], None], *, echo: bool = False) -> None:
+        self._post = post
+        self._echo = echo
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._framer = LineFramer()
+
+    # subclasses provide these two
+    def _read(self) -> bytes:
+        raise NotImplementedError
+
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self._read()
+            except (OSError, ValueError):
+                if self._stop.wait(0.5):
+                    return
+                continue
+            if data == b"":
+                if self._eof():
+                    return
+                continue
+            if self._echo:
+                self.send_raw(data)
+            for item in self._framer.feed(data):
+                if isinstance(item, str):
+                    self.send_lines([f"ERR SYNTAX {item}"])
+                    continue
+                text = decode_line(item)
+                if text is None:
+                    self.send_lines(["ERR SYNTAX line holds non-printable bytes"])
+                    continue
+                self._post(ConsoleLine(text, self.send_lines, self.name))
+
+    def _eof(self) -> bool:
+        """End of input: stop reading (stdio) or keep waiting (a serial port)."""
+        return True
+
+    def send_raw(self, data: bytes) -> None:
+        with self._lock:
+            self._write(data)
+
+    def send_lines(self, lines: list[str]) -> None:
+        """Write a whole reply (or alarm) at once; never interleaved with another."""
+        data = "".join(line + "\r\n" for line in lines).encode("ascii", "replace")
+        with self._lock:
+            try:
+                self._write(data)
+            except (OSError, ValueError):
+                pass
+
+    send_unsolicited = send_lines
+
+    def close(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+
+class StdioTransport(ConsoleTransport):
+    """The console on standard input/output (``--console stdio``)."""
+
+    name = "stdio"
+
+    def __init__(self, post: Callable[[object], None], *, echo: bool = False,
+                 stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
+                 on_eof: Callable[[], None] | None = None) -> None:
+        super().__init__(post, echo=echo)
+        self._in = stdin or sys.stdin.buffer
+        self._out = stdout or sys.stdout.buffer
+        self._on_eof = on_eof
+
+    def _read(self) -> bytes:
+        read1 = getattr(self._in, "read1", None)
+        data: bytes = read1(256) if read1 is not None else self._in.read(1)
+        return data
+
+    def _write(self, data: bytes) -> None:
+        self._out.write(data)
+        self._out.flush()
+
+    def _eof(self) -> bool:
+        if self._on_eof is not None:
+            self._on_eof()
+        return True
+
+
+class SerialTransport(ConsoleTransport):
+    """The console on a serial port (115200 8N1 by default), through pySerial."""
+
+    name = "serial"
+
+    def __init__(self, post: Callable[[object], None], url: str, *, baud: int = 115200,
+                 echo: bool = False) -> None:
+        super().__init__(post, echo=echo)
+        import serial  # type: ignore[import-untyped,unused-ignore]
+
+        self._port: Any = serial.serial_for_url(url, baudrate=baud, timeout=0.2,
+                                                write_timeout=2.0)
+
+    def _read(self) -> bytes:
+        data: bytes = self._port.read(256)
+        return data
+
+    def _write(self, data: bytes) -> None:
+        self._port.write(data)
+
+    def _eof(self) -> bool:
+        return False
+
+    def close(self, timeout: float = 2.0) -> None:
+        super().close(timeout)
+        self._port.close()

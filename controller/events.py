@@ -1,0 +1,35 @@
+"""Events the controller loop consumes that are not owned by a driver module.
+
+Drivers define their own event dataclasses (``drivers.buttons.ButtonPressed``,
+``drivers.shoe_events.*``); every one of them arrives on the application's single queue and is
+handled on the loop thread, the only thread that touches table state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleLine:
+    """One line a technician typed; ``reply`` writes the reply lines back to that console."""
+
+    text: str
+    reply: Callable[[list[str]], None]
+    source: str = "console"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Run ``fn`` on the loop thread (tests, benchmarks and the scripted dealer use this)."""
+
+    fn: Callable[[], object]
+    done: Callable[[object], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Shutdown:
+    """Stop the loop after the events queued before it."""
+
+    reason: str

@@ -1,0 +1,368 @@
+"""The table's append-only, tamper-evident journal (DESIGN.md "Durability and trust").
+
+SQLite in WAL mode with ``synchronous=FULL``: :meth:`Journal.append` returns only after the row is
+on stable storage, so the controller may act on an event (show a number, acknowledge a card) only
+after journaling it. Each row carries an HMAC-SHA256 over its own content and the previous row's
+HMAC, keyed with a device key kept outside the database, so an edited, deleted, reordered or
+truncated row is detected by :meth:`Journal.verify`. Rows are ordered by their sequence number,
+never by the wall clock (a Raspberry Pi has no real-time clock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GENESIS = b"\x00" * 32
+KEY_BYTES = 32
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    seq      INTEGER PRIMARY KEY,
+    wall_ns  INTEGER NOT NULL,
+    mono_ns  INTEGER NOT NULL,
+    boot_id  TEXT NOT NULL,
+    round_id INTEGER,
+    kind     TEXT NOT NULL,
+    data     TEXT NOT NULL,
+    mac      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_kind ON events(kind, seq);
+CREATE INDEX IF NOT EXISTS events_round ON events(round_id, seq);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+    WHEN (SELECT value FROM meta WHERE key = 'archiving') IS NOT '1'
+    BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+"""
+
+
+class JournalError(Exception):
+    """Base error of the journal."""
+
+
+class JournalIOError(JournalError, OSError):
+    """The journal could not be read or written (disk full, I/O error, permissions)."""
+
+
+class JournalCorrupt(JournalError):
+    """The journal file is not a readable journal, or its chain does not verify."""
+
+
+class JournalKeyError(JournalError, PermissionError):
+    """The device key is missing, unreadable or malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One journal row."""
+
+    seq: int
+    wall_ns: int
+    mono_ns: int
+    boot_id: str
+    round_id: int | None
+    kind: str
+    data: dict[str, Any]
+    mac: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    """Outcome of walking the chain: ``ok``, rows checked, and the first break if any."""
+
+    ok: bool
+    rows: int
+    head_seq: int
+    head_mac: str
+    first_bad_seq: int | None = None
+    problem: str | None = None
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"journal verified: {self.rows} rows, head {self.head_seq} {self.head_mac}"
+        return f"journal BROKEN at seq {self.first_bad_seq}: {self.problem}"
+
+
+def canonical_json(data: Mapping[str, Any]) -> str:
+    """The exact text the HMAC covers: sorted keys, no spaces, ASCII only."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def row_mac(
+    key: bytes,
+    prev_mac: bytes,
+    seq: int,
+    wall_ns: int,
+    mono_ns: int,
+    boot_id: str,
+    round_id: int | None,
+    kind: str,
+    data_text: str,
+) -> str:
+    """HMAC-SHA256 of a row chained to the previous row's HMAC (hex)."""
+    body = "\x1f".join(
+        [str(seq), str(wall_ns), str(mono_ns), boot_id,
+         "" if round_id is None else str(round_id), kind, data_text]
+    ).encode("utf-8")
+    return hmac.new(key, prev_mac + body, hashlib.sha256).hexdigest()
+
+
+def read_boot_id() -> str:
+    """The kernel's boot ID, so rows from different boots are told apart."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown-" + uuid.uuid4().hex
+
+
+def load_or_create_key(path: str | os.PathLike[str]) -> bytes:
+    """Read the device key, creating it (mode 0600, never overwritten) on first start."""
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_key(p)
+    except OSError as exc:
+        raise JournalKeyError(f"cannot create device key {p}: {exc}") from exc
+    key = os.urandom(KEY_BYTES)
+    try:
+        os.write(fd, key)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return key
+
+
+def _read_key(p: Path) -> bytes:
+    try:
+        key = p.read_bytes()
+    except OSError as exc:
+        raise JournalKeyError(f"device key {p} is unreadable: {exc}") from exc
+    if len(key) != KEY_BYTES:
+        raise JournalKeyError(f"device key {p} has {len(key)} bytes, expected {KEY_BYTES}")
+    return key
+
+
+class Journal:
+    """Append-only HMAC-chained event journal. Owned by the controller loop's thread."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        key: bytes,
+        *,
+        boot_id: str | None = None,
+        wall_ns: Callable[[], int] = time.time_ns,
+        mono_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.path = str(path)
+        self._key = key
+        self._boot_id = boot_id or read_boot_id()
+        self._wall_ns = wall_ns
+        self._mono_ns = mono_ns
+        self._listeners: list[Callable[[Entry], None]] = []
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute(
+                "SELECT seq, mac, wall_ns FROM events ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalCorrupt(f"{self.path} is not a readable journal: {exc}") from exc
+        self._last_seq: int = row[0] if row else 0
+        self._last_mac: bytes = bytes.fromhex(row[1]) if row else GENESIS
+        self._last_wall_ns: int = row[2] if row else 0
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], key_path: str | os.PathLike[str], **kwargs: Any
+    ) -> Journal:
+        """Open (creating if needed) the journal at ``path`` keyed with the key at ``key_path``."""
+        return cls(path, load_or_create_key(key_path), **kwargs)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add_listener(self, listener: Callable[[Entry], None]) -> None:
+        """Call ``listener`` with every row after it is synced (recall index, console alarms)."""
+        self._listeners.append(listener)
+
+    @property
+    def last_seq(self) -> int:
+        return self._last_seq
+
+    @property
+    def boot_id(self) -> str:
+        return self._boot_id
+
+    def append(self, kind: str, data: Mapping[str, Any] | None = None,
+               round_id: int | None = None) -> int:
+        """Append one event and sync it to disk; return its sequence number."""
+        return self._append(kind, dict(data or {}), round_id, self._wall_ns()).seq
+
+    def append_entry(self, kind: str, data: Mapping[str, Any] | None = None,
+                     round_id: int | None = None) -> Entry:
+        """As :meth:`append`, returning the whole row."""
+        return self._append(kind, dict(data or {}), round_id, self._wall_ns())
+
+    def _append(self, kind: str, data: dict[str, Any], round_id: int | None,
+                wall: int) -> Entry:
+        if not kind:
+            raise ValueError("journal event kind must not be empty")
+        try:
+            text = canonical_json(data)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"journal event {kind!r} data is not JSON: {exc}") from exc
+        seq = self._last_seq + 1
+        mono = self._mono_ns()
+        mac = row_mac(self._key, self._last_mac, seq, wall, mono, self._boot_id, round_id,
+                      kind, text)
+        try:
+            self._db.execute(
+                "INSERT INTO events (seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, wall, mono, self._boot_id, round_id, kind, text, mac),
+            )
+        except sqlite3.OperationalError as exc:
+            raise JournalIOError(f"journal write failed ({self.path}): {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise JournalCorrupt(f"journal write failed ({self.path}): {exc}") from exc
+        self._last_seq = seq
+        self._last_mac = bytes.fromhex(mac)
+        self._last_wall_ns = max(self._last_wall_ns, wall)
+        entry = Entry(seq, wall, mono, self._boot_id, round_id, kind, data, mac)
+        for listener in self._listeners:
+            listener(entry)
+        return entry
+
+    def check_clock(self, floor_ns: int) -> list[str]:
+        """Warnings (also journaled) for a wall clock before ``floor_ns`` or behind the journal."""
+        now = self._wall_ns()
+        warnings: list[str] = []
+        if now < floor_ns:
+            warnings.append("wall clock is unset (before the configured floor date)")
+        if now < self._last_wall_ns:
+            warnings.append(
+                f"wall clock is {(self._last_wall_ns - now) / 1e9:.3f} s behind the journal's"
+                " last row: it jumped backwards"
+            )
+        for text in warnings:
+            self._append("clock.warning", {"warning": text, "wall_ns": now}, None, now)
+        return warnings
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def events(self, kinds: Iterable[str] | None = None, since_seq: int = 0,
+               round_id: int | None = None) -> Iterator[Entry]:
+        """Rows in sequence order, optionally only some kinds, after ``since_seq``, one round."""
+        sql = ("SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+               " WHERE seq > ?")
+        args: list[Any] = [since_seq]
+        if kinds is not None:
+            kind_list = list(kinds)
+            sql += f" AND kind IN ({','.join('?' * len(kind_list))})"
+            args.extend(kind_list)
+        if round_id is not None:
+            sql += " AND round_id = ?"
+            args.append(round_id)
+        sql += " ORDER BY seq"
+        try:
+            cursor = self._db.execute(sql, args)
+            for row in cursor:
+                yield _entry(row)
+        except sqlite3.DatabaseError as exc:
+            raise JournalCorrupt(f"journal read failed ({self.path}): {exc}") from exc
+
+    def last(self, kinds: Iterable[str]) -> Entry | None:
+        """The newest row of any of ``kinds``."""
+        kind_list = list(kinds)
+        row = self._db.execute(
+            "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+            f" WHERE kind IN ({','.join('?' * len(kind_list))}) ORDER BY seq DESC LIMIT 1",
+            kind_list,
+        ).fetchone()
+        return _entry(row) if row else None
+
+    def head(self) -> tuple[int, str]:
+        """The chain head (sequence number, HMAC hex) an auditor can carry off the device."""
+        return self._last_seq, self._last_mac.hex() if self._last_seq else GENESIS.hex()
+
+    def verify(self, expected_head: tuple[int, str] | None = None) -> VerifyResult:
+        """Walk the whole chain; name the first row that breaks it.
+
+        With ``expected_head`` (a head printed earlier), also prove that the row it names is still
+        there with the same HMAC: a journal truncated or rewritten after it fails.
+        """
+        prev = GENESIS
+        expected_seq = self._first_seq()
+        rows = 0
+        head_seq, head_mac = 0, GENESIS.hex()
+        if expected_seq > 1:
+            anchor = self._archive_anchor()
+            if anchor is None:
+                return VerifyResult(False, 0, 0, head_mac, 1,
+                                    f"rows 1..{expected_seq - 1} are missing (deleted)")
+            prev = bytes.fromhex(anchor)
+        try:
+            cursor = self._db.execute(
+                "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+                " ORDER BY rowid")
+            for row in cursor:
+                seq, wall, mono, boot, rnd, kind, text, mac = row
+                if seq != expected_seq:
+                    problem = (f"row {expected_seq} is missing (deleted)" if seq > expected_seq
+                               else f"row {seq} is out of order (reordered)")
+                    return VerifyResult(False, rows, head_seq, head_mac, expected_seq, problem)
+                good = row_mac(self._key, prev, seq, wall, mono, boot, rnd, kind, text)
+                if not hmac.compare_digest(good, mac):
+                    return VerifyResult(False, rows, head_seq, head_mac, seq,
+                                        f"row {seq} ({kind}) does not match its HMAC (edited)")
+                prev = bytes.fromhex(mac)
+                rows += 1
+                head_seq, head_mac = seq, mac
+                expected_seq += 1
+        except sqlite3.DatabaseError as exc:
+            return VerifyResult(False, rows, head_seq, head_mac, expected_seq,
+                                f"database unreadable after row {head_seq}: {exc}")
+        if expected_head is not None:
+            want_seq, want_mac = expected_head
+            if want_seq > head_seq:
+                return VerifyResult(False, rows, head_seq, head_mac, head_seq + 1,
+                                    f"journal ends at row {head_seq} but an earlier head named"
+                                    f" row {want_seq} (truncated)")
+            got = self._db.execute("SELECT mac FROM events WHERE seq = ?", (want_seq,)).fetchone()
+            if got is None or not hmac.compare_digest(got[0], want_mac):
+                return VerifyResult(False, rows, head_seq, head_mac, want_seq,
+                                    f"row {want_seq} differs from the head printed earlier"
+                                    " (rewritten)")
+        return VerifyResult(True, rows, head_seq, head_mac)
+
+    def _first_seq(self) -> int:
+        row = self._db.execute("SELECT MIN(seq) FROM events").fetchone()
+        return int(row[0]) if row and row[0] is not None else 1
+
+    def _archive_anchor(self) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'archive_anchor'").fetchone()
+        return str(row[0]) if row else None
+
+    def close(self) -> None:
+        """Close the database (every row is already synced)."""
+        self._db.close()
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    seq, wall, mono, boot, rnd, kind, text, mac = row
+    return Entry(seq, wall, mono, boot, rnd, kind, json.loads(text), mac)

@@ -1,0 +1,81 @@
+"""What every game table offers the application, and what the application gives a table.
+
+A table owns one game's state machine. It is driven only from the loop thread: ``handle`` takes
+one input event (a button, a shoe frame, a console action), journals it and any decision it makes
+before acting on it, and refuses an out-of-order input with a reason rather than raising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.journal import Journal
+
+
+class TableError(Exception):
+    """Base error of the table layer."""
+
+
+class Refused(TableError):
+    """An input the table's current state does not allow; ``reason`` says why (journaled)."""
+
+    def __init__(self, reason: str, code: str = "STATE") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+@dataclass
+class TableContext:
+    """Everything a table may touch: the journal, settings, outputs and the alarm channel."""
+
+    journal: Journal
+    settings: Any                      # controller.config.ConfigStore
+    devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
+    alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
+    rng: Any = None                    # controller.rng.CertifiedRng (pai gow)
+    profile: Any = None                # controller.profile.Profile
+
+
+class Table(Protocol):
+    """The interface the application and the console rely on."""
+
+    game: str
+
+    def recover(self) -> list[str]:
+        """Rebuild state from the journal after a start; return what was resumed or voided."""
+        ...
+
+    def handle(self, event: object) -> None:
+        """Take one input event from a driver (journal first, then act)."""
+        ...
+
+    def action(self, name: str, args: list[str], who: str) -> list[str]:
+        """A console action (``sim ...``, dealer overrides); raises Refused with a reason."""
+        ...
+
+    def tick(self, now_ns: int) -> None:
+        """Called from the loop at least every 200 ms for timers (watchdogs, display blanking)."""
+        ...
+
+    def status(self) -> dict[str, str]:
+        """State, round, last RNG number or coup, faults: for ``status`` on the console."""
+        ...
+
+    def round_in_progress(self) -> bool:
+        """True while configuration changes must be refused."""
+        ...
+
+    def faults(self) -> list[str]:
+        """Active faults that stop play until a technician clears them."""
+        ...
+
+    def clear_fault(self, who: str) -> list[str]:
+        """Clear what can be cleared (after its self-test passes); raise Refused otherwise."""
+        ...
+
+    def close(self) -> None:
+        """Stop the table's drivers (called once at shutdown)."""
+        ...
