@@ -1,0 +1,88 @@
+"""Pai gow tiles rules (9 NYCRR 5324.50; N.J.A.C. 13:69F-10.7, 10.8). Pure: no I/O.
+
+Part 1 -- tiles, hand ranking, comparison, house way, win/push/lose -- is re-exported here::
+
+    from controller.games import paigow
+    t = paigow.tile("4-5")                       # str(t) == "4-5"
+    paigow.compare(hand_a, hand_b)               # 1, -1, or 0 for identical rank (copy)
+    paigow.house_way(four_tiles)                 # (high, low) by the default house way
+    paigow.outcome(ph, pl, dh, dl)               # "win" | "push" | "lose"
+
+See docs/paigow-ranking-houseway.md.
+"""
+
+from .errors import HandError, PaigowError, PolicyError, SetError, TileError
+from .houseway import (
+    CRITERIA,
+    PAIR_KINDS,
+    POLICY_NAMES,
+    REGULATION_POLICY,
+    TAKES,
+    Hand,
+    HouseWayDecision,
+    HouseWayPolicy,
+    PolicyException,
+    PolicyStep,
+    house_way,
+    load_policy,
+    policy_names,
+    set_hand,
+    splits,
+)
+from .outcome import (
+    DEFAULT_ZERO_VALUE,
+    ZERO_VALUE_SETTINGS,
+    Outcome,
+    ZeroValue,
+    has_value_zero,
+    outcome,
+)
+from .ranking import (
+    PAIR_RANKS,
+    TILE_RANKS,
+    HandRank,
+    PairRank,
+    all_hands,
+    compare,
+    hand_rank,
+    hand_value,
+    pair_rank,
+    rank_key,
+    tile_rank,
+)
+from .tiles import (
+    COPIES,
+    SET_SIZE,
+    TILE_KINDS,
+    SetReport,
+    Tile,
+    check_tiles,
+    full_set,
+    tile,
+    tiles,
+    verify_set,
+)
+
+__all__ = [
+    # errors
+    "PaigowError", "TileError", "HandError", "SetError", "PolicyError",
+    # tiles
+    "Tile", "tile", "tiles", "TILE_KINDS", "COPIES", "SET_SIZE", "full_set", "check_tiles",
+    "SetReport", "verify_set",
+    # ranking
+    "TILE_RANKS", "tile_rank", "PAIR_RANKS", "PairRank", "HandRank", "hand_rank", "hand_value",
+    "pair_rank", "compare", "rank_key", "all_hands",
+    # house way
+    "Hand", "splits", "house_way", "set_hand", "load_policy", "policy_names", "POLICY_NAMES",
+    "REGULATION_POLICY", "HouseWayPolicy", "PolicyStep", "PolicyException", "HouseWayDecision",
+    "TAKES", "CRITERIA", "PAIR_KINDS",
+    # outcome
+    "outcome", "Outcome", "ZeroValue", "ZERO_VALUE_SETTINGS", "DEFAULT_ZERO_VALUE",
+    "has_value_zero",
+]
+
+# --- settlement, banking, dealing (items 4-6 of issue 2; owned by the other paigow module) ---
+# Add their imports below and extend __all__ here, e.g.:
+#     from .settlement import ...
+#     __all__ += [...]
+# --- end of settlement / banking / dealing exports ---
