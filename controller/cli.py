@@ -1,0 +1,166 @@
+"""``table-controller``: run a table, check a profile, inspect the journal.
+
+Exit codes: 0 success, 1 a check failed (bad profile, broken journal), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from controller.events import Shutdown
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="table-controller", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the table controller")
+    run.add_argument("--profile", required=True, help="hardware profile (TOML)")
+    run.add_argument("--state-dir", default="/var/lib/table-controller",
+                     help="where the journal and the device key live")
+    run.add_argument("--console", default=None,
+                     help="'stdio', 'none', or a serial port (default: the profile's)")
+    run.add_argument("--log-level", default="WARNING")
+
+    check = sub.add_parser("check-profile", help="validate a profile and print what it resolves to")
+    check.add_argument("file")
+
+    journal = sub.add_parser("journal", help="inspect a journal offline")
+    journal.add_argument("action", choices=["verify", "head", "export"])
+    journal.add_argument("--state-dir", default="/var/lib/table-controller")
+    journal.add_argument("--db", default="journal.sqlite")
+    journal.add_argument("--key", default="device.key")
+    journal.add_argument("--expect-head", default=None, metavar="SEQ:HMAC",
+                         help="prove nothing after a head printed earlier was truncated")
+    journal.add_argument("--rounds", type=int, default=0,
+                         help="export: only the last N rounds (0: every event)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``table-controller`` command."""
+    args = _parser().parse_args(argv)
+    if args.command == "check-profile":
+        return _check_profile(args.file)
+    if args.command == "journal":
+        return _journal(args)
+    return _run(args)
+
+
+def _check_profile(path: str) -> int:
+    from controller.profile import ProfileError, check_profile_report
+    try:
+        print(check_profile_report(path))
+    except ProfileError as exc:
+        print(f"profile error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _journal(args: argparse.Namespace) -> int:
+    from controller.journal import Journal, JournalError
+    state = Path(args.state_dir)
+    db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
+    key = Path(args.key) if Path(args.key).is_absolute() else state / args.key
+    if not db.exists() or not key.exists():
+        print(f"no journal at {db} (key {key})", file=sys.stderr)
+        return 1
+    try:
+        journal = Journal.open(db, key)
+    except JournalError as exc:
+        print(f"journal error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if args.action == "head":
+            seq, mac = journal.head()
+            print(f"{seq}:{mac}")
+            return 0
+        if args.action == "verify":
+            expected = None
+            if args.expect_head:
+                seq_text, _, mac = args.expect_head.partition(":")
+                expected = (int(seq_text), mac)
+            result = journal.verify(expected)
+            print(result.describe())
+            return 0 if result.ok else 1
+        from controller.recall import export_jsonl
+        for line in export_jsonl(journal, rounds=args.rounds):
+            print(line)
+        return 0
+    finally:
+        journal.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+                        stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from controller.app import Application
+    from controller.journal import JournalError
+    from controller.profile import ProfileError, load_profile
+    try:
+        profile = load_profile(args.profile)
+    except ProfileError as exc:
+        print(f"profile error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        app = Application(profile, args.state_dir, console_port=args.console)
+    except JournalError as exc:
+        print(f"journal error: {exc}", file=sys.stderr)
+        return 1
+    transport = _open_console(app)
+
+    def _on_signal(signum: int, _frame: FrameType | None) -> None:
+        app.post(Shutdown(f"signal {signal.Signals(signum).name}"))
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    notes = app.start()
+    if transport is not None:
+        transport.start()
+    status = app.status()
+    banner = (f"table-controller ready: {profile.game} profile {profile.name}, "
+              f"state {status.get('state', '?')}")
+    print(banner, file=sys.stderr)
+    for note in notes:
+        print(f"recovery: {note}", file=sys.stderr)
+    app.notifier.ready(banner)
+    try:
+        app.run()
+    finally:
+        app.close()
+    return 0
+
+
+def _open_console(app: object) -> object | None:
+    from controller.app import Application
+    from controller.console_transport import SerialTransport, StdioTransport
+    assert isinstance(app, Application)
+    port = app.console_port
+    echo = bool(app.profile.console.echo)
+    transport: StdioTransport | SerialTransport
+    if port == "none":
+        return None
+    if port == "stdio":
+        transport = StdioTransport(app.post, echo=echo,
+                                   on_eof=lambda: app.post(Shutdown("console end of input")))
+    else:
+        transport = SerialTransport(app.post, port, baud=app.profile.console.baud, echo=echo)
+    app.attach_console(transport)
+    return transport
+
+
+def export_json(obj: object) -> str:
+    """One JSON line (used by the recall export)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
