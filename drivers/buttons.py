@@ -1,0 +1,107 @@
+"""The dealer's push buttons on GPIO: debounced presses posted to the controller's queue.
+
+Wiring (docs/drivers-display-buttons.md): each button between its GPIO and ground, with the
+Pi's internal pull-up enabled, so idle reads HIGH and a press pulls it LOW (``active_low``).
+
+Debounce: edge detection on BOTH edges with the backend's ``bouncetime`` lockout (RPi.GPIO
+drops an edge within ``bounce_ms`` of the last accepted one).  A press is posted on the leading
+edge (low latency for the draw button) when the pin reads active and the button was last seen
+released; a release is recorded when an accepted edge reads inactive.  The failure mode is a
+missed press, never an invented one: when a release is not seen (a tap shorter than
+``bounce_ms``, or the release edge read mid-bounce) the next press only re-arms the button and
+the one after posts.  An RC filter on the wire makes this rare (see the docs).
+
+The callback runs on the GPIO event thread: it only posts an immutable event, never touches
+controller state (Klipper habit: one loop owns state).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from drivers.errors import DeviceUnavailable, PinError
+from drivers.gpio import GpioApi, ensure_bcm, validate_pins
+
+__all__ = ["ButtonPressed", "DealerButtons"]
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A debounced press of the dealer button ``name`` at ``monotonic_ns`` (time.monotonic_ns)."""
+
+    name: str
+    monotonic_ns: int
+
+
+class DealerButtons:
+    """Watches named buttons and posts one ``ButtonPressed`` per debounced press."""
+
+    def __init__(
+        self,
+        gpio: GpioApi,
+        pins: Mapping[str, int],
+        post: Callable[[ButtonPressed], None],
+        bounce_ms: int = 30,
+        active_low: bool = True,
+        clock: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        for name in pins:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise PinError(f"button names are identifiers (e.g. 'draw'), not {name!r}")
+        if isinstance(bounce_ms, bool) or not isinstance(bounce_ms, int) or not 1 <= bounce_ms:
+            raise PinError(f"bounce_ms must be an int >= 1, not {bounce_ms!r}")
+        self._pins = validate_pins(pins, "dealer buttons")
+        self._names = {pin: name for name, pin in self._pins.items()}
+        self._gpio = gpio
+        self._post = post
+        self._clock = clock
+        self._active = gpio.LOW if active_low else gpio.HIGH
+        self._held: dict[int, bool] = {}
+        self._lock = threading.Lock()  # guards _held only: the GPIO thread vs close()
+        self._closed = False
+        ensure_bcm(gpio)
+        pull = gpio.PUD_UP if active_low else gpio.PUD_DOWN
+        for pin in self._pins.values():
+            gpio.setup(pin, gpio.IN, pull_up_down=pull)
+            self._held[pin] = gpio.input(pin) == self._active  # held at boot: not a press
+        for pin in self._pins.values():
+            gpio.add_event_detect(pin, gpio.BOTH, callback=self._on_edge, bouncetime=bounce_ms)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The button names, in configuration order."""
+        return tuple(self._pins)
+
+    def close(self) -> None:
+        """Stop edge detection and release this driver's pins (only these)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for pin in self._pins.values():
+            self._gpio.remove_event_detect(pin)
+        self._gpio.cleanup(list(self._pins.values()))
+
+    def is_held(self, name: str) -> bool:
+        """Whether the driver considers button ``name`` held down (for the console)."""
+        if name not in self._pins:
+            raise PinError(f"no button named {name!r}; buttons are {self.names}")
+        if self._closed:
+            raise DeviceUnavailable("dealer buttons are closed")
+        with self._lock:
+            return self._held[self._pins[name]]
+
+    def _on_edge(self, channel: int) -> None:
+        # GPIO event thread: read, decide, post. Nothing else.
+        now = self._clock()
+        active = self._gpio.input(channel) == self._active
+        with self._lock:
+            if self._closed or channel not in self._held:
+                return
+            was_held = self._held[channel]
+            self._held[channel] = active
+        if active and not was_held:
+            self._post(ButtonPressed(self._names[channel], now))

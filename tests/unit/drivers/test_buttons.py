@@ -1,0 +1,158 @@
+"""DealerButtons posts exactly one event per debounced press, from the GPIO thread only."""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+
+import pytest
+
+from drivers.buttons import ButtonPressed, DealerButtons
+from drivers.errors import PinError
+from drivers.sim.gpio import SimGPIO
+
+PINS = {"draw": 5, "deal": 6}
+
+
+def make(bounce_ms: int = 30) -> tuple[SimGPIO, DealerButtons, list[ButtonPressed]]:
+    gpio = SimGPIO()
+    events: list[ButtonPressed] = []
+    buttons = DealerButtons(
+        gpio, PINS, events.append, bounce_ms=bounce_ms, clock=gpio.clock.monotonic_ns
+    )
+    return gpio, buttons, events
+
+
+def press(gpio: SimGPIO, pin: int, hold_ms: float = 100) -> None:
+    gpio.drive(pin, 0)
+    gpio.clock.advance(hold_ms)
+    gpio.drive(pin, 1)
+
+
+def test_wiring_is_pull_up_input_with_edge_detect() -> None:
+    gpio, _, events = make()
+    for pin in PINS.values():
+        assert gpio.function(pin) == gpio.IN
+        assert gpio.pull(pin) == gpio.PUD_UP
+        assert gpio.has_edge_detect(pin)
+        assert gpio.level(pin) == 1  # idle high
+    assert events == []
+
+
+def test_one_press_posts_exactly_one_event_with_time() -> None:
+    gpio, _, events = make()
+    t0 = gpio.clock.monotonic_ns()
+    press(gpio, 5)
+    assert events == [ButtonPressed("draw", t0)]
+
+
+def test_bouncing_contact_posts_one() -> None:
+    gpio, _, events = make(bounce_ms=30)
+    gpio.bounce(5, 0, transitions=7, interval_ms=2)  # 12 ms of chatter on press
+    gpio.clock.advance(150)
+    gpio.bounce(5, 1, transitions=7, interval_ms=2)  # and on release
+    gpio.clock.advance(150)
+    assert [e.name for e in events] == ["draw"]
+
+
+def test_two_presses_further_apart_than_bounce_post_two() -> None:
+    gpio, _, events = make(bounce_ms=30)
+    press(gpio, 5, hold_ms=80)
+    gpio.clock.advance(80)
+    press(gpio, 5, hold_ms=80)
+    assert [e.name for e in events] == ["draw", "draw"]
+    assert events[1].monotonic_ns - events[0].monotonic_ns == 160_000_000
+
+
+def test_buttons_are_independent() -> None:
+    gpio, _, events = make()
+    gpio.drive(5, 0)
+    gpio.drive(6, 0)  # same instant, other pin: not locked out
+    assert [e.name for e in events] == ["draw", "deal"]
+
+
+def test_button_held_at_boot_is_not_a_press() -> None:
+    gpio = SimGPIO()
+    gpio.drive(5, 0)
+    events: list[ButtonPressed] = []
+    buttons = DealerButtons(gpio, PINS, events.append, clock=gpio.clock.monotonic_ns)
+    assert buttons.is_held("draw")
+    gpio.clock.advance(100)
+    gpio.drive(5, 1)
+    assert events == [] and not buttons.is_held("draw")
+
+
+def test_noise_while_held_invents_no_press() -> None:
+    # A glitch read as a release: the driver may think the button is up, but posts nothing
+    # until a real new press.
+    gpio, _, events = make()
+    gpio.drive(5, 0)
+    gpio.clock.advance(200)
+    gpio.drive(5, 1)  # 0.1 ms glitch high while held
+    gpio.clock.advance(0.1)
+    gpio.drive(5, 0)
+    gpio.clock.advance(200)
+    gpio.drive(5, 1)  # real release
+    assert len(events) == 1
+    gpio.clock.advance(200)
+    press(gpio, 5)
+    assert len(events) == 2
+
+
+def test_missed_release_drops_one_press_never_invents() -> None:
+    # Documented failure mode: a tap shorter than bounce_ms hides its release.
+    gpio, _, events = make(bounce_ms=30)
+    press(gpio, 5, hold_ms=10)
+    gpio.clock.advance(200)
+    press(gpio, 5)  # re-arms only
+    gpio.clock.advance(200)
+    press(gpio, 5)
+    assert [e.name for e in events] == ["draw", "draw"]
+
+
+def test_callback_only_posts_on_the_gpio_thread() -> None:
+    gpio = SimGPIO()
+    q: queue.Queue[tuple[ButtonPressed, str]] = queue.Queue()
+
+    def post(ev: ButtonPressed) -> None:
+        q.put((ev, threading.current_thread().name))
+
+    DealerButtons(gpio, PINS, post, clock=gpio.clock.monotonic_ns)
+    edge_thread = threading.Thread(target=gpio.drive, args=(6, 0), name="gpio-events")
+    edge_thread.start()
+    edge_thread.join(timeout=5)
+    assert not edge_thread.is_alive()
+    ev, thread_name = q.get(timeout=5)
+    assert ev.name == "deal" and thread_name == "gpio-events"
+    assert q.empty()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ev.name = "draw"  # type: ignore[misc]
+
+
+def test_active_high_wiring_uses_pull_down() -> None:
+    gpio = SimGPIO()
+    events: list[ButtonPressed] = []
+    DealerButtons(gpio, {"draw": 5}, events.append, active_low=False,
+                  clock=gpio.clock.monotonic_ns)
+    assert gpio.pull(5) == gpio.PUD_DOWN
+    gpio.drive(5, 1)
+    assert [e.name for e in events] == ["draw"]
+
+
+def test_close_stops_events_and_releases_pins() -> None:
+    gpio, buttons, events = make()
+    buttons.close()
+    assert not gpio.has_edge_detect(5) and gpio.function(5) is None
+    gpio.drive(5, 0)
+    assert events == []
+
+
+@pytest.mark.parametrize(
+    "pins, bounce",
+    [({"draw": 5, "deal": 5}, 30), ({"not a name": 5}, 30), ({"draw": 40}, 30),
+     ({"draw": 5}, 0), ({}, 30)],
+)
+def test_bad_configuration(pins: dict[str, int], bounce: int) -> None:
+    with pytest.raises(PinError):
+        DealerButtons(SimGPIO(), pins, lambda e: None, bounce_ms=bounce)
