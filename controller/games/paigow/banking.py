@@ -459,7 +459,8 @@ class BankRotation:
       player shall be offered the bank first on the next round" and "The initial offer ... shall
       rotate counterclockwise around the table until the offer returns to the dealer": the next
       ``first_offer`` is the seat after the first player offered this round, whoever accepted.
-      After the last seat the rotation returns to the dealer: with
+      After the last seat (or if no player from ``first_offer`` to the last seat could be
+      offered) the rotation returns to the dealer: with
       ``includes_dealer`` (``PaigowRules.bank_rotation_includes_dealer``) the house banks that
       round and the rotation restarts at seat 1; without, it restarts at seat 1 at once.
     * (g)(2): the first round after a restack offers no player the bank; the next round starts
@@ -532,8 +533,10 @@ class BankRotation:
         if self.restack_round or self.first_offer == DEALER:
             nxt = 1
         else:
-            first = order[0] if order else self.first_offer
-            nxt = first + 1
+            # The first player offered before the offer passes the dealer (seats after the
+            # last one wrap round past the dealer: the rotation has reached the dealer).
+            ahead = [s for s in order if s >= self.first_offer]
+            nxt = ahead[0] + 1 if ahead else self.seats + 1
             if nxt > self.seats:
                 nxt = DEALER if self.includes_dealer else 1
         return replace(self, first_offer=nxt, last_banker=banker, restack_round=False)
