@@ -139,17 +139,24 @@ class BurnProgress:
 
     ``BurnProgress()`` starts a burn from the shoe (the next card is the face-up one);
     ``BurnProgress(face_up=card)`` continues from a card already face up, as (i)(3) burns a
-    disclosed card and as many more as its value.
+    disclosed card and as many more as its value; ``count`` then overrides how many (the reading
+    of (i)(3) chosen in irregularities.py).
     """
 
     __slots__ = ("_face_up", "_burned", "_needed")
 
-    def __init__(self, face_up: Card | str | None = None) -> None:
+    def __init__(self, face_up: Card | str | None = None, count: int | None = None) -> None:
         self._face_up: Card | None = None
         self._burned: list[Card] = []
         self._needed = 1
         if face_up is not None:
             self.add(face_up)
+            if count is not None:
+                if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 10:
+                    raise ShoeStateError(f"a burn count is a whole number 0-10, not {count!r}")
+                self._needed = count
+        elif count is not None:
+            raise ShoeStateError("count applies only to a burn from a card already face up")
 
     def add(self, card: Card | str) -> int:
         """Feed the next card out of the shoe; returns how many more cards the burn takes."""
