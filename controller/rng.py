@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from controller.rng_health import (
@@ -124,6 +125,7 @@ def scaling_plan(low: int, high: int) -> tuple[int, int]:
     return plan.mask.bit_length(), plan.nbytes
 
 
+@lru_cache(maxsize=64, typed=True)  # typed: True must not hit the cached plan of 1
 def _plan(low: int, high: int) -> _Plan:
     if isinstance(low, bool) or isinstance(high, bool):
         raise RngRangeError(f"draw bounds must be integers, got {low!r}, {high!r}")

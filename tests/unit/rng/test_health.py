@@ -69,8 +69,13 @@ def test_apt_cutoff_is_the_smallest_count_with_probability_at_most_alpha(
 
 def test_printed_formula_reproduces_sp800_90b_table_2() -> None:
     # SP 800-90B Table 2, non-binary (W = 512), alpha = 2^-20: C = 1 + CRITBINOM(W, 2^-H, 1 - a).
-    table = {Fraction(1, 2): 410, Fraction(1): 311, Fraction(2): 177, Fraction(4): 62,
-             Fraction(8): 13}
+    table = {
+        Fraction(1, 2): 410,
+        Fraction(1): 311,
+        Fraction(2): 177,
+        Fraction(4): 62,
+        Fraction(8): 13,
+    }
     for h, c in table.items():
         assert apt_cutoff_sp800_90b(512, h, 20) == c
         # The exact cutoff is never below the printed one.

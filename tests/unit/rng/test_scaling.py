@@ -26,8 +26,17 @@ def make_rng(source: object, **kwargs: object) -> CertifiedRng:
 
 @pytest.mark.parametrize(
     ("low", "high", "k", "nbytes"),
-    [(1, 8, 3, 1), (1, 6, 3, 1), (0, 255, 8, 1), (1, 256, 8, 1), (1, 257, 9, 2), (1, 300, 9, 2),
-     (5, 5, 0, 0), (-3, 3, 3, 1), (0, 65536, 17, 3)],
+    [
+        (1, 8, 3, 1),
+        (1, 6, 3, 1),
+        (0, 255, 8, 1),
+        (1, 256, 8, 1),
+        (1, 257, 9, 2),
+        (1, 300, 9, 2),
+        (5, 5, 0, 0),
+        (-3, 3, 3, 1),
+        (0, 65536, 17, 3),
+    ],
 )
 def test_plan(low: int, high: int, k: int, nbytes: int) -> None:
     assert scaling_plan(low, high) == (k, nbytes)
@@ -70,7 +79,7 @@ def test_high_bits_above_k_are_dropped_before_the_rejection_test() -> None:
 def test_multi_byte_range_big_endian_with_rejection() -> None:
     # 1..300: n = 300, k = 9, two bytes per attempt, low 9 bits (mask 0x1ff).
     #   01 2c -> 300: rejected;  ff ff -> 511: rejected;  80 05 -> 5: result 6.
-    source = ScriptedSource(b"\x01\x2c\xff\xff\x80\x05" b"\x01\x2b" b"\x00\x01" b"\xfe\x00")
+    source = ScriptedSource(b"\x01\x2c\xff\xff\x80\x05\x01\x2b\x00\x01\xfe\x00")
     rng = make_rng(source)
     assert rng.draw_with_raw(1, 300) == (6, b"\x01\x2c\xff\xff\x80\x05")
     assert rng.draw(1, 300) == 300  # 0x012b = 299, the largest accepted value
