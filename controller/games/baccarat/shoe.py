@@ -518,9 +518,7 @@ class ShoeRun:
     cards_used: int
 
 
-def deal_shoe(
-    items: Sequence[Card | str], hands_after_cover: int = HANDS_AFTER_COVER
-) -> ShoeRun:
+def deal_shoe(items: Sequence[Card | str], hands_after_cover: int = HANDS_AFTER_COVER) -> ShoeRun:
     """Deal a whole shoe from ``items`` in shoe order: cards, and :data:`COVER` where a cover card
     sits. Burns per 5324.20(e), deals coups until the last hand of (f)(9), and voids a round the
     cards cannot finish (i)(4). Checks every card against the composition of ``52 * decks`` when
@@ -581,4 +579,3 @@ def cards_with_cover(cards: Sequence[Card], cover_at: int) -> list[Card | str]:
     if not 0 <= cover_at <= len(cards):
         raise ShoeStateError(f"cover_at must be within 0..{len(cards)}, not {cover_at}")
     return [*cards[:cover_at], COVER, *cards[cover_at:], COVER]
-
