@@ -1,0 +1,615 @@
+"""Simulated card shoe: the reference shoe protocol's shoe side, with faults on demand.
+
+It shuffles N decks, places the cover card, and speaks DESIGN.md "Reference shoe protocol" on a
+serial port or on a pseudo-terminal it creates. The stimulus methods (``deal``, ``fault_*``,
+``disconnect``...) are for tests and technicians; production code never calls them.
+The shuffle uses ``random.Random(seed)``: reproducible, and fine for a simulator, never for play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import dataclasses
+import os
+import random
+import select
+import sys
+import tempfile
+import threading
+import time
+import tty
+from collections.abc import Sequence
+from typing import Protocol
+
+import serial
+
+from drivers.errors import DriverError
+from drivers.shoe_protocol import (
+    CARD_RE,
+    SEQ_MOD,
+    Frame,
+    FrameDecoder,
+    encode,
+    next_seq,
+)
+
+__all__ = ["SimShoe", "SimShoeError", "SimShoeStatus", "build_shoe", "main"]
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+COVER = "COVER"  # a cover card in the dealing stack
+MIN_KEEP = 64  # DESIGN.md: the shoe keeps at least the last 64 unacknowledged frames
+
+
+class SimShoeError(DriverError, RuntimeError):
+    """The simulated shoe cannot do what was asked (empty shoe, full buffer, bad argument)."""
+
+
+def build_shoe(decks: int, rng: random.Random, cover_from_end: Sequence[int]) -> list[str]:
+    """Shuffled ``decks`` x 52 cards with a cover card ``k`` cards from the end for each k."""
+    if not 1 <= decks <= 16:
+        raise SimShoeError(f"decks must be 1-16, got {decks}")
+    cards = [rank + suit for _ in range(decks) for suit in SUITS for rank in RANKS]
+    rng.shuffle(cards)
+    for k in sorted(cover_from_end):
+        if not 1 <= k < len(cards):
+            raise SimShoeError(f"cover card position {k} from the end is outside the shoe")
+        cards.insert(len(cards) - k, COVER)
+    return cards
+
+
+class _Link(Protocol):
+    def read(self, timeout: float) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _PtyLink:
+    """The master end of a pseudo-terminal; the slave is kept open (raw) so it never hangs up."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo, no CR/LF translation before the controller opens it
+        os.set_blocking(self.master, False)
+        self.slave_path = os.ttyname(self.slave)
+
+    def read(self, timeout: float) -> bytes:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            return os.read(self.master, 4096)
+        except BlockingIOError:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        deadline = time.monotonic() + 0.2
+        while view:
+            try:
+                view = view[os.write(self.master, view):]
+            except BlockingIOError:
+                # nobody is reading the slave: like a line with no listener, give up after 0.2 s
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [self.master], [], left)[1]:
+                    return
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class _SerialLink:
+    """A real serial port (a technician's USB adapter) or any pySerial URL."""
+
+    def __init__(self, url: str, baud: int) -> None:
+        self.port = serial.serial_for_url(url, baudrate=baud, timeout=0, write_timeout=0.5)
+
+    def read(self, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while True:
+            waiting = self.port.in_waiting
+            if waiting:
+                data: bytes = self.port.read(waiting)
+                return data
+            if time.monotonic() >= deadline:
+                return b""
+            time.sleep(0.002)
+
+    def write(self, data: bytes) -> None:
+        self.port.write(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(serial.SerialException, OSError):
+            self.port.close()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SimShoeStatus:
+    """What a technician's ``status`` command shows."""
+
+    connected: bool
+    next_seq: int
+    session_seq: int
+    unacked: int
+    cards_left: int
+    cards_dealt: int
+    covers_left: int
+    resends: int
+    naks_received: int
+    acks_received: int
+    bad_frames_received: int
+
+
+class SimShoe:
+    """A shoe on ``port`` (a pySerial URL or device path), or on its own pty (``create_pty``)."""
+
+    def __init__(
+        self,
+        port: str | None = None,
+        *,
+        decks: int = 8,
+        seed: int | None = None,
+        cover_from_end: Sequence[int] | None = None,
+        model: str = "SIM-SHOE",
+        firmware: str = "1.0",
+        start_seq: int = 0,
+        heartbeat_s: float | None = 1.0,
+        resend_after_s: float = 0.5,
+        keep: int = 256,
+        baud: int = 9600,
+    ) -> None:
+        if keep < MIN_KEEP:
+            raise SimShoeError(f"keep must be at least {MIN_KEEP} (DESIGN.md), got {keep}")
+        if not 0 <= start_seq < SEQ_MOD:
+            raise SimShoeError(f"start_seq must be 0-9999, got {start_seq}")
+        self._rng = random.Random(seed)
+        if cover_from_end is None:
+            # 5324.20(b)(4) asks for two cover cards but does not say where they go: one is
+            # placed about 14-16 cards from the end (the cut card), the other backs the stack.
+            cover_from_end = (self._rng.randint(14, 16),)
+        self._cards = collections.deque(build_shoe(decks, self._rng, cover_from_end))
+        self._decks = decks
+        self._dealt: collections.Counter[str] = collections.Counter()
+        self._port = port
+        self._baud = baud
+        self._model, self._firmware = model, firmware
+        encode("HELO", 0, model, firmware)  # refuse a model/firmware the protocol cannot carry
+        self._seq = start_seq
+        self._session_seq = start_seq
+        self._heartbeat_s = heartbeat_s
+        self._resend_after = resend_after_s
+        self._keep = keep
+        self._unacked: collections.OrderedDict[int, bytes] = collections.OrderedDict()
+        self._armed: list[str] = []  # one-shot faults applied to the next new frame
+        self._lock = threading.RLock()
+        self._acked = threading.Condition(self._lock)
+        self._link: _Link | None = None
+        self._pty: _PtyLink | None = None
+        self._link_path: str | None = None
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        self._reconnect_at: float | None = None
+        self._decoder = FrameDecoder()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_rx = time.monotonic()
+        self._quiet_from = time.monotonic()
+        self._next_hbt = time.monotonic()
+        self._counts: collections.Counter[str] = collections.Counter()
+        self.received: list[Frame] = []  # every ACK/NAK the controller sent, for tests
+
+    # -- set-up ----------------------------------------------------------------------------
+
+    def create_pty(self, link: str | None = None) -> str:
+        """Create the pty and return the path the controller opens: a symlink to the slave.
+
+        The symlink (``link``, or one in a private temp dir) is re-pointed after ``disconnect``,
+        so a replug is found at the same path, as a USB adapter's by-id path would be.
+        """
+        with self._lock:
+            if self._port is not None:
+                raise SimShoeError("this SimShoe was given a port; it does not create a pty")
+            if self._link_path is None:
+                if link is None:
+                    self._tmpdir = tempfile.TemporaryDirectory(prefix="simshoe-")
+                    link = os.path.join(self._tmpdir.name, "shoe")
+                self._link_path = link
+            if self._pty is None:
+                self._open_link()
+            return self._link_path
+
+    @property
+    def path(self) -> str | None:
+        """The path the controller opens (pty symlink or the configured port)."""
+        return self._link_path if self._port is None else self._port
+
+    def start(self) -> None:
+        """Power up: open the port, send ``$HELO``, start the thread (heartbeats, resends)."""
+        with self._lock:
+            if self._thread is not None:
+                raise SimShoeError("SimShoe already started")
+            if self._link is None:
+                if self._port is None:
+                    self.create_pty()
+                else:
+                    self._open_link()
+            self._emit("HELO", self._model, self._firmware)
+            self._next_hbt = time.monotonic() + (self._heartbeat_s or 0.0)
+        self._thread = threading.Thread(target=self._run, name="sim-shoe", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Stop the thread and close the port; True if the thread ended within ``timeout``."""
+        self._stop.set()
+        ended = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            ended = not self._thread.is_alive()
+        with self._lock:
+            self._close_link()
+            if self._link_path is not None and self._tmpdir is None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._link_path)
+            if self._tmpdir is not None:
+                self._tmpdir.cleanup()
+                self._tmpdir = None
+        return ended
+
+    # -- stimulus (tests and technicians only) ---------------------------------------------
+
+    def deal(self, n: int = 1) -> list[str]:
+        """Deal the next ``n`` cards; a cover card passing the reader sends ``$COVR`` first."""
+        with self._lock:
+            if sum(1 for c in self._cards if c != COVER) < n:
+                raise SimShoeError(f"only {self.status().cards_left} cards left, asked for {n}")
+            dealt: list[str] = []
+            while len(dealt) < n:
+                card = self._cards.popleft()
+                if card == COVER:
+                    self._emit("COVR")
+                    continue
+                self._emit("CARD", card)
+                self._dealt[card] += 1
+                dealt.append(card)
+            return dealt
+
+    def deal_card(self, card: str) -> None:
+        """Deal ``card`` next (taken from the shoe, so the inventory stays true)."""
+        with self._lock:
+            self._check_card(card)
+            if card not in self._cards:
+                raise SimShoeError(f"{card} is not left in the shoe; use deal_foreign()")
+            self._cards.remove(card)
+            self._emit("CARD", card)
+            self._dealt[card] += 1
+
+    def deal_foreign(self, card: str | None = None) -> str:
+        """Deal a card that is not part of the shoe (an extra copy of the most-dealt face)."""
+        with self._lock:
+            if card is None:
+                card = max(self._dealt, key=lambda c: self._dealt[c]) if self._dealt else "AS"
+            self._check_card(card)
+            self._emit("CARD", card)
+            return card
+
+    def deal_face_up(self) -> str:
+        """A card found face up: ``$FLT,seq,FACEUP`` (an extension) then its ``$CARD``."""
+        with self._lock:
+            self._emit("FLT", "FACEUP")
+            return self.deal()[0]
+
+    def deal_unreadable(self) -> str:
+        """The next card leaves the shoe unread: ``$FLT,seq,UNREAD``; returns the card."""
+        with self._lock:
+            while self._cards and self._cards[0] == COVER:
+                self._cards.popleft()
+                self._emit("COVR")
+            if not self._cards:
+                raise SimShoeError("the shoe is empty")
+            card = self._cards.popleft()
+            self._dealt[card] += 1
+            self._emit("FLT", "UNREAD")
+            return card
+
+    def fault(self, code: str) -> None:
+        """Send ``$FLT,seq,code`` (JAM, DOOR, CLR...)."""
+        with self._lock:
+            self._emit("FLT", code)
+
+    def fault_checksum(self) -> None:
+        """The next new frame goes out once with a wrong checksum (resends are clean)."""
+        self._arm("checksum")
+
+    def fault_drop(self) -> None:
+        """The next new frame is not sent at first (recovered by NAK or the silence resend)."""
+        self._arm("drop")
+
+    def fault_duplicate(self) -> None:
+        """The next new frame is sent twice."""
+        self._arm("dup")
+
+    def send_garbage(self, data: bytes | None = None) -> bytes:
+        """Write bytes that are not a frame (random printable noise by default)."""
+        with self._lock:
+            if data is None:
+                data = bytes(self._rng.randrange(0x20, 0x7F) for _ in range(12)).replace(b"$", b"#")
+            self._write(data)
+            return data
+
+    def disconnect(self, seconds: float | None = None) -> None:
+        """Unplug the cable: close the port; unacked frames and the session are kept.
+
+        Reconnects after ``seconds``, or on ``reconnect()`` when ``seconds`` is None.
+        """
+        with self._lock:
+            self._close_link()
+            self._reconnect_at = None if seconds is None else time.monotonic() + seconds
+
+    def reconnect(self) -> None:
+        """Plug the cable back in (the pty symlink is re-pointed to a fresh pty)."""
+        with self._lock:
+            self._reconnect_at = None
+            if self._link is None:
+                self._open_link()
+                self._quiet_from = time.monotonic()
+
+    def power_cycle(self, start_seq: int | None = None) -> None:
+        """Power off and on: unacked frames are lost, a new session starts with ``$HELO``."""
+        with self._lock:
+            self._unacked.clear()
+            self._armed.clear()
+            self._acked.notify_all()
+            if start_seq is not None:
+                self._seq = start_seq % SEQ_MOD
+            self._emit("HELO", self._model, self._firmware)
+
+    def wait_acked(self, timeout: float) -> bool:
+        """Block until every frame sent is acknowledged; False on timeout."""
+        with self._acked:
+            return self._acked.wait_for(lambda: not self._unacked, timeout)
+
+    def status(self) -> SimShoeStatus:
+        """Counters and the state of the shoe."""
+        with self._lock:
+            c = self._counts
+            return SimShoeStatus(
+                connected=self._link is not None,
+                next_seq=self._seq,
+                session_seq=self._session_seq,
+                unacked=len(self._unacked),
+                cards_left=sum(1 for x in self._cards if x != COVER),
+                cards_dealt=sum(self._dealt.values()),
+                covers_left=sum(1 for x in self._cards if x == COVER),
+                resends=c["resends"],
+                naks_received=c["naks"],
+                acks_received=c["acks"],
+                bad_frames_received=c["bad"],
+            )
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _check_card(self, card: str) -> None:
+        if not isinstance(card, str) or not CARD_RE.fullmatch(card):
+            raise SimShoeError(f"{card!r} is not rank A23456789TJQK + suit SHDC")
+
+    def _arm(self, fault: str) -> None:
+        with self._lock:
+            self._armed.append(fault)
+
+    def _open_link(self) -> None:
+        if self._port is not None:
+            self._link = _SerialLink(self._port, self._baud)
+            return
+        pty = _PtyLink()
+        assert self._link_path is not None
+        tmp = f"{self._link_path}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.symlink(pty.slave_path, tmp)
+        os.replace(tmp, self._link_path)  # atomic re-point: the controller never sees it missing
+        self._pty = pty
+        self._link = pty
+        self._decoder = FrameDecoder()
+
+    def _close_link(self) -> None:
+        link, self._link, self._pty = self._link, None, None
+        if link is not None:
+            link.close()
+
+    def _write(self, data: bytes) -> None:
+        if self._link is None:
+            return  # cable out: the bytes are lost, the frames stay unacknowledged
+        try:
+            self._link.write(data)
+        except (OSError, serial.SerialException):
+            self._close_link()
+            self._reconnect_at = time.monotonic() + 1.0
+
+    def _emit(self, ftype: str, *fields: str) -> None:
+        """Send a new frame with the next SEQ and keep it until acknowledged."""
+        if len(self._unacked) >= self._keep:
+            raise SimShoeError(f"{self._keep} frames unacknowledged: the controller is not acking")
+        seq = self._seq
+        frame = encode(ftype, seq, *fields)
+        self._seq = next_seq(seq)
+        if ftype == "HELO":
+            self._session_seq = seq
+        if not self._unacked:
+            self._quiet_from = time.monotonic()
+        self._unacked[seq] = frame
+        fault = self._armed.pop(0) if self._armed else None
+        if fault == "drop":
+            return
+        if fault == "checksum":
+            bad = (int(frame[-4:-2], 16) ^ 0x5A) & 0xFF
+            self._write(frame[:-4] + b"%02X\r\n" % bad)
+            return
+        self._write(frame)
+        if fault == "dup":
+            self._write(frame)
+
+    def _resend_from(self, seq: int | None) -> None:
+        frames = list(self._unacked.items())
+        if seq is not None and seq in self._unacked:
+            frames = frames[[s for s, _ in frames].index(seq):]
+        # a SEQ we no longer hold (a controller resuming across our power cycle): resend all
+        for _, frame in frames:
+            self._write(frame)
+        if frames:
+            self._counts["resends"] += 1
+        self._quiet_from = time.monotonic()
+
+    def _on_frame(self, frame: Frame) -> None:
+        self.received.append(frame)
+        if frame.type == "ACK":
+            self._counts["acks"] += 1
+            if frame.seq in self._unacked:
+                while self._unacked:
+                    seq, _ = self._unacked.popitem(last=False)
+                    if seq == frame.seq:
+                        break
+                self._acked.notify_all()
+        elif frame.type == "NAK":
+            self._counts["naks"] += 1
+            self._resend_from(frame.seq)
+        else:
+            self._counts["bad"] += 1
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                link = self._link
+                if link is None and self._reconnect_at is not None:
+                    if time.monotonic() >= self._reconnect_at:
+                        self.reconnect()
+            if link is None:
+                self._stop.wait(0.01)
+                continue
+            try:
+                data = link.read(0.01)
+            except (OSError, serial.SerialException):
+                data = b""
+                with self._lock:
+                    if self._link is link:
+                        self._close_link()
+                        self._reconnect_at = time.monotonic() + 1.0
+            with self._lock:
+                now = time.monotonic()
+                if data and self._link is link:
+                    self._last_rx = now
+                    self._quiet_from = now
+                    for item in self._decoder.feed(data):
+                        if isinstance(item, Frame):
+                            self._on_frame(item)
+                        else:
+                            self._counts["bad"] += 1
+                if self._link is None:
+                    continue
+                if self._heartbeat_s and now >= self._next_hbt:
+                    self._next_hbt = now + self._heartbeat_s
+                    if len(self._unacked) < self._keep:
+                        self._emit("HBT")
+                if self._unacked and now - self._quiet_from >= self._resend_after:
+                    self._resend_from(None)  # DESIGN.md: resend after 500 ms of silence
+
+
+def _command(shoe: SimShoe, line: str) -> str:
+    """Run one technician command; returns the reply line."""
+    words = line.split()
+    if not words:
+        return ""
+    cmd, args = words[0].lower(), words[1:]
+    if cmd == "deal":
+        return "dealt " + " ".join(shoe.deal(int(args[0]) if args else 1))
+    if cmd == "card" and len(args) == 1:
+        shoe.deal_card(args[0].upper())
+        return f"dealt {args[0].upper()}"
+    if cmd == "status":
+        return " ".join(f"{k}={v}" for k, v in dataclasses.asdict(shoe.status()).items())
+    if cmd == "fault" and len(args) == 1:
+        kind = args[0].lower()
+        actions = {
+            "checksum": shoe.fault_checksum,
+            "drop": shoe.fault_drop,
+            "dup": shoe.fault_duplicate,
+            "powercycle": shoe.power_cycle,
+        }
+        if kind in actions:
+            actions[kind]()
+            return f"fault {kind}"
+        if kind == "garbage":
+            return f"sent {shoe.send_garbage()!r}"
+        if kind == "disconnect":
+            shoe.disconnect(2.0)
+            return "disconnected for 2 s"
+        if kind == "unread":
+            return f"unreadable {shoe.deal_unreadable()}"
+        if kind == "foreign":
+            return f"foreign {shoe.deal_foreign()}"
+        if kind == "faceup":
+            return f"face up {shoe.deal_face_up()}"
+        if kind in ("jam", "door", "clear", "clr"):
+            shoe.fault("CLR" if kind in ("clear", "clr") else kind.upper())
+            return f"fault {kind}"
+    raise SimShoeError(f"unknown command {line.strip()!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m drivers.sim.shoe --port PORT`` or ``--pty``; commands on stdin."""
+    parser = argparse.ArgumentParser(prog="python -m drivers.sim.shoe", description=__doc__)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="serial port or pySerial URL to speak on")
+    where.add_argument("--pty", action="store_true", help="create a pty and print its path")
+    parser.add_argument("--link", help="with --pty: the symlink path to create")
+    parser.add_argument("--decks", type=int, default=8)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--baud", type=int, default=9600)
+    parser.add_argument("--auto", type=float, metavar="SECONDS", help="deal a card every SECONDS")
+    args = parser.parse_args(argv)
+    try:
+        shoe = SimShoe(args.port, decks=args.decks, seed=args.seed, baud=args.baud)
+        if args.pty:
+            print(shoe.create_pty(args.link), flush=True)
+        shoe.start()
+    except (DriverError, serial.SerialException, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+
+    def auto_deal(period: float) -> None:
+        while not stop.wait(period):
+            try:
+                print("dealt " + " ".join(shoe.deal()), flush=True)
+            except SimShoeError as exc:
+                print(f"auto: {exc}", flush=True)
+                return
+
+    if args.auto:
+        threading.Thread(target=auto_deal, args=(args.auto,), daemon=True).start()
+    print("commands: deal [N] | card RS | fault checksum|drop|dup|garbage|disconnect|powercycle"
+          "|unread|foreign|faceup|jam|door|clear | status | quit", flush=True)
+    try:
+        for line in sys.stdin:
+            if line.strip().lower() in ("quit", "exit"):
+                break
+            try:
+                reply = _command(shoe, line)
+            except (SimShoeError, ValueError) as exc:
+                reply = f"error: {exc}"
+            if reply:
+                print(reply, flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        shoe.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
