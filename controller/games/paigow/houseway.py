@@ -128,7 +128,10 @@ class PolicyStep:
     note: str = ""
 
     def qualifies(self, h: Hand, four: Sequence[Tile]) -> bool:
-        r = _hr(h)
+        """Whether the two-tile hand ``h``, out of ``four``, fits this step's ``take``."""
+        return self._qualifies(h, _hr(h), four)
+
+    def _qualifies(self, h: Hand, r: HandRank, four: Sequence[Tile]) -> bool:
         if self.take == "any":
             return True
         if self.take == "supreme_pair":
@@ -220,7 +223,8 @@ class HouseWayPolicy:
 
     def decide(self, four: Sequence[Tile]) -> HouseWayDecision:
         """Set four already-checked tiles. Cached by pip pattern."""
-        pat = _pattern(four)
+        a, b, c, d = four
+        pat = tuple(sorted((a.index, b.index, c.index, d.index)))
         hit = self._cache.get(pat)
         if hit is None:
             hit = self._decide(tuple(TILE_KINDS[i] for i in pat))
@@ -238,15 +242,20 @@ class HouseWayPolicy:
             (i, (four[a], four[b]), (four[c], four[d]))
             for i, ((a, b), (c, d)) in enumerate(_SPLIT_POSITIONS)
         ]
+        ranked = []
+        for i, h1, h2 in cands:
+            r1, r2 = _hr(h1), _hr(h2)
+            if r2.key > r1.key:
+                h1, h2, r1, r2 = h2, h1, r2, r1
+            ranked.append((i, h1, h2, r1, r2))
         for n, step in enumerate(self.steps, 1):
             scored = []
-            for i, h1, h2 in cands:
-                q1, q2 = step.qualifies(h1, four), step.qualifies(h2, four)
+            crit = (*step.prefer, "high", "low")
+            for i, h1, h2, r1, r2 in ranked:
+                q1, q2 = step._qualifies(h1, r1, four), step._qualifies(h2, r2, four)
                 if not (q1 or q2):
                     continue
-                if _key(h2) > _key(h1):
-                    h1, h2, q1, q2 = h2, h1, q2, q1
-                scores = tuple(_score(c, h1, h2, q1, q2) for c in (*step.prefer, "high", "low"))
+                scores = tuple(_score(c, r1, r2, q1, q2) for c in crit)
                 scored.append((scores, -i, h1, h2))
             if scored:
                 _s, _i, high, low = max(scored, key=lambda s: (s[0], s[1]))
@@ -263,8 +272,7 @@ def _canon(h: Hand) -> Hand:
     return (a, b) if a.index <= b.index else (b, a)
 
 
-def _score(c: str, h1: Hand, h2: Hand, q1: bool, q2: bool) -> int:
-    r1, r2 = _hr(h1), _hr(h2)
+def _score(c: str, r1: HandRank, r2: HandRank, q1: bool, q2: bool) -> int:
     if c == "qualifying_hands":
         return int(q1) + int(q2)
     if c == "best_qualifying":

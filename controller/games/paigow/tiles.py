@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from .errors import HandError, SetError, TileError
@@ -87,11 +87,18 @@ class Tile:
 
     low: int
     high: int
+    index: int = field(init=False, repr=False, compare=False)
+    """Position 0..20 of this kind in the (b)(6) table, highest-ranking first.
+
+    Two kinds of the same rank (e.g. 3-6 and 4-5, both twelfth) have different indexes; use
+    :func:`controller.games.paigow.ranking.tile_rank` for the rank itself.
+    """
 
     def __post_init__(self) -> None:
         if not isinstance(self.low, int) or not isinstance(self.high, int):
             raise TileError(f"tile pips must be whole numbers, got {self.low!r} and {self.high!r}")
         _check_pips(self.low, self.high, f"{self.low}-{self.high}")
+        object.__setattr__(self, "index", _INDEX_BY_PIPS[(self.low, self.high)])
 
     def __str__(self) -> str:
         return f"{self.low}-{self.high}"
@@ -112,15 +119,6 @@ class Tile:
     def copies(self) -> int:
         """How many tiles of this kind a set holds: 2 or 1 (5324.50(b)(6), third column)."""
         return _COPIES_BY_PIPS[(self.low, self.high)]
-
-    @property
-    def index(self) -> int:
-        """Position 0..20 of this kind in the (b)(6) table, highest-ranking first.
-
-        Two kinds of the same rank (e.g. 3-6 and 4-5, both twelfth) have different indexes; use
-        :func:`controller.games.paigow.ranking.tile_rank` for the rank itself.
-        """
-        return _INDEX_BY_PIPS[(self.low, self.high)]
 
     @property
     def is_supreme(self) -> bool:
@@ -194,13 +192,14 @@ def check_tiles(items: Iterable[str | Tile], size: int, what: str = "hand") -> t
     if isinstance(items, (str, Tile)):
         raise HandError(f"a {what} is a sequence of {size} tiles, got the single item {items!r}")
     try:
-        parsed = tuple(tile(x) for x in items)
+        parsed = tuple(x if type(x) is Tile else tile(x) for x in items)
     except TypeError as exc:  # not iterable
         raise HandError(f"a {what} is a sequence of {size} tiles, got {items!r}") from exc
     if len(parsed) != size:
         shown = " ".join(str(t) for t in parsed)
         raise HandError(f"a {what} has {size} tiles, got {len(parsed)}: {shown or '(none)'}")
-    _check_counts(parsed, what)
+    if len({t.index for t in parsed}) != size:  # some kind repeated: is the set holding that many?
+        _check_counts(parsed, what)
     return parsed
 
 
