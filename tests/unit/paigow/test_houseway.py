@@ -91,6 +91,10 @@ def test_default_house_way_on_every_four_tile_set() -> None:
             )
             if possible:
                 assert _rule_fits(rule, high, four) or _rule_fits(rule, low, four), (four, rule)
+                if rule == "iv":  # (b)(6) rank ties never make rule (iv) ambiguous
+                    fits = [x for x, y in paigow.splits(four)
+                            if _rule_fits(rule, x, four) or _rule_fits(rule, y, four)]
+                    assert len(fits) == 1, four
                 used[rule] += 1
                 break
     assert set(used) == {"i", "ii", "iii", "iv"}  # every rule decides some hands
