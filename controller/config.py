@@ -1,0 +1,593 @@
+"""The table's rule settings: types, ranges, defaults and whole-object checks (issue 6).
+
+A :class:`RuleSettings` is immutable and checks itself when built, so code holding one may rely
+on every value being in range and consistent with the others. The effective settings are the
+hardware profile's ``[rules]`` table overlaid with every ``config.changed`` journal event in
+sequence order (:class:`ConfigStore`).
+
+Changes are refused while a round is in progress and apply from the next round: the table
+snapshots :meth:`ConfigStore.current` at round start and the console asks the table before
+calling :meth:`ConfigStore.set` (this module does not know about rounds).
+
+Two kinds of cross-field rule (docs/configuration.md "Cross-field rules"):
+
+* a contradiction (``start_mode = rng`` in NJ, co-banking without a player bank, a vigorish step
+  that does not match the percentage) is refused whichever key the change names;
+* a *dependent* setting that has no effect under the others (vigorish on an EZ table, the dragon 7
+  payout on a non-EZ table) keeps its value but is inactive; changing it while inactive, or
+  naming it in a profile where it is inactive, is refused, so nobody believes they configured
+  something that does nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+
+from controller.games.baccarat.wagers import PANDA8_PAYS, PAYING_PROCEDURES
+from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE, DELIVERY_STYLES
+from controller.games.paigow.houseway import policy_names
+from controller.games.paigow.outcome import DEFAULT_ZERO_VALUE, ZERO_VALUE_SETTINGS
+
+if TYPE_CHECKING:
+    from controller.games.baccarat.wagers import Rules as BaccaratEngineRules
+    from controller.games.paigow.settlement import PaigowRules as PaigowEngineRules
+
+__all__ = [
+    "BaccaratSettings",
+    "ConfigError",
+    "ConfigStore",
+    "ErrorCode",
+    "JURISDICTIONS",
+    "PaigowSettings",
+    "ReplayProblem",
+    "RuleSettings",
+    "SETTING_KEYS",
+    "START_MODES",
+]
+
+ErrorCode = Literal["UNKNOWN", "SYNTAX", "RANGE"]
+
+JURISDICTIONS: Final = ("NY", "NJ")
+START_MODES: Final = ("rng", "dice")
+#: 5324.20(d)(2), (d)(2)(ii): the vigorish grows in 20-cent steps at 4%, 25-cent steps at 5%.
+VIG_STEP_FOR_PERCENT: Final[Mapping[int, int]] = {4: 20, 5: 25}
+DRAGON_PAY_TABLE_CHOICES: Final = ("none", "A", "B", "C")
+_EVENT_KIND: Final = "config.changed"
+_TRUE: Final = ("true", "yes", "on")
+_FALSE: Final = ("false", "no", "off")
+
+
+class ConfigError(ValueError):
+    """A rule setting was refused. ``code`` is the console's error code (``ERR <CODE> ...``):
+    ``UNKNOWN`` (no such setting), ``SYNTAX`` (text that is not a value of the setting's type),
+    ``RANGE`` (a value the setting or the other settings do not allow)."""
+
+    def __init__(self, code: ErrorCode, key: str, reason: str, source: str = "") -> None:
+        where = f"{source}: " if source else ""
+        super().__init__(f"{where}{key}: {reason}" if key else f"{where}{reason}")
+        self.code: ErrorCode = code
+        self.key = key
+        self.reason = reason
+        self.source = source
+
+
+@dataclass(frozen=True)
+class PaigowSettings:
+    """Pai gow tiles settings (9 NYCRR 5324.50; N.J.A.C. 13:69F-10.7, 10.8)."""
+
+    vig_percent: int = 5
+    round_vig_to_quarter: bool = False
+    house_way_policy: str = "default"
+    zero_value: str = DEFAULT_ZERO_VALUE
+    surrender_offered: bool = False
+    bank_offered: bool = True
+    cobank_offered: bool = False
+    delivery_styles: tuple[str, ...] = DELIVERY_STYLES
+    dragons_eye: bool = False
+    dragons_eye_method: int = 1
+
+
+@dataclass(frozen=True)
+class BaccaratSettings:
+    """Baccarat settings (9 NYCRR 5324.20)."""
+
+    decks: int = 8
+    vig_percent: int = 5
+    vig_step_cents: int = 25
+    tie_pays: int = 8
+    dragon_pay_table: str = "none"
+    ez: bool = False
+    dragon7_pays: int = 40
+    panda8_offered: bool = True
+    panda8_pays: int = PANDA8_PAYS
+    deferred_vig: bool = False
+    pay_order: str = "i"
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What one setting is: its type, what it allows, and where the rule comes from."""
+
+    key: str
+    kind: Literal["bool", "int", "choice", "names"]
+    cite: str
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[Any, ...] = ()
+    #: Why the setting has no effect under ``s``, or None when it is active.
+    inactive: Callable[[RuleSettings], str | None] | None = None
+
+    def range_text(self) -> str:
+        if self.kind == "bool":
+            return "true|false"
+        if self.kind == "names":
+            return "non-empty comma-separated subset of " + ",".join(self.choices)
+        if self.choices:
+            return "|".join(str(c) for c in self.choices)
+        if self.hi is None:
+            return f">= {self.lo}"
+        return f"{self.lo}..{self.hi}"
+
+
+def _when_ez(s: RuleSettings) -> str | None:
+    return None if s.baccarat.ez else "needs baccarat.ez = true (5324.20(b)(1)(v)-(vi))"
+
+
+def _when_not_ez(s: RuleSettings) -> str | None:
+    return "EZ baccarat collects no vigorish (5324.20(d)(3))" if s.baccarat.ez else None
+
+
+def _when_panda8(s: RuleSettings) -> str | None:
+    return _when_ez(s) or (None if s.baccarat.panda8_offered else
+                           "needs baccarat.panda8_offered = true")
+
+
+def _when_dragons_eye(s: RuleSettings) -> str | None:
+    return None if s.paigow.dragons_eye else "needs paigow.dragons_eye = true"
+
+
+def _house_way_choices() -> tuple[str, ...]:
+    return ("default", *policy_names())
+
+
+_SPECS: Final[tuple[_Spec, ...]] = (
+    _Spec("jurisdiction", "choice", "NY 9 NYCRR 5324; NJ N.J.A.C. 13:69F", choices=JURISDICTIONS),
+    _Spec("start_mode", "choice", "5324.50(a)(3)-(4); NJ: 13:69F-10.8(i)", choices=START_MODES),
+    _Spec("recall_depth", "int", "5324.50(f)(11); issue 6 (at least 10)", lo=10, hi=1000),
+    _Spec("paigow.vig_percent", "int", "5324.50(f)(10); 13:69F-10.7(k)", choices=(5,)),
+    _Spec("paigow.round_vig_to_quarter", "bool", "5324.50(f)(10); 13:69F-10.7(k)"),
+    _Spec("paigow.house_way_policy", "choice", "5324.50(f)(4); 13:69F-10.7(d)-(e)",
+          choices=_house_way_choices()),
+    _Spec("paigow.zero_value", "choice", "5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
+          choices=ZERO_VALUE_SETTINGS),
+    _Spec("paigow.surrender_offered", "bool", "5324.50(f)(5); 13:69F-10.7(f)"),
+    _Spec("paigow.bank_offered", "bool", "5324.50(g)(1); 13:69F-10.8(a)"),
+    _Spec("paigow.cobank_offered", "bool", "5324.50(g)(5); 13:69F-10.8(e)"),
+    _Spec("paigow.delivery_styles", "names", "5324.50(g)(9), (g)(11); 13:69F-10.8(i), (k)",
+          choices=DELIVERY_STYLES),
+    _Spec("paigow.dragons_eye", "bool", "13:69F-10.7(l)"),
+    _Spec("paigow.dragons_eye_method", "int", "13:69F-10.7(l)1-2", choices=(1, 2),
+          inactive=_when_dragons_eye),
+    _Spec("baccarat.decks", "int", "5324.20(a)(4) (at least six)", lo=6, hi=8),
+    _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5),
+          inactive=_when_not_ez),
+    _Spec("baccarat.vig_step_cents", "int", "5324.20(d)(2), (d)(2)(ii)", choices=(20, 25),
+          inactive=_when_not_ez),
+    _Spec("baccarat.tie_pays", "int", "5324.20(a)(2)(iii) (posted; not fixed)", lo=8, hi=9),
+    _Spec("baccarat.dragon_pay_table", "choice", "5324.20(d)(5)",
+          choices=DRAGON_PAY_TABLE_CHOICES),
+    _Spec("baccarat.ez", "bool", "5324.20(a)(2)(vii), (b)(1)(v)-(vi), (d)(3)"),
+    _Spec("baccarat.dragon7_pays", "int", "5324.20(b)(1)(v) (payout not fixed)", lo=1, hi=100,
+          inactive=_when_ez),
+    _Spec("baccarat.panda8_offered", "bool", "5324.20(a)(2)(vii)(c)", inactive=_when_ez),
+    _Spec("baccarat.panda8_pays", "int", "5324.20(d)(4)", choices=(PANDA8_PAYS,),
+          inactive=_when_panda8),
+    _Spec("baccarat.deferred_vig", "bool", "5324.20(d)(2)", inactive=_when_not_ez),
+    _Spec("baccarat.pay_order", "choice", "5324.20(g)(2)(i)-(iv), (g)(3)",
+          choices=tuple(PAYING_PROCEDURES)),
+)
+_BY_KEY: Final[Mapping[str, _Spec]] = {s.key: s for s in _SPECS}
+#: Every setting's key, in ``config show`` order.
+SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
+_NAMESPACES: Final = ("paigow", "baccarat")
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """Every rule setting of a table. Built only valid: construction (including
+    :func:`dataclasses.replace`) checks each value's type and range and the cross-field rules,
+    raising :class:`ConfigError`."""
+
+    jurisdiction: str = "NY"
+    start_mode: str = "rng"
+    recall_depth: int = 20
+    paigow: PaigowSettings = field(default_factory=PaigowSettings)
+    baccarat: BaccaratSettings = field(default_factory=BaccaratSettings)
+
+    def __post_init__(self) -> None:
+        for spec in _SPECS:
+            _check_value(spec, self.get(spec.key))
+        _check_whole(self)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, key: str) -> Any:
+        """The value of a setting by its dotted key (``"baccarat.ez"``)."""
+        _spec(key)
+        head, _, tail = key.partition(".")
+        return getattr(getattr(self, head), tail) if tail else getattr(self, head)
+
+    def get_text(self, key: str) -> str:
+        """The value as the console shows it (and :meth:`with_change` reads it back)."""
+        return _to_text(_spec(key), self.get(key))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting by dotted key, in ``config show`` order."""
+        return {key: self.get(key) for key in SETTING_KEYS}
+
+    def inactive_reason(self, key: str) -> str | None:
+        """Why ``key`` has no effect with the other settings as they are, or None."""
+        spec = _spec(key)
+        return spec.inactive(self) if spec.inactive else None
+
+    def describe(self) -> list[str]:
+        """One line per setting for ``config show``: value, default, range, regulation."""
+        default = RuleSettings()
+        lines = []
+        for spec in _SPECS:
+            line = (f"{spec.key} = {self.get_text(spec.key)}  (default"
+                    f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})")
+            why = self.inactive_reason(spec.key)
+            if why:
+                line += f"  [inactive: {why}]"
+            lines.append(line)
+        return lines
+
+    # -- changing ------------------------------------------------------------------------------
+
+    def with_change(self, key: str, text: str) -> RuleSettings:
+        """A copy with ``key`` set from console ``text``; raises :class:`ConfigError`.
+
+        Changing ``baccarat.vig_percent`` also moves ``baccarat.vig_step_cents`` to the step
+        5324.20(d)(2) prescribes for it (the two cannot differ)."""
+        spec = _spec(key)
+        value = _parse_text(spec, text)
+        why = self.inactive_reason(key)
+        if why:
+            raise ConfigError("RANGE", key, f"has no effect now: {why}")
+        changes: dict[str, Any] = {key: value}
+        if key == "baccarat.vig_percent" and value in VIG_STEP_FOR_PERCENT:
+            changes["baccarat.vig_step_cents"] = VIG_STEP_FOR_PERCENT[value]
+        return _build(self, changes, blame=key)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any], source: str = "") -> RuleSettings:
+        """Settings from a profile's ``[rules]`` table (nested ``[rules.paigow]`` tables or
+        dotted keys). Unset keys take their defaults; ``start_mode`` defaults to ``dice`` in NJ
+        and ``baccarat.vig_step_cents`` to the step of ``baccarat.vig_percent``. An unknown key,
+        a value of the wrong type or range, or a key that has no effect is a
+        :class:`ConfigError` naming ``source`` and the key."""
+        given = dict(_flatten(mapping, source))
+        values: dict[str, Any] = {}
+        for key, raw in given.items():
+            values[key] = _from_toml(_spec(key, source), raw, source)
+        if "start_mode" not in values and values.get("jurisdiction") == "NJ":
+            values["start_mode"] = "dice"
+        if "baccarat.vig_step_cents" not in values:
+            pct = values.get("baccarat.vig_percent")
+            if isinstance(pct, int) and pct in VIG_STEP_FOR_PERCENT:
+                values["baccarat.vig_step_cents"] = VIG_STEP_FOR_PERCENT[pct]
+        try:
+            result = _build(cls(), values, blame=None)
+        except ConfigError as exc:
+            raise ConfigError(exc.code, exc.key, exc.reason, source) from None
+        for key in given:
+            why = result.inactive_reason(key)
+            if why:
+                raise ConfigError("RANGE", key, f"is set but has no effect: {why}", source)
+        return result
+
+    # -- the rules engines' own settings objects -----------------------------------------------
+
+    def paigow_rules(self) -> PaigowEngineRules:
+        """The settlement settings of ``controller.games.paigow.settlement``."""
+        from controller.games.paigow.settlement import PaigowRules
+        p = self.paigow
+        return PaigowRules(vig_percent=p.vig_percent, round_vig_to_quarter=p.round_vig_to_quarter,
+                           surrender_offered=p.surrender_offered,
+                           player_bank_offered=p.bank_offered, co_bank_offered=p.cobank_offered)
+
+    def baccarat_rules(self) -> BaccaratEngineRules:
+        """The wager settings of ``controller.games.baccarat.wagers``."""
+        from controller.games.baccarat.wagers import Rules
+        b = self.baccarat
+        table = None if b.dragon_pay_table == "none" else b.dragon_pay_table
+        panda = b.panda8_pays if b.panda8_offered else None
+        return Rules(vig_percent=b.vig_percent, tie_pays=b.tie_pays, dragon_pay_table=table,
+                     ez=b.ez, panda8_pays=panda, dragon7_pays=b.dragon7_pays,
+                     paying_procedure=b.pay_order)
+
+
+# -- checking ----------------------------------------------------------------------------------
+
+
+def _spec(key: str, source: str = "") -> _Spec:
+    spec = _BY_KEY.get(key) if isinstance(key, str) else None
+    if spec is None:
+        near = difflib.get_close_matches(str(key), SETTING_KEYS, n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise ConfigError("UNKNOWN", str(key), f"no such setting{hint}", source)
+    return spec
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_value(spec: _Spec, v: object) -> None:
+    """Type (SYNTAX) and range (RANGE) of one value, on its own."""
+    if spec.kind == "bool":
+        ok_type = isinstance(v, bool)
+    elif spec.kind == "names":
+        ok_type = isinstance(v, tuple) and all(isinstance(x, str) for x in v)
+    elif spec.kind == "int" or _is_int(spec.choices[0]):
+        ok_type = _is_int(v)
+    else:
+        ok_type = isinstance(v, str)
+    if not ok_type:
+        raise ConfigError("SYNTAX", spec.key, f"expected {_type_name(spec)}, got {v!r}")
+    if spec.kind == "names":
+        assert isinstance(v, tuple)
+        if not v:
+            raise ConfigError("RANGE", spec.key, "must name at least one")
+        for name in v:
+            if name not in spec.choices:
+                raise ConfigError("RANGE", spec.key, f"unknown name {name!r}; expected"
+                                  f" {spec.range_text()}")
+        if len(set(v)) != len(v):
+            raise ConfigError("RANGE", spec.key, "names one more than once")
+    elif spec.choices:
+        if v not in spec.choices:
+            raise ConfigError("RANGE", spec.key, f"{_show(v)} is not allowed; expected"
+                              f" {spec.range_text()} ({spec.cite})")
+    elif spec.kind == "int":
+        assert isinstance(v, int)
+        if (spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi):
+            raise ConfigError("RANGE", spec.key, f"{v} is out of range {spec.range_text()}"
+                              f" ({spec.cite})")
+
+
+def _check_whole(s: RuleSettings) -> None:
+    """Contradictions between settings. Each error names every key involved."""
+    p, b = s.paigow, s.baccarat
+    if s.jurisdiction == "NJ" and s.start_mode == "rng":
+        raise ConfigError("RANGE", "start_mode", "rng is not allowed with jurisdiction NJ: the"
+                          " NJ pai gow rules (13:69F-10.8(i)) provide only the shaker; set"
+                          " start_mode dice first")
+    if p.dragons_eye and s.jurisdiction != "NJ":
+        raise ConfigError("RANGE", "paigow.dragons_eye", "the dragon's eye variation is an NJ"
+                          " rule (13:69F-10.7(l)); it needs jurisdiction NJ")
+    if p.dragons_eye and s.start_mode != "dice":
+        raise ConfigError("RANGE", "paigow.dragons_eye", "the dragon's eye variation has a dice"
+                          " phase (13:69F-10.7(l)); it needs start_mode dice")
+    if p.cobank_offered and not p.bank_offered:
+        raise ConfigError("RANGE", "paigow.cobank_offered", "co-banking is an option of the"
+                          " player bank (5324.50(g)(5)); it needs paigow.bank_offered true")
+    if DEFAULT_DELIVERY_STYLE not in p.delivery_styles:
+        raise ConfigError("RANGE", "paigow.delivery_styles", f"must include"
+                          f" {DEFAULT_DELIVERY_STYLE}, the style used when the bank names none"
+                          " (5324.50(g)(9))")
+    if b.vig_step_cents != VIG_STEP_FOR_PERCENT[b.vig_percent]:
+        raise ConfigError("RANGE", "baccarat.vig_step_cents", f"{b.vig_step_cents} does not"
+                          f" match baccarat.vig_percent {b.vig_percent}: 5324.20(d)(2) requires"
+                          f" {VIG_STEP_FOR_PERCENT[b.vig_percent]}-cent steps")
+
+
+def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) -> RuleSettings:
+    """``base`` with ``changes`` (dotted key -> value) applied, validated as a whole. With
+    ``blame``, an error about another key is reported against the key being changed."""
+    top: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {ns: {} for ns in _NAMESPACES}
+    for key, value in changes.items():
+        head, _, tail = key.partition(".")
+        if tail:
+            nested[head][tail] = value
+        else:
+            top[head] = value
+    for ns, sub in nested.items():
+        if sub:
+            top[ns] = dataclasses.replace(getattr(base, ns), **sub)
+    try:
+        return dataclasses.replace(base, **top)
+    except ConfigError as exc:
+        if blame is None or exc.key == blame:
+            raise
+        raise ConfigError(exc.code, blame, f"conflicts with {exc.key}: {exc.reason}") from None
+
+
+# -- text and TOML -----------------------------------------------------------------------------
+
+
+def _type_name(spec: _Spec) -> str:
+    if spec.kind == "names":
+        return "a list of names"
+    if spec.kind == "choice":
+        return "a string"
+    return {"bool": "true or false", "int": "a whole number"}[spec.kind]
+
+
+def _show(v: object) -> str:
+    return v if isinstance(v, str) else repr(v)
+
+
+def _to_text(spec: _Spec, v: Any) -> str:
+    if spec.kind == "bool":
+        return "true" if v else "false"
+    if spec.kind == "names":
+        return ",".join(v)
+    return str(v)
+
+
+def _default_text(default: RuleSettings, spec: _Spec) -> str:
+    if spec.key == "start_mode":
+        return "rng (NY), dice (NJ)"
+    if spec.key == "baccarat.vig_step_cents":
+        return "20 at 4%, 25 at 5%"
+    if spec.kind == "names" and default.get(spec.key) == spec.choices:
+        return "all"
+    return default.get_text(spec.key)
+
+
+def _parse_text(spec: _Spec, text: str) -> Any:
+    """Console text to a value; SYNTAX when it is not a value of the type at all."""
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError("SYNTAX", spec.key, "a value is needed")
+    t = text.strip()
+    if spec.kind == "bool":
+        if t.lower() in _TRUE:
+            return True
+        if t.lower() in _FALSE:
+            return False
+        raise ConfigError("SYNTAX", spec.key, f"{t!r} is not true or false")
+    if spec.kind == "int" or (spec.kind == "choice" and _is_int(spec.choices[0])):
+        if not re.fullmatch(r"[+-]?\d+", t):
+            raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a whole number")
+        return int(t)
+    if spec.kind == "names":
+        if t == "all":
+            return tuple(spec.choices)
+        items = tuple(x.strip() for x in t.split(","))
+        if any(not re.fullmatch(r"[A-Za-z0-9_\-]+", x) for x in items):
+            raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a comma-separated list of"
+                              " names")
+        return items
+    return t
+
+
+def _from_toml(spec: _Spec, raw: object, source: str) -> Any:
+    """A TOML value to a setting value; wrong types are SYNTAX errors naming the key."""
+    if spec.kind == "names":
+        if isinstance(raw, str):
+            try:
+                return _parse_text(spec, raw)
+            except ConfigError as exc:
+                raise ConfigError(exc.code, exc.key, exc.reason, source) from None
+        if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
+            return tuple(raw)
+        raise ConfigError("SYNTAX", spec.key, f"expected a list of names, got {raw!r}", source)
+    expect_int = spec.kind == "int" or (spec.kind == "choice" and _is_int(spec.choices[0]))
+    if spec.kind == "bool":
+        ok = isinstance(raw, bool)
+    elif expect_int:
+        ok = _is_int(raw)
+    else:
+        ok = isinstance(raw, str)
+    if not ok:
+        wanted = "a whole number" if expect_int else _type_name(spec)
+        raise ConfigError("SYNTAX", spec.key, f"expected {wanted}, got {raw!r}", source)
+    return raw
+
+
+def _flatten(mapping: Mapping[str, Any], source: str) -> Iterator[tuple[str, Any]]:
+    seen: set[str] = set()
+    for k, v in mapping.items():
+        if k in _NAMESPACES:
+            if not isinstance(v, Mapping):
+                raise ConfigError("SYNTAX", k, f"expected a table of {k} settings, got {v!r}",
+                                  source)
+            items: Iterable[tuple[str, Any]] = ((f"{k}.{sk}", sv) for sk, sv in v.items())
+        else:
+            items = ((k, v),)
+        for key, value in items:
+            _spec(key, source)
+            if key in seen:
+                raise ConfigError("SYNTAX", key, "is set twice", source)
+            seen.add(key)
+            yield key, value
+
+
+# -- storage in the journal --------------------------------------------------------------------
+
+
+class _Event(Protocol):
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
+
+class _Journal(Protocol):
+    def append(self, kind: str, data: dict[str, Any], round_id: int | None = None) -> int: ...
+    def events(self, kinds: Iterable[str] | None = None,
+               since_seq: int = 0) -> Iterable[_Event]: ...
+
+
+@dataclass(frozen=True)
+class ReplayProblem:
+    """A journaled change that no longer applies (an unknown key after a firmware change, or a
+    value the profile's new defaults refuse). It is skipped; the caller should raise a fault."""
+
+    seq: int
+    key: str
+    text: str
+    reason: str
+
+
+class ConfigStore:
+    """The effective settings: the profile's defaults overlaid with every ``config.changed``
+    journal event in sequence order. Every change is journaled before it takes effect."""
+
+    def __init__(self, journal: _Journal, defaults: RuleSettings) -> None:
+        self._journal = journal
+        self._defaults = defaults
+        self._current: RuleSettings | None = None
+        self.problems: tuple[ReplayProblem, ...] = ()
+
+    def replay(self) -> tuple[ReplayProblem, ...]:
+        """Rebuild the settings from the defaults and the journal (at start-up). Returns (and
+        keeps in :attr:`problems`) the events that could not be applied; they are skipped."""
+        settings = self._defaults
+        problems: list[ReplayProblem] = []
+        for e in self._journal.events(kinds=[_EVENT_KIND]):
+            key, text = str(e.data.get("key", "")), str(e.data.get("new", ""))
+            try:
+                settings = settings.with_change(key, text)
+            except ConfigError as exc:
+                problems.append(ReplayProblem(e.seq, key, text, str(exc)))
+        self._current = settings
+        self.problems = tuple(problems)
+        return self.problems
+
+    def current(self) -> RuleSettings:
+        """The effective settings (replaying the journal first if that has not been done)."""
+        if self._current is None:
+            self.replay()
+        assert self._current is not None
+        return self._current
+
+    def set(self, key: str, text: str, who: str) -> tuple[str, str]:
+        """Change one setting from console text; return its (old, new) text. Journals
+        ``config.changed`` with key, old, new and who before the change takes effect, and one
+        more event (with ``cause``) for every other setting the change moved. Setting a value
+        equal to the current one journals nothing. Raises :class:`ConfigError`."""
+        if not who:
+            raise ValueError("who made a configuration change must be named")
+        old = self.current()
+        new = old.with_change(key, text)
+        for k in [key] + [k for k in SETTING_KEYS if k != key]:
+            before, after = old.get_text(k), new.get_text(k)
+            if before == after:
+                continue
+            data: dict[str, Any] = {"key": k, "old": before, "new": after, "who": who}
+            if k != key:
+                data["cause"] = key
+            self._journal.append(_EVENT_KIND, data)
+        self._current = new
+        return old.get_text(key), new.get_text(key)

@@ -1,0 +1,678 @@
+"""Hardware profiles: one TOML file per table build, layered, refusing mistakes (issue 6).
+
+A profile names the game, the driver for each device (real or simulated), GPIO pins, serial
+ports, the console port, the journal's files and the table's default rule settings. A profile may
+``include = "other.toml"`` (relative to the including file) and override it key by key: tables
+merge deeply, values replace. Unknown or misspelt keys, wrong types, out-of-range values, a GPIO
+pin used twice and a device the game needs but lacks are :class:`ProfileError` naming the file,
+the dotted key and what is wrong (the habits of Klipper's ``configfile``; STYLE.md).
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final, Literal, TypeVar, cast
+
+from controller.config import SETTING_KEYS, ConfigError, RuleSettings
+
+__all__ = [
+    "BACCARAT_BUTTONS",
+    "BACCARAT_OPTIONAL_BUTTONS",
+    "GAMES",
+    "PAIGOW_BUTTONS",
+    "PAIGOW_OPTIONAL_BUTTONS",
+    "STANDARD_BAUDS",
+    "ButtonSettings",
+    "ConsoleSettings",
+    "DealerDisplaySettings",
+    "DisplaySettings",
+    "JournalSettings",
+    "Profile",
+    "ProfileError",
+    "RngSettings",
+    "ShoeSettings",
+    "check_profile_report",
+    "load_profile",
+]
+
+Game = Literal["paigow", "baccarat"]
+GAMES: Final = ("paigow", "baccarat")
+#: The dealer's buttons, one per step of the round the dealer confirms (5324.50(d)-(f)).
+PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled")
+PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
+#: 5324.20(b)(3), (f)(4), (g); ``disclose`` reports a disclosed card, (i)(1)-(2).
+BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
+BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose",)
+STANDARD_BAUDS: Final = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800,
+                         921600)
+GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
+GPIO_MAX: Final = 27
+#: The header UART is on GPIO 14 (TXD) and 15 (RXD) on a Pi 4 and a Pi 5.
+HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
+SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
+
+_DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    # game: (required devices, optional devices)
+    "paigow": (("display", "buttons"), ("seat_lamps",)),
+    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps",)),
+}
+_BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
+    "baccarat": (BACCARAT_BUTTONS, BACCARAT_OPTIONAL_BUTTONS),
+}
+
+
+class ProfileError(ValueError):
+    """A profile was refused. ``file``, ``key`` (dotted) and ``problem`` are also attributes."""
+
+    def __init__(self, file: str, key: str, problem: str) -> None:
+        super().__init__(f"{file}: {key}: {problem}" if key else f"{file}: {problem}")
+        self.file = file
+        self.key = key
+        self.problem = problem
+
+
+# -- the typed result --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JournalSettings:
+    """Where the journal lives; paths are relative to the state directory unless absolute."""
+
+    path: str = "journal.sqlite"
+    key_path: str = "device.key"
+    recall_depth: int = 20
+    clock_floor: datetime.date = datetime.date(2026, 1, 1)
+    retention_days: int = 90
+
+
+@dataclass(frozen=True)
+class ConsoleSettings:
+    """The technician's console: ``stdio``, ``none`` or a serial device path."""
+
+    port: str = "stdio"
+    baud: int = 115200
+    echo: bool = False
+
+
+@dataclass(frozen=True)
+class RngSettings:
+    """The certified RNG; ``hwrng_path`` adds the board's hardware generator to the health
+    tests when set."""
+
+    hwrng_path: str | None = None
+
+
+@dataclass(frozen=True)
+class DisplaySettings:
+    """The 1-8 display. ``seven-segment``: ``pins`` (a-g, optional dp) and ``common``;
+    ``serial-led``: ``port`` (device path or ``sim``) and ``baud``."""
+
+    driver: Literal["seven-segment", "serial-led"]
+    pins: Mapping[str, int] | None = None
+    common: Literal["anode", "cathode"] | None = None
+    port: str | None = None
+    baud: int | None = None
+
+
+@dataclass(frozen=True)
+class ButtonSettings:
+    """The dealer's buttons by name (:data:`PAIGOW_BUTTONS`, :data:`BACCARAT_BUTTONS`)."""
+
+    pins: Mapping[str, int]
+    bounce_ms: int = 30
+    active_low: bool = True
+
+
+@dataclass(frozen=True)
+class ShoeSettings:
+    """The card shoe's serial port (``sim``: an in-process simulated shoe on a pseudo-terminal);
+    the ``sim_*`` settings apply only to the simulated shoe."""
+
+    port: str
+    baud: int = 9600
+    watchdog_s: float = 3.0
+    sim_decks: int = 8
+    sim_seed: int | None = None
+    sim_auto_deal_s: float | None = None
+
+
+@dataclass(frozen=True)
+class DealerDisplaySettings:
+    """The dealer's text display: ``serial-text`` (``port``, ``baud``) or ``sim``."""
+
+    driver: Literal["serial-text", "sim"]
+    port: str | None = None
+    baud: int | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A whole, checked hardware profile."""
+
+    name: str
+    game: Game
+    source_files: tuple[str, ...]
+    gpio_backend: Literal["rpi", "sim"]
+    journal: JournalSettings
+    console: ConsoleSettings
+    rng: RngSettings
+    rules: RuleSettings
+    display: DisplaySettings | None = None
+    buttons: ButtonSettings | None = None
+    seat_lamps: Mapping[int, int] | None = None
+    shoe: ShoeSettings | None = None
+    dealer_display: DealerDisplaySettings | None = None
+
+
+# -- public functions --------------------------------------------------------------------------
+
+
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Load, merge and check a profile; raises :class:`ProfileError`."""
+    return _resolve(path)[0]
+
+
+def check_profile_report(path: str | os.PathLike[str]) -> str:
+    """What a profile resolves to: every effective value and the file it came from
+    (``(default)`` where no file sets it). Raises :class:`ProfileError`."""
+    profile, reader = _resolve(path)
+    lines = [f"profile {profile.name!r}: game {profile.game}, from {reader.top}",
+             "files (each overrides the ones above it):"]
+    lines += [f"  {f}" for f in profile.source_files]
+    lines.append("values:")
+    width = min(56, max(len(f"{k} = {v}") for k, v, _ in reader.report))
+    for key, text, source in reader.report:
+        lines.append(f"  {f'{key} = {text}':<{width}}  # {source}")
+    return "\n".join(lines)
+
+
+# -- loading and merging layers ----------------------------------------------------------------
+
+
+def _read_layers(path: Path, shown: str, chain: tuple[Path, ...],
+                 data: dict[str, Any], origin: dict[str, str], files: list[str]) -> None:
+    """Merge ``path`` (after the files it includes) into ``data``; ``origin`` maps each dotted
+    key to the last file that set it."""
+    real = path.resolve()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ProfileError(shown, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(shown, "", f"cannot read: {exc}") from None
+    try:
+        layer = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(shown, "", f"invalid TOML: {exc}") from None
+    include = layer.pop("include", None)
+    if include is not None:
+        if not isinstance(include, str) or not include:
+            raise ProfileError(shown, "include", f"expected a file name, got {include!r}")
+        inc = path.parent / include
+        inc_shown = os.path.normpath(os.path.join(os.path.dirname(shown), include))
+        if not inc.is_file():
+            raise ProfileError(shown, "include", f"included file not found: {inc_shown}")
+        loop = (*chain, real)
+        if inc.resolve() in loop:
+            names = [*(p.name for p in loop[loop.index(inc.resolve()):]), inc.name]
+            raise ProfileError(shown, "include", f"include cycle: {' -> '.join(names)}")
+        _read_layers(inc, inc_shown, loop, data, origin, files)
+    _merge(data, layer, origin, shown, "")
+    files.append(shown)
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any], origin: dict[str, str], file: str,
+           prefix: str) -> None:
+    for k, v in over.items():
+        key = f"{prefix}{k}"
+        old = base.get(k)
+        if isinstance(v, dict):
+            if k in base and not isinstance(old, dict):
+                raise ProfileError(file, key, f"is a table here but a value in {origin[key]}")
+            _merge(base.setdefault(k, {}), v, origin, file, f"{key}.")
+        else:
+            if isinstance(old, dict):
+                raise ProfileError(file, key, f"is a value here but a table in {origin[key]}")
+            base[k] = v
+        origin[key] = file
+
+
+# -- the typed reader --------------------------------------------------------------------------
+
+T = TypeVar("T")
+_REQUIRED: Final = object()
+
+
+class _Reader:
+    """Merged data plus where each key came from; records what was read for the report."""
+
+    def __init__(self, data: dict[str, Any], origin: dict[str, str], top: str) -> None:
+        self.data = data
+        self.origin = origin
+        self.top = top
+        self.used: set[str] = set()
+        self.asked: dict[str, set[str]] = {}
+        self.report: list[tuple[str, str, str]] = []
+
+    def file_of(self, key: str) -> str:
+        while key:
+            if key in self.origin:
+                return self.origin[key]
+            key = key.rpartition(".")[0]
+        return self.top
+
+    def error(self, key: str, problem: str) -> ProfileError:
+        return ProfileError(self.file_of(key), key, problem)
+
+    def record(self, key: str, value: object, given: bool) -> None:
+        self.report.append((key, _toml_text(value), self.origin[key] if given else "(default)"))
+
+    def check_unused(self, table: Mapping[str, Any] | None = None, prefix: str = "") -> None:
+        """Every key not read is an error, with the nearest known key as a hint."""
+        for k, v in (self.data if table is None else table).items():
+            key = f"{prefix}{k}"
+            if key not in self.used:
+                known = sorted(self.asked.get(prefix, set()))
+                near = difflib.get_close_matches(k, known, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else (
+                    f"; known here: {', '.join(known)}" if known else "")
+                raise self.error(key, f"unknown key{hint}")
+            if isinstance(v, dict):
+                self.check_unused(v, f"{key}.")
+
+
+class _Section:
+    """One table of the merged profile, read with typed getters."""
+
+    def __init__(self, reader: _Reader, prefix: str, table: dict[str, Any]) -> None:
+        self.r = reader
+        self.prefix = prefix
+        self.table = table
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def _ask(self, name: str) -> None:
+        self.r.asked.setdefault(self.prefix, set()).add(name)
+
+    def has(self, name: str) -> bool:
+        self._ask(name)
+        return name in self.table
+
+    def missing(self, name: str, why: str = "") -> ProfileError:
+        """A required key is absent: if an unread key here looks like it, report that one."""
+        unread = [k for k in self.table if self.key(k) not in self.r.used
+                  and k not in self.r.asked.get(self.prefix, set())]
+        near = difflib.get_close_matches(name, unread, n=1)
+        if near:
+            return self.r.error(self.key(near[0]), f"unknown key (did you mean {name!r}?)")
+        key = self.key(name)
+        stray = [k for k in self.r.origin if k.endswith(f".{name}") and k.startswith(self.prefix)
+                 and k.count(".") == key.count(".") + 1]
+        if stray:
+            why += (f" (found {stray[0]} instead: in TOML a key after a [table] header belongs"
+                    " to that table)")
+        return ProfileError(self.r.file_of(key.rpartition(".")[0]) if self.prefix else self.r.top,
+                            key, f"missing{why}")
+
+    def value(self, name: str, conv: Callable[[str, Any], T], default: Any = _REQUIRED,
+              why: str = "") -> T:
+        self._ask(name)
+        key = self.key(name)
+        if name not in self.table:
+            if default is _REQUIRED:
+                raise self.missing(name, why)
+            self.r.record(key, default, given=False)
+            return default  # type: ignore[no-any-return]
+        self.r.used.add(key)
+        result = conv(key, self.table[name])
+        self.r.record(key, result, given=True)
+        return result
+
+    def section(self, name: str, required: bool = False, why: str = "") -> _Section | None:
+        self._ask(name)
+        key = self.key(name)
+        if name not in self.table:
+            if required:
+                raise self.missing(name, why)
+            return None
+        sub = self.table[name]
+        if not isinstance(sub, dict):
+            raise self.r.error(key, f"expected a table, got {sub!r}")
+        self.r.used.add(key)
+        return _Section(self.r, f"{key}.", sub)
+
+    def refuse(self, names: tuple[str, ...], why: str) -> None:
+        for name in names:
+            if name in self.table:
+                raise self.r.error(self.key(name), f"not allowed: {why}")
+
+
+
+def _toml_text(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
+    return str(value)
+
+
+def _type_error(reader: _Reader, key: str, wanted: str, raw: object) -> ProfileError:
+    return reader.error(key, f"wrong type: expected {wanted}, got {_toml_text(raw)}"
+                             f" ({type(raw).__name__})")
+
+
+def _str(reader: _Reader, choices: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
+    def conv(key: str, raw: Any) -> str:
+        if not isinstance(raw, str) or not raw:
+            raise _type_error(reader, key, "a non-empty string", raw)
+        if choices and raw not in choices:
+            near = difflib.get_close_matches(raw, choices, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise reader.error(key, f"{raw!r} is not one of {', '.join(choices)}{hint}")
+        return raw
+    return conv
+
+
+def _int(reader: _Reader, lo: int | None = None, hi: int | None = None,
+         choices: tuple[int, ...] = ()) -> Callable[[str, Any], int]:
+    def conv(key: str, raw: Any) -> int:
+        if not isinstance(raw, int) or isinstance(raw, bool):
+            raise _type_error(reader, key, "a whole number", raw)
+        if choices and raw not in choices:
+            raise reader.error(key, f"{raw} is not one of {', '.join(map(str, choices))}")
+        if (lo is not None and raw < lo) or (hi is not None and raw > hi):
+            raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
+        return raw
+    return conv
+
+
+def _float(reader: _Reader, lo: float, hi: float) -> Callable[[str, Any], float]:
+    def conv(key: str, raw: Any) -> float:
+        if not isinstance(raw, int | float) or isinstance(raw, bool):
+            raise _type_error(reader, key, "a number", raw)
+        if not lo <= raw <= hi:
+            raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
+        return float(raw)
+    return conv
+
+
+def _bool(reader: _Reader) -> Callable[[str, Any], bool]:
+    def conv(key: str, raw: Any) -> bool:
+        if not isinstance(raw, bool):
+            raise _type_error(reader, key, "true or false", raw)
+        return raw
+    return conv
+
+
+def _date(reader: _Reader) -> Callable[[str, Any], datetime.date]:
+    def conv(key: str, raw: Any) -> datetime.date:
+        if not isinstance(raw, datetime.date) or isinstance(raw, datetime.datetime):
+            raise _type_error(reader, key, "a date (e.g. 2026-01-01, unquoted)", raw)
+        return raw
+    return conv
+
+
+def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
+    """A device or file path (absolute), or one of ``specials``."""
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        if text in specials or text.startswith("/"):
+            return text
+        allowed = " or ".join([*(repr(s) for s in specials), "an absolute path"])
+        raise reader.error(key, f"{text!r} is not {allowed}")
+    return conv
+
+
+def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        if "\0" in text:
+            raise reader.error(key, "a path cannot contain a NUL byte")
+        return text
+    return conv
+
+
+def _baud(reader: _Reader) -> Callable[[str, Any], int]:
+    return _int(reader, choices=STANDARD_BAUDS)
+
+
+def _pin(reader: _Reader) -> Callable[[str, Any], int]:
+    return _int(reader, GPIO_MIN, GPIO_MAX)
+
+
+# -- reading a profile -------------------------------------------------------------------------
+
+
+def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
+    shown = os.fspath(path)
+    data: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    files: list[str] = []
+    _read_layers(Path(shown), shown, (), data, origin, files)
+    r = _Reader(data, origin, shown)
+    top = _Section(r, "", data)
+
+    name = top.value("name", _str(r), Path(shown).stem)
+    game = cast(Game, top.value("game", _str(r, GAMES)))
+    gpio_backend = cast(Literal["rpi", "sim"],
+                        top.value("gpio_backend", _str(r, ("rpi", "sim"))))
+    journal = _journal(top.section("journal"), r)
+    console = _console(top.section("console"), r)
+    rng_sec = top.section("rng")
+    rng = RngSettings(rng_sec.value("hwrng_path", _path(r), None) if rng_sec else None)
+    if rng_sec is None:
+        r.record("rng.hwrng_path", None, given=False)
+    rules = _rules(top, r)
+
+    required, optional = _DEVICES[game]
+    devices = top.section("devices", required=True,
+                          why=f" (game {game} needs devices {', '.join(required)})")
+    assert devices is not None
+    for dev in sorted(set(devices.table) - set(required) - set(optional)):
+        if dev in {d for pair in _DEVICES.values() for d in pair[0] + pair[1]}:
+            raise r.error(devices.key(dev), f"not used by game {game} (it uses"
+                                            f" {', '.join(required + optional)})")
+
+    def need(dev: str) -> _Section | None:
+        return devices.section(dev, required=dev in required,
+                               why=f": game {game} needs this device")
+
+    sec = need("display") if "display" in required + optional else None
+    display = _display(sec, r) if sec else None
+    sec = need("buttons")
+    buttons = _buttons(sec, r, game) if sec else None
+    sec = need("seat_lamps")
+    seat_lamps = _seat_lamps(sec, r) if sec else None
+    sec = need("shoe") if "shoe" in required + optional else None
+    shoe = _shoe(sec, r, rules) if sec else None
+    sec = need("dealer_display") if "dealer_display" in required + optional else None
+    dealer = _dealer_display(sec, r) if sec else None
+
+    r.check_unused()
+    _check_pins(r, gpio_backend, console)
+
+    profile = Profile(
+        name=name, game=game, source_files=tuple(files),
+        gpio_backend=gpio_backend,
+        journal=journal, console=console, rng=rng, rules=rules, display=display,
+        buttons=buttons, seat_lamps=seat_lamps, shoe=shoe, dealer_display=dealer)
+    return profile, r
+
+
+def _defaults(sec: _Section | None, r: _Reader, prefix: str) -> _Section:
+    """An absent optional table reads as an empty one, so its defaults are reported."""
+    return sec if sec is not None else _Section(r, prefix, {})
+
+
+def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
+    s = _defaults(sec, r, "journal.")
+    d = JournalSettings()
+    return JournalSettings(
+        path=s.value("path", _rel_path(r), d.path),
+        key_path=s.value("key_path", _rel_path(r), d.key_path),
+        recall_depth=s.value("recall_depth", _int(r, 10, 1000), d.recall_depth),
+        clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
+        # issue 6: events are kept at least 90 days
+        retention_days=s.value("retention_days", _int(r, 90, 3650), d.retention_days),
+    )
+
+
+def _console(sec: _Section | None, r: _Reader) -> ConsoleSettings:
+    s = _defaults(sec, r, "console.")
+    d = ConsoleSettings()
+    return ConsoleSettings(
+        port=s.value("port", _path(r, ("stdio", "none")), d.port),
+        baud=s.value("baud", _baud(r), d.baud),
+        echo=s.value("echo", _bool(r), d.echo),
+    )
+
+
+def _rules(top: _Section, r: _Reader) -> RuleSettings:
+    sec = top.section("rules")
+    table = sec.table if sec else {}
+    if sec is not None:
+        _mark_all(r, table, "rules.")
+    try:
+        rules = RuleSettings.from_mapping(table)
+    except ConfigError as exc:
+        key = f"rules.{exc.key}" if exc.key else "rules"
+        problem = {"UNKNOWN": "unknown key", "SYNTAX": "wrong type",
+                   "RANGE": "not allowed"}[exc.code]
+        raise r.error(key, f"{problem}: {exc.reason}") from None
+    for k in SETTING_KEYS:
+        key = f"rules.{k}"
+        given = key in r.origin
+        r.report.append((key, _toml_text(rules.get(k)), r.origin[key] if given else "(default)"))
+    return rules
+
+
+def _mark_all(r: _Reader, table: Mapping[str, Any], prefix: str) -> None:
+    for k, v in table.items():
+        r.used.add(f"{prefix}{k}")
+        if isinstance(v, dict):
+            _mark_all(r, v, f"{prefix}{k}.")
+
+
+def _display(s: _Section, r: _Reader) -> DisplaySettings:
+    driver = s.value("driver", _str(r, ("seven-segment", "serial-led")))
+    if driver == "seven-segment":
+        s.refuse(("port", "baud"), "only with driver serial-led")
+        pins_sec = s.section("pins", required=True, why=" (segments a-g, optional dp)")
+        assert pins_sec is not None
+        pins = _named_pins(pins_sec, r, SEGMENTS, ("dp",), "segment")
+        common = s.value("common", _str(r, ("anode", "cathode")),
+                         why=": \"anode\" or \"cathode\" (wrong, every segment inverts)")
+        return DisplaySettings("seven-segment", pins=MappingProxyType(pins),
+                               common=cast(Literal["anode", "cathode"], common))
+    s.refuse(("pins", "common"), "only with driver seven-segment")
+    return DisplaySettings("serial-led", port=s.value("port", _path(r, ("sim",))),
+                           baud=s.value("baud", _baud(r), 9600))
+
+
+def _named_pins(s: _Section, r: _Reader, required: tuple[str, ...], optional: tuple[str, ...],
+                what: str, context: str = "") -> dict[str, int]:
+    known = required + optional
+    for name in s.table:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise r.error(s.key(name), f"unknown {what}{context}{hint}; known:"
+                                       f" {', '.join(known)}")
+    pins: dict[str, int] = {}
+    for name in known:
+        if name in required or name in s.table:
+            pins[name] = s.value(name, _pin(r), why=f": {what} required{context}; needs"
+                                                  f" {', '.join(required)}")
+    return pins
+
+
+def _buttons(s: _Section, r: _Reader, game: str) -> ButtonSettings:
+    required, optional = _BUTTONS[game]
+    pins_sec = s.section("pins", required=True, why=f" (buttons {', '.join(required)})")
+    assert pins_sec is not None
+    pins = _named_pins(pins_sec, r, required, optional, "button", f" for {game}")
+    return ButtonSettings(pins=MappingProxyType(pins),
+                          bounce_ms=s.value("bounce_ms", _int(r, 1, 500), 30),
+                          active_low=s.value("active_low", _bool(r), True))
+
+
+def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
+    pins_sec = s.section("pins", required=True, why=" (seat number 1-8 = GPIO pin)")
+    assert pins_sec is not None
+    seats = tuple(str(n) for n in range(1, 9))
+    pins = _named_pins(pins_sec, r, (), seats, "seat")
+    if not pins:
+        raise r.error(pins_sec.prefix.rstrip("."), "names no seat; remove the table instead")
+    return MappingProxyType({int(k): v for k, v in pins.items()})
+
+
+def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
+    port = s.value("port", _path(r, ("sim",)))
+    baud = s.value("baud", _baud(r), 9600)
+    # DESIGN.md "Reference shoe protocol": no valid frame for more than 3 s is a fault
+    watchdog = s.value("watchdog_s", _float(r, 1.0, 30.0), 3.0)
+    sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")
+    if port != "sim":
+        s.refuse(sim_keys, "only with port = \"sim\"")
+        return ShoeSettings(port=port, baud=baud, watchdog_s=watchdog)
+    decks = rules.baccarat.decks
+    sim_decks = s.value("sim_decks", _int(r, 6, 8), decks)
+    if sim_decks != decks:
+        raise r.error(s.key("sim_decks"), f"{sim_decks} differs from rules.baccarat.decks"
+                                          f" {decks}")
+    return ShoeSettings(
+        port=port, baud=baud, watchdog_s=watchdog, sim_decks=sim_decks,
+        sim_seed=s.value("sim_seed", _int(r, 0, 2**63 - 1), None),
+        sim_auto_deal_s=s.value("sim_auto_deal_s", _float(r, 0.01, 600.0), None))
+
+
+def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
+    driver = s.value("driver", _str(r, ("serial-text", "sim")))
+    if driver == "sim":
+        s.refuse(("port", "baud"), "only with driver serial-text")
+        return DealerDisplaySettings("sim")
+    return DealerDisplaySettings("serial-text", port=s.value("port", _path(r)),
+                                 baud=s.value("baud", _baud(r), 9600))
+
+
+def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
+    """One GPIO pin, one use, across every device (5324.50/20 say nothing; wiring does)."""
+    users: dict[int, str] = {}
+    for key, _text, _src in r.report:
+        if not _is_pin_key(key):
+            continue
+        pin = _get(r.data, key)
+        assert isinstance(pin, int)
+        if pin in users:
+            raise r.error(key, f"GPIO {pin} is also used by {users[pin]}"
+                               f" ({r.file_of(users[pin])})")
+        if backend == "rpi" and console.port in HEADER_UART_PORTS and pin in HEADER_UART_PINS:
+            raise r.error(key, f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
+                               f" used by console.port {console.port}")
+        users[pin] = key
+
+
+def _is_pin_key(key: str) -> bool:
+    parts = key.split(".")
+    return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
+
+
+def _get(data: Mapping[str, Any], key: str) -> Any:
+    for part in key.split("."):
+        data = data[part]
+    return data
+
