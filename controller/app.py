@@ -8,6 +8,7 @@ lives at module level, so a second Application in the same process starts clean.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import queue
@@ -27,6 +28,11 @@ from controller.table import Refused, Table, TableContext
 log = logging.getLogger("controller")
 
 TICK_S = 0.1
+#: game -> (module, class) of its table; imported only for the game the profile names.
+TABLES: dict[str, tuple[str, str]] = {
+    "paigow": ("controller.paigow_table", "PaigowTable"),
+    "baccarat": ("controller.baccarat_table", "BaccaratTable"),
+}
 
 
 class AppFault(Exception):
@@ -56,6 +62,7 @@ class Application:
         self.console_port = console_port or profile.console.port
         self._output = output
         self._consoles: list[Any] = []
+        self._interpreter: Any = None
         self._alarm_lock = threading.Lock()
         self.loop_thread_id: int | None = None
 
@@ -98,10 +105,10 @@ class Application:
             hw = self.profile.rng.hwrng_path
             self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
             ctx.rng = self.rng
-            from controller.paigow_table import PaigowTable
-            return PaigowTable(ctx)
-        from controller.baccarat_table import BaccaratTable
-        return BaccaratTable(ctx)
+        module_name, class_name = TABLES[self.profile.game]
+        table_class = getattr(importlib.import_module(module_name), class_name)
+        table: Table = table_class(ctx)
+        return table
 
     # -- threads hand events in through here -------------------------------------------------
 
@@ -194,11 +201,9 @@ class Application:
 
     def console_execute(self, text: str, source: str) -> list[str]:
         """Run one console line through the console's command table."""
-        from controller.console import Console
-        console = getattr(self, "_console", None)
-        if console is None:
-            console = self._console = Console(self)
-        result: list[str] = console.execute(text, source)
+        if self._interpreter is None:
+            self._interpreter = importlib.import_module("controller.console").Console(self)
+        result: list[str] = self._interpreter.execute(text, source)
         return result
 
     def _guarded(self, fn: Callable[[], object]) -> None:
@@ -240,6 +245,9 @@ class Application:
         try:
             self.table.close()
         finally:
+            from controller.devices import close_devices
+            for error in close_devices(self.devices):
+                log.warning("closing devices: %s", error)
             for console in self._consoles:
                 close = getattr(console, "close", None)
                 if close is not None:

@@ -13,8 +13,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from controller.events import Shutdown
+
+if TYPE_CHECKING:
+    from controller.app import Application
+    from controller.console_transport import ConsoleTransport
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,10 +144,8 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_console(app: object) -> object | None:
-    from controller.app import Application
+def _open_console(app: Application) -> ConsoleTransport | None:
     from controller.console_transport import SerialTransport, StdioTransport
-    assert isinstance(app, Application)
     port = app.console_port
     echo = bool(app.profile.console.echo)
     transport: StdioTransport | SerialTransport

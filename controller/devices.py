@@ -1,0 +1,118 @@
+"""Build the table's device drivers from a hardware profile.
+
+Real or simulated is chosen by name in the profile (``gpio_backend = "sim"``, ``port = "sim"``),
+never by an ``if`` in a table: the simulated GPIO is a twin of RPi.GPIO, so the real display and
+button drivers run against it, and a simulated serial device sits on the far end of a
+pseudo-terminal, so the real serial drivers read and write a real port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from drivers.errors import DriverError
+
+
+class DeviceSetupError(DriverError, RuntimeError):
+    """A device named in the profile could not be brought up."""
+
+
+def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
+    """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
+    ``seat_lamps``, ``dealer_display``, ``shoe_url``, ``shoe_sim`` (absent when not fitted).
+
+    The serial shoe reader itself is started by the baccarat table, which knows from its journal
+    which SEQ to resume from.
+    """
+    devices: dict[str, Any] = {"_closers": []}
+    closers: list[Callable[[], object]] = devices["_closers"]
+    needs_gpio = (profile.buttons is not None or profile.seat_lamps is not None
+                  or (profile.display is not None and profile.display.driver == "seven-segment"))
+    gpio: Any = None
+    if needs_gpio:
+        from drivers.gpio import ensure_bcm, load_gpio
+        gpio = load_gpio(profile.gpio_backend)
+        ensure_bcm(gpio)
+        devices["gpio"] = gpio
+        used = sorted(_pins_in_use(profile))
+        closers.append(lambda: gpio.cleanup(used))
+
+    disp = profile.display
+    if disp is not None:
+        if disp.driver == "seven-segment":
+            from drivers.number_display import SevenSegmentDisplay
+            devices["display"] = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
+        else:
+            from drivers.serial_display import SerialLedDisplay
+            port = disp.port
+            if port == "sim":
+                from drivers.sim.serial_display import SimLedDevice
+                twin = SimLedDevice()
+                devices["display_sim"] = twin
+                closers.append(twin.close)
+                port = twin.port
+            devices["display"] = SerialLedDisplay(port, baud=disp.baud or 9600)
+        closers.insert(0, devices["display"].close)
+
+    if profile.buttons is not None:
+        from drivers.buttons import DealerButtons
+        buttons = DealerButtons(gpio, dict(profile.buttons.pins), post,
+                                bounce_ms=profile.buttons.bounce_ms,
+                                active_low=profile.buttons.active_low)
+        devices["buttons"] = buttons
+        devices["button_pins"] = dict(profile.buttons.pins)
+        devices["buttons_active_low"] = profile.buttons.active_low
+        closers.insert(0, buttons.close)
+
+    if profile.seat_lamps is not None:
+        from drivers.seat_lamps import SeatLamps
+        lamps = SeatLamps(gpio, dict(profile.seat_lamps))
+        devices["seat_lamps"] = lamps
+        closers.insert(0, lamps.close)
+
+    dd = profile.dealer_display
+    if dd is not None:
+        if dd.driver == "sim":
+            from drivers.sim.dealer_display import SimDealerDisplay
+            devices["dealer_display"] = SimDealerDisplay()
+        else:
+            from drivers.dealer_display import SerialTextDisplay
+            devices["dealer_display"] = SerialTextDisplay(dd.port, baud=dd.baud or 9600)
+            closers.insert(0, devices["dealer_display"].close)
+
+    shoe = profile.shoe
+    if shoe is not None:
+        if shoe.port == "sim":
+            from drivers.sim.shoe import SimShoe
+            sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed)
+            devices["shoe_url"] = sim.create_pty()
+            devices["shoe_sim"] = sim
+            closers.append(sim.stop)
+        else:
+            devices["shoe_url"] = shoe.port
+        devices["shoe_settings"] = shoe
+    return devices
+
+
+def _pins_in_use(profile: Any) -> set[int]:
+    pins: set[int] = set()
+    if profile.display is not None and profile.display.pins:
+        pins.update(profile.display.pins.values())
+    if profile.buttons is not None:
+        pins.update(profile.buttons.pins.values())
+    if profile.seat_lamps is not None:
+        pins.update(profile.seat_lamps.values())
+    return pins
+
+
+def close_devices(devices: dict[str, Any]) -> list[str]:
+    """Close every driver in order; return the errors (never raise: we are shutting down)."""
+    errors: list[str] = []
+    for closer in devices.get("_closers", []):
+        try:
+            closer()
+        except Exception as exc:  # noqa: BLE001 - shutting down; report, keep closing
+            errors.append(f"{getattr(closer, '__qualname__', closer)}: {exc}")
+    return errors
