@@ -136,6 +136,7 @@ class SerialShoe:
         self._decoder = FrameDecoder()
         self._counts: collections.Counter[str] = collections.Counter()
         self._link_up = False
+        self._down_reported = False
         self._watchdog_ok: bool | None = None
         self._last_valid = time.monotonic()
 
@@ -218,16 +219,15 @@ class SerialShoe:
         try:
             self._port = self._open(self._url, self._baud, self._read_timeout, self._write_timeout)
         except (serial.SerialException, OSError, ValueError) as exc:
-            if self._link_up or self._counts["open_failures"] == 0:
-                self._link_up = False
+            if not self._down_reported:  # once per outage, not once per retry
+                self._down_reported = True
                 self._emit(ShoeLinkChanged(False, f"open failed: {exc}", time.monotonic_ns()))
-            self._counts["open_failures"] += 1
             return False
         if self._counts["opens"]:
             self._counts["reconnects"] += 1
         self._counts["opens"] += 1
-        self._counts["open_failures"] = 0
         self._link_up = True
+        self._down_reported = False
         self._decoder = FrameDecoder()  # a partial frame from before the outage is gone
         self._emit(ShoeLinkChanged(True, "opened", time.monotonic_ns()))
         expected = self._tracker.expected
@@ -246,6 +246,7 @@ class SerialShoe:
         self._close_port()
         if self._link_up:
             self._link_up = False
+            self._down_reported = True
             self._emit(ShoeLinkChanged(False, reason, time.monotonic_ns()))
 
     def _close_port(self) -> None:
