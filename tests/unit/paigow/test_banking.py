@@ -550,7 +550,6 @@ def test_rotation_returns_to_the_dealer() -> None:
 
 def test_rotation_without_a_dealer_turn() -> None:
     rules = PaigowRules(player_bank_offered=True, bank_rotation_includes_dealer=False)
-    rot = BankRotation.after_restack(rules)
     rot = BankRotation(first_offer=6, restack_round=False, includes_dealer=False)
     assert rot.next_state(ALL, banker=None).first_offer == 1
     assert BankRotation.after_restack(rules).includes_dealer is False
