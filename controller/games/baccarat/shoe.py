@@ -34,6 +34,11 @@ class CardBeyondShoe(BaccaratError, ValueError):
     card dealt twice."""
 
 
+class ShoeValueError(BaccaratError, ValueError):
+    """A number the shoe rules cannot take: fewer than six decks (5324.20(a)(4)), a negative count
+    of cards or hands, a cover card placed outside the shoe."""
+
+
 class ShoeStateError(BaccaratError, RuntimeError):
     """A card or event that does not fit where the shoe is: a card fed to a finished coup, a burn
     that is already complete, a hand dealt after the last hand of 5324.20(f)(9)."""
@@ -62,7 +67,7 @@ class ShoeComposition:
 
     def __init__(self, decks: int) -> None:
         if isinstance(decks, bool) or not isinstance(decks, int) or decks < MIN_DECKS:
-            raise ShoeStateError(
+            raise ShoeValueError(
                 f"a baccarat shoe holds at least {MIN_DECKS} decks (5324.20(a)(4)), not {decks!r}"
             )
         self.decks = decks
@@ -153,10 +158,10 @@ class BurnProgress:
             self.add(face_up)
             if count is not None:
                 if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 10:
-                    raise ShoeStateError(f"a burn count is a whole number 0-10, not {count!r}")
+                    raise ShoeValueError(f"a burn count is a whole number 0-10, not {count!r}")
                 self._needed = count
         elif count is not None:
-            raise ShoeStateError("count applies only to a burn from a card already face up")
+            raise ShoeValueError("count applies only to a burn from a card already face up")
 
     def add(self, card: Card | str) -> int:
         """Feed the next card out of the shoe; returns how many more cards the burn takes."""
@@ -391,7 +396,7 @@ def void_for_short_shoe(coup: CoupInProgress, cards_left: int) -> bool:
     the cards decide, so the answer is exact once the next card is needed.
     """
     if isinstance(cards_left, bool) or not isinstance(cards_left, int) or cards_left < 0:
-        raise ShoeStateError(f"cards_left must be a whole number 0 or more, not {cards_left!r}")
+        raise ShoeValueError(f"cards_left must be a whole number 0 or more, not {cards_left!r}")
     return not coup.complete and cards_left < coup.min_cards_to_finish
 
 
@@ -433,7 +438,7 @@ class LastHandRule:
             or not isinstance(hands_after_cover, int)
             or hands_after_cover < 0
         ):
-            raise ShoeStateError(
+            raise ShoeValueError(
                 f"hands_after_cover must be a whole number 0 or more, not {hands_after_cover!r}"
             )
         self.hands_after_cover = hands_after_cover
@@ -577,5 +582,5 @@ def cards_with_cover(cards: Sequence[Card], cover_at: int) -> list[Card | str]:
     """``cards`` with the (f)(9) cover card inserted before index ``cover_at`` and the second
     cover card at the bottom, 5324.20(a)(4): a shoe as the reader will report it."""
     if not 0 <= cover_at <= len(cards):
-        raise ShoeStateError(f"cover_at must be within 0..{len(cards)}, not {cover_at}")
+        raise ShoeValueError(f"cover_at must be within 0..{len(cards)}, not {cover_at}")
     return [*cards[:cover_at], COVER, *cards[cover_at:], COVER]

@@ -22,6 +22,7 @@ from controller.games.baccarat.shoe import (
     ShoeComposition,
     ShoeStateError,
     ShoeStatus,
+    ShoeValueError,
     burn_count,
     cards_with_cover,
     deal_shoe,
@@ -43,7 +44,7 @@ def test_composition_holds_52_per_deck_and_at_least_six_decks() -> None:
     assert shoe.values() == {0: 128, **{v: 32 for v in range(1, 10)}}
     assert shoe.ranks()["K"] == 32
     for bad in (5, 0, -1, True, 6.0, "8"):
-        with pytest.raises(ShoeStateError, match=r"at least 6 decks"):
+        with pytest.raises(ShoeValueError, match=r"at least 6 decks"):
             ShoeComposition(bad)  # type: ignore[arg-type]
 
 
@@ -215,7 +216,7 @@ def test_void_for_short_shoe_agrees_with_deal(seq: list[Card], left: int) -> Non
 
 
 def test_void_for_short_shoe_refuses_nonsense() -> None:
-    with pytest.raises(ShoeStateError):
+    with pytest.raises(ShoeValueError):
         void_for_short_shoe(CoupInProgress(), -1)
     assert void_for_short_shoe(CoupInProgress(), 3)
     assert not void_for_short_shoe(CoupInProgress(cards("9H TD KS 2C")), 0)
@@ -246,7 +247,7 @@ def test_last_hand_rule_zero_hands_after_cover_setting() -> None:
     rule = LastHandRule(hands_after_cover=0)
     rule.cover_card()
     assert rule.hand_complete() is ShoeStatus.RESHUFFLE
-    with pytest.raises(ShoeStateError):
+    with pytest.raises(ShoeValueError):
         LastHandRule(-1)
 
 
@@ -328,5 +329,6 @@ def test_whole_shoe_without_cover_card_runs_out_and_voids() -> None:
 def test_cards_with_cover_places_both_cover_cards() -> None:
     deck = list(cards("AS 2S 3S"))
     assert cards_with_cover(deck, 1) == [card("AS"), COVER, card("2S"), card("3S"), COVER]
-    with pytest.raises(ShoeStateError):
+    with pytest.raises(ShoeValueError) as e:
         cards_with_cover(deck, 4)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, BaccaratError)
