@@ -10,6 +10,7 @@ never by the wall clock (a Raspberry Pi has no real-time clock).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import hmac
 import json
@@ -315,6 +316,13 @@ class Journal:
             if anchor is None:
                 return VerifyResult(False, 0, 0, head_mac, 1,
                                     f"rows 1..{expected_seq - 1} are missing (deleted)")
+            stamp = self._db.execute(
+                "SELECT data FROM events WHERE kind = 'journal.archived'"
+                " ORDER BY seq DESC LIMIT 1").fetchone()
+            if stamp is None or json.loads(stamp[0]).get("last_mac") != anchor or \
+                    json.loads(stamp[0]).get("last_seq") != expected_seq - 1:
+                return VerifyResult(False, 0, 0, head_mac, expected_seq,
+                                    "archive anchor does not match the journaled archive record")
             prev = bytes.fromhex(anchor)
         try:
             cursor = self._db.execute(
@@ -350,6 +358,57 @@ class Journal:
                                     " (rewritten)")
         return VerifyResult(True, rows, head_seq, head_mac)
 
+    def archive(self, older_than_ns: int, out_path: str | os.PathLike[str]) -> int:
+        """Move rows older than ``older_than_ns`` (wall clock) to a gzip JSON-lines file.
+
+        Only a prefix of the chain moves, and never the newest row. The file's SHA-256, the
+        range and the last archived HMAC are journaled (``journal.archived``), and that HMAC
+        becomes the anchor from which :meth:`verify` continues, so the chain stays verifiable;
+        :func:`verify_archive` checks the file itself. Returns the number of rows archived.
+        """
+        first = self._first_seq()
+        row = self._db.execute(
+            "SELECT MAX(seq) FROM events WHERE seq < ? AND seq >= ? AND wall_ns < ?"
+            " AND seq < (SELECT MIN(seq) FROM events WHERE wall_ns >= ?)",
+            (self._last_seq, first, older_than_ns, older_than_ns)).fetchone()
+        last = int(row[0]) if row and row[0] is not None else 0
+        if last < first:
+            return 0
+        prev_anchor = self._archive_anchor() or GENESIS.hex()
+        digest = hashlib.sha256()
+        out = Path(out_path)
+        with gzip.open(out, "wt", encoding="ascii") as fh:
+            header = canonical_json({"archive_of": self.path, "first_seq": first,
+                                     "last_seq": last, "prev_mac": prev_anchor})
+            fh.write(header + "\n")
+            for e in self.events(since_seq=first - 1):
+                if e.seq > last:
+                    break
+                fh.write(canonical_json({
+                    "seq": e.seq, "wall_ns": e.wall_ns, "mono_ns": e.mono_ns,
+                    "boot_id": e.boot_id, "round_id": e.round_id, "kind": e.kind,
+                    "data": canonical_json(e.data), "mac": e.mac}) + "\n")
+        with open(out, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                digest.update(chunk)
+        os.sync()
+        last_mac = self._db.execute("SELECT mac FROM events WHERE seq = ?", (last,)).fetchone()[0]
+        self.append("journal.archived", {"file": out.name, "sha256": digest.hexdigest(),
+                                         "first_seq": first, "last_seq": last,
+                                         "last_mac": last_mac, "prev_mac": prev_anchor})
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('archiving', '1')")
+            self._db.execute("DELETE FROM events WHERE seq <= ?", (last,))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('archive_anchor', ?)",
+                             (last_mac,))
+            self._db.execute("DELETE FROM meta WHERE key = 'archiving'")
+            self._db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            self._db.execute("ROLLBACK")
+            raise JournalIOError(f"archiving failed ({self.path}): {exc}") from exc
+        return last - first + 1
+
     def _first_seq(self) -> int:
         row = self._db.execute("SELECT MIN(seq) FROM events").fetchone()
         return int(row[0]) if row and row[0] is not None else 1
@@ -366,3 +425,31 @@ class Journal:
 def _entry(row: tuple[Any, ...]) -> Entry:
     seq, wall, mono, boot, rnd, kind, text, mac = row
     return Entry(seq, wall, mono, boot, rnd, kind, json.loads(text), mac)
+
+
+def verify_archive(path: str | os.PathLike[str], key: bytes, sha256: str | None = None) -> str:
+    """Check an archive file's hash (when given) and its rows' chain; return a description.
+
+    Raises :class:`JournalCorrupt` naming the first bad row.
+    """
+    data = Path(path).read_bytes()
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise JournalCorrupt(f"archive {path}: SHA-256 differs from the journaled one")
+    lines = gzip.decompress(data).decode("ascii").splitlines()
+    header = json.loads(lines[0])
+    prev = bytes.fromhex(header["prev_mac"])
+    expected = header["first_seq"]
+    for line in lines[1:]:
+        r = json.loads(line)
+        if r["seq"] != expected:
+            raise JournalCorrupt(f"archive {path}: row {expected} is missing")
+        mac = row_mac(key, prev, r["seq"], r["wall_ns"], r["mono_ns"], r["boot_id"],
+                      r["round_id"], r["kind"], r["data"])
+        if not hmac.compare_digest(mac, r["mac"]):
+            raise JournalCorrupt(f"archive {path}: row {r['seq']} does not match its HMAC")
+        prev = bytes.fromhex(mac)
+        expected += 1
+    if expected - 1 != header["last_seq"]:
+        raise JournalCorrupt(f"archive {path}: ends at row {expected - 1}, header says "
+                             f"{header['last_seq']}")
+    return f"archive verified: rows {header['first_seq']}-{header['last_seq']}"

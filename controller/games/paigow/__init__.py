@@ -11,6 +11,32 @@ Part 1 -- tiles, hand ranking, comparison, house way, win/push/lose -- is re-exp
 See docs/paigow-ranking-houseway.md.
 """
 
+from .banking import (
+    CENTER,
+    DEALER,
+    HOUSE,
+    BankingError,
+    BankRotation,
+    BankRoundSettlement,
+    BankShortfallError,
+    BankWager,
+    Transfer,
+    bank_hand_set_by,
+    bank_ineligibility,
+    dealer_wager_against_bank,
+    require_bank_eligible,
+    settle_bank_round,
+)
+from .dealing import (
+    DEFAULT_DELIVERY_STYLE,
+    DELIVERY_STYLES,
+    DealingError,
+    cut,
+    deal_order,
+    deliver,
+    delivery_plan,
+    starting_position,
+)
 from .errors import HandError, PaigowError, PolicyError, SetError, TileError
 from .houseway import (
     CRITERIA,
@@ -50,6 +76,16 @@ from .ranking import (
     rank_key,
     tile_rank,
 )
+from .settlement import (
+    AreaWager,
+    PaigowRules,
+    SettlementError,
+    check_two_areas,
+    commission,
+    may_surrender,
+    setting_order,
+    settle_wager,
+)
 from .tiles import (
     COPIES,
     SET_SIZE,
@@ -81,8 +117,15 @@ __all__ = [
     "has_value_zero",
 ]
 
-# --- settlement, banking, dealing (items 4-6 of issue 2; owned by the other paigow module) ---
-# Add their imports below and extend __all__ here, e.g.:
-#     from .settlement import ...
-#     __all__ += [...]
-# --- end of settlement / banking / dealing exports ---
+__all__ += [
+    # settlement
+    "PaigowRules", "SettlementError", "commission", "settle_wager", "may_surrender",
+    "AreaWager", "setting_order", "check_two_areas",
+    # banking
+    "BankingError", "BankShortfallError", "HOUSE", "CENTER", "DEALER", "BankWager", "Transfer",
+    "BankRoundSettlement", "settle_bank_round", "dealer_wager_against_bank", "bank_hand_set_by",
+    "bank_ineligibility", "require_bank_eligible", "BankRotation",
+    # dealing
+    "DealingError", "DELIVERY_STYLES", "DEFAULT_DELIVERY_STYLE", "starting_position",
+    "deal_order", "deliver", "delivery_plan", "cut",
+]

@@ -231,3 +231,66 @@ def test_non_json_data_is_refused_before_writing(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not JSON"):
         j.append("bad", {"x": object()})
     assert j.last_seq == 0
+
+
+def test_archive_moves_old_rows_and_chain_still_verifies(tmp_path: Path) -> None:
+    from controller.journal import verify_archive
+
+    now = [1_000 * 10**9]
+    j = _journal(tmp_path, wall_ns=lambda: now[0])
+    for i in range(10):
+        j.append("old", {"i": i})
+        now[0] += 10**9
+    cutoff = now[0]
+    now[0] += 100 * 10**9
+    for i in range(5):
+        j.append("new", {"i": i})
+    moved = j.archive(cutoff, tmp_path / "a.jsonl.gz")
+    assert moved == 10
+    rows = list(j.events())
+    assert rows[0].seq == 11 and rows[-1].kind == "journal.archived"
+    assert rows[-1].data["first_seq"] == 1 and rows[-1].data["last_seq"] == 10
+    assert j.verify().ok
+    key = (tmp_path / "device.key").read_bytes()
+    assert "rows 1-10" in verify_archive(tmp_path / "a.jsonl.gz", key, rows[-1].data["sha256"])
+    # Survives reopening.
+    j.close()
+    assert _journal(tmp_path).verify().ok
+
+
+def test_archive_file_tampering_is_caught(tmp_path: Path) -> None:
+    import gzip
+
+    from controller.journal import verify_archive
+
+    now = [1_000 * 10**9]
+    j = _journal(tmp_path, wall_ns=lambda: now[0])
+    for i in range(6):
+        j.append("old", {"i": i})
+        now[0] += 10**9
+    j.append("new", {})
+    j.archive(now[0] - 10**9 // 2, tmp_path / "a.gz")
+    stamp = j.last(["journal.archived"])
+    assert stamp is not None
+    key = (tmp_path / "device.key").read_bytes()
+    lines = gzip.decompress((tmp_path / "a.gz").read_bytes()).decode().splitlines()
+    lines[3] = lines[3].replace('\\"i\\":2', '\\"i\\":7')
+    (tmp_path / "b.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(JournalCorrupt, match="SHA-256"):
+        verify_archive(tmp_path / "b.gz", key, stamp.data["sha256"])
+    with pytest.raises(JournalCorrupt, match="row 3 does not match"):
+        verify_archive(tmp_path / "b.gz", key)
+
+
+def test_forged_archive_anchor_is_caught(tmp_path: Path) -> None:
+    now = [1_000 * 10**9]
+    j = _journal(tmp_path, wall_ns=lambda: now[0])
+    for i in range(6):
+        j.append("old", {"i": i})
+        now[0] += 10**9
+    j.append("new", {})
+    j.archive(now[0] - 10**9 // 2, tmp_path / "a.gz")
+    raw = sqlite3.connect(tmp_path / "j.sqlite", isolation_level=None)
+    raw.execute("UPDATE meta SET value = ? WHERE key = 'archive_anchor'", ("00" * 32,))
+    result = j.verify()
+    assert not result.ok and "anchor" in (result.problem or "")
