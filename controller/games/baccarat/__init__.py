@@ -29,6 +29,18 @@ from .errors import (
     TotalError,
     WagerError,
 )
+from .irregularities import (
+    ERROR_CARD_COUNT,
+    ErrorCardCount,
+    Fate,
+    IrregularityError,
+    Remedy,
+    Ruling,
+    Then,
+    drawn_in_excess,
+    face_up_in_shoe,
+    player_third_in_error,
+)
 from .odds import DRAGON_OUTCOMES, CompositionError, composition_of, exact_odds, house_edges
 from .settlement import (
     Settlement,
@@ -37,6 +49,37 @@ from .settlement import (
     lammers_for,
     settle,
     settle_with_commission,
+)
+from .shoe import (
+    COVER,
+    HANDS_AFTER_COVER,
+    MIN_DECKS,
+    BurnProgress,
+    CardBeyondShoe,
+    CoupInProgress,
+    CoupStep,
+    CoverCard,
+    LastHandRule,
+    ShoeComposition,
+    ShoeRun,
+    ShoeStateError,
+    ShoeStatus,
+    ShoeValueError,
+    burn_count,
+    cards_with_cover,
+    deal_shoe,
+    void_for_short_shoe,
+)
+from .shoe_passing import (
+    DEAD_HAND_COMPELS_PASS,
+    OFFER_BACK_TO_PREVIOUS,
+    Passing,
+    SeatError,
+    SeatRing,
+    after_round,
+    first_to_accept,
+    opening_offer_order,
+    passing_offer_order,
 )
 from .third_card import (
     BANKER_DRAWS,
@@ -47,6 +90,7 @@ from .third_card import (
     is_natural,
     player_draws,
 )
+from .vig_ledger import LedgerError, VigLedger, VigorishOutstanding
 from .wagers import (
     DRAGON_NATURAL_WIN_PAYS,
     DRAGON_PAY_TABLES,
@@ -112,4 +156,46 @@ __all__ = [
 
 # --- shoe-level exports (shoe.py, irregularities.py): owned by the shoe engineer -------------
 # Add the imports and extend __all__ below this line; the rules API above stays as it is.
+__all__ += [
+    "COVER",
+    "DEAD_HAND_COMPELS_PASS",
+    "ERROR_CARD_COUNT",
+    "HANDS_AFTER_COVER",
+    "MIN_DECKS",
+    "OFFER_BACK_TO_PREVIOUS",
+    "BurnProgress",
+    "CardBeyondShoe",
+    "CoupInProgress",
+    "CoupStep",
+    "CoverCard",
+    "ErrorCardCount",
+    "Fate",
+    "IrregularityError",
+    "LastHandRule",
+    "LedgerError",
+    "Passing",
+    "Remedy",
+    "Ruling",
+    "SeatError",
+    "SeatRing",
+    "ShoeComposition",
+    "ShoeRun",
+    "ShoeStateError",
+    "ShoeStatus",
+    "ShoeValueError",
+    "Then",
+    "VigLedger",
+    "VigorishOutstanding",
+    "after_round",
+    "burn_count",
+    "cards_with_cover",
+    "deal_shoe",
+    "drawn_in_excess",
+    "face_up_in_shoe",
+    "first_to_accept",
+    "opening_offer_order",
+    "passing_offer_order",
+    "player_third_in_error",
+    "void_for_short_shoe",
+]
 # --- end of shoe-level exports ---------------------------------------------------------------
