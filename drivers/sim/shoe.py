@@ -180,6 +180,7 @@ class SimShoe:
         self._baud = baud
         self._model, self._firmware = model, firmware
         encode("HELO", 0, model, firmware)  # refuse a model/firmware the protocol cannot carry
+        self._start_seq = start_seq
         self._seq = start_seq
         self._session_seq = start_seq
         self._heartbeat_s = heartbeat_s
@@ -359,13 +360,15 @@ class SimShoe:
                 self._quiet_from = time.monotonic()
 
     def power_cycle(self, start_seq: int | None = None) -> None:
-        """Power off and on: unacked frames are lost, a new session starts with ``$HELO``."""
+        """Power off and on: unacked frames are lost, a new session starts with ``$HELO``.
+
+        The SEQ counter restarts at ``start_seq`` (default: the one given at construction).
+        """
         with self._lock:
             self._unacked.clear()
             self._armed.clear()
             self._acked.notify_all()
-            if start_seq is not None:
-                self._seq = start_seq % SEQ_MOD
+            self._seq = (self._start_seq if start_seq is None else start_seq) % SEQ_MOD
             self._emit("HELO", self._model, self._firmware)
 
     def wait_acked(self, timeout: float) -> bool:
