@@ -83,7 +83,9 @@ class Application:
 
         from controller.config import ConfigStore
         self.config = ConfigStore(self.journal, profile.rules)
-        self.config.replay()
+        for problem in self.config.replay():
+            self._raise_fault(f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
+                              f" no longer applies: {problem.reason}")
 
         self.devices: dict[str, Any] = {}
         self.rng: Any = None

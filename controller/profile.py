@@ -89,7 +89,6 @@ class JournalSettings:
 
     path: str = "journal.sqlite"
     key_path: str = "device.key"
-    recall_depth: int = 20
     clock_floor: datetime.date = datetime.date(2026, 1, 1)
     retention_days: int = 90
 
@@ -524,7 +523,6 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
     return JournalSettings(
         path=s.value("path", _rel_path(r), d.path),
         key_path=s.value("key_path", _rel_path(r), d.key_path),
-        recall_depth=s.value("recall_depth", _int(r, 10, 1000), d.recall_depth),
         clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
         # issue 6: events are kept at least 90 days
         retention_days=s.value("retention_days", _int(r, 90, 3650), d.retention_days),
