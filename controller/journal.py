@@ -167,18 +167,26 @@ class Journal:
         boot_id: str | None = None,
         wall_ns: Callable[[], int] = time.time_ns,
         mono_ns: Callable[[], int] = time.monotonic_ns,
+        readonly: bool = False,
     ) -> None:
         self.path = str(path)
         self._key = key
         self._boot_id = boot_id or read_boot_id()
         self._wall_ns = wall_ns
         self._mono_ns = mono_ns
+        self._readonly = readonly
         self._listeners: list[Callable[[Entry], None]] = []
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
+            if readonly:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                           check_same_thread=False)
+            else:
+                self._db = sqlite3.connect(self.path, isolation_level=None,
+                                           check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(_SCHEMA)
             row = self._db.execute(
                 "SELECT seq, mac, wall_ns FROM events ORDER BY seq DESC LIMIT 1"
             ).fetchone()
@@ -221,6 +229,8 @@ class Journal:
 
     def _append(self, kind: str, data: dict[str, Any], round_id: int | None,
                 wall: int) -> Entry:
+        if self._readonly:
+            raise JournalError(f"{self.path} was opened read-only")
         if not kind:
             raise ValueError("journal event kind must not be empty")
         try:
@@ -408,6 +418,39 @@ class Journal:
             self._db.execute("ROLLBACK")
             raise JournalIOError(f"archiving failed ({self.path}): {exc}") from exc
         return last - first + 1
+
+    def reader(self) -> Journal:
+        """A second, read-only connection (for verifying on another thread while appending)."""
+        return Journal(self.path, self._key, boot_id=self._boot_id, readonly=True)
+
+    def verify_from(self, seq: int, mac: str) -> VerifyResult:
+        """Verify only the rows after ``seq``, trusting the chain up to the row ``seq``, whose
+        HMAC must still be ``mac``. Used at start-up from the last full verification's head."""
+        got = self._db.execute("SELECT mac FROM events WHERE seq = ?", (seq,)).fetchone()
+        if got is None or not hmac.compare_digest(got[0], mac):
+            return VerifyResult(False, 0, 0, GENESIS.hex(), seq,
+                                f"row {seq} differs from the last verified head (rewritten)")
+        prev = bytes.fromhex(mac)
+        expected_seq = seq + 1
+        rows = 0
+        head_seq, head_mac = seq, mac
+        cursor = self._db.execute(
+            "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+            " WHERE seq > ? ORDER BY rowid", (seq,))
+        for row in cursor:
+            rseq, wall, mono, boot, rnd, kind, text, rmac = row
+            if rseq != expected_seq:
+                return VerifyResult(False, rows, head_seq, head_mac, expected_seq,
+                                    f"row {expected_seq} is missing (deleted)")
+            good = row_mac(self._key, prev, rseq, wall, mono, boot, rnd, kind, text)
+            if not hmac.compare_digest(good, rmac):
+                return VerifyResult(False, rows, head_seq, head_mac, rseq,
+                                    f"row {rseq} ({kind}) does not match its HMAC (edited)")
+            prev = bytes.fromhex(rmac)
+            rows += 1
+            head_seq, head_mac = rseq, rmac
+            expected_seq += 1
+        return VerifyResult(True, rows, head_seq, head_mac)
 
     def _first_seq(self) -> int:
         row = self._db.execute("SELECT MIN(seq) FROM events").fetchone()

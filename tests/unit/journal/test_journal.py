@@ -294,3 +294,32 @@ def test_forged_archive_anchor_is_caught(tmp_path: Path) -> None:
     raw.execute("UPDATE meta SET value = ? WHERE key = 'archive_anchor'", ("00" * 32,))
     result = j.verify()
     assert not result.ok and "anchor" in (result.problem or "")
+
+
+def test_verify_from_a_checkpoint_checks_only_the_tail_but_catches_a_rewritten_anchor(
+        tmp_path: Path) -> None:
+    j = _filled(tmp_path, 10)
+    seq, mac = j.head()
+    for i in range(5):
+        j.append("later", {"i": i})
+    result = j.verify_from(seq, mac)
+    assert result.ok and result.rows == 5 and result.head_seq == 15
+    raw = _raw(tmp_path)
+    raw.execute("UPDATE events SET data = '{}' WHERE seq = 12")
+    bad = j.verify_from(seq, mac)
+    assert not bad.ok and bad.first_bad_seq == 12
+    raw.execute("UPDATE events SET mac = ? WHERE seq = 10", ("00" * 32,))
+    anchor = j.verify_from(seq, mac)
+    assert not anchor.ok and "rewritten" in (anchor.problem or "")
+
+
+def test_reader_is_read_only_and_sees_synced_rows(tmp_path: Path) -> None:
+    from controller.journal import JournalError
+
+    j = _filled(tmp_path, 3)
+    reader = j.reader()
+    assert reader.verify().rows == 3
+    j.append("more", {})
+    assert reader.verify().rows == 4
+    with pytest.raises(JournalError, match="read-only"):
+        reader.append("x", {})
