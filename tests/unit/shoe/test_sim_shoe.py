@@ -1,0 +1,132 @@
+"""SimShoe on its own: composition, cover card, stimulus, resend rules and the command line."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from drivers.errors import DriverError
+from drivers.shoe_protocol import Frame, FrameDecoder, encode
+from drivers.sim.shoe import COVER, SimShoe, SimShoeError, build_shoe
+from tests.unit.shoe.helpers import WAIT_S, wait_until
+
+
+def test_build_shoe_has_every_card_n_times_and_the_cover_where_asked() -> None:
+    cards = build_shoe(8, random.Random(1), (15,))
+    assert len(cards) == 8 * 52 + 1
+    assert cards[-16] == COVER and cards.count(COVER) == 1  # 15 cards follow the cover card
+    counts = Counter(c for c in cards if c != COVER)
+    assert len(counts) == 52 and set(counts.values()) == {8}
+
+
+def test_same_seed_same_shoe_and_default_cover_14_to_16_from_the_end() -> None:
+    a, b = SimShoe(seed=5), SimShoe(seed=5)
+    assert a.status().covers_left == 1
+    # deal without a port: frames are kept unacknowledged, so use a large buffer
+    big_a, big_b = SimShoe(seed=5, keep=1000), SimShoe(seed=5, keep=1000)
+    assert big_a.deal(390) == big_b.deal(390)
+    while big_a.status().covers_left:
+        big_a.deal()
+    # 14-16 cards follow the cover card; the deal that passed it took the first of them
+    assert 13 <= big_a.status().cards_left <= 15
+    assert a.status().cards_left == b.status().cards_left == 416
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"decks": 0}, {"keep": 10}, {"start_seq": 10000}, {"cover_from_end": (0,)},
+     {"model": "A,B"}],
+)
+def test_bad_configuration_is_refused(kwargs: dict[str, object]) -> None:
+    with pytest.raises(DriverError):
+        SimShoe(**kwargs)  # type: ignore[arg-type]
+
+
+def test_stimulus_keeps_the_inventory_true() -> None:
+    shoe = SimShoe(seed=2, decks=1, cover_from_end=(5,))
+    shoe.deal_card("QH")
+    with pytest.raises(SimShoeError):
+        shoe.deal_card("QH")  # the only QH has left the shoe
+    with pytest.raises(SimShoeError):
+        shoe.deal_card("QX")
+    assert shoe.deal_foreign() == "QH"  # an extra copy of the most-dealt face
+    assert shoe.status().cards_left == 51
+    with pytest.raises(SimShoeError):
+        shoe.deal(52)
+
+
+def test_full_buffer_is_an_error_not_a_silent_loss() -> None:
+    shoe = SimShoe(seed=2, keep=64)
+    shoe.deal(64)
+    with pytest.raises(SimShoeError):
+        shoe.deal()
+
+
+def open_raw(path: str) -> int:
+    # the sim already made the slave raw; tty.setraw here would flush (TCSAFLUSH) its HELO
+    return os.open(path, os.O_RDWR | os.O_NOCTTY)
+
+
+def read_frames(fd: int, want: int) -> list[Frame]:
+    decoder, frames = FrameDecoder(), []
+
+    def more() -> bool:
+        try:
+            data = os.read(fd, 4096)
+        except BlockingIOError:
+            data = b""
+        frames.extend(f for f in decoder.feed(data) if isinstance(f, Frame))
+        return len(frames) >= want
+
+    assert wait_until(more)
+    return frames
+
+
+def test_resends_from_the_nakked_seq_with_original_seqs() -> None:
+    shoe = SimShoe(seed=4, heartbeat_s=None, resend_after_s=30.0)
+    fd = open_raw(shoe.create_pty())
+    os.set_blocking(fd, False)
+    try:
+        shoe.start()
+        cards = shoe.deal(3)
+        first = read_frames(fd, 4)
+        assert [f.type for f in first] == ["HELO", "CARD", "CARD", "CARD"]
+        os.write(fd, encode("NAK", 2))
+        again = read_frames(fd, 2)
+        assert [(f.seq, f.fields) for f in again] == [(2, (cards[1],)), (3, (cards[2],))]
+        os.write(fd, encode("ACK", 3))
+        assert shoe.wait_acked(WAIT_S)
+        assert shoe.status().naks_received == 1
+    finally:
+        os.close(fd)
+        assert shoe.stop(WAIT_S)
+
+
+def test_command_line_deals_on_a_pty() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "drivers.sim.shoe", "--pty", "--seed", "3", "--decks", "6"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        path = proc.stdout.readline().strip()
+        fd = open_raw(path)
+        os.set_blocking(fd, False)
+        proc.stdin.write("card QH\ndeal 2\nstatus\nfault bogus\n")
+        proc.stdin.flush()
+        frames = read_frames(fd, 4)
+        assert [f.type for f in frames[:4]] == ["HELO", "CARD", "CARD", "CARD"]
+        assert frames[1].fields == ("QH",)
+        os.close(fd)
+        out, _ = proc.communicate("quit\n", timeout=WAIT_S)
+        assert "dealt QH" in out and "cards_left=309" in out and "error: unknown command" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(WAIT_S)
+    assert proc.returncode == 0
