@@ -1,0 +1,163 @@
+"""A small application for the console: a real journal, settings and RNG; a fake table whose
+round, faults and actions the test sets."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import ConfigStore, RuleSettings
+from controller.console import Console
+from controller.journal import Journal
+from controller.rng import CertifiedRng
+from controller.table import Refused
+
+
+class HashCounterSource:
+    """Deterministic bytes (SHA-256 in counter mode): pass the health tests, same every run."""
+
+    def __init__(self) -> None:
+        self._counter = 0
+        self._buf = b""
+
+    def __call__(self, count: int) -> bytes:
+        while len(self._buf) < count:
+            self._buf += hashlib.sha256(self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+        out, self._buf = self._buf[:count], self._buf[count:]
+        return out
+
+
+@dataclass
+class FakeProfile:
+    name: str = "unit"
+    game: str = "paigow"
+    source_files: tuple[str, ...] = ()
+
+
+@dataclass
+class FakeTable:
+    """The Table protocol, with knobs: ``in_round``, ``table_faults``, recorded actions."""
+
+    game: str = "paigow"
+    in_round: bool = False
+    table_faults: list[str] = field(default_factory=list)
+    actions: list[tuple[str, list[str], str]] = field(default_factory=list)
+    odds_result: Any = None
+
+    def action(self, name: str, args: list[str], who: str) -> list[str]:
+        self.actions.append((name, list(args), who))
+        if name == "sim":
+            return [f"sim {' '.join(args)} done"]
+        if name == "test-mode":
+            return [f"display: TEST MODE {args[0].upper()}"]
+        if name == "refuse":
+            raise Refused("not now", "STATE")
+        raise Refused(f"no such command: {name}", "UNKNOWN")
+
+    def status(self) -> dict[str, str]:
+        return {"state": "in_round" if self.in_round else "idle", "round": "7",
+                "last_rng": "3"}
+
+    def round_in_progress(self) -> bool:
+        return self.in_round
+
+    def faults(self) -> list[str]:
+        return list(self.table_faults)
+
+    def clear_fault(self, who: str) -> list[str]:
+        if any("stuck" in f for f in self.table_faults):
+            raise Refused("the stuck fault cannot be cleared", "FAULT")
+        cleared = [f"cleared: {f}" for f in self.table_faults]
+        self.table_faults.clear()
+        return cleared
+
+
+class FakeApp:
+    """The Application attributes the console uses."""
+
+    def __init__(self, state_dir: Path, table: FakeTable, with_rng: bool = True) -> None:
+        self.state_dir = state_dir
+        self.journal = Journal.open(state_dir / "journal.sqlite", state_dir / "device.key")
+        self.config = ConfigStore(self.journal, RuleSettings())
+        self.table = table
+        self.rng = (CertifiedRng(HashCounterSource(), hwrng_path=None,
+                                 entropy_ready=lambda: True) if with_rng else None)
+        self.profile = FakeProfile(game=table.game)
+        self.app_faults: list[str] = []
+        self.alarms: list[str] = []
+
+    def alarm(self, text: str) -> None:
+        self.alarms.append(text)
+
+    def faults(self) -> list[str]:
+        return [*self.app_faults, *self.table.faults()]
+
+    def status(self) -> dict[str, str]:
+        info = {"game": self.profile.game, "profile": self.profile.name}
+        info.update(self.table.status())
+        info["faults"] = "; ".join(self.faults()) or "none"
+        return info
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.journal.events()]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Rig:
+    app: FakeApp
+    console: Console
+    clock: Clock
+
+    def run(self, line: str, source: str = "serial") -> list[str]:
+        reply = self.console.execute(line, source)
+        assert reply[-1] == "OK" or reply[-1].startswith("ERR "), reply
+        return reply
+
+    def ok(self, line: str, source: str = "serial") -> list[str]:
+        reply = self.run(line, source)
+        assert reply[-1] == "OK", reply
+        return reply[:-1]
+
+    def err(self, line: str, code: str, source: str = "serial") -> str:
+        reply = self.run(line, source)
+        assert reply[-1].startswith(f"ERR {code} "), reply
+        return reply[-1]
+
+    def login(self, source: str = "serial") -> None:
+        if self.app.journal.last(["console.pin_set"]) is None:
+            self.ok("passwd 246810", source)
+        self.ok("login 246810", source)
+
+
+@pytest.fixture
+def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    apps: list[FakeApp] = []
+
+    def make(game: str = "paigow", with_rng: bool = True, **kwargs: Any) -> Rig:
+        clock = Clock()
+        app = FakeApp(tmp_path, FakeTable(game=game), with_rng)
+        apps.append(app)
+        return Rig(app, Console(app, clock=clock, scrypt_n=16, **kwargs), clock)
+
+    yield make
+    for app in apps:
+        app.journal.close()
+
+
+@pytest.fixture
+def rig(make_rig: Callable[..., Rig]) -> Rig:
+    return make_rig()
