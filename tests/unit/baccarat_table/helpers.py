@@ -1,0 +1,108 @@
+"""A baccarat table on a real journal in a temp dir, fed shoe events directly (no port)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from controller.baccarat_table import BaccaratTable
+from controller.config import ConfigStore, RuleSettings
+from controller.journal import Journal
+from controller.table import Refused, TableContext
+from drivers.buttons import ButtonPressed
+from drivers.shoe_events import ShoeFrameAccepted, ShoeSession
+from drivers.sim.dealer_display import SimDealerDisplay
+
+
+class FakeShoeReader:
+    """Records acknowledge() calls in order (the real SerialShoe sends $ACK for them)."""
+
+    def __init__(self) -> None:
+        self.acked: list[int] = []
+        self.stopped = False
+
+    def acknowledge(self, seq: int) -> None:
+        self.acked.append(seq)
+
+    def stop(self, timeout: float = 2.0) -> bool:
+        self.stopped = True
+        return True
+
+
+class Rig:
+    """One table, its journal, display, alarms and a shoe SEQ counter."""
+
+    def __init__(self, tmp: Path, *, deferred_vig: bool = False, journal: Journal | None = None,
+                 seq: int = 0) -> None:
+        self.tmp = tmp
+        self.journal = journal or Journal.open(tmp / "journal.db", tmp / "key")
+        base = RuleSettings()
+        rules = dataclasses.replace(base, baccarat=dataclasses.replace(
+            base.baccarat, deferred_vig=deferred_vig))
+        self.settings = ConfigStore(self.journal, rules)
+        self.alarms: list[str] = []
+        self.display = SimDealerDisplay()
+        self.reader = FakeShoeReader()
+        self.ctx = TableContext(journal=self.journal, settings=self.settings,
+                                devices={"dealer_display": self.display,
+                                         "shoe_reader": self.reader},
+                                alarm=self.alarms.append)
+        self.table = BaccaratTable(self.ctx)
+        self.seq = seq
+
+    # -- inputs --------------------------------------------------------------------------------
+
+    def frame(self, ftype: str, *fields: str) -> None:
+        self.table.handle(ShoeFrameAccepted(ftype, self.seq, tuple(fields), b"", 0))
+        self.seq = (self.seq + 1) % 10000
+
+    def cards(self, codes: Iterable[str] | str) -> None:
+        for code in codes.split() if isinstance(codes, str) else codes:
+            self.frame("CARD", code)
+
+    def session(self) -> None:
+        self.table.handle(ShoeSession("SIM", "1.0", self.seq, b"", 0))
+        self.seq = (self.seq + 1) % 10000
+
+    def press(self, name: str) -> None:
+        self.table.handle(ButtonPressed(name, 0))
+
+    def act(self, line: str, who: str = "tech") -> list[str]:
+        name, *args = line.split()
+        return self.table.action(name, args, who)
+
+    def refused(self, fn: Any, *args: Any) -> Refused:
+        try:
+            fn(*args)
+        except Refused as exc:
+            return exc
+        raise AssertionError(f"{fn} {args} was not refused (state {self.table.state})")
+
+    # -- set-ups -------------------------------------------------------------------------------
+
+    def open_shoe(self, burn: str = "2S AH AD", curator: int = 1) -> None:
+        """Shuffled, burned (a 2 face up and two cards), curator accepted: betting."""
+        self.press("shuffled")
+        self.cards(burn)
+        self.act(f"curator {curator}")
+        assert self.table.state == "betting"
+
+    def rows(self, kind: str) -> list[Any]:
+        return list(self.journal.events(kinds=[kind]))
+
+    def reopen(self) -> Rig:
+        """A new table on the same journal (a controller restart), recovered."""
+        self.table.close()
+        rig = Rig.__new__(Rig)
+        rig.__dict__.update(self.__dict__)
+        rig.alarms = []
+        rig.display = SimDealerDisplay()
+        rig.reader = FakeShoeReader()
+        rig.ctx = TableContext(journal=self.journal, settings=self.settings,
+                               devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
+                               alarm=rig.alarms.append)
+        rig.table = BaccaratTable(rig.ctx)
+        rig.notes = rig.table.recover()
+        return rig

@@ -1,0 +1,102 @@
+"""Every transition of the certified sequence: each trigger from each state, allowed or refused."""
+
+from __future__ import annotations
+
+import pytest
+from transitions import MachineError
+
+from controller.baccarat_table import STATES, TRANSITIONS, TRIGGER_INPUTS, TableModel, build_machine
+from controller.games.baccarat.shoe import CoupStep
+from tests.unit.baccarat_table.helpers import Rig
+
+TRIGGERS = sorted({t[0] for t in TRANSITIONS})
+
+
+def _expected(state: str, trigger: str) -> list[str]:
+    """The destinations TRANSITIONS allows for (state, trigger), in order."""
+    out = []
+    for trig, source, dest, _ in TRANSITIONS:
+        sources = source if isinstance(source, tuple) else (source,)
+        if trig == trigger and state in sources:
+            out.append(dest)
+    return out
+
+
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("trigger", TRIGGERS)
+def test_each_trigger_from_each_state(state: str, trigger: str) -> None:
+    model = TableModel()
+    build_machine(model, initial=state)
+    dests = _expected(state, trigger)
+    if not dests:
+        with pytest.raises(MachineError):
+            getattr(model, trigger)()
+        assert model.state == state
+        return
+    # With every guard's facts permissive, the first listed transition is taken.
+    model.burn_left = 1 if dests[0] == "burn" and state == "burn" else 0
+    model.expecting = {"dealing": CoupStep.BANKER_CARD, "player_third": CoupStep.PLAYER_DRAWS,
+                       "banker_third": CoupStep.BANKER_DRAWS}.get(dests[0], CoupStep.COMPLETE)
+    model.shoe_done = dests[0] == "shuffle" and trigger == "settled"
+    model.compelled_pass = dests[0] == "passing"
+    model.pending_disclosed = trigger in ("remedy_burn", "remedy_dead_hand")
+    assert getattr(model, trigger)() is True
+    assert model.state == dests[0]
+
+
+def test_guards_choose_between_destinations() -> None:
+    model = TableModel()
+    build_machine(model, initial="settling")
+    model.shoe_done, model.compelled_pass = False, True
+    assert model.settled() and model.state == "passing"
+    build_machine(model, initial="burn")
+    model.burn_left, model.burn_reason = 0, "choice"
+    assert model.burn_card() and model.state == "betting"
+
+
+def test_guards_refuse_without_moving() -> None:
+    model = TableModel()
+    build_machine(model, initial="shuffle")
+    model.vig_owed = True
+    assert model.shuffled() is False and model.state == "shuffle"
+    build_machine(model, initial="betting")
+    model.deal_ok = False
+    assert model.no_more_bets() is False and model.state == "betting"
+    model.deal_ok, model.pending_disclosed = True, True
+    assert model.no_more_bets() is False
+
+
+def test_every_trigger_names_its_input() -> None:
+    assert set(TRIGGER_INPUTS) == set(TRIGGERS)
+
+
+def test_no_auto_transitions() -> None:
+    model = TableModel()
+    build_machine(model)
+    assert not hasattr(model, "to_betting")
+
+
+def test_table_refuses_out_of_order_inputs_and_journals_why(rig: Rig) -> None:
+    exc = rig.refused(rig.press, "no_more_bets")
+    assert "no_more_bets" in exc.reason and "shuffle" in exc.reason
+    assert rig.refused(rig.press, "settled")
+    assert rig.refused(rig.act, "curator 1")
+    assert rig.refused(rig.act, "bet 1 banker 500")
+    refused = rig.rows("baccarat.refused")
+    assert len(refused) == 4 and all(r.data["reason"] for r in refused)
+    assert rig.table.state == "shuffle"
+    rig.open_shoe()
+    assert rig.refused(rig.press, "shuffled")
+    assert rig.refused(rig.press, "settled")
+    rig.press("no_more_bets")
+    assert rig.refused(rig.act, "bet 1 banker 500").reason.startswith("wagers are taken only")
+    assert rig.refused(rig.press, "no_more_bets")
+
+
+def test_bad_console_arguments_are_refused(rig: Rig) -> None:
+    rig.open_shoe()
+    assert rig.refused(rig.act, "bet 1 banker 499").code == "RANGE"
+    assert rig.refused(rig.act, "bet 99 banker 500").code == "SYNTAX"
+    assert rig.refused(rig.act, "bet 1 dragon7 500").code == "RANGE"
+    assert rig.refused(rig.act, "frobnicate").code == "UNKNOWN"
+    assert rig.refused(rig.act, "remedy burn").reason.startswith("no disclosed card")
