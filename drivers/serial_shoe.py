@@ -133,6 +133,7 @@ class SerialShoe:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._port: SerialPort | None = None
+        self._write_error: str | None = None
         self._decoder = FrameDecoder()
         self._counts: collections.Counter[str] = collections.Counter()
         self._link_up = False
@@ -199,18 +200,16 @@ class SerialShoe:
                         backoff = min(backoff * 2, self._backoff_max)
                         continue
                     backoff = self._backoff_initial
+                self._send_acks()
                 try:
-                    self._send_acks()
                     data = self._read()
-                except serial.SerialTimeoutException:
-                    self._counts["write_timeouts"] += 1
-                    continue
                 except (serial.SerialException, OSError) as exc:
                     self._drop_link(f"{type(exc).__name__}: {exc}")
                     continue
-                if data:
-                    for item in self._decoder.feed(data):
-                        self._handle(item)
+                for item in self._decoder.feed(data):
+                    self._handle(item)  # frames already received are handled even if a write fails
+                if self._write_error is not None:
+                    self._drop_link(self._write_error)
                 self._check_watchdog()
         finally:
             self._close_port()
@@ -232,18 +231,15 @@ class SerialShoe:
         self._emit(ShoeLinkChanged(True, "opened", time.monotonic_ns()))
         expected = self._tracker.expected
         if expected is not None:
-            # resume (journal) or replug: the shoe resends from the next SEQ we need
-            try:
-                self._send_nak(expected)
-            except serial.SerialTimeoutException:
-                self._counts["write_timeouts"] += 1
-            except (serial.SerialException, OSError) as exc:
-                self._drop_link(f"{type(exc).__name__}: {exc}")
+            self._send_nak(expected)  # resume (journal) or replug: resend from what we need
+            if self._write_error is not None:
+                self._drop_link(self._write_error)
                 return False
         return True
 
     def _drop_link(self, reason: str) -> None:
         self._close_port()
+        self._write_error = None
         if self._link_up:
             self._link_up = False
             self._down_reported = True
@@ -269,8 +265,16 @@ class SerialShoe:
         return data
 
     def _write(self, frame: bytes) -> None:
-        assert self._port is not None
-        self._port.write(frame)
+        """Write one frame; a failure is recorded, the caller drops the link after its batch."""
+        if self._port is None or self._write_error is not None:
+            return
+        try:
+            self._port.write(frame)
+        except serial.SerialTimeoutException:
+            # the shoe is not reading: ACKs are cumulative and NAKs recur, so just count it
+            self._counts["write_timeouts"] += 1
+        except (serial.SerialException, OSError) as exc:
+            self._write_error = f"write failed: {type(exc).__name__}: {exc}"
 
     def _send_nak(self, seq: int) -> None:
         self._write(encode("NAK", seq))

@@ -63,7 +63,7 @@ def build_shoe(decks: int, rng: random.Random, cover_from_end: Sequence[int]) ->
 class _Link(Protocol):
     def read(self, timeout: float) -> bytes: ...
 
-    def write(self, data: bytes) -> None: ...
+    def write(self, data: bytes) -> bool: ...
 
     def close(self) -> None: ...
 
@@ -86,17 +86,18 @@ class _PtyLink:
         except BlockingIOError:
             return b""
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes) -> bool:
+        """Write all of ``data``; False if nobody read the slave for 0.2 s (bytes lost)."""
         view = memoryview(data)
         deadline = time.monotonic() + 0.2
         while view:
             try:
                 view = view[os.write(self.master, view):]
             except BlockingIOError:
-                # nobody is reading the slave: like a line with no listener, give up after 0.2 s
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([], [self.master], [], left)[1]:
-                    return
+                    return False
+        return True
 
     def close(self) -> None:
         for fd in (self.master, self.slave):
@@ -121,8 +122,12 @@ class _SerialLink:
                 return b""
             time.sleep(0.002)
 
-    def write(self, data: bytes) -> None:
-        self.port.write(data)
+    def write(self, data: bytes) -> bool:
+        try:
+            self.port.write(data)
+        except serial.SerialTimeoutException:
+            return False
+        return True
 
     def close(self) -> None:
         with contextlib.suppress(serial.SerialException, OSError):
@@ -424,14 +429,16 @@ class SimShoe:
         if link is not None:
             link.close()
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes) -> bool:
+        """Send bytes; False if they were lost (cable out, nobody reading): frames stay held."""
         if self._link is None:
-            return  # cable out: the bytes are lost, the frames stay unacknowledged
+            return False
         try:
-            self._link.write(data)
+            return self._link.write(data)
         except (OSError, serial.SerialException):
             self._close_link()
             self._reconnect_at = time.monotonic() + 1.0
+            return False
 
     def _emit(self, ftype: str, *fields: str) -> None:
         """Send a new frame with the next SEQ and keep it until acknowledged."""
@@ -462,7 +469,8 @@ class SimShoe:
             frames = frames[[s for s, _ in frames].index(seq):]
         # a SEQ we no longer hold (a controller resuming across our power cycle): resend all
         for _, frame in frames:
-            self._write(frame)
+            if not self._write(frame):
+                break  # nobody is listening: the next NAK or silence resend tries again
         if frames:
             self._counts["resends"] += 1
         self._quiet_from = time.monotonic()

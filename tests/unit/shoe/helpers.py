@@ -31,6 +31,7 @@ class FakePort:
         self.written = bytearray()
         self.vanished = False
         self.closed = False
+        self.fail_writes = False
 
     def push(self, data: bytes) -> None:
         with self._cond:
@@ -60,7 +61,7 @@ class FakePort:
 
     def write(self, data: bytes, /) -> int:
         with self._cond:
-            if self.vanished:
+            if self.vanished or self.fail_writes:
                 raise serial.SerialException("write failed")
             self.written += data
             return len(data)

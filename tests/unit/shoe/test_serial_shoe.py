@@ -175,6 +175,23 @@ def test_port_vanishing_reopens_and_naks_the_expected_seq(
     assert shoe.stats().reconnects == 1
 
 
+def test_write_failure_keeps_the_received_frames_and_reconnects(
+    rig: tuple[Opener, Events, list[SerialShoe]],
+) -> None:
+    opener, events, _ = rig
+    make(rig, backoff_initial_s=0.01)
+    port = opener.ports[0]
+    port.fail_writes = True
+    # the bad frame's NAK fails; the valid frames after it in the same read are still posted
+    port.push(HELO + b"$CARD,1,QH*00\r\n" + encode("CARD", 1, "QH") + encode("CARD", 2, "TD"))
+    seqs = [events.next_of(ShoeFrameAccepted).seq for _ in range(2)]  # type: ignore[attr-defined]
+    assert seqs == [1, 2]
+    down = events.next_of(ShoeLinkChanged)
+    assert isinstance(down, ShoeLinkChanged) and not down.up and "write failed" in down.reason
+    assert wait_until(lambda: len(opener.ports) == 2)
+    assert wait_until(lambda: sent(opener.ports[1]) == [("NAK", 3)])
+
+
 def test_open_failure_is_reported_once_then_retried(
     rig: tuple[Opener, Events, list[SerialShoe]],
 ) -> None:

@@ -130,3 +130,22 @@ def test_command_line_deals_on_a_pty() -> None:
             proc.kill()
             proc.wait(WAIT_S)
     assert proc.returncode == 0
+
+
+def test_speaks_on_a_named_port_through_pyserial() -> None:
+    master, slave = os.openpty()  # the test holds the far end of the "cable"
+    os.set_blocking(master, False)
+    shoe = SimShoe(os.ttyname(slave), seed=6, heartbeat_s=None, resend_after_s=30.0)
+    try:
+        shoe.start()
+        card = shoe.deal()[0]
+        frames = read_frames(master, 2)
+        assert [(f.type, f.seq) for f in frames] == [("HELO", 0), ("CARD", 1)]
+        assert frames[1].fields == (card,)
+        os.write(master, encode("ACK", 1))
+        assert shoe.wait_acked(WAIT_S)
+        assert shoe.status().acks_received == 1
+    finally:
+        assert shoe.stop(WAIT_S)
+        os.close(master)
+        os.close(slave)
