@@ -1,0 +1,114 @@
+"""Exposed tiles: (d)(5) while stacking, (i)(1) a player's tile, (i)(2) the dealer's, bank's,
+dead hand's or an unwagered position's; surrender (f)(5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .helpers import make_rig, play_round, settings
+
+
+def test_tile_exposed_while_stacking_forces_reshuffle(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    rig.act("open")
+    rig.act("expose stacking")
+    assert rig.state == "washing"
+    rec = rig.table.model.record
+    assert rec.reshuffles == 1 and rec.reshuffle_pending
+    rig.press("shuffled")
+    rig.act("expose stacking")  # in the stacks before the draw: back to the wash
+    assert rig.state == "washing" and rig.table.model.record.reshuffles == 2
+    rig.press("shuffled")
+    assert rig.state == "betting" and not rig.table.model.record.reshuffle_pending
+    assert rig.table.model.round_id == 1  # same round: nothing was dealt
+
+
+def test_player_may_void_an_exposed_hand(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    exc = rig.try_act("void seat 2")
+    assert exc is not None and "no tile of seat 2 was exposed" in exc.reason
+    rig.act("expose player 2")
+    rig.press("dealt")
+    rig.act("void seat 2")
+    assert rig.state == "setting_hands"
+    assert rig.table.model.record.voided_seats == [2]
+    assert rig.try_act("void seat 2") is not None  # already void
+    rig.press("hands_set")
+    # Once hands are set the option is gone (decided "without looking at the unexposed tiles").
+    assert rig.try_act("expose player 3") is not None
+    rig.press("settled")
+    closing = rig.rows("paigow.settled")[-1]
+    assert closing.data["record"]["voided_seats"] == [2]
+    assert closing.data["record"]["exposed_seats"] == [2]
+
+
+@pytest.mark.parametrize("whose", ["dealer", "dead", "unwagered"])
+@pytest.mark.parametrize("when", ["dealing", "setting_hands"])
+def test_exposed_house_tile_voids_every_hand(tmp_path: Path, whose: str, when: str) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    if when == "setting_hands":
+        rig.press("dealt")
+    rig.act(f"expose {whose}")
+    assert rig.state == "washing"
+    voided = rig.rows("paigow.voided")[-1]
+    assert voided.round_id == 1
+    assert "(i)(2)" in voided.data["record"]["closing_reason"]
+    assert voided.data["record"]["number"] is not None
+    assert rig.table.model.round_id == 2
+    assert rig.display.lit() == frozenset()
+
+
+def test_bank_tile_exposure_needs_a_player_bank(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    exc = rig.try_act("expose bank")
+    assert exc is not None and "no player banks" in exc.reason
+    play = make_rig(tmp_path / "b")
+    play_round(play)
+    play.press("shuffled")
+    play.act("bank seat 1")
+    for name in ("no_more_bets", "draw"):
+        play.press(name)
+    play.act("expose bank")
+    assert play.state == "washing" and play.rows("paigow.voided")
+
+
+def test_dealer_tiles_may_be_turned_once_hands_are_set(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw", "dealt", "hands_set"):
+        rig.press(name)
+    assert rig.try_act("expose dealer") is not None  # (f)(3): turned over on purpose
+    rig.act("expose dead")
+    assert rig.state == "washing"
+
+
+def test_surrender(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw", "dealt"):
+        rig.press(name)
+    assert rig.try_act("surrender seat 4") is not None  # before the dealer's hands are set
+    rig.press("hands_set")
+    rig.act("surrender seat 4")
+    assert rig.try_act("surrender seat 4") is not None
+    assert rig.table.model.record.surrendered_seats == [4]
+    off = make_rig(tmp_path / "off", settings(surrender_offered=False))
+    for name in ("shuffled", "no_more_bets", "draw", "dealt", "hands_set"):
+        off.press(name)
+    exc = off.try_act("surrender seat 4")
+    assert exc is not None and "not offered" in exc.reason
+
+
+def test_void_button_voids_the_round(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    rig.press("void")
+    assert rig.state == "washing"
+    assert rig.rows("paigow.voided")[-1].data["record"]["closing_reason"]

@@ -1,0 +1,125 @@
+"""Recovery from the journal: cut the journal after every row of real rounds, power up a new
+table on it, and check the state, the round and the display (DESIGN.md "Durability and trust")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.journal import Journal
+from controller.paigow_table import FACT_KINDS, RECOVERY_RULES, STATE_NAMES
+
+from .helpers import BLANK, FAULT, digit, make_rig, play_round, reopen, settings, stuck_rng
+
+
+def scenario(tmp_path: Path) -> list[Any]:
+    """Two rounds through every state: a house round, then a player-banked round with a chosen
+    style, an exposed player tile, a void hand and an idle table at the end."""
+    rig = make_rig(tmp_path / "src")
+    play_round(rig)
+    rig.press("shuffled")
+    rig.act("bank seat 1")
+    rig.press("no_more_bets")
+    rig.act("style jung_quat")
+    rig.press("draw")
+    rig.act("expose player 2")
+    rig.press("dealt")
+    rig.act("void seat 2")
+    rig.press("hands_set")
+    rig.press("settled")
+    rig.act("expose stacking")
+    rig.act("idle")
+    rows = list(rig.journal.events())
+    rig.journal.close()
+    states = {r.data["snapshot"]["state"] for r in rows if r.kind in FACT_KINDS}
+    assert states == set(STATE_NAMES)
+    return rows
+
+
+def test_recovery_from_a_cut_after_every_row(tmp_path: Path) -> None:
+    rows = scenario(tmp_path)
+    for cut in range(1, len(rows) + 1):
+        where = tmp_path / f"cut{cut}"
+        where.mkdir()
+        journal = Journal.open(where / "journal.sqlite", where / "device.key")
+        for r in rows[:cut]:
+            journal.append(r.kind, r.data, round_id=r.round_id)
+        facts = [r for r in rows[:cut] if r.kind in FACT_KINDS]
+        want = facts[-1].data["snapshot"]
+        rig = make_rig(where, journal=journal)
+        assert rig.state == want["state"], f"cut after row {cut} ({rows[cut - 1].kind})"
+        assert rig.table.model.round_id == want["round_id"]
+        assert rig.table.model.record.number == want["record"]["number"]
+        if want["state"] == "dealing":
+            assert rig.display.lit() == digit(want["record"]["number"])
+        else:
+            assert rig.display.lit() == BLANK
+        recovered = rig.rows("paigow.recovered")[-1]
+        assert recovered.data["rule"] == RECOVERY_RULES[want["state"]][0]
+        assert recovered.round_id == want["round_id"]
+        journal.close()
+
+
+def test_power_cycle_in_dealing_shows_the_same_number_and_never_redraws(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    number = rig.table.model.record.number
+    assert number is not None
+    for _ in range(3):
+        rig = reopen(rig)
+        assert rig.state == "dealing" and rig.table.model.round_id == 1
+        assert rig.display.lit() == digit(number)
+        assert rig.table.status()["number"] == str(number)
+        rig.press("draw")
+        assert rig.display.lit() == digit(number)
+    assert len(rig.rows("paigow.drawn")) == 1
+
+
+def test_cut_between_the_draw_press_and_the_drawn_row(tmp_path: Path) -> None:
+    """A number never journaled was never shown: the round waits for its one draw."""
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.press("no_more_bets")
+    rig.journal.append("paigow.input", {"source": "button", "button": "draw",
+                                        "state": "no_more_bets"}, round_id=1)
+    rig = reopen(rig)
+    assert rig.state == "no_more_bets" and rig.display.lit() == BLANK
+    rig.press("draw")
+    assert rig.state == "dealing" and len(rig.rows("paigow.drawn")) == 1
+
+
+def test_fault_at_power_down_is_a_fault_at_power_up(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path, rng=stuck_rng())
+    rig.press("shuffled")
+    rig.press("no_more_bets")
+    rig.press("draw")
+    rig = reopen(rig)
+    assert rig.table.faults() and rig.display.lit() == FAULT
+
+
+def test_unreadable_snapshot_voids_the_round(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.journal.append("paigow.state", {"snapshot": {"state": "flying", "round_id": 1,
+                                                     "record": {}, "rotation": {}}}, round_id=1)
+    rig = reopen(rig)
+    assert rig.state == "washing" and rig.table.model.round_id == 2
+    voided = rig.rows("paigow.voided")[-1]
+    assert voided.round_id == 1 and "flying" in voided.data["reason"]
+    assert rig.rows("paigow.recovered")[-1].data["rule"] == "void"
+    rig = reopen(rig)
+    assert rig.state == "washing" and rig.table.model.round_id == 2
+
+
+@pytest.mark.parametrize("state", ["inspection", "betting", "dealing", "dealer_hands"])
+def test_round_in_progress(tmp_path: Path, state: str) -> None:
+    rig = make_rig(tmp_path, settings())
+    steps = {"inspection": [], "betting": ["shuffled"],
+             "dealing": ["shuffled", "no_more_bets", "draw"],
+             "dealer_hands": ["shuffled", "no_more_bets", "draw", "dealt", "hands_set"]}[state]
+    for name in steps:
+        rig.press(name)
+    assert rig.table.round_in_progress() == (state != "inspection")
