@@ -46,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
                          help="prove nothing after a head printed earlier was truncated")
     journal.add_argument("--rounds", type=int, default=0,
                          help="export: only the last N rounds (0: every event)")
+    # -- simulate: the scripted pai gow dealer (controller/paigow_script.py) --
+    simulate = sub.add_parser("simulate", help="deal N scripted pai gow rounds on a profile")
+    simulate.add_argument("--profile", required=True, help="hardware profile (TOML), sim-*")
+    simulate.add_argument("--rounds", type=int, default=10)
+    simulate.add_argument("--state-dir", default=None,
+                          help="journal directory (default: a fresh temporary one)")
+    # -- end simulate --
     return parser
 
 
@@ -56,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check_profile(args.file)
     if args.command == "journal":
         return _journal(args)
+    if args.command == "simulate":
+        from controller.paigow_script import simulate as _simulate
+        return _simulate(args.profile, args.rounds, args.state_dir)
     return _run(args)
 
 

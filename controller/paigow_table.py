@@ -62,6 +62,7 @@ __all__ = [
     "input_table_markdown",
     "mermaid",
     "physical_position",
+    "position_name",
     "recovery_table_markdown",
     "state_table_markdown",
 ]
@@ -100,7 +101,7 @@ def _seat_of(position: int | None) -> int | None:
     return position - 1
 
 
-def _position_name(position: int) -> str:
+def position_name(position: int) -> str:
     if position == DEALER_POSITION:
         return "dealer"
     if position == DEAD_HAND_POSITION:
@@ -723,7 +724,7 @@ class PaigowTable:
                   else f"dice {'+'.join(map(str, rec.dice or []))}={rec.dice_total}")
         pos = rec.start_position or 0
         return (f"{source}: count {rec.start_ordinal} from the {rec.counted_from} -> position "
-                f"{pos} ({_position_name(pos)}), style {rec.style}")
+                f"{pos} ({position_name(pos)}), style {rec.style}")
 
     # -- Table protocol ---------------------------------------------------------------------------
 
@@ -935,7 +936,7 @@ class PaigowTable:
         info["last_rng"] = "-" if last is None else (
             f"{last.data['snapshot']['record']['number']} (round {last.round_id})")
         if rec.start_position is not None:
-            info["start_position"] = f"{rec.start_position} ({_position_name(rec.start_position)})"
+            info["start_position"] = f"{rec.start_position} ({position_name(rec.start_position)})"
         return info
 
     def round_in_progress(self) -> bool:

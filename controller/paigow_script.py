@@ -1,0 +1,164 @@
+"""A scripted simulated dealer: N pai gow rounds pressed button by button (issue 4 "The simulated
+table"), printing each round's draw and starting position.
+
+Given an :class:`controller.app.Application` whose loop is running, every press goes through the
+console's ``sim button NAME`` action on the loop thread, so the simulated GPIO pin goes low and
+high and the real ``DealerButtons`` driver debounces it and posts the press to the queue, exactly
+as a dealer's finger would. Given a bare :class:`controller.paigow_table.PaigowTable`, presses are
+handed to ``table.handle`` directly (tests, tools without a loop).
+
+In dice mode (the setting, or the RNG in fault, 5324.50(a)(3)) the scripted dealer shakes three
+simulated dice and enters them with the ``dice A B C`` action; that line says so.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.table import Refused
+
+__all__ = ["ScriptError", "run_script"]
+
+_BEFORE_DRAW = ("shuffled", "no_more_bets")
+_AFTER_DRAW = ("dealt", "hands_set", "settled")
+_WHO = "scripted-dealer"
+
+
+class ScriptError(RuntimeError):
+    """The table refused a step of the script; the message names the round, step and reason."""
+
+
+class _Driver:
+    """Runs one step on the table's owner thread and reads the table back."""
+
+    def __init__(self, target: Any) -> None:
+        self.app = target if hasattr(target, "call") and hasattr(target, "table") else None
+        self.table = target.table if self.app is not None else target
+
+    def run(self, fn: Callable[[], object]) -> object:
+        if self.app is not None:
+            return self.app.call(fn)
+        return fn()
+
+    def press(self, name: str) -> None:
+        table = self.table
+        if self.app is not None and "gpio" in self.app.devices and hasattr(
+                self.app.devices["gpio"], "drive"):
+            # The real driver posts the press; the next call runs after it (FIFO queue).
+            self.run(lambda: table.action("sim", ["button", name], _WHO))
+            return
+        from drivers.buttons import ButtonPressed
+        self.run(lambda: table.handle(ButtonPressed(name, time.monotonic_ns())))
+
+    def state(self) -> tuple[str, int, Any]:
+        table = self.table
+        result = self.run(lambda: (table.model.state, table.model.round_id, table.model.record))
+        assert isinstance(result, tuple)
+        return result
+
+
+def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = None
+               ) -> list[str]:
+    """Deal ``rounds`` rounds; one line per round: id, the number (RNG or dice), the start."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+        raise ValueError(f"rounds must be an int >= 0, got {rounds!r}")
+    drv = _Driver(app_or_table)
+    shaker = dice or random.SystemRandom()
+    lines: list[str] = []
+    for _ in range(rounds):
+        state, round_id, _rec = drv.state()
+        if state in ("inspection", "washing"):
+            _step(drv, "shuffled", round_id, "betting")
+        elif state != "betting":
+            raise ScriptError(f"round {round_id}: the table is in {state}, not between rounds")
+        _step(drv, "no_more_bets", round_id, "no_more_bets")
+        drv.press("draw")
+        state, _, rec = drv.state()
+        if state != "dealing":
+            state, _, rec = _enter_dice(drv, shaker, round_id)
+        if state != "dealing":
+            raise ScriptError(f"round {round_id}: no number after the draw (state {state})")
+        for name in _AFTER_DRAW:
+            nxt = {"dealt": "setting_hands", "hands_set": "dealer_hands", "settled": "washing"}
+            _step(drv, name, round_id, nxt[name])
+        lines.append(_line(round_id, rec))
+    return lines
+
+
+def _enter_dice(drv: _Driver, shaker: random.Random, round_id: int) -> tuple[str, int, Any]:
+    """Dice mode (5324.50(a)(3)): shake three simulated dice and enter them."""
+    roll = [str(shaker.randint(1, 6)) for _ in range(3)]
+    table = drv.table
+    try:
+        drv.run(lambda: table.action("dice", roll, _WHO))
+    except Refused as exc:
+        raise ScriptError(f"round {round_id}: dice refused: {exc.reason}") from exc
+    return drv.state()
+
+
+def _step(drv: _Driver, name: str, round_id: int, expect: str) -> None:
+    drv.press(name)
+    state, _, _ = drv.state()
+    if state != expect:
+        raise ScriptError(f"round {round_id}: {name} left the table in {state}, "
+                          f"expected {expect} (see the journal's paigow.refused rows)")
+
+
+def _line(round_id: int, rec: Any) -> str:
+    if rec.mode == "rng":
+        source = f"rng {rec.number}"
+    else:
+        source = f"dice {'+'.join(str(d) for d in rec.dice)}={rec.dice_total} (count {rec.number})"
+    from controller.paigow_table import position_name
+    pos = rec.start_position
+    return (f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
+            f"counted from the {rec.counted_from}, style {rec.style}")
+
+
+def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
+             out: Callable[[str], None] = print) -> int:
+    """``table-controller simulate``: run the real application on ``profile_path`` (its loop in a
+    thread, no console) and deal ``rounds`` scripted rounds. Without ``state_dir`` the journal
+    goes to a fresh temporary directory, so a simulation never writes a table's own journal.
+    Returns the exit code (0, or 1 when the profile is refused or a step is refused)."""
+    import tempfile
+    import threading
+
+    from controller.app import Application
+    from controller.events import Shutdown
+    from controller.journal import JournalError
+    from controller.profile import ProfileError, load_profile
+
+    try:
+        profile = load_profile(profile_path)
+    except ProfileError as exc:
+        out(f"profile error: {exc}")
+        return 1
+    if profile.game != "paigow":
+        out(f"profile error: {profile_path} is a {profile.game} table, not pai gow")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="paigow-sim-") as tmp:
+        try:
+            app = Application(profile, state_dir or tmp, console_port="none")
+        except JournalError as exc:
+            out(f"journal error: {exc}")
+            return 1
+        for note in app.start():
+            out(f"recovery: {note}")
+        loop = threading.Thread(target=app.run, name="table-loop", daemon=True)
+        loop.start()
+        code = 0
+        try:
+            for line in run_script(app, rounds):
+                out(line)
+        except ScriptError as exc:
+            out(f"script stopped: {exc}")
+            code = 1
+        finally:
+            app.post(Shutdown("simulation finished"))
+            loop.join(timeout=10.0)
+            app.close()
+        return code
