@@ -56,9 +56,12 @@ from .houseway import (
     splits,
 )
 from .outcome import (
+    DEFAULT_ZERO_LOW_CONFLICT,
     DEFAULT_ZERO_VALUE,
+    ZERO_LOW_CONFLICT_SETTINGS,
     ZERO_VALUE_SETTINGS,
     Outcome,
+    ZeroLowConflict,
     ZeroValue,
     has_value_zero,
     outcome,
@@ -114,7 +117,7 @@ __all__ = [
     "TAKES", "CRITERIA", "PAIR_KINDS",
     # outcome
     "outcome", "Outcome", "ZeroValue", "ZERO_VALUE_SETTINGS", "DEFAULT_ZERO_VALUE",
-    "has_value_zero",
+    "has_value_zero", "ZeroLowConflict", "ZERO_LOW_CONFLICT_SETTINGS", "DEFAULT_ZERO_LOW_CONFLICT",
 ]
 
 __all__ += [

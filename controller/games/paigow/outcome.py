@@ -24,6 +24,23 @@ What "has a value of zero" covers is the setting :data:`ZERO_VALUE_SETTINGS`, ar
 
 A jurisdiction or casino that reads it otherwise sets it in its rules profile; the code does not
 fork. Only the player's low hand is affected: (f)(7)-(8) say it of that hand alone.
+
+Where (f)(7) and (f)(8)(ii) disagree -- setting ``zero_low_conflict``
+--------------------------------------------------------------------
+When the player's high hand is *not* higher than the dealer's and the player's low hand *is*
+higher in rank than the dealer's low hand but has a value of zero (a 0 with a better top tile
+than the dealer's 0), the two paragraphs give different answers, word for word:
+
+* (f)(7) / 13:69F-10.7(h): the wager "shall lose if the high hand of the player is identical in
+  rank or lower ..., and the low hand of the player is identical in rank or lower in rank than
+  the low hand of the dealer **or has a value of zero**" -- lose;
+* (f)(8)(ii) / 13:69F-10.7(i)2: a push if the high hand "is identical in rank ... or lower", "but
+  the low hand of the player is higher in rank than the low hand of the dealer" -- push (this
+  paragraph, unlike (f)(8)(i), does not mention a value of zero).
+
+:data:`ZERO_LOW_CONFLICT_SETTINGS`: ``"f7-lose"`` (the default; the low hand of value zero is
+treated as never beating the dealer's, the reading (f)(8)(i) also follows) or ``"f8ii-push"``.
+It changes only that one case; every other outcome is the same under both.
 """
 
 from __future__ import annotations
@@ -36,12 +53,16 @@ from .ranking import HandRank, hand_rank
 from .tiles import Tile, check_tiles
 
 __all__ = ["outcome", "Outcome", "ZeroValue", "ZERO_VALUE_SETTINGS", "DEFAULT_ZERO_VALUE",
-           "has_value_zero"]
+           "has_value_zero", "ZeroLowConflict", "ZERO_LOW_CONFLICT_SETTINGS",
+           "DEFAULT_ZERO_LOW_CONFLICT"]
 
 Outcome = Literal["win", "push", "lose"]
 ZeroValue = Literal["non-pairs", "gongs", "all"]
 ZERO_VALUE_SETTINGS: Final[tuple[ZeroValue, ...]] = ("non-pairs", "gongs", "all")
 DEFAULT_ZERO_VALUE: Final[ZeroValue] = "non-pairs"
+ZeroLowConflict = Literal["f7-lose", "f8ii-push"]
+ZERO_LOW_CONFLICT_SETTINGS: Final[tuple[ZeroLowConflict, ...]] = ("f7-lose", "f8ii-push")
+DEFAULT_ZERO_LOW_CONFLICT: Final[ZeroLowConflict] = "f7-lose"
 
 
 def has_value_zero(hand: Sequence[Tile | str], zero_value: ZeroValue = DEFAULT_ZERO_VALUE) -> bool:
@@ -75,6 +96,7 @@ def outcome(
     dealer_low: Sequence[Tile | str],
     *,
     zero_value: ZeroValue = DEFAULT_ZERO_VALUE,
+    zero_low_conflict: ZeroLowConflict = DEFAULT_ZERO_LOW_CONFLICT,
 ) -> Outcome:
     """``"win"``, ``"push"`` or ``"lose"`` for the player's wager, 5324.50(f)(7)-(9).
 
@@ -82,8 +104,16 @@ def outcome(
     ``ValueError``) if a hand is not two tiles, if the eight tiles are more than one set holds
     (1-2 in both the player's and the dealer's hands, say), or if a side's "high" hand ranks
     below its "low" hand (hands are set high and low, (f)(1), (f)(3)).
+
+    ``zero_value``: what "has a value of zero" covers; ``zero_low_conflict``: the one case where
+    (f)(7) and (f)(8)(ii) disagree (see the module docstring).
     """
     setting = _check_setting(zero_value)
+    if zero_low_conflict not in ZERO_LOW_CONFLICT_SETTINGS:
+        raise ValueError(
+            f"zero_low_conflict must be one of {', '.join(ZERO_LOW_CONFLICT_SETTINGS)}, "
+            f"got {zero_low_conflict!r}"
+        )
     hands = [
         check_tiles(h, 2, f"{name} hand")
         for h, name in (
@@ -102,9 +132,13 @@ def outcome(
                 f"below the low hand {lo.tiles[0]} {lo.tiles[1]} ({lo.describe()})"
             )
     high_wins = ph.key > dh.key  # identical rank goes to the dealer, (b)(2), (b)(7)
-    low_wins = pl.key > dl.key and not _is_zero(pl, setting)  # (f)(8)(i)
-    if high_wins and low_wins:
-        return "win"  # (f)(9)
-    if not high_wins and not low_wins:
-        return "lose"  # (f)(7)
-    return "push"  # (f)(8)
+    low_higher = pl.key > dl.key
+    low_zero = _is_zero(pl, setting)
+    if high_wins:
+        # (f)(9) win; (f)(8)(i) push: the low hand identical, lower "or has a value of zero".
+        return "win" if low_higher and not low_zero else "push"
+    if low_higher and not low_zero:
+        return "push"  # (f)(8)(ii)
+    if low_higher and zero_low_conflict == "f8ii-push":
+        return "push"  # (f)(8)(ii) read word for word (see the module docstring)
+    return "lose"  # (f)(7)

@@ -112,3 +112,64 @@ def test_outcome_matches_f7_f9_on_dealt_hands(
     assert res == {(True, True): "win", (False, False): "lose"}.get(
         (high_wins, low_wins), "push"
     )
+
+
+def test_f7_and_f8ii_disagree_on_a_zero_low_that_outranks_the_dealers_low() -> None:
+    """(f)(7): "A wager made by a player shall lose if the high hand of the player is identical in
+    rank or lower in rank than the high hand of the dealer, and the low hand of the player is
+    identical in rank or lower in rank than the low hand of the dealer or has a value of zero."
+    (f)(8)(ii): a push if "the high hand of the player is identical in rank to the high hand of
+    the dealer or lower in rank than the high hand of the dealer, but the low hand of the player
+    is higher in rank than the low hand of the dealer."
+
+    Player low 5-5 + 4-6 (value 0, top 5-5) outranks dealer low 2-2 + 1-5 (value 0, top 2-2);
+    player high lower. Word for word both paragraphs apply; the setting names the choice."""
+    ph, pl, dh, dl = h("1-1 1-1"), h("5-5 4-6"), h("6-6 6-6"), h("2-2 1-5")
+    assert paigow.compare(ph, dh) == -1 and paigow.compare(pl, dl) == 1
+    assert paigow.has_value_zero(pl)
+    assert paigow.DEFAULT_ZERO_LOW_CONFLICT == "f7-lose"
+    assert paigow.outcome(ph, pl, dh, dl) == "lose"
+    assert paigow.outcome(ph, pl, dh, dl, zero_low_conflict="f7-lose") == "lose"
+    assert paigow.outcome(ph, pl, dh, dl, zero_low_conflict="f8ii-push") == "push"
+    # (f)(8)(i) names the value of zero itself: with the high hand higher it is a push either way
+    for conflict in paigow.ZERO_LOW_CONFLICT_SETTINGS:
+        assert paigow.outcome(dh, pl, ph, dl, zero_low_conflict=conflict) == "push"
+    with pytest.raises(ValueError, match="zero_low_conflict must be one of"):
+        paigow.outcome(ph, pl, dh, dl, zero_low_conflict="push")  # type: ignore[arg-type]
+
+
+def _literal_f7_f9(hi: int, lo: int, lo_zero: bool) -> set[str]:
+    """Every outcome whose words in (f)(7), (f)(8)(i)-(ii), (f)(9) fit; hi/lo: sign of compare."""
+    fits = set()
+    if hi <= 0 and (lo <= 0 or lo_zero):
+        fits.add("lose")  # (f)(7)
+    if hi > 0 and (lo <= 0 or lo_zero):
+        fits.add("push")  # (f)(8)(i)
+    if hi <= 0 and lo > 0:
+        fits.add("push")  # (f)(8)(ii)
+    if hi > 0 and lo > 0:
+        fits.add("win")  # (f)(9), which does not mention the value of zero
+    return fits
+
+
+@given(
+    st.permutations(paigow.full_set()),
+    st.sampled_from(paigow.ZERO_VALUE_SETTINGS),
+    st.sampled_from(paigow.ZERO_LOW_CONFLICT_SETTINGS),
+)
+def test_outcome_is_one_the_words_allow(
+    shuffled: list[Tile], zero_value: paigow.ZeroValue, conflict: paigow.ZeroLowConflict
+) -> None:
+    """Independent check: the result is always one the words of (f)(7)-(9) allow, and where they
+    allow two, the (f)(8)(i) value-of-zero rule and the named setting decide."""
+    ph, pl = paigow.house_way(shuffled[:4])
+    dh, dl = paigow.house_way(shuffled[4:8])
+    hi, lo = paigow.compare(ph, dh), paigow.compare(pl, dl)
+    zero = paigow.has_value_zero(pl, zero_value)
+    fits = _literal_f7_f9(hi, lo, zero)
+    res = paigow.outcome(ph, pl, dh, dl, zero_value=zero_value, zero_low_conflict=conflict)
+    assert res in fits
+    if fits == {"win", "push"}:  # high higher, low higher but of value zero: (f)(8)(i)
+        assert res == "push"
+    if fits == {"lose", "push"}:
+        assert res == ("lose" if conflict == "f7-lose" else "push")
