@@ -33,9 +33,14 @@ favour, the same direction as the vigorish rounding.
 :class:`BankShortfallError`; no balance ever goes negative. (g)(4)(ii) should prevent it; the
 error is the last line of defence.
 
-**Surrender against a player bank** is refused (:class:`BankingError`): (f)(5) has the dealer
-collect a surrendered wager, but (g) does not say whether it goes to the chip tray or to the
-center. A product decision is needed before it can be settled.
+The odd cent of a co-bank shortfall is the setting ``PaigowRules.co_bank_shortfall_odd_cent``
+(``"co_bank"``, the default described above, or ``"house"``).
+
+**Surrender against a player bank**: (f)(5) has the dealer collect a surrendered wager, but (g)
+does not say whether it goes to the chip tray or to the center. ``PaigowRules.
+surrender_against_bank`` names the choice: ``"refuse"`` (the default: :class:`BankingError`),
+``"center"`` (collected into the center like a losing wager, (g)(15)-(16)) or ``"house"`` (to
+the chip tray, as (f)(7) places collected wagers; it then pays no winner).
 """
 
 from __future__ import annotations
@@ -226,11 +231,17 @@ def settle_bank_round(
                 "wagers on one betting area only (5324.50(g)(6))"
             )
         if w.outcome == SURRENDER:
-            raise BankingError(
-                f"{w.player}: surrender against a player bank is not settled -- (f)(5) does "
-                "not say whether the wager goes to the chip tray or to the center"
-            )
-        if w.outcome not in (WIN, PUSH, LOSE):
+            if not rules.surrender_offered:
+                raise BankingError(
+                    f"{w.player}: surrender is not offered under these rules (5324.50(f)(5))"
+                )
+            if rules.surrender_against_bank == "refuse":
+                raise BankingError(
+                    f"{w.player}: surrender against a player bank is not settled -- (f)(5) does "
+                    "not say whether the wager goes to the chip tray or to the center "
+                    "(setting surrender_against_bank is 'refuse')"
+                )
+        elif w.outcome not in (WIN, PUSH, LOSE):
             raise BankingError(
                 f"{w.player}: outcome must be 'win', 'push' or 'lose', got {w.outcome!r}"
             )
@@ -254,13 +265,21 @@ def settle_bank_round(
         if w.outcome == LOSE:
             move(w.player, CENTER, w.stake_cents, "losing wager to the center (g)(15)-(16)")
             collected += w.stake_cents
+        elif w.outcome == SURRENDER and rules.surrender_against_bank == "center":
+            move(w.player, CENTER, w.stake_cents, "surrendered wager to the center (f)(5)")
+            collected += w.stake_cents
+        elif w.outcome == SURRENDER:
+            move(w.player, HOUSE, w.stake_cents, "surrendered wager to the chip tray (f)(5)")
         elif w.outcome == WIN:
             winning += w.stake_cents
 
     # The center runs short: the bank (or the co-bank and the house, half each) makes it up.
     shortfall = max(0, winning - collected)
     if co_bank:
-        bank_part = (shortfall + 1) // 2  # the odd cent in the house's favour
+        if rules.co_bank_shortfall_odd_cent == "house":
+            bank_part = shortfall // 2  # the house puts in the odd cent
+        else:
+            bank_part = (shortfall + 1) // 2  # the odd cent in the house's favour
         house_part = shortfall - bank_part
     else:
         bank_part, house_part = shortfall, 0

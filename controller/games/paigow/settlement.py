@@ -17,13 +17,15 @@ highest multiple of 25 cents."
 
 1. Amount won = the stake (1:1). Vigorish = ``vig_percent`` % of it.
 2. Sub-cent: five percent of a stake that is not a multiple of 20 cents is not a whole number of
-   cents (5% of $10.10 is 50.5 cents). Only whole cents can be collected, so the vigorish is
-   rounded **up** to the next cent -- in the house's favour, the same direction the regulation
-   itself allows for the 25-cent rounding, and the same rule as "odd cents go to the house" in
-   banking.
+   cents (5% of $10.10 is 50.5 cents). Only whole cents can be collected and the regulation names
+   no direction, so it is the setting ``vig_cent_rounding``: ``"up"`` (the default: 51 cents, in
+   the house's favour, the direction of the regulation's own 25-cent rounding and of "odd cents
+   go to the house" in banking) or ``"down"`` (50 cents: never more than five percent).
 3. ``round_vig_to_quarter=True`` (the casino's option): the vigorish is raised to 25 cents if it
    is under 25 cents, else to the next highest multiple of 25 cents; a vigorish that already is a
    multiple of 25 cents stays as it is ($10 -> 50c stays 50c; $11 -> 55c -> 75c; $1 -> 5c -> 25c).
+   This rounds the exact vigorish (50.5 cents on $10.10 -> 75 cents), so ``vig_cent_rounding``
+   then makes no difference.
 4. The vigorish never exceeds the amount won: a winning wager never costs the player money.
    (Reachable only for stakes under 25 cents with quarter rounding on; the regulation is silent.)
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from controller.games.paigow.errors import PaigowError
 
@@ -54,6 +56,9 @@ __all__ = [
     "AreaWager",
     "setting_order",
     "check_two_areas",
+    "VigCentRounding",
+    "CoBankOddCent",
+    "SurrenderAgainstBank",
 ]
 
 WIN: Final = "win"
@@ -64,6 +69,15 @@ SURRENDER: Final = "surrender"
 OUTCOMES: Final[tuple[str, ...]] = (WIN, PUSH, LOSE, SURRENDER)
 
 QUARTER_CENTS: Final = 25
+
+VigCentRounding = Literal["up", "down"]
+CoBankOddCent = Literal["co_bank", "house"]
+SurrenderAgainstBank = Literal["refuse", "center", "house"]
+_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "vig_cent_rounding": ("up", "down"),
+    "co_bank_shortfall_odd_cent": ("co_bank", "house"),
+    "surrender_against_bank": ("refuse", "center", "house"),
+}
 
 
 class SettlementError(PaigowError, ValueError):
@@ -89,6 +103,15 @@ class PaigowRules:
         True -- when the rotation returns to the dealer, the house banks that round and the
         rotation starts again at the player farthest to the dealer's right; False -- it starts
         again at once.
+    ``vig_cent_rounding``: ``"up"`` or ``"down"``, a vigorish that is no whole number of cents
+        (five percent of $10.10 is 50.5 cents); (f)(10) names no direction.
+    ``co_bank_shortfall_odd_cent``: who puts in the odd cent when a co-bank shortfall of an odd
+        number of cents is split "one-half" each ((g)(16)): ``"co_bank"`` (default, the house
+        keeps the odd cent) or ``"house"``.
+    ``surrender_against_bank``: where a wager surrendered ((f)(5)) in a round a player banks goes;
+        (f)(5) says only that the dealer "collect[s] the wager", (g)(15)-(16) speak of losing
+        wagers only: ``"refuse"`` (default: :mod:`banking` refuses to settle it), ``"center"``
+        (collected into the center like a losing wager) or ``"house"`` (to the chip tray).
     """
 
     vig_percent: int = 5
@@ -97,6 +120,9 @@ class PaigowRules:
     player_bank_offered: bool = False
     co_bank_offered: bool = False
     bank_rotation_includes_dealer: bool = True
+    vig_cent_rounding: VigCentRounding = "up"
+    co_bank_shortfall_odd_cent: CoBankOddCent = "co_bank"
+    surrender_against_bank: SurrenderAgainstBank = "refuse"
 
     def __post_init__(self) -> None:
         v = self.vig_percent
@@ -112,6 +138,12 @@ class PaigowRules:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise SettlementError(f"{name} must be True or False, got {value!r}")
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in choices:
+                raise SettlementError(
+                    f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+                )
         if self.co_bank_offered and not self.player_bank_offered:
             raise SettlementError(
                 "co_bank_offered needs player_bank_offered: a co-bank is a player bank with the "
@@ -140,8 +172,9 @@ def _check_rules(rules: object) -> PaigowRules:
 def commission(amount_won_cents: int, rules: PaigowRules) -> int:
     """The vigorish in cents on ``amount_won_cents`` (5324.50(f)(10); 13:69F-10.7(k)).
 
-    ``vig_percent`` % rounded up to a whole cent; with ``round_vig_to_quarter``, up to 25 cents or
-    the next highest multiple of 25 cents (an exact multiple stays); never more than the amount.
+    ``vig_percent`` % rounded to a whole cent by ``vig_cent_rounding``; with
+    ``round_vig_to_quarter``, the exact vigorish up to 25 cents or the next highest multiple of 25
+    cents (an exact multiple stays); never more than the amount.
     Also used for the 5% charged on a bank's surplus ((g)(15), (g)(16): "in accordance with
     subdivision (f)").
 
@@ -153,9 +186,14 @@ def commission(amount_won_cents: int, rules: PaigowRules) -> int:
     """
     rules = _check_rules(rules)
     amount = _check_cents("amount won", amount_won_cents, positive=False)
-    vig = -(-amount * rules.vig_percent // 100)  # ceil to the cent, integers only
+    hundredths = amount * rules.vig_percent  # the exact vigorish, in hundredths of a cent
     if rules.round_vig_to_quarter:
-        vig = -(-vig // QUARTER_CENTS) * QUARTER_CENTS
+        step = QUARTER_CENTS * 100
+        vig = -(-hundredths // step) * QUARTER_CENTS  # ceil of the exact amount to 25 cents
+    elif rules.vig_cent_rounding == "down":
+        vig = hundredths // 100
+    else:
+        vig = -(-hundredths // 100)  # ceil to the cent, integers only
     return min(vig, amount)
 
 

@@ -602,3 +602,76 @@ def test_no_player_ever_banks_two_rounds_in_a_row(
         assert banker is None or banker != last
         rot = rot.next_state(seats, banker)
         last = banker
+
+
+# ---------------------------------------------------------------------------------------------
+# Review: named settings for what (g)(16) and (f)(5) leave open in a bank round
+# ---------------------------------------------------------------------------------------------
+
+
+def test_co_bank_odd_cent_of_a_shortfall_is_a_named_setting() -> None:
+    """(g)(16): "an amount equal to one-half of the remaining winning wagers" from the co-bank and
+    "an amount equal to one-half of the remaining winning wagers from the chip tray". A $20.01
+    shortfall has no whole-cent half; ``co_bank_shortfall_odd_cent`` says who puts in the odd
+    cent: "co_bank" (default: $10.01 co-bank, $10.00 house) or "house" ($10.00 / $10.01)."""
+    wagers = [W("seat1", 3001, "win"), W("seat2", 1000, "lose")]
+    s = settle_bank_round(wagers, bank="seat6", bank_chips_cents=1001, rules=BANK, co_bank=True)
+    assert (s.bank_shortfall_cents, s.house_shortfall_cents) == (1001, 1000)
+    rules = PaigowRules(
+        player_bank_offered=True, co_bank_offered=True, co_bank_shortfall_odd_cent="house"
+    )
+    s = settle_bank_round(wagers, bank="seat6", bank_chips_cents=1000, rules=rules, co_bank=True)
+    assert (s.bank_shortfall_cents, s.house_shortfall_cents) == (1000, 1001)
+    assert s.bank_chips_after_cents == 0
+    assert sum(s.net().values()) == 0
+
+
+def _surrender_rules(where: str) -> PaigowRules:
+    return PaigowRules(
+        player_bank_offered=True, co_bank_offered=True, surrender_against_bank=where  # type: ignore[arg-type]
+    )
+
+
+def test_surrender_against_a_player_bank_to_the_center() -> None:
+    """(f)(5): "Once the player has announced an intention to surrender, the dealer shall: (i)
+    immediately collect the wager from such player"; (g)(15): "All losing wagers shall be
+    collected and placed in the center of the table." With ``surrender_against_bank="center"``
+    a surrendered wager goes to the center like a losing one: seat1 surrenders $10, seat2 wins
+    $5; the center pays seat2 and the $5 surplus less 25c vigorish goes to the bank."""
+    s = settle_bank_round(
+        [W("seat1", 1000, "surrender"), W("seat2", 500, "win")],
+        bank="seat3",
+        bank_chips_cents=0,
+        rules=_surrender_rules("center"),
+    )
+    assert (s.collected_cents, s.surplus_cents, s.bank_receives_cents) == (1000, 500, 475)
+    assert s.net() == {"seat1": -1000, "seat2": 475, "seat3": 475, HOUSE: 50}
+
+
+def test_surrender_against_a_player_bank_to_the_tray() -> None:
+    """``surrender_against_bank="house"``: the surrendered wager goes to the chip tray ((f)(7)'s
+    place for collected wagers) and not to the center; seat2's win then is a $5 shortfall the
+    bank covers."""
+    s = settle_bank_round(
+        [W("seat1", 1000, "surrender"), W("seat2", 500, "win")],
+        bank="seat3",
+        bank_chips_cents=500,
+        rules=_surrender_rules("house"),
+    )
+    assert (s.collected_cents, s.shortfall_cents, s.bank_receives_cents) == (0, 500, 0)
+    assert s.net() == {"seat1": -1000, "seat2": 475, "seat3": -500, HOUSE: 1025}
+
+
+def test_surrender_against_a_player_bank_refused_by_default() -> None:
+    assert PaigowRules().surrender_against_bank == "refuse"
+    with pytest.raises(BankingError, match="surrender_against_bank"):
+        settle_bank_round(
+            [W("seat1", 1000, "surrender")], bank="seat2", bank_chips_cents=0, rules=BANK
+        )
+    no_surrender = PaigowRules(
+        player_bank_offered=True, surrender_offered=False, surrender_against_bank="center"
+    )
+    with pytest.raises(BankingError, match="surrender is not offered"):
+        settle_bank_round(
+            [W("seat1", 1000, "surrender")], bank="seat2", bank_chips_cents=0, rules=no_surrender
+        )

@@ -16,6 +16,7 @@ from controller.games.paigow.settlement import (
     AreaWager,
     PaigowRules,
     SettlementError,
+    VigCentRounding,
     check_two_areas,
     commission,
     may_surrender,
@@ -261,3 +262,54 @@ def test_two_areas_must_be_adjacent_and_one_for_the_bank() -> None:
         check_two_areas([3, 4], is_bank=True)
     with pytest.raises(SettlementError, match="area 7 is not an area 1-6"):
         check_two_areas([6, 7])
+
+
+# ---------------------------------------------------------------------------------------------
+# Review: the sub-cent of (f)(10) is a named setting
+# ---------------------------------------------------------------------------------------------
+
+
+def test_sub_cent_vigorish_is_a_named_setting() -> None:
+    """(f)(10): "a vigorish ... in an amount equal to five percent of the amount won". Five
+    percent of $10.10 is 50.5 cents, which is no whole number of cents; the regulation names no
+    direction for it (only the optional 25-cent rounding, which is up). ``vig_cent_rounding``:
+    "up" (default, 51c) or "down" (50c, never more than five percent)."""
+    assert PaigowRules().vig_cent_rounding == "up"
+    assert commission(1010, PaigowRules()) == 51
+    down = PaigowRules(vig_cent_rounding="down")
+    assert commission(1010, down) == 50
+    assert settle_wager("win", 1010, down) == 960
+    assert commission(1000, down) == 50  # exact amounts are the same either way
+    assert commission(21, down) == 1  # 1.05c -> 1c
+    assert commission(1, down) == 0  # 0.05c -> 0c
+    with pytest.raises(SettlementError, match="vig_cent_rounding must be"):
+        PaigowRules(vig_cent_rounding="nearest")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cents", ["up", "down"])
+def test_quarter_rounding_is_of_the_exact_vigorish(cents: str) -> None:
+    """(f)(10): "round off the vigorish to 25 cents or the next highest multiple of 25 cents":
+    the vigorish on $10.10 is 50.5 cents, above 50, so it goes to 75 cents whichever way a cent
+    would be rounded; on $10.00 it is exactly 50 cents and stays."""
+    rules = PaigowRules(round_vig_to_quarter=True, vig_cent_rounding=cents)  # type: ignore[arg-type]
+    assert commission(1010, rules) == 75
+    assert commission(1000, rules) == 50
+    assert commission(510, rules) == 50  # 25.5c -> 50c
+    assert commission(500, rules) == 25
+
+
+@given(st.integers(1, 10**7), st.integers(0, 100), st.booleans())
+def test_commission_matches_exact_fractions(stake: int, pct: int, quarter: bool) -> None:
+    """Independent check of (f)(10) with exact fractions."""
+    from fractions import Fraction
+    from math import ceil, floor
+
+    exact = Fraction(stake * pct, 100)
+    modes: tuple[VigCentRounding, ...] = ("up", "down")
+    for mode in modes:
+        rules = PaigowRules(vig_percent=pct, round_vig_to_quarter=quarter, vig_cent_rounding=mode)
+        if quarter:
+            want = ceil(exact / 25) * 25
+        else:
+            want = ceil(exact) if mode == "up" else floor(exact)
+        assert commission(stake, rules) == min(want, stake)
