@@ -483,3 +483,80 @@ def test_any_legal_cut_is_a_permutation(bounds: tuple[int, int, int]) -> None:
     assert sorted(result) == STACK_NAMES
     assert result[: len(left)] == [STACK_NAMES[i] for i in left]
     assert result[len(result) - len(right) :] == [STACK_NAMES[i] for i in right]
+
+
+# ---------------------------------------------------------------------------------------------
+# Review: an independent simulation of the dealer's hands, move by move, for every style
+# ---------------------------------------------------------------------------------------------
+#
+# The table is simulated as the dealer handles it: a row of physical stacks (lists, top tile
+# first) from the dealer's left to right; each step of (g)(11)(i)-(x) takes tiles off the tops
+# of named stacks (pushing forward, placing diagonally, stacking on top) and hands them to the
+# next position. Nothing is shared with dealing.py's plan tables.
+
+
+def _simulate(style: str, layout: list[list[str]]) -> list[set[str]]:
+    row = [list(s) for s in layout]  # row[0]: first stack on the dealer's left
+    out: list[set[str]] = []
+
+    def take(stack: list[str], n: int) -> list[str]:
+        got = stack[:n]
+        del stack[:n]
+        return got
+
+    def right(k: int) -> list[str]:  # the k-th stack from the dealer's right, k from 1
+        return row[len(row) - k]
+
+    def left(k: int) -> list[str]:
+        return row[k - 1]
+
+    side_of = {"from_right": (right, left), "from_left": (left, right)}
+    if style.startswith("house_way"):
+        first, _ = side_of[style[len("house_way_"):]]
+        # "pushing forward the first stack ... The remaining stacks ... delivered from the
+        # dealer's right to left" (or left to right)
+        while row:
+            s = first(1)
+            out.append(set(take(s, 4)))
+            row.remove(s)
+    elif style.startswith("cup_say"):
+        first, _ = side_of[style[len("cup_say_"):]]
+        while row:
+            a, b = first(1), first(2)  # "the first two stacks"
+            out.append(set(take(a, 2) + take(b, 2)))  # "the top two tiles from each"
+            out.append(set(take(a, 2) + take(b, 2)))  # "the four remaining tiles"
+            row.remove(a)
+            row.remove(b)
+    elif style in ("jung_quat", "chee_yee"):
+        while row:
+            if style == "jung_quat":  # the two center stacks of what is left, pushed together
+                a, b = row[len(row) // 2 - 1], row[len(row) // 2]
+            else:  # "the first stack remaining on the dealer's right and ... left"
+                a, b = right(1), left(1)
+            out.append(set(take(a, 2) + take(b, 2)))
+            out.append(set(take(a, 2) + take(b, 2)))
+            row.remove(a)
+            row.remove(b)
+    elif style.startswith("pin_say"):
+        first, other = side_of[style[len("pin_say_"):]]
+        mine = [first(k) for k in range(1, 5)]
+        theirs = [other(k) for k in range(1, 5)]
+        while any(mine):
+            diagonal = take(mine[0], 1)  # "removing the top tile of the first stack ..."
+            covered = [t for s in mine[1:] for t in take(s, 1)]  # "... the three tiles it covers"
+            out.append(set(diagonal + covered))
+            out.append({t for s in theirs for t in take(s, 1)})
+    else:  # dragon head and phoenix tail
+        first, other = side_of[style[len("dragon_head_phoenix_tail_"):]]
+        s1, s2, s3, s4 = (first(k) for k in range(1, 5))
+        tall = [s1 + s3, s2 + s4]  # first and second placed "directly on top of" third and fourth
+        tail = [other(k) for k in range(1, 5)]
+        while any(tall):
+            out.append({t for s in tall for t in take(s, 2)})  # "the top two tiles in each"
+            out.append({t for s in tail for t in take(s, 1)})  # "the top tile from each"
+    return out
+
+
+@pytest.mark.parametrize("style", DELIVERY_STYLES)
+def test_deliver_matches_a_move_by_move_simulation(style: str) -> None:
+    assert [set(h) for h in deliver(LAYOUT, style)] == _simulate(style, LAYOUT)
