@@ -15,6 +15,7 @@ are written during that replay (marked ``recovered``).
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -319,7 +320,7 @@ class ShoeData:
     shoe_in_play: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items()}
+        return copy.deepcopy(self.__dict__)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ShoeData:
@@ -1317,7 +1318,7 @@ class BaccaratTable:
     @property
     def data(self) -> ShoeData:
         """A copy of the table's data (tests read it; nothing outside changes it)."""
-        return ShoeData.from_json(self._d.to_json())
+        return ShoeData.from_json(copy.deepcopy(self._d.to_json()))
 
     @property
     def ledger(self) -> VigLedger:
