@@ -91,7 +91,10 @@ class Rules:
             )
         if not _is_int(self.tie_pays) or self.tie_pays < 1:
             raise RulesError(f"tie_pays must be a whole number 1 or more, not {self.tie_pays!r}")
-        if self.dragon_pay_table is not None and self.dragon_pay_table not in DRAGON_PAY_TABLES:
+        if self.dragon_pay_table is not None and (
+            not isinstance(self.dragon_pay_table, str)
+            or self.dragon_pay_table not in DRAGON_PAY_TABLES
+        ):
             raise RulesError(
                 "dragon_pay_table must be None, 'A', 'B' or 'C' (5324.20(d)(5)),"
                 f" not {self.dragon_pay_table!r}"
@@ -109,7 +112,10 @@ class Rules:
             raise RulesError(
                 f"dragon7_pays must be a whole number 1 or more, not {self.dragon7_pays!r}"
             )
-        if self.paying_procedure not in PAYING_PROCEDURES:
+        if (
+            not isinstance(self.paying_procedure, str)
+            or self.paying_procedure not in PAYING_PROCEDURES
+        ):
             raise RulesError(
                 "paying_procedure must be one of 'i', 'ii', 'iii', 'iv' (5324.20(g)(2)),"
                 f" not {self.paying_procedure!r}"

@@ -313,3 +313,16 @@ def test_every_offered_wager_settles_to_whole_cents(cards: list[baccarat.Card], 
             assert isinstance(net, int) and isinstance(commission, int)
             assert net >= -500 * units
             assert commission == 0 or wager == "banker"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"dragon_pay_table": ["A"]}, {"paying_procedure": ["i"]}, {"dragon_pay_table": 1}],
+)
+def test_rules_refuse_a_setting_of_the_wrong_kind_with_rules_error(
+    kwargs: dict[str, object],
+) -> None:
+    """A pay table of (d)(5) is "A", "B" or "C" and a procedure of (g)(2) one of (i)-(iv): anything
+    else is a RulesError naming the setting, never a stray TypeError."""
+    with pytest.raises(baccarat.RulesError, match=next(iter(kwargs))):
+        Rules(**kwargs)  # type: ignore[arg-type]
