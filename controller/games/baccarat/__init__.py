@@ -31,6 +31,8 @@ from .errors import (
 )
 from .irregularities import (
     ERROR_CARD_COUNT,
+    FACE_UP_BURN_FROM,
+    BurnFrom,
     ErrorCardCount,
     Fate,
     IrregularityError,
@@ -160,9 +162,11 @@ __all__ += [
     "COVER",
     "DEAD_HAND_COMPELS_PASS",
     "ERROR_CARD_COUNT",
+    "FACE_UP_BURN_FROM",
     "HANDS_AFTER_COVER",
     "MIN_DECKS",
     "OFFER_BACK_TO_PREVIOUS",
+    "BurnFrom",
     "BurnProgress",
     "CardBeyondShoe",
     "CoupInProgress",

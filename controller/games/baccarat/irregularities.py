@@ -41,6 +41,21 @@ class ErrorCardCount(StrEnum):
 ERROR_CARD_COUNT = ErrorCardCount.BURN
 
 
+class BurnFrom(StrEnum):
+    """Where the burn of 5324.20(i)(1)(i) starts for a disclosed card found face up in the shoe:
+    "remove the first card from the shoe and place such card face up and then remove an additional
+    amount of cards equal to the value of the first card drawn". The card found face up was to be
+    the first card of the next hand, so "the first card from the shoe" may be read as the card
+    after it or as that card itself. See docs/baccarat-shoe.md."""
+
+    NEXT_CARD = "next card"  # the face-up card is discarded; the next card is turned (default)
+    FACE_UP_CARD = "face-up card"  # the face-up card is the burn's first card; its value counts
+
+
+#: The default reading of where the burn of 5324.20(i)(1)(i) starts for a card found face up.
+FACE_UP_BURN_FROM = BurnFrom.NEXT_CARD
+
+
 class Fate(StrEnum):
     """What becomes of the card concerned."""
 
@@ -105,7 +120,13 @@ def _disclosed_remedy(card: Card, remedy: Remedy | None, section: str) -> Ruling
     return Ruling(card, Fate.DISCARD, then, f"{section}, 5324.20(i)(1){sub}")
 
 
-def face_up_in_shoe(card: Card | str, *, disclosed: bool, remedy: Remedy | None = None) -> Ruling:
+def face_up_in_shoe(
+    card: Card | str,
+    *,
+    disclosed: bool,
+    remedy: Remedy | None = None,
+    burn_from: BurnFrom = FACE_UP_BURN_FROM,
+) -> Ruling:
     """A card found face up in the shoe, 5324.20(i)(1): "A card found face up in the shoe shall not
     be used as the first card of the next hand of play. If the card has been disclosed, the dealer
     either shall: (i) remove the first card from the shoe and place such card face up and then
@@ -113,11 +134,24 @@ def face_up_in_shoe(card: Card | str, *, disclosed: bool, remedy: Remedy | None 
     cards ...; or (ii) choose to deal a complete hand ... that no player shall wager upon."
 
     The card goes to the discard rack in either case. Not disclosed: play goes on. Disclosed: the
-    dealer's ``remedy`` (required) is the burn or the hand nobody wagers on.
+    dealer's ``remedy`` (required) is the burn or the hand nobody wagers on. ``burn_from``
+    (:class:`BurnFrom`, default :data:`FACE_UP_BURN_FROM`) says where the burn starts: with
+    ``BurnFrom.FACE_UP_CARD`` the card found face up is the burn's first card, and as many more as
+    its value (tens and faces 10) are burned after it.
     """
     c = _as_card(card)
     if not disclosed:
         return Ruling(c, Fate.DISCARD, Then.NOTHING, "5324.20(i)(1)")
+    if not isinstance(burn_from, BurnFrom):
+        raise IrregularityError(f"burn_from must be a BurnFrom, not {burn_from!r}")
+    if remedy is Remedy.BURN and burn_from is BurnFrom.FACE_UP_CARD:
+        return Ruling(
+            c,
+            Fate.BURN_FACE_UP,
+            Then.BURN_MORE,
+            "5324.20(i)(1), 5324.20(i)(1)(i)",
+            burn_more=c.burn_value,
+        )
     return _disclosed_remedy(c, remedy, "5324.20(i)(1)")
 
 
@@ -150,18 +184,22 @@ def player_third_in_error(
     card and an additional number of cards equal to the value of such card shall be drawn face up
     from the shoe and placed in the discard rack."
 
-    ``coup`` holds the four initial cards; the player's hand stayed, on a natural (f)(10) or on 6
-    or 7 (f)(11). The banker is obligated to draw when the player stayed on 6 or 7 and the banker
-    has 0-5 (f)(12): the card completes the coup as the banker's third card, disclosed or not. The
-    banker is required to stay otherwise (a natural on either side, or the banker on 6-7).
+    ``coup`` holds the four initial cards, or those and the banker's third card; the player's hand
+    stayed, on a natural (f)(10) or on 6 or 7 (f)(11). The banker is obligated to draw when the
+    player stayed on 6 or 7 and the banker has 0-5 (f)(12) and has not yet drawn: the card
+    completes the coup as the banker's third card, disclosed or not. The banker is required to stay
+    otherwise (a natural on either side, the banker on 6-7, or the banker's third card already
+    dealt).
     ``count`` says how the disclosed card's value is counted (:class:`ErrorCardCount`; by default
     as in (e), tens and faces 10).
     """
     c = _as_card(card)
-    if len(coup.cards) != 4:
+    n = len(coup.cards)
+    if not (n == 4 or (n == 5 and coup.complete and len(coup.player) == 2)):
         raise IrregularityError(
-            "a player's third card in error follows the four initial cards (5324.20(f)(5)); this"
-            f" coup holds {len(coup.cards)}"
+            "a player's third card in error follows the four initial cards (5324.20(f)(5)), or"
+            " the banker's third card when the player's hand stayed; this coup holds"
+            f" {n} cards, the player's hand {len(coup.player)}"
         )
     if coup.expecting is CoupStep.PLAYER_DRAWS:
         raise IrregularityError(

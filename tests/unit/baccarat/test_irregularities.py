@@ -170,3 +170,50 @@ def test_player_third_in_error_against_the_rules(
             assert r.burn_more == 1
     else:
         assert r.fate is Fate.NEXT_HAND_FIRST
+
+
+def test_player_third_in_error_after_the_banker_has_drawn() -> None:
+    """(i)(3): "A third card dealt to the player's hand when no third card is authorized ...
+    If, in such circumstances, the banker's hand is required to stay, the card dealt in error shall
+    become the first card of the next hand unless such card has been disclosed. In such case, the
+    disclosed card and an additional number of cards equal to the value of such card shall be
+    drawn face up from the shoe and placed in the discard rack."
+
+    Player 7 stays (f)(11); banker 3 draws (f)(12) a 4 and has its three cards. A card then dealt
+    to the player is a third card the player was not authorized to take, and the banker (already
+    drawn) must stay: (i)(3) governs, not an error."""
+    coup = CoupInProgress(cards("4S 2H 3D AC 4D"))
+    assert coup.complete and len(coup.player) == 2 and len(coup.banker) == 3
+    r = player_third_in_error(coup, "9H", disclosed=False)
+    assert (r.fate, r.then, r.coup) == (Fate.NEXT_HAND_FIRST, Then.NOTHING, None)
+    r = player_third_in_error(coup, "9H", disclosed=True)
+    assert (r.fate, r.then, r.burn_more) == (Fate.BURN_FACE_UP, Then.BURN_MORE, 9)
+    # A player who drew already holds three cards: a further card is no "third card".
+    with pytest.raises(IrregularityError):
+        player_third_in_error(CoupInProgress(cards("2S 6H 3D KC 4D")), "9H", disclosed=True)
+
+
+def test_face_up_card_burn_from_setting() -> None:
+    """(i)(1)(i): "remove the first card from the shoe and place such card face up and then remove
+    an additional amount of cards equal to the value of the first card drawn and burn those cards".
+    Whether "the first card from the shoe" is the next card (default) or the disclosed card found
+    face up at the front of the shoe is a named setting, ``burn_from``."""
+    from controller.games.baccarat.irregularities import FACE_UP_BURN_FROM, BurnFrom
+
+    assert FACE_UP_BURN_FROM is BurnFrom.NEXT_CARD
+    default = face_up_in_shoe("7H", disclosed=True, remedy=Remedy.BURN)
+    assert default == face_up_in_shoe(
+        "7H", disclosed=True, remedy=Remedy.BURN, burn_from=BurnFrom.NEXT_CARD
+    )
+    r = face_up_in_shoe("7H", disclosed=True, remedy=Remedy.BURN, burn_from=BurnFrom.FACE_UP_CARD)
+    assert (r.fate, r.then, r.burn_more) == (Fate.BURN_FACE_UP, Then.BURN_MORE, 7)
+    burn = r.burn()
+    assert burn is not None and burn.face_up is card("7H") and burn.remaining == 7
+    r = face_up_in_shoe("QH", disclosed=True, remedy=Remedy.BURN, burn_from=BurnFrom.FACE_UP_CARD)
+    assert r.burn_more == 10  # "face cards and 10s count as 10"
+    # The setting touches only the burn: the hand nobody wagers on and the undisclosed card are
+    # unchanged.
+    for bf in BurnFrom:
+        r = face_up_in_shoe("7H", disclosed=True, remedy=Remedy.DEAD_HAND, burn_from=bf)
+        assert (r.fate, r.then) == (Fate.DISCARD, Then.DEAD_HAND)
+        assert face_up_in_shoe("7H", disclosed=False, burn_from=bf).then is Then.NOTHING
