@@ -171,6 +171,7 @@ class Rig:
     port: LinePort
     env: Mapping[str, str] | None = None
     hardware: bool = False
+    cwd: Path = REPO
     alarms: list[str] = field(default_factory=list)
     stderr_lines: list[str] = field(default_factory=list)
     _proc: subprocess.Popen[bytes] | None = None
@@ -188,7 +189,7 @@ class Rig:
             [sys.executable, "-m", "controller", "run", "--profile", str(self.profile),
              "--state-dir", str(self.state_dir), *extra_args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=env, cwd=str(REPO))
+            env=env, cwd=str(self.cwd))
         threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True).start()
         deadline = time.monotonic() + READY_TIMEOUT_S
         while not self._ready.wait(0.1):
