@@ -109,10 +109,8 @@ TRANSITIONS: Final[tuple[tuple[str, str | tuple[str, ...], str, tuple[str, ...]]
     ("remedy_dead_hand", "betting", "dealing", ("dead_hand_allowed",)),
     ("no_more_bets", "betting", "dealing", ("can_deal",)),
     ("deal_card", "dealing", "dealing", ("expects_initial",)),
-    ("deal_card", ("dealing", "player_third", "banker_third"), "player_third",
-     ("expects_player_draw",)),
-    ("deal_card", ("dealing", "player_third", "banker_third"), "banker_third",
-     ("expects_banker_draw",)),
+    ("deal_card", "dealing", "player_third", ("expects_player_draw",)),
+    ("deal_card", ("dealing", "player_third"), "banker_third", ("expects_banker_draw",)),
     ("deal_card", ("dealing", "player_third", "banker_third"), "settling", ("coup_complete",)),
     ("settled", "settling", "shuffle", ("shoe_finished",)),
     ("settled", "settling", "passing", ("must_pass",)),
@@ -213,9 +211,6 @@ def mermaid() -> str:
     for trigger, source, dest, conditions in TRANSITIONS:
         sources = source if isinstance(source, tuple) else (source,)
         label = trigger + (f" [{', '.join(conditions)}]" if conditions else "")
-        if sources == STATES:
-            lines.append(f"    any --> {dest}: {label}")
-            continue
         for s in sources:
             lines.append(f"    {s} --> {dest}: {label}")
     return "\n".join(lines) + "\n"
@@ -224,9 +219,9 @@ def mermaid() -> str:
 # --- unshuffled-sequence monitor ----------------------------------------------------------------
 
 #: Alarm thresholds; docs/baccarat-table.md derives each false-alarm rate (a shuffled 8-deck shoe).
-SUIT_RUN_ALARM: Final = 13   # 13 cards of one suit in a row: ~1.9e-5 of shuffled shoes
-RANK_RUN_ALARM: Final = 8    # 8 cards each one rank above (or each one below) the last: ~1.3e-5
-REPEAT_WINDOW_ALARM: Final = 6  # the same 6 cards in the same order twice in a shoe: ~4.4e-6
+SUIT_RUN_ALARM: Final = 13   # 13 cards of one suit in a row: ~1.7e-5 of shuffled shoes
+RANK_RUN_ALARM: Final = 8    # 8 cards each one rank above (or each one below) the last: ~1.2e-5
+REPEAT_WINDOW_ALARM: Final = 6  # the same 6 cards in the same order twice in a shoe: ~2.0e-6
 
 _RANK_INDEX: Final = {r: i for i, r in enumerate(baccarat.RANKS)}
 
@@ -1342,6 +1337,27 @@ RECOVERY_RULES: Final[dict[str, str]] = {
     "passing": "resume: the shoe is offered to the next seat",
     "halted": "resume halted: the fault stays until a technician clears it",
 }
+
+
+def expected_alarm_rate(kind: str, level: int, decks: int = 8) -> float:
+    """The expected number of alarms per shuffled shoe (for small values, the share of shoes
+    that raise one) at ``level``: the arithmetic of docs/baccarat-table.md.
+
+    ``suit``: runs start at about N (1 - p) positions and continue with p = (13d - 1)/(N - 1).
+    ``rank``: two directions, each step with q = 4d/(N - 1) (the cards of the next rank).
+    ``repeat``: about (N - K)^2 / 2 pairs of windows, each matching with ((d - 1)/(N - 1))^K.
+    """
+    n = 52 * decks
+    if kind == "suit":
+        p = (13 * decks - 1) / (n - 1)
+        return n * (1 - p) * p ** (level - 1)
+    if kind == "rank":
+        q = 4 * decks / (n - 1)
+        return 2 * n * (1 - q) * q ** (level - 1)
+    if kind == "repeat":
+        pairs = (n - level) ** 2 / 2
+        return pairs * ((decks - 1) / (n - 1)) ** level
+    raise ValueError(f"kind is suit, rank or repeat, not {kind!r}")
 
 
 def shuffled_shoe_alarm_rates(shoes: int, decks: int = 8, seed: int = 1,
