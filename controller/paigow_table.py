@@ -165,7 +165,7 @@ TRANSITIONS: Final[tuple[Step, ...]] = (
     *(Step("draw", s, "dealing", ("rng_mode",)) for s in _PRE_DRAW),
     *(Step("dice", s, "dealing", ("dice_mode", "dice_complete")) for s in _PRE_DRAW),
     Step("dealt", "dealing", "setting_hands"),
-    *(Step("expose_player", s, s) for s in _DEALT),
+    *(Step("expose_player", s, s, ("players_tile",)) for s in _DEALT),
     *(Step("void_hand", s, s, ("hand_exposed",)) for s in _DEALT),
     *(Step("expose_void", s, "washing", ("exposure_voids",))
       for s in (*_DEALT, "dealer_hands")),
@@ -356,6 +356,12 @@ class PaigowRound:
     def why_dice_complete(self, event: EventData) -> str | None:
         if self.dragons_eye() and len(event.kwargs["dice"]) != 3:
             return "dragon's eye (13:69F-10.7(l)) needs the three dice: `dice A B C`"
+        return None
+
+    def why_players_tile(self, event: EventData) -> str | None:
+        seat = int(event.kwargs["seat"])
+        if self.record.bank != "house" and seat == self.record.bank_seat:
+            return f"seat {seat} is the bank: `expose bank` (5324.50(i)(2))"
         return None
 
     def why_hand_exposed(self, event: EventData) -> str | None:

@@ -112,3 +112,16 @@ def test_void_button_voids_the_round(tmp_path: Path) -> None:
     rig.press("void")
     assert rig.state == "washing"
     assert rig.rows("paigow.voided")[-1].data["record"]["closing_reason"]
+
+
+def test_banking_players_tile_is_the_banks(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    play_round(rig)
+    rig.press("shuffled")
+    rig.act("bank seat 3")
+    for name in ("no_more_bets", "draw"):
+        rig.press(name)
+    exc = rig.try_act("expose player 3")
+    assert exc is not None and "expose bank" in exc.reason
+    rig.act("expose player 2")
+    assert rig.table.model.record.exposed_seats == [2]
