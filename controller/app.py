@@ -95,6 +95,12 @@ class Application:
             self._raise_fault(f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
                               f" no longer applies: {problem.reason}")
 
+        # Program verification (controller/manifest.py): a program or profile file that differs
+        # from the installed manifest is a fault; no manifest configured, nothing to check.
+        from controller.manifest import startup_problems
+        for mismatch in startup_problems(profile.source_files):
+            self._raise_fault(f"program: {mismatch}")
+
         self.devices: dict[str, Any] = {}
         self.rng: Any = None
         self.table: Table = self._build_table()

@@ -146,3 +146,21 @@ def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
         rig.err("fault clear", "FAULT")             # the file is still changed
     finally:
         rig.close()
+
+
+def test_a_changed_file_at_start_is_a_fault(tmp_path: Path) -> None:
+    program = tmp_path / "program"
+    _copy_program(program)
+    pty = PtyMaster()
+    profile = override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path)
+    manifest = tmp_path / "manifest.json"
+    mf.write_manifest(mf.build_manifest(program, [profile]), manifest)
+    profile.write_text(profile.read_text() + "# edited after install\n")
+    env = dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
+               TABLE_CONTROLLER_MANIFEST=str(manifest))
+    rig = Rig(profile, tmp_path / "state", pty, env=env, cwd=program)
+    rig.start()
+    try:
+        assert f"program: changed {profile.resolve()}" in rig.status()["faults"]
+    finally:
+        rig.close()
