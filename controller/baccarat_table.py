@@ -220,7 +220,7 @@ def mermaid() -> str:
 
 #: Alarm thresholds; docs/baccarat-table.md derives each false-alarm rate (a shuffled 8-deck shoe).
 SUIT_RUN_ALARM: Final = 13   # 13 cards of one suit in a row: ~1.7e-5 of shuffled shoes
-RANK_RUN_ALARM: Final = 8    # 8 cards each one rank above (or each one below) the last: ~1.2e-5
+RANK_RUN_ALARM: Final = 9    # 9 cards each one rank above (or each one below) the last: ~9.5e-7
 REPEAT_WINDOW_ALARM: Final = 6  # the same 6 cards in the same order twice in a shoe: ~2.0e-6
 
 _RANK_INDEX: Final = {r: i for i, r in enumerate(baccarat.RANKS)}
@@ -308,6 +308,7 @@ class ShoeData:
     curator: int | None = None
     last_result: str = ""
     last_winner: str = ""
+    announce: tuple[str, str] = ("", "")
     compelled_pass: bool = False
     shoe_done: bool = False
     faults: list[str] = field(default_factory=list)
@@ -867,8 +868,9 @@ class BaccaratTable:
         self._settle(coup)
         if status is ShoeStatus.LAST_HAND:
             self._emit("baccarat.last_hand", {"section": "5324.20(f)(9)"})
-        self._show(text, f"P {coup.player_total}  B {coup.banker_total}"
-                   + ("  LAST HAND" if status is ShoeStatus.LAST_HAND else ""))
+        d.announce = (text, f"P {coup.player_total}  B {coup.banker_total}"
+                      + ("  LAST HAND" if status is ShoeStatus.LAST_HAND else ""))
+        self._show(*d.announce)
 
     @staticmethod
     def _result_text(coup: baccarat.Coup) -> str:
@@ -925,6 +927,8 @@ class BaccaratTable:
         collected; the "shuffled" button is refused until then, 5324.20(d)(2)."""
         d = self._d
         d.shoe_in_play = False
+        d.burn_face_up, d.burn_count, d.burned, d.burn_reason = None, None, [], "shoe"
+        self._burn = None
         d.bets = {}
         d.coup = []
         d.pending = []
@@ -947,6 +951,7 @@ class BaccaratTable:
             d.shoe_no += 1
             d.coup_no = 0
             d.cards_out, d.marks, d.faults = [], [], []
+            d.burn_face_up, d.burn_count, d.burned = None, None, []
             d.shoe_in_play = True
             d.burn_reason = "shoe"
             d.curator = None
@@ -1216,6 +1221,8 @@ class BaccaratTable:
                        else f"COUP {d.coup_no + 1}")
         elif state in _COUP_STATES:
             self._show(*self._next_call())
+        elif state == "settling":
+            self._show(*d.announce)
         elif state == "halted":
             self._show("GAME HALTED", d.faults[0] if d.faults else "")
 
@@ -1257,6 +1264,7 @@ class BaccaratTable:
                 if e.kind in INPUT_KINDS or self._is_decision(e.kind)]
         inputs = [i for i, e in enumerate(rows) if e.kind in INPUT_KINDS]
         replayed = 0
+        problems: list[str] = []
         for n, i in enumerate(inputs):
             entry = rows[i]
             end = inputs[n + 1] if n + 1 < len(inputs) else len(rows)
@@ -1266,7 +1274,9 @@ class BaccaratTable:
             try:
                 self._replay_one(entry)
             except Refused:
-                pass
+                pass  # refused live too (its refusal row may not have been written)
+            except Exception as exc:  # noqa: BLE001 - a handler bug must not stop the start
+                problems.append(f"row {entry.seq} ({entry.kind}): {type(exc).__name__}: {exc}")
             finally:
                 self._replay = None
             replayed += 1
@@ -1277,6 +1287,8 @@ class BaccaratTable:
         if state in _COUP_STATES:
             notes.append(f"coup {self._d.coup_no} resumes with {len(self._d.coup)} cards:"
                          f" {' '.join(self._d.coup) or '-'}")
+        for problem in problems:
+            self._halt(f"recovery could not replay {problem}")
         if self._d.faults:
             notes.append(f"faults still active: {'; '.join(self._d.faults)}")
             self._alarm(f"FAULT {'; '.join(self._d.faults)}")

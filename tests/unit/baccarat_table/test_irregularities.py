@@ -230,3 +230,15 @@ def test_every_frame_is_journaled_before_it_is_acknowledged(rig: Rig) -> None:
     rig.open_shoe()
     frames = rig.rows("shoe.frame")
     assert [f.data["seq"] for f in frames] == rig.reader.acked
+
+
+def test_after_a_fault_in_the_burn_the_next_shoe_burns_afresh(rig: Rig) -> None:
+    rig.press("shuffled")
+    rig.cards("5S 2D")
+    rig.frame("FLT", "UNREAD")
+    rig.table.clear_fault("tech")
+    rig.press("shuffled")
+    rig.cards("2C 3C 4H")
+    assert rig.rows("baccarat.burn.done")[-1].data == {
+        "face_up": "2C", "burned": ["3C", "4H"], "count": 2, "reason": "shoe"}
+    assert rig.table.state == "offering"

@@ -178,3 +178,15 @@ def test_deferred_vig_survives_a_restart_and_still_blocks_the_reshuffle(
     again = rig.reopen()
     assert again.table.ledger.by_seat == {6: 25}
     assert again.refused(again.press, "shuffled")
+
+
+def test_the_display_after_a_restart_shows_where_the_table_is(rig: Rig) -> None:
+    rig.open_shoe()
+    rig.press("no_more_bets")
+    rig.cards("2S 9H 3S KD")
+    again = rig.reopen()
+    assert again.display.lines == ("BANKER WINS 9", "P 5  B 9")
+    again.press("settled")
+    again.press("no_more_bets")
+    again.cards("2S 3H")
+    assert again.reopen().display.lines == ("CARDS", "PLAYER CARD")
