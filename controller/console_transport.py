@@ -16,6 +16,8 @@ from typing import IO, Any
 from controller.events import ConsoleLine
 
 MAX_LINE = 200
+#: How long the reader waits for a command's reply before reading the next line anyway.
+REPLY_TIMEOUT_S = 10.0
 
 
 class LineFramer:
@@ -104,7 +106,21 @@ class ConsoleTransport:
                 if text is None:
                     self.send_lines(["ERR SYNTAX line holds non-printable bytes"])
                     continue
-                self._post(ConsoleLine(text, self.send_lines, self.name))
+                self._submit(text)
+
+    def _submit(self, text: str) -> None:
+        """Post one line and wait for its reply before reading on: one command at a time, so
+        whatever a command posts itself (a simulated button press) is handled before the next
+        line, and a flood of input cannot pile up on the loop's queue."""
+        done = threading.Event()
+
+        def reply(lines: list[str]) -> None:
+            self.send_lines(lines)
+            done.set()
+
+        self._post(ConsoleLine(text, reply, self.name))
+        if not done.wait(REPLY_TIMEOUT_S):
+            self.send_lines([f"!WARN no reply within {REPLY_TIMEOUT_S:.0f} s; reading on"])
 
     def _eof(self) -> bool:
         """End of input: stop reading (stdio) or keep waiting (a serial port)."""
