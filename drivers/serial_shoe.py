@@ -71,6 +71,7 @@ class ShoeStats:
     accepted: int
     refused: int
     repeats: int
+    held: int
     gaps: int
     acks_sent: int
     naks_sent: int
@@ -176,6 +177,7 @@ class SerialShoe:
             accepted=c["accepted"],
             refused=c["refused"],
             repeats=c["repeats"],
+            held=c["held"],
             gaps=c["gaps"],
             acks_sent=c["acks_sent"],
             naks_sent=c["naks_sent"],
@@ -286,6 +288,8 @@ class SerialShoe:
 
     def _send_acks(self) -> None:
         """Turn the controller's acknowledge() calls into cumulative ``$ACK`` frames."""
+        if self._tracker.holding:
+            return  # the shoe may have powered up: an ACK now could cover its new frames
         latest: int | None = None
         while True:
             try:
@@ -303,7 +307,6 @@ class SerialShoe:
                 latest = seq  # an old session's shoe is gone: never ACK its SEQs to the new one
         if latest is not None:
             self._last_acked = latest
-            self._tracker.note_acknowledged()
             self._send_ack(latest)
 
     def _handle(self, item: Frame | BadFrame) -> None:
@@ -319,6 +322,15 @@ class SerialShoe:
         verdict = decision.verdict
         if verdict is Verdict.ACCEPT:
             self._accept(decision, now_ns)
+            if decision.nak is not None:
+                self._send_nak(decision.nak)  # a held HELO proved a power-up: resend after it
+        elif verdict is Verdict.HELD:
+            self._counts["held"] += 1
+            if decision.nak is not None:
+                self._send_nak(decision.nak)
+        elif verdict is Verdict.CONFLICT:
+            self._refuse("conflict", item.raw, decision.expected,
+                         f"SEQ {item.seq} differs from the frame accepted there", False, now_ns)
         elif verdict is Verdict.REPEAT:
             self._counts["repeats"] += 1
             if self._last_acked is not None:

@@ -6,6 +6,7 @@ both ends of the link agree byte for byte. Readings of the spec are in docs/shoe
 
 from __future__ import annotations
 
+import collections
 import enum
 import re
 from dataclasses import dataclass
@@ -251,13 +252,18 @@ class Verdict(enum.StrEnum):
     ACCEPT = "accept"  # d = 0 (or a HELO): deliver it and acknowledge once journaled
     GAP = "gap"  # 1 <= d <= 5000: discard; NAK the expected SEQ once per gap
     REPEAT = "repeat"  # any other d: already accepted; re-acknowledge, ignore
+    HELD = "held"  # maybe a resend of this session's HELO and followers: no delivery, no ACK
+    CONFLICT = "conflict"  # a "repeat" unlike the frame accepted at that SEQ: a missed HELO
     NO_SESSION = "no_session"  # no HELO and no journal yet: refuse, do not acknowledge
     WRONG_DIRECTION = "wrong_direction"  # ACK/NAK only travel controller -> shoe
 
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The tracker's verdict on one frame; ``nak`` is the SEQ to NAK, if a NAK is due."""
+    """The tracker's verdict on one frame; ``nak`` is the SEQ to NAK, if a NAK is due.
+
+    With ``new_session``, ``frame`` is the session's ``$HELO`` (possibly one held earlier).
+    """
 
     verdict: Verdict
     frame: Frame
@@ -271,68 +277,83 @@ class Decision:
         return not self.frame.known
 
 
+HISTORY = 1024  # accepted frames remembered per session; a shoe holds far fewer unacknowledged
+HELD_ROUNDS = 3  # resend rounds without the held HELO that prove the shoe no longer holds it
+
+
 class SequenceTracker:
     """Receiver-side sequence rules of DESIGN.md, modulo 10000.
 
     ``expected`` is None until a ``$HELO`` arrives or the controller resumes from its journal.
+    A ``$HELO`` byte-identical to the current session's, arriving in the repeat window, is either
+    a power-up or a resend (its ACKs were lost); the tracker holds it (no delivery, no ACK) and
+    compares what follows with what it accepted: a difference proves a power-up, reaching the old
+    expected SEQ proves a resend. See docs/shoe-protocol.md.
     """
 
     def __init__(self, expected: int | None = None) -> None:
-        if expected is not None and (
-            isinstance(expected, bool) or not isinstance(expected, int)
-            or not 0 <= expected < SEQ_MOD
-        ):
-            raise ShoeProtocolError(f"expected SEQ {expected!r} is not an integer 0-9999")
+        if expected is not None:
+            _check_seq(expected)
         self._expected = expected
         self._nak_sent_for: int | None = None  # the expected SEQ already NAKed for this gap
         self._session_helo: bytes | None = None
-        self._helo_acknowledged = False
+        self._history: collections.OrderedDict[int, bytes] = collections.OrderedDict()
+        self._held_helo: Frame | None = None  # set while deciding power-up versus resend
+        self._suspect = False  # a conflict was seen: wait for the shoe to resend its HELO
+        # while a HELO is held: the next SEQ to compare (None once the round broke), the SEQ of
+        # the previous frame, and how many rounds in a row did not start at the HELO
+        self._probe: int | None = None
+        self._prev = 0
+        self._rounds_without_helo = 0
 
     @property
     def expected(self) -> int | None:
         """The SEQ the next frame should carry, or None before any session."""
         return self._expected
 
-    def note_acknowledged(self) -> None:
-        """Record that the controller acknowledged at least the current session's HELO."""
-        self._helo_acknowledged = True
+    @property
+    def holding(self) -> bool:
+        """True while a repeated ``$HELO`` is being checked: send no ``$ACK`` meanwhile."""
+        return self._held_helo is not None or self._suspect
 
     def rewind(self, seq: int) -> None:
         """Expect ``seq`` next again (a frame accepted here never reached the controller)."""
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
-            raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
+        _check_seq(seq)
         self._expected = seq
         self._nak_sent_for = None
+        self._history.pop(seq, None)
 
     def nak_for_bad_frame(self) -> int | None:
         """SEQ to NAK after a refused frame (DESIGN.md: name the expected SEQ); None if none."""
-        return self._expected
+        return None if self.holding else self._expected
 
     def classify(self, frame: Frame) -> Decision:
-        """Decide accept / gap / repeat for ``frame`` and advance the expected SEQ."""
+        """Decide accept / gap / repeat / held for ``frame`` and advance the expected SEQ."""
         expected = self._expected
         if frame.type in CONTROLLER_TYPES:
             return Decision(Verdict.WRONG_DIRECTION, frame, expected)
+        if self._held_helo is not None:
+            return self._classify_held(frame, self._held_helo)
+        if self._suspect and frame.type != "HELO":
+            return Decision(Verdict.HELD, frame, expected)
         if frame.type == "HELO":
+            self._suspect = False
             if (
-                frame.raw == self._session_helo
-                and not self._helo_acknowledged
-                and expected is not None
+                expected is not None
+                and frame.raw == self._session_helo
                 and seq_distance(frame.seq, expected) > GAP_WINDOW
             ):
-                # a resend of this session's HELO before we acknowledged it, not a power-up
-                return Decision(Verdict.REPEAT, frame, expected)
-            self._session_helo = frame.raw
-            self._helo_acknowledged = False
-            self._expected = next_seq(frame.seq)
-            self._nak_sent_for = None
-            return Decision(Verdict.ACCEPT, frame, expected, new_session=True)
+                self._held_helo = frame
+                self._start_round(frame)
+                return Decision(Verdict.HELD, frame, expected)
+            return self._new_session(frame, expected)
         if expected is None:
             return Decision(Verdict.NO_SESSION, frame, expected)
         d = seq_distance(frame.seq, expected)
         if d == 0:
             self._expected = next_seq(expected)
             self._nak_sent_for = None
+            self._remember(frame)
             return Decision(Verdict.ACCEPT, frame, expected)
         if d <= GAP_WINDOW:
             nak = None if self._nak_sent_for == expected else expected
@@ -340,4 +361,70 @@ class SequenceTracker:
             return Decision(Verdict.GAP, frame, expected, nak=nak)
         # the shoe is resending older frames: a later gap is a new gap and gets its own NAK
         self._nak_sent_for = None
+        if self._history.get(frame.seq, frame.raw) != frame.raw:
+            # not what we accepted at this SEQ: the shoe powered up and its HELO was lost.
+            # Acknowledge nothing (a cumulative ACK would cover its new frames) and stay quiet:
+            # its silence resend starts again from the HELO it still holds.
+            self._suspect = True
+            return Decision(Verdict.CONFLICT, frame, expected)
         return Decision(Verdict.REPEAT, frame, expected)
+
+    def _classify_held(self, frame: Frame, helo: Frame) -> Decision:
+        expected = self._expected
+        assert expected is not None  # a HELO is held only within a session
+        if frame.type == "HELO":
+            if frame.raw != helo.raw:
+                self._held_helo = None
+                return self._new_session(frame, expected)
+            self._start_round(frame)  # a round from the HELO: compare from its follower
+            return Decision(Verdict.HELD, frame, expected)
+        contiguous = frame.seq == next_seq(self._prev)
+        self._prev = frame.seq
+        if not contiguous:
+            # a round that does not start at the HELO (a lost frame, or a resend of only part)
+            self._probe = None
+            self._rounds_without_helo += 1
+            if self._rounds_without_helo >= HELD_ROUNDS:
+                # a powered-up shoe still holds its HELO (we acknowledged nothing since) and
+                # resends from it after every 500 ms of our silence: this one no longer does
+                self._held_helo = None
+                return self.classify(frame)
+        if self._probe is None or frame.seq != self._probe:
+            return Decision(Verdict.HELD, frame, expected)
+        if self._probe == expected:
+            # every frame since the HELO matched what we accepted and the shoe went on past
+            # them: it was a resend round. Carry on with the session.
+            self._held_helo = None
+            return self.classify(frame)
+        if self._history.get(frame.seq) == frame.raw:
+            self._probe = next_seq(self._probe)
+            return Decision(Verdict.HELD, frame, expected)  # consistent with a resend so far
+        # a frame we never accepted at this SEQ: the shoe powered up. Start the session at the
+        # held HELO and NAK what follows it; none of it was acknowledged, so the shoe holds it.
+        self._held_helo = None
+        self._new_session(helo, expected)
+        return Decision(Verdict.ACCEPT, helo, expected, nak=next_seq(helo.seq), new_session=True)
+
+    def _start_round(self, helo: Frame) -> None:
+        self._probe = next_seq(helo.seq)
+        self._prev = helo.seq
+        self._rounds_without_helo = 0
+
+    def _new_session(self, helo: Frame, expected: int | None) -> Decision:
+        self._session_helo = helo.raw
+        self._history.clear()
+        self._remember(helo)
+        self._expected = next_seq(helo.seq)
+        self._nak_sent_for = None
+        return Decision(Verdict.ACCEPT, helo, expected, new_session=True)
+
+    def _remember(self, frame: Frame) -> None:
+        self._history[frame.seq] = frame.raw
+        self._history.move_to_end(frame.seq)
+        while len(self._history) > HISTORY:
+            self._history.popitem(last=False)
+
+
+def _check_seq(seq: object) -> None:
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
+        raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")

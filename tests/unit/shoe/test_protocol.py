@@ -300,24 +300,106 @@ def test_ack_and_nak_from_the_shoe_are_wrong_direction() -> None:
     assert tracker.expected == 3
 
 
-def test_power_up_helo_restarts_the_session_anywhere() -> None:
-    tracker = SequenceTracker()
-    tracker.classify(frame("HELO", 0, "REF-SHOE", "1.0"))
-    for seq in range(1, 40):
-        tracker.classify(frame("HBT", seq))
-    tracker.note_acknowledged()
-    again = tracker.classify(frame("HELO", 0, "REF-SHOE", "1.0"))  # d = 9960: still a new session
-    assert again.verdict is Verdict.ACCEPT and again.new_session
-    assert tracker.expected == 1
+def session(tracker: SequenceTracker, *frames: Frame) -> list[Verdict]:
+    return [tracker.classify(f).verdict for f in frames]
 
 
-def test_resent_helo_before_it_was_acknowledged_is_a_repeat() -> None:
+HELO0 = "HELO", 0, "REF-SHOE", "1.0"
+
+
+def test_power_up_with_the_same_helo_is_proved_by_the_first_different_frame() -> None:
     tracker = SequenceTracker()
-    tracker.classify(frame("HELO", 0, "REF-SHOE", "1.0"))
-    tracker.classify(frame("CARD", 1, "QH"))
-    again = tracker.classify(frame("HELO", 0, "REF-SHOE", "1.0"))
-    assert again.verdict is Verdict.REPEAT
-    assert tracker.expected == 2
+    session(tracker, frame(*HELO0), *(frame("HBT", s) for s in range(1, 40)))
+    assert tracker.expected == 40
+    # the shoe powers up and starts again at 0 with the very same HELO bytes
+    assert tracker.classify(frame(*HELO0)).verdict is Verdict.HELD
+    assert tracker.holding and tracker.nak_for_bad_frame() is None
+    assert tracker.classify(frame("HBT", 1)).verdict is Verdict.HELD  # same bytes as before
+    proof = tracker.classify(frame("CARD", 2, "QH"))  # we accepted HBT 2 here: a power-up
+    assert proof.verdict is Verdict.ACCEPT and proof.new_session
+    assert proof.frame.type == "HELO" and proof.nak == 1  # the shoe resends HBT 1, CARD 2
+    assert not tracker.holding and tracker.expected == 1
+    assert session(tracker, frame("HBT", 1), frame("CARD", 2, "QH")) == [Verdict.ACCEPT] * 2
+
+
+def test_resent_helo_and_followers_are_not_accepted_twice() -> None:
+    tracker = SequenceTracker()
+    sent = [frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD")]
+    assert session(tracker, *sent) == [Verdict.ACCEPT] * 3
+    # every ACK was lost: the shoe resends all it holds, HELO first
+    assert session(tracker, *sent) == [Verdict.HELD] * 3
+    # then it goes on with new frames: it was a resend; the session continues
+    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.ACCEPT
+    assert not tracker.holding and tracker.expected == 4
+
+
+def test_held_helo_is_released_after_three_rounds_without_it() -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD"))
+    assert tracker.classify(frame(*HELO0)).verdict is Verdict.HELD
+    # our ACKs reached the shoe after all: it resends only CARD 2, round after round
+    assert session(tracker, frame("CARD", 2, "TD"), frame("CARD", 2, "TD")) == [Verdict.HELD] * 2
+    assert tracker.holding
+    assert tracker.classify(frame("CARD", 2, "TD")).verdict is Verdict.REPEAT
+    assert not tracker.holding
+    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.ACCEPT
+
+
+def test_a_lost_frame_in_a_held_round_waits_for_the_next_round() -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD"))
+    # HELO, (CARD 1 lost), CARD 2, HBT 3: no conclusion, nothing accepted
+    assert session(tracker, frame(*HELO0), frame("CARD", 2, "TD"), frame("HBT", 3)) == [
+        Verdict.HELD
+    ] * 3
+    # the next full round decides: a resend
+    assert session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD")) == [
+        Verdict.HELD
+    ] * 3
+    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.ACCEPT
+
+
+def test_a_repeat_unlike_what_was_accepted_is_a_conflict_and_stops_acks() -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD"))
+    # the shoe powered up and its HELO was lost: CARD 1 is not the CARD 1 we accepted
+    decision = tracker.classify(frame("CARD", 1, "9S"))
+    assert decision.verdict is Verdict.CONFLICT and tracker.holding
+    assert tracker.classify(frame("CARD", 3, "AS")).verdict is Verdict.HELD  # not even d = 0
+    assert tracker.nak_for_bad_frame() is None
+    # its silence resend starts again from the HELO: held, then proved a power-up
+    assert tracker.classify(frame(*HELO0)).verdict is Verdict.HELD
+    proof = tracker.classify(frame("CARD", 1, "9S"))
+    assert proof.new_session and proof.nak == 1 and tracker.expected == 1
+
+
+def test_an_identical_repeat_is_a_plain_repeat() -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD"))
+    assert tracker.classify(frame("CARD", 1, "QH")).verdict is Verdict.REPEAT
+    assert not tracker.holding
+
+
+@pytest.mark.parametrize(
+    "helo",
+    [("HELO", 0, "REF-SHOE", "2.0"), ("HELO", 7, "REF-SHOE", "1.0"), ("HELO", 3, "X", "1")],
+)
+def test_a_helo_that_cannot_be_a_resend_starts_a_session_at_once(
+    helo: tuple[str, int, str, str],
+) -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "QH"))
+    decision = tracker.classify(frame(*helo))  # other bytes, or d in 0..5000
+    assert decision.verdict is Verdict.ACCEPT and decision.new_session and decision.nak is None
+    assert tracker.expected == helo[1] + 1
+
+
+def test_a_different_helo_while_holding_starts_that_session() -> None:
+    tracker = SequenceTracker()
+    session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame(*HELO0))
+    decision = tracker.classify(frame("HELO", 0, "REF-SHOE", "1.1"))
+    assert decision.new_session and decision.frame.fields == ("REF-SHOE", "1.1")
+    assert tracker.expected == 1 and not tracker.holding
 
 
 def test_tracker_refuses_an_out_of_range_start() -> None:
