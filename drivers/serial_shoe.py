@@ -35,6 +35,7 @@ from drivers.shoe_protocol import (
     ShoeProtocolError,
     Verdict,
     encode,
+    seq_distance,
 )
 
 __all__ = ["SerialPort", "SerialShoe", "ShoeStats"]
@@ -318,7 +319,7 @@ class SerialShoe:
                 self._send_nak(nak)
             return
         self._feed_watchdog(now_ns)
-        decision = self._tracker.classify(item)
+        decision = self._tracker.classify(item, now_ns / 1e9)
         verdict = decision.verdict
         if verdict is Verdict.ACCEPT:
             self._accept(decision, now_ns)
@@ -334,7 +335,9 @@ class SerialShoe:
         elif verdict is Verdict.REPEAT:
             self._counts["repeats"] += 1
             if self._last_acked is not None:
-                self._send_ack(self._last_acked)
+                # acknowledge the repeat itself if it is journaled, else what is: never beyond
+                journaled = seq_distance(self._last_acked, item.seq) < SEQ_MOD // 2
+                self._send_ack(item.seq if journaled else self._last_acked)
         elif verdict is Verdict.GAP:
             self._counts["gaps"] += 1
             self._refuse("gap", item.raw, decision.expected, f"SEQ {item.seq}",

@@ -278,7 +278,10 @@ class Decision:
 
 
 HISTORY = 1024  # accepted frames remembered per session; a shoe holds far fewer unacknowledged
-HELD_ROUNDS = 3  # resend rounds without the held HELO that prove the shoe no longer holds it
+HELD_RELEASE_S = 2.0  # no resend from the held HELO for this long: the shoe no longer holds it
+# A resend round is sent back to back: a frame this long after the previous one is not part of
+# the same round (the silence resend waits 500 ms), so it cannot continue a comparison.
+BURST_GAP_S = 0.4
 
 
 class SequenceTracker:
@@ -300,11 +303,13 @@ class SequenceTracker:
         self._history: collections.OrderedDict[int, bytes] = collections.OrderedDict()
         self._held_helo: Frame | None = None  # set while deciding power-up versus resend
         self._suspect = False  # a conflict was seen: wait for the shoe to resend its HELO
-        # while a HELO is held: the next SEQ to compare (None once the round broke), the SEQ of
-        # the previous frame, and how many rounds in a row did not start at the HELO
+        # while a HELO is held: the next SEQ to compare (None once the round broke), the SEQ and
+        # time of the previous frame, and when the held HELO last arrived
         self._probe: int | None = None
         self._prev = 0
-        self._rounds_without_helo = 0
+        self._prev_time: float | None = None
+        self._now: float | None = None
+        self._round_time: float | None = None
 
     @property
     def expected(self) -> int | None:
@@ -327,8 +332,13 @@ class SequenceTracker:
         """SEQ to NAK after a refused frame (DESIGN.md: name the expected SEQ); None if none."""
         return None if self.holding else self._expected
 
-    def classify(self, frame: Frame) -> Decision:
-        """Decide accept / gap / repeat / held for ``frame`` and advance the expected SEQ."""
+    def classify(self, frame: Frame, now_s: float | None = None) -> Decision:
+        """Decide accept / gap / repeat / held for ``frame`` and advance the expected SEQ.
+
+        ``now_s`` (a monotonic clock, passed in to keep this pure) lets a held HELO be settled
+        by timing: a resend round arrives as one burst, a powered-up shoe's frames do not.
+        """
+        self._now = now_s
         expected = self._expected
         if frame.type in CONTROLLER_TYPES:
             return Decision(Verdict.WRONG_DIRECTION, frame, expected)
@@ -380,25 +390,33 @@ class SequenceTracker:
             return Decision(Verdict.HELD, frame, expected)
         contiguous = frame.seq == next_seq(self._prev)
         self._prev = frame.seq
+        prev_time, self._prev_time = self._prev_time, self._now
         if not contiguous:
-            # a round that does not start at the HELO (a lost frame, or a resend of only part)
-            self._probe = None
-            self._rounds_without_helo += 1
-            if self._rounds_without_helo >= HELD_ROUNDS:
-                # a powered-up shoe still holds its HELO (we acknowledged nothing since) and
-                # resends from it after every 500 ms of our silence: this one no longer does
-                self._held_helo = None
-                return self.classify(frame)
+            self._probe = None  # a frame was lost in this round: the next round decides
+        if (
+            self._now is not None
+            and self._round_time is not None
+            and self._now - self._round_time > HELD_RELEASE_S
+        ):
+            # a powered-up shoe still holds its HELO (we acknowledged nothing since) and
+            # resends from it after every 500 ms of our silence: this one no longer does
+            self._held_helo = None
+            return self.classify(frame, self._now)
         if self._probe is None or frame.seq != self._probe:
             return Decision(Verdict.HELD, frame, expected)
         if self._probe == expected:
             # every frame since the HELO matched what we accepted and the shoe went on past
             # them: it was a resend round. Carry on with the session.
             self._held_helo = None
-            return self.classify(frame)
+            return self.classify(frame, self._now)
         if self._history.get(frame.seq) == frame.raw:
-            self._probe = next_seq(self._probe)
-            return Decision(Verdict.HELD, frame, expected)  # consistent with a resend so far
+            late = prev_time is not None and self._now is not None and (
+                self._now - prev_time > BURST_GAP_S
+            )
+            if not late:
+                self._probe = next_seq(self._probe)
+            # a late frame is either a live one (power-up) or a new round: no conclusion
+            return Decision(Verdict.HELD, frame, expected)
         # a frame we never accepted at this SEQ: the shoe powered up. Start the session at the
         # held HELO and NAK what follows it; none of it was acknowledged, so the shoe holds it.
         self._held_helo = None
@@ -408,7 +426,7 @@ class SequenceTracker:
     def _start_round(self, helo: Frame) -> None:
         self._probe = next_seq(helo.seq)
         self._prev = helo.seq
-        self._rounds_without_helo = 0
+        self._prev_time = self._round_time = self._now
 
     def _new_session(self, helo: Frame, expected: int | None) -> Decision:
         self._session_helo = helo.raw

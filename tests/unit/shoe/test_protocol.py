@@ -333,16 +333,18 @@ def test_resent_helo_and_followers_are_not_accepted_twice() -> None:
     assert not tracker.holding and tracker.expected == 4
 
 
-def test_held_helo_is_released_after_three_rounds_without_it() -> None:
+def test_held_helo_is_released_when_the_shoe_stops_resending_it() -> None:
     tracker = SequenceTracker()
     session(tracker, frame(*HELO0), frame("CARD", 1, "QH"), frame("CARD", 2, "TD"))
-    assert tracker.classify(frame(*HELO0)).verdict is Verdict.HELD
-    # our ACKs reached the shoe after all: it resends only CARD 2, round after round
-    assert session(tracker, frame("CARD", 2, "TD"), frame("CARD", 2, "TD")) == [Verdict.HELD] * 2
+    assert tracker.classify(frame(*HELO0), 10.0).verdict is Verdict.HELD
+    # our ACKs reached the shoe after all: it resends only CARD 2, every 500 ms
+    assert tracker.classify(frame("CARD", 2, "TD"), 10.5).verdict is Verdict.HELD
+    assert tracker.classify(frame("CARD", 2, "TD"), 11.0).verdict is Verdict.HELD
     assert tracker.holding
-    assert tracker.classify(frame("CARD", 2, "TD")).verdict is Verdict.REPEAT
+    # 2 s without the HELO: a powered-up shoe would still be resending it
+    assert tracker.classify(frame("CARD", 2, "TD"), 12.5).verdict is Verdict.REPEAT
     assert not tracker.holding
-    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.ACCEPT
+    assert tracker.classify(frame("HBT", 3), 12.6).verdict is Verdict.ACCEPT
 
 
 def test_a_lost_frame_in_a_held_round_waits_for_the_next_round() -> None:
@@ -357,6 +359,30 @@ def test_a_lost_frame_in_a_held_round_waits_for_the_next_round() -> None:
         Verdict.HELD
     ] * 3
     assert tracker.classify(frame("HBT", 3)).verdict is Verdict.ACCEPT
+
+
+def test_a_late_identical_frame_proves_nothing() -> None:
+    tracker = SequenceTracker()
+    for t, f in enumerate([frame(*HELO0), *(frame("HBT", s) for s in range(1, 4))]):
+        tracker.classify(f, float(t))
+    assert tracker.classify(frame(*HELO0), 100.0).verdict is Verdict.HELD
+    # a second later: a live heartbeat of a powered-up shoe, or the next resend round
+    assert tracker.classify(frame("HBT", 1), 101.0).verdict is Verdict.HELD
+    assert tracker.classify(frame("HBT", 2), 101.001).verdict is Verdict.HELD
+    assert tracker.holding  # the comparison restarts with the next round from the HELO
+    burst = [frame(*HELO0), *(frame("HBT", s) for s in range(1, 4))]
+    assert [tracker.classify(f, 101.5).verdict for f in burst] == [Verdict.HELD] * 4
+    assert tracker.classify(frame("HBT", 4), 101.5).verdict is Verdict.ACCEPT
+
+
+def test_held_helo_followed_in_a_burst_is_a_resend() -> None:
+    tracker = SequenceTracker()
+    for t, f in enumerate([frame(*HELO0), *(frame("HBT", s) for s in range(1, 5))]):
+        tracker.classify(f, float(t))
+    burst = [frame(*HELO0), *(frame("HBT", s) for s in range(1, 5))]
+    verdicts = [tracker.classify(f, 100.0 + i * 0.002).verdict for i, f in enumerate(burst)]
+    assert verdicts == [Verdict.HELD] * 5
+    assert tracker.classify(frame("HBT", 5), 101.0).verdict is Verdict.ACCEPT
 
 
 def test_a_repeat_unlike_what_was_accepted_is_a_conflict_and_stops_acks() -> None:

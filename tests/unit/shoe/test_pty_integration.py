@@ -212,6 +212,26 @@ def test_power_cycle_starts_a_new_session(sim: SimShoe, ctl: Controller) -> None
     assert [e.seq for e in ctl.of(ShoeSession)] == [0, 0]  # type: ignore[attr-defined]
 
 
+def test_power_cycle_is_recognised_while_the_old_helo_bytes_repeat() -> None:
+    quiet = SimShoe(seed=8, heartbeat_s=None)
+    ctl2 = Controller(quiet.create_pty()).start()
+    try:
+        quiet.start()
+        first = quiet.deal(1)
+        settle(quiet, ctl2, first)
+        quiet.power_cycle()  # HELO 0 again, byte for byte: held until its followers tell
+        assert wait_until(lambda: ctl2.shoe.stats().held >= 1)
+        assert len(ctl2.of(ShoeSession)) == 1
+        second = quiet.deal(2)  # CARD 1 differs from the CARD 1 accepted before
+        assert second[0] != first[0]
+        settle(quiet, ctl2, first + second)
+        assert ctl2.cards() == first + second
+        assert [e.seq for e in ctl2.of(ShoeSession)] == [0, 0]  # type: ignore[attr-defined]
+    finally:
+        ctl2.stop()
+        assert quiet.stop(WAIT_S)
+
+
 def test_controller_restart_resumes_from_its_journal(sim: SimShoe, ctl: Controller) -> None:
     dealt = sim.deal(5)
     settle(sim, ctl, dealt)
