@@ -53,11 +53,19 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--state-dir", default=None,
                           help="journal directory (default: a fresh temporary one)")
     # -- end simulate --
+
+    manifest = sub.add_parser("manifest", add_help=False,
+                              help="program manifest: build | check | hmac (see --help)")
+    manifest.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``table-controller`` command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["manifest"]:
+        from controller.manifest import main as _manifest_main
+        return int(_manifest_main(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     if args.command == "check-profile":
         return _check_profile(args.file)

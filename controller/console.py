@@ -94,6 +94,25 @@ class Console:
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
         self._commands: dict[str, Command] = self._command_table()
+        self._restore_lockout()
+
+    def _restore_lockout(self) -> None:
+        """A lockout and a failure count survive a restart: a power cycle must not reset a PIN
+        guesser's budget. Read back from the journal (wall clock: the only clock that spans
+        boots; a clock set backwards can only lengthen the lock)."""
+        journal = getattr(self._app, "journal", None)
+        if journal is None or not hasattr(journal, "last"):
+            return
+        last = journal.last(["console.login_failed", "console.login", "console.locked"])
+        if last is None:
+            return
+        if last.kind == "console.login_failed":
+            self._failures = int(last.data.get("failures", 0))
+        elif last.kind == "console.locked":
+            elapsed_s = max(0.0, (time.time_ns() - last.wall_ns) / 1e9)
+            if elapsed_s < LOCKOUT_S:
+                self._failures = int(last.data.get("failures", MAX_FAILURES))
+                self._locked_until = self._clock() + (LOCKOUT_S - elapsed_s)
 
     # -- the entry point -----------------------------------------------------------------------
 

@@ -453,3 +453,20 @@ def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig],
 
 def test_verify_without_a_manifest_says_so(rig: Rig) -> None:
     assert "no program manifest" in rig.err("verify", "STATE")
+
+
+def test_lockout_and_failure_count_survive_a_restart(rig: Rig) -> None:
+    """A power cycle must not reset a PIN guesser's budget: both are read back from the journal."""
+    from controller.console import Console
+
+    rig.login()
+    rig.ok("logout")
+    for _ in range(3):
+        rig.err("login 000000", "AUTH")
+    restarted = Console(rig.app, clock=rig.clock, scrypt_n=16)
+    reply = restarted.execute("login 000000", "serial")
+    assert reply[-1].startswith("ERR AUTH") and "1 tries left" in reply[-1]
+    reply = restarted.execute("login 000000", "serial")
+    assert reply[-1].startswith("ERR LOCKED")
+    again = Console(rig.app, clock=rig.clock, scrypt_n=16)
+    assert again.execute("login 246810", "serial")[-1].startswith("ERR LOCKED")
