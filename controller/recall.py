@@ -63,7 +63,10 @@ def format_recall(records: list[RoundRecord], detail: bool = True) -> list[str]:
         lines.append(record.summary())
         if detail:
             for e in record.events:
-                data = json.dumps(e.data, sort_keys=True, separators=(",", ":"))
+                # The full state snapshot each fact row carries is for recovery and the JSON
+                # export; on a console it would drown the inputs that decided the round.
+                shown = {k: v for k, v in e.data.items() if k != "snapshot"}
+                data = json.dumps(shown, sort_keys=True, separators=(",", ":"))
                 lines.append(f"  {e.seq} {e.kind} {data}")
     return lines
 
