@@ -221,8 +221,14 @@ class Application:
             now = time.monotonic()
             if now >= next_tick:
                 next_tick = now + TICK_S
-                self._guarded(lambda: self.table.tick(time.monotonic_ns()))
+                self._guarded(self._tick)
                 self.notifier.watchdog(now)
+
+    def _tick(self) -> None:
+        buttons = self.devices.get("buttons")
+        if buttons is not None:
+            buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
+        self.table.tick(time.monotonic_ns())
 
     def dispatch(self, event: object) -> None:
         """Handle one event; any failure is journaled and reported, never fatal to the loop."""

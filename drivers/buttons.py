@@ -7,9 +7,11 @@ Debounce: edge detection on BOTH edges with the backend's ``bouncetime`` lockout
 drops an edge within ``bounce_ms`` of the last accepted one).  A press is posted on the leading
 edge (low latency for the draw button) when the pin reads active and the button was last seen
 released; a release is recorded when an accepted edge reads inactive.  The failure mode is a
-missed press, never an invented one: when a release is not seen (a tap shorter than
-``bounce_ms``, or the release edge read mid-bounce) the next press only re-arms the button and
-the one after posts.  An RC filter on the wire makes this rare (see the docs).
+missed release, never an invented press: when a release edge is not seen (a tap shorter than
+``bounce_ms``, or the release edge read mid-bounce), :meth:`DealerButtons.poll` -- which the
+controller's loop calls every tick -- sees the pin back at rest once the contact has been quiet
+for ``2 * bounce_ms`` and re-arms the button, so the dealer's next press posts.  An RC filter on
+the wire still helps (see the docs).
 
 The callback runs on the GPIO event thread: it only posts an immutable event, never touches
 controller state (Klipper habit: one loop owns state).
@@ -60,6 +62,8 @@ class DealerButtons:
         self._clock = clock
         self._active = gpio.LOW if active_low else gpio.HIGH
         self._held: dict[int, bool] = {}
+        self._last_edge: dict[int, int] = {}
+        self._quiet_ns = 2 * bounce_ms * 1_000_000
         self._lock = threading.Lock()  # guards _held only: the GPIO thread vs close()
         self._closed = False
         ensure_bcm(gpio)
@@ -94,6 +98,24 @@ class DealerButtons:
         with self._lock:
             return self._held[self._pins[name]]
 
+    def poll(self) -> None:
+        """Re-arm a button whose release edge was lost: called from the controller's loop.
+
+        A held button whose pin reads at rest, with no edge for ``2 * bounce_ms`` (so not in the
+        middle of a bounce), is marked released; it never posts anything itself.
+        """
+        now = self._clock()
+        with self._lock:
+            if self._closed:
+                return
+            held = [pin for pin, down in self._held.items() if down
+                    and now - self._last_edge.get(pin, 0) >= self._quiet_ns]
+        for pin in held:
+            if self._gpio.input(pin) != self._active:
+                with self._lock:
+                    if now - self._last_edge.get(pin, 0) >= self._quiet_ns:
+                        self._held[pin] = False
+
     def _on_edge(self, channel: int) -> None:
         # GPIO event thread: read, decide, post. Nothing else.
         now = self._clock()
@@ -101,6 +123,7 @@ class DealerButtons:
         with self._lock:
             if self._closed or channel not in self._held:
                 return
+            self._last_edge[channel] = now
             was_held = self._held[channel]
             self._held[channel] = active
         if active and not was_held:

@@ -111,6 +111,37 @@ def test_missed_release_drops_one_press_never_invents() -> None:
     assert [e.name for e in events] == ["draw", "draw"]
 
 
+def test_poll_rearms_after_a_missed_release_so_the_next_press_posts() -> None:
+    # The loop's tick calls poll(): a lost release edge costs no press at all.
+    gpio, buttons, events = make(bounce_ms=30)
+    press(gpio, 5, hold_ms=10)  # release edge falls inside the bounce lockout: lost
+    assert buttons.is_held("draw")
+    gpio.clock.advance(200)
+    buttons.poll()
+    assert not buttons.is_held("draw")
+    press(gpio, 5)
+    assert [e.name for e in events] == ["draw", "draw"]
+
+
+def test_poll_never_releases_a_held_button_or_one_mid_bounce() -> None:
+    gpio, buttons, events = make(bounce_ms=30)
+    gpio.drive(5, 0)
+    gpio.clock.advance(500)
+    buttons.poll()  # still held down: stays held, nothing posted
+    assert buttons.is_held("draw") and len(events) == 1
+    gpio.drive(5, 1)
+    gpio.clock.advance(200)
+    press(gpio, 5, hold_ms=10)  # second press; its release edge is lost in the lockout
+    assert len(events) == 2
+    gpio.clock.advance(20)  # 30 ms after the last edge: could still be bouncing
+    buttons.poll()
+    assert buttons.is_held("draw")
+    gpio.clock.advance(100)
+    buttons.poll()
+    assert not buttons.is_held("draw")
+    assert len(events) == 2  # poll itself never posts
+
+
 def test_callback_only_posts_on_the_gpio_thread() -> None:
     gpio = SimGPIO()
     q: queue.Queue[tuple[ButtonPressed, str]] = queue.Queue()
