@@ -8,6 +8,7 @@ refused here, before they reach the interpreter (DESIGN.md "Technician console")
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -159,8 +160,15 @@ class StdioTransport(ConsoleTransport):
         self._in = stdin or sys.stdin.buffer
         self._out = stdout or sys.stdout.buffer
         self._on_eof = on_eof
+        # The process's own stdin is read with os.read on its descriptor, never through
+        # sys.stdin.buffer: a daemon thread blocked inside BufferedReader holds its lock, and
+        # interpreter shutdown after SIGTERM then aborts ("could not acquire lock for
+        # <_io.BufferedReader name='<stdin>'>", exit -6). os.read holds no Python-level lock.
+        self._fd: int | None = None if stdin is not None else sys.stdin.fileno()
 
     def _read(self) -> bytes:
+        if self._fd is not None:
+            return os.read(self._fd, 256)
         read1 = getattr(self._in, "read1", None)
         data: bytes = read1(256) if read1 is not None else self._in.read(1)
         return data
