@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass, field
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.shoe_protocol import (
@@ -177,7 +177,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS, FAULTS, FAULTS, st.sampled_from([0, 9990, 4999]))
 def test_nothing_journaled_twice_or_acknowledged_unjournaled(
     ops: list[str], down_faults: list[str], up_faults: list[str], start_seq: int

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from drivers.errors import DriverError
@@ -465,7 +465,7 @@ def decoded_frames(data: bytes, chunks: list[int]) -> list[bytes]:
     return [x.raw for x in out if isinstance(x, Frame)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.tuples(garbage, shoe_frames), max_size=8),
     garbage,
@@ -481,7 +481,7 @@ def test_fuzz_every_valid_frame_survives_garbage_in_order(
     assert decoded_frames(data, chunks) == [f for _, f in pairs]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400), st.lists(st.integers(1, 50), max_size=10))
 def test_fuzz_decoder_never_raises_and_bounds_what_it_keeps(
     data: bytes, chunks: list[int]
