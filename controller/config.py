@@ -28,10 +28,27 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
+from controller.games.baccarat.irregularities import (
+    ERROR_CARD_COUNT,
+    FACE_UP_BURN_FROM,
+    BurnFrom,
+    ErrorCardCount,
+)
+from controller.games.baccarat.shoe import HANDS_AFTER_COVER
+from controller.games.baccarat.shoe_passing import (
+    DEAD_HAND_COMPELS_PASS,
+    OFFER_BACK_TO_PREVIOUS,
+)
 from controller.games.baccarat.wagers import PANDA8_PAYS, PAYING_PROCEDURES
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE, DELIVERY_STYLES
 from controller.games.paigow.houseway import policy_names
-from controller.games.paigow.outcome import DEFAULT_ZERO_VALUE, ZERO_VALUE_SETTINGS
+from controller.games.paigow.outcome import (
+    DEFAULT_ZERO_LOW_CONFLICT,
+    DEFAULT_ZERO_VALUE,
+    ZERO_LOW_CONFLICT_SETTINGS,
+    ZERO_VALUE_SETTINGS,
+)
+from controller.games.paigow.settlement import PaigowRules as _EngineRules
 
 if TYPE_CHECKING:
     from controller.games.baccarat.wagers import Rules as BaccaratEngineRules
@@ -39,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BaccaratSettings",
+    "BaccaratShoeOptions",
     "ConfigError",
     "ConfigStore",
     "ErrorCode",
@@ -57,6 +75,15 @@ START_MODES: Final = ("rng", "dice")
 #: 5324.20(d)(2), (d)(2)(ii): the vigorish grows in 20-cent steps at 4%, 25-cent steps at 5%.
 VIG_STEP_FOR_PERCENT: Final[Mapping[int, int]] = {4: 20, 5: 25}
 DRAGON_PAY_TABLE_CHOICES: Final = ("none", "A", "B", "C")
+_ENGINE: Final = _EngineRules()  # the settlement engine's defaults are the settings' defaults
+#: The engines' own choices (controller/games/paigow/settlement.py, banking.py).
+VIG_CENT_ROUNDING_CHOICES: Final = ("up", "down")
+CO_BANK_ODD_CENT_CHOICES: Final = ("co_bank", "house")
+SURRENDER_AGAINST_BANK_CHOICES: Final = ("refuse", "center", "house")
+#: Baccarat readings (controller/games/baccarat/irregularities.py): the setting's text is the
+#: enum member's name in lower case (no spaces, so the console reads it as one word).
+ERROR_CARD_COUNT_CHOICES: Final = tuple(m.name.lower() for m in ErrorCardCount)
+BURN_FROM_CHOICES: Final = tuple(m.name.lower() for m in BurnFrom)
 _EVENT_KIND: Final = "config.changed"
 _TRUE: Final = ("true", "yes", "on")
 _FALSE: Final = ("false", "no", "off")
@@ -90,6 +117,10 @@ class PaigowSettings:
     delivery_styles: tuple[str, ...] = DELIVERY_STYLES
     dragons_eye: bool = False
     dragons_eye_method: int = 1
+    zero_low_conflict: str = DEFAULT_ZERO_LOW_CONFLICT
+    vig_cent_rounding: str = _ENGINE.vig_cent_rounding
+    co_bank_shortfall_odd_cent: str = _ENGINE.co_bank_shortfall_odd_cent
+    surrender_against_bank: str = _ENGINE.surrender_against_bank
 
 
 @dataclass(frozen=True)
@@ -107,6 +138,25 @@ class BaccaratSettings:
     panda8_pays: int = PANDA8_PAYS
     deferred_vig: bool = False
     pay_order: str = "i"
+    error_card_count: str = ERROR_CARD_COUNT.name.lower()
+    face_up_burn_from: str = FACE_UP_BURN_FROM.name.lower()
+    hands_after_cover: int = HANDS_AFTER_COVER
+    offer_back_to_previous: bool = OFFER_BACK_TO_PREVIOUS
+    dead_hand_compels_pass: bool = DEAD_HAND_COMPELS_PASS
+
+
+@dataclass(frozen=True)
+class BaccaratShoeOptions:
+    """The baccarat shoe readings as the engines take them (:meth:`RuleSettings.
+    baccarat_shoe_options`): ``irregularities.player_third_in_error(count=)``,
+    ``face_up_in_shoe(burn_from=)``, ``shoe.LastHandRule(hands_after_cover)``,
+    ``shoe_passing`` ``offer_back=`` and ``dead_hand_compels=``."""
+
+    error_card_count: ErrorCardCount
+    face_up_burn_from: BurnFrom
+    hands_after_cover: int
+    offer_back_to_previous: bool
+    dead_hand_compels_pass: bool
 
 
 @dataclass(frozen=True)
@@ -151,6 +201,22 @@ def _when_dragons_eye(s: RuleSettings) -> str | None:
     return None if s.paigow.dragons_eye else "needs paigow.dragons_eye = true"
 
 
+def _when_not_quarter(s: RuleSettings) -> str | None:
+    return ("rounding the vigorish to 25 cents rounds the exact amount (5324.50(f)(10))"
+            if s.paigow.round_vig_to_quarter else None)
+
+
+def _when_cobank(s: RuleSettings) -> str | None:
+    return None if s.paigow.cobank_offered else "needs paigow.cobank_offered = true"
+
+
+def _when_bank_surrender(s: RuleSettings) -> str | None:
+    p = s.paigow
+    if not p.bank_offered:
+        return "needs paigow.bank_offered = true"
+    return None if p.surrender_offered else "needs paigow.surrender_offered = true"
+
+
 def _house_way_choices() -> tuple[str, ...]:
     return ("default", *policy_names())
 
@@ -173,6 +239,14 @@ _SPECS: Final[tuple[_Spec, ...]] = (
     _Spec("paigow.dragons_eye", "bool", "13:69F-10.7(l)"),
     _Spec("paigow.dragons_eye_method", "int", "13:69F-10.7(l)1-2", choices=(1, 2),
           inactive=_when_dragons_eye),
+    _Spec("paigow.zero_low_conflict", "choice", "5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
+          choices=ZERO_LOW_CONFLICT_SETTINGS),
+    _Spec("paigow.vig_cent_rounding", "choice", "5324.50(f)(10) (no direction for a sub-cent)",
+          choices=VIG_CENT_ROUNDING_CHOICES, inactive=_when_not_quarter),
+    _Spec("paigow.co_bank_shortfall_odd_cent", "choice", "5324.50(g)(16); 13:69F-10.8(p)",
+          choices=CO_BANK_ODD_CENT_CHOICES, inactive=_when_cobank),
+    _Spec("paigow.surrender_against_bank", "choice", "5324.50(f)(5), (g)(15)-(16)",
+          choices=SURRENDER_AGAINST_BANK_CHOICES, inactive=_when_bank_surrender),
     _Spec("baccarat.decks", "int", "5324.20(a)(4) (at least six)", lo=6, hi=8),
     _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5),
           inactive=_when_not_ez),
@@ -190,6 +264,13 @@ _SPECS: Final[tuple[_Spec, ...]] = (
     _Spec("baccarat.deferred_vig", "bool", "5324.20(d)(2)", inactive=_when_not_ez),
     _Spec("baccarat.pay_order", "choice", "5324.20(g)(2)(i)-(iv), (g)(3)",
           choices=tuple(PAYING_PROCEDURES)),
+    _Spec("baccarat.error_card_count", "choice", "5324.20(i)(3) (count of the card in error)",
+          choices=ERROR_CARD_COUNT_CHOICES),
+    _Spec("baccarat.face_up_burn_from", "choice", "5324.20(i)(1)(i) (card found face up)",
+          choices=BURN_FROM_CHOICES),
+    _Spec("baccarat.hands_after_cover", "int", "5324.20(f)(9) (\"last hand\")", choices=(0, 1)),
+    _Spec("baccarat.offer_back_to_previous", "bool", "5324.20(h)(2)"),
+    _Spec("baccarat.dead_hand_compels_pass", "bool", "5324.20(h)(1)(i), (i)(1)(ii)"),
 )
 _BY_KEY: Final[Mapping[str, _Spec]] = {s.key: s for s in _SPECS}
 #: Every setting's key, in ``config show`` order.
@@ -300,7 +381,18 @@ class RuleSettings:
         p = self.paigow
         return PaigowRules(vig_percent=p.vig_percent, round_vig_to_quarter=p.round_vig_to_quarter,
                            surrender_offered=p.surrender_offered,
-                           player_bank_offered=p.bank_offered, co_bank_offered=p.cobank_offered)
+                           player_bank_offered=p.bank_offered, co_bank_offered=p.cobank_offered,
+                           vig_cent_rounding=_lit(p.vig_cent_rounding, VIG_CENT_ROUNDING_CHOICES),
+                           co_bank_shortfall_odd_cent=_lit(p.co_bank_shortfall_odd_cent,
+                                                           CO_BANK_ODD_CENT_CHOICES),
+                           surrender_against_bank=_lit(p.surrender_against_bank,
+                                                       SURRENDER_AGAINST_BANK_CHOICES))
+
+    def paigow_outcome_options(self) -> dict[str, Any]:
+        """Keyword arguments of ``controller.games.paigow.outcome`` (``zero_value``,
+        ``zero_low_conflict``)."""
+        return {"zero_value": self.paigow.zero_value,
+                "zero_low_conflict": self.paigow.zero_low_conflict}
 
     def baccarat_rules(self) -> BaccaratEngineRules:
         """The wager settings of ``controller.games.baccarat.wagers``."""
@@ -311,6 +403,23 @@ class RuleSettings:
         return Rules(vig_percent=b.vig_percent, tie_pays=b.tie_pays, dragon_pay_table=table,
                      ez=b.ez, panda8_pays=panda, dragon7_pays=b.dragon7_pays,
                      paying_procedure=b.pay_order)
+
+    def baccarat_shoe_options(self) -> BaccaratShoeOptions:
+        """The shoe readings of ``controller.games.baccarat`` (irregularities, shoe,
+        shoe_passing) as the engines' own types."""
+        b = self.baccarat
+        return BaccaratShoeOptions(
+            error_card_count=ErrorCardCount[b.error_card_count.upper()],
+            face_up_burn_from=BurnFrom[b.face_up_burn_from.upper()],
+            hands_after_cover=b.hands_after_cover,
+            offer_back_to_previous=b.offer_back_to_previous,
+            dead_hand_compels_pass=b.dead_hand_compels_pass)
+
+
+def _lit(value: str, choices: tuple[str, ...]) -> Any:
+    """A checked setting text as the engine's ``Literal`` (the settings check it on build)."""
+    assert value in choices
+    return value
 
 
 # -- checking ----------------------------------------------------------------------------------

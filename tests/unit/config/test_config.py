@@ -47,6 +47,8 @@ def code_of(settings: RuleSettings, key: str, text: str) -> str:
 
 EZ = RuleSettings().with_change("baccarat.ez", "true")
 NJ = RuleSettings().with_change("start_mode", "dice").with_change("jurisdiction", "NJ")
+COBANK = RuleSettings().with_change("paigow.cobank_offered", "true")
+SURRENDER = RuleSettings().with_change("paigow.surrender_offered", "true")
 
 # key, settings to start from, accepted texts, RANGE texts, SYNTAX texts
 RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
@@ -67,6 +69,13 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
     ("paigow.dragons_eye", NJ, ["true", "false"], [], ["x"]),
     ("paigow.dragons_eye_method", NJ.with_change("paigow.dragons_eye", "true"),
      ["1", "2"], ["3", "0"], ["one"]),
+    ("paigow.zero_low_conflict", RuleSettings(), ["f7-lose", "f8ii-push"], ["push", "f8"],
+     [""]),
+    ("paigow.vig_cent_rounding", RuleSettings(), ["up", "down"], ["nearest", "UP"], [" "]),
+    ("paigow.co_bank_shortfall_odd_cent", COBANK, ["co_bank", "house"], ["bank", "split"],
+     [""]),
+    ("paigow.surrender_against_bank", SURRENDER, ["refuse", "center", "house"],
+     ["centre", "bank"], [""]),
     ("baccarat.decks", RuleSettings(), ["6", "8"], ["5", "9"], ["eight"]),
     ("baccarat.vig_percent", RuleSettings(), ["4", "5"], ["3", "6"], ["4%"]),
     ("baccarat.tie_pays", RuleSettings(), ["8", "9"], ["7", "10"], ["8:1"]),
@@ -77,6 +86,12 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
     ("baccarat.panda8_pays", EZ, ["25"], ["24", "26"], ["x"]),
     ("baccarat.deferred_vig", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.pay_order", RuleSettings(), ["i", "ii", "iii", "iv"], ["v", "losing"], [""]),
+    ("baccarat.error_card_count", RuleSettings(), ["burn", "baccarat"], ["BURN", "ten"], [""]),
+    ("baccarat.face_up_burn_from", RuleSettings(), ["next_card", "face_up_card"],
+     ["next card", "face-up card"], [""]),
+    ("baccarat.hands_after_cover", RuleSettings(), ["0", "1"], ["2", "-1"], ["one"]),
+    ("baccarat.offer_back_to_previous", RuleSettings(), ["true", "false"], [], ["x"]),
+    ("baccarat.dead_hand_compels_pass", RuleSettings(), ["true", "false"], [], ["x"]),
 ]
 
 
@@ -112,6 +127,23 @@ def test_defaults() -> None:
     assert (b.dragon_pay_table, b.ez, b.dragon7_pays, b.panda8_pays, b.deferred_vig) == (
         "none", False, 40, 25, False)
     assert b.pay_order == "i"
+    # The new keys default to the rules engines' own defaults.
+    from controller.games.baccarat import irregularities, shoe, shoe_passing
+    from controller.games.paigow.outcome import DEFAULT_ZERO_LOW_CONFLICT
+    from controller.games.paigow.settlement import PaigowRules
+    engine = PaigowRules()
+    assert (p.zero_low_conflict, p.vig_cent_rounding, p.co_bank_shortfall_odd_cent,
+            p.surrender_against_bank) == (DEFAULT_ZERO_LOW_CONFLICT, engine.vig_cent_rounding,
+                                          engine.co_bank_shortfall_odd_cent,
+                                          engine.surrender_against_bank)
+    assert (p.zero_low_conflict, p.vig_cent_rounding, p.co_bank_shortfall_odd_cent,
+            p.surrender_against_bank) == ("f7-lose", "up", "co_bank", "refuse")
+    opts = s.baccarat_shoe_options()
+    assert opts.error_card_count is irregularities.ERROR_CARD_COUNT
+    assert opts.face_up_burn_from is irregularities.FACE_UP_BURN_FROM
+    assert opts.hands_after_cover == shoe.HANDS_AFTER_COVER == 1
+    assert opts.offer_back_to_previous is shoe_passing.OFFER_BACK_TO_PREVIOUS is False
+    assert opts.dead_hand_compels_pass is shoe_passing.DEAD_HAND_COMPELS_PASS is False
 
 
 def test_unknown_key_code_and_hint() -> None:
@@ -285,6 +317,44 @@ def test_engine_settings_objects() -> None:
     br = s.baccarat_rules()
     assert br.dragon_pay_table == "B" and br.paying_procedure == "iii" and br.pays_by_seat
     assert RuleSettings().baccarat_rules().dragon_pay_table is None
+
+
+def test_paigow_engine_mapping_of_the_new_keys() -> None:
+    from controller.games.paigow.settlement import commission
+    s = (RuleSettings().with_change("paigow.cobank_offered", "true")
+         .with_change("paigow.surrender_offered", "true")
+         .with_change("paigow.vig_cent_rounding", "down")
+         .with_change("paigow.co_bank_shortfall_odd_cent", "house")
+         .with_change("paigow.surrender_against_bank", "center")
+         .with_change("paigow.zero_low_conflict", "f8ii-push"))
+    pr = s.paigow_rules()
+    assert (pr.vig_cent_rounding, pr.co_bank_shortfall_odd_cent, pr.surrender_against_bank) == (
+        "down", "house", "center")
+    # 5% of $10.10 is 50.5 cents: "down" collects 50, the default "up" 51 (5324.50(f)(10)).
+    assert commission(1010, pr) == 50 and commission(1010, RuleSettings().paigow_rules()) == 51
+    assert s.paigow_outcome_options() == {"zero_value": "non-pairs",
+                                          "zero_low_conflict": "f8ii-push"}
+
+
+def test_new_paigow_keys_inactive_where_they_do_nothing() -> None:
+    s = RuleSettings()
+    assert s.inactive_reason("paigow.co_bank_shortfall_odd_cent") == (
+        "needs paigow.cobank_offered = true")
+    assert s.inactive_reason("paigow.surrender_against_bank") == (
+        "needs paigow.surrender_offered = true")
+    assert code_of(s, "paigow.co_bank_shortfall_odd_cent", "house") == "RANGE"
+    q = s.with_change("paigow.round_vig_to_quarter", "true")
+    assert "25 cents" in str(q.inactive_reason("paigow.vig_cent_rounding"))
+    with pytest.raises(ConfigError, match="is set but has no effect"):
+        RuleSettings.from_mapping({"paigow": {"surrender_against_bank": "center"}}, "t.toml")
+    ok = RuleSettings.from_mapping({"paigow": {"surrender_offered": True,
+                                               "surrender_against_bank": "house"},
+                                    "baccarat": {"face_up_burn_from": "face_up_card",
+                                                 "hands_after_cover": 0}}, "t.toml")
+    assert ok.paigow_rules().surrender_against_bank == "house"
+    from controller.games.baccarat.irregularities import BurnFrom
+    assert ok.baccarat_shoe_options().face_up_burn_from is BurnFrom.FACE_UP_CARD
+    assert ok.baccarat_shoe_options().hands_after_cover == 0
 
 
 # -- ConfigStore ----------------------------------------------------------------------------------

@@ -28,6 +28,8 @@ SEND = {
     "expose_void": "expose dead",
     "surrender": "surrender seat 1",
     "void": "void",
+    "wager": "wager 1 1000",
+    "tiles": "tiles dealer 6-6 4-5 1-3 2-2",
 }
 
 # The way to each state, from a fresh table, after one whole round (so round 2 may have a
@@ -56,6 +58,7 @@ ALLOWED = {
     ("betting", "bank"): "betting",
     ("betting", "cobank"): "betting",
     ("betting", "no_bank"): "betting",
+    ("betting", "wager"): "betting",
     ("betting", "no_more_bets"): "no_more_bets",
     ("betting", "void"): "washing",
     ("bank_style", "expose_stacking"): "washing",
@@ -113,6 +116,8 @@ def test_the_hand_written_table_covers_the_machine() -> None:
     assert defined - set(ALLOWED) == {
         ("bank_style", "dice"), ("no_more_bets", "dice"),
         ("dealing", "void_hand"), ("setting_hands", "void_hand"),
+        # no wager was entered on the way there: tiles are entered for wagers only
+        ("dealer_hands", "tiles"),
     }
 
 
