@@ -115,7 +115,7 @@ class Application:
         from controller.devices import build_devices
         self.devices = build_devices(self.profile, self.post, self.state_dir)
         ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
-                           alarm=self.alarm, profile=self.profile)
+                           alarm=self.alarm, post=self.post, profile=self.profile)
         if self.profile.game == "paigow":
             from controller.rng import CertifiedRng
             hw = self.profile.rng.hwrng_path

@@ -254,7 +254,11 @@ class Console:
         lines = ["commands (* needs a login):"]
         for command in self._commands.values():
             lines.append(f" {'*' if command.login else ' '} {command.usage}")
-        lines.append(" * any other word goes to the table (sim ..., dice ..., bet ...)")
+        names = getattr(self._app.table, "action_names", None)
+        if callable(names):
+            lines.append(" * table actions: " + " ".join(sorted(names())))
+        else:
+            lines.append(" * any other word goes to the table (sim ..., bet ..., curator ...)")
         return lines
 
     def _cmd_status(self, args: list[str], source: str) -> list[str]:

@@ -35,6 +35,7 @@ class TableContext:
     settings: Any                      # controller.config.ConfigStore
     devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
     alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
+    post: Callable[[object], None] = lambda event: None    # queue an event for the loop
     rng: Any = None                    # controller.rng.CertifiedRng (pai gow)
     profile: Any = None                # controller.profile.Profile
 
