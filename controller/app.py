@@ -28,6 +28,8 @@ from controller.table import Refused, Table, TableContext
 log = logging.getLogger("controller")
 
 TICK_S = 0.1
+#: How long a console reply may wait for the events its command caused (simulated devices).
+REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
 TABLES: dict[str, tuple[str, str]] = {
     "paigow": ("controller.paigow_table", "PaigowTable"),
@@ -63,6 +65,8 @@ class Application:
         self._output = output
         self._consoles: list[Any] = []
         self._interpreter: Any = None
+        self._pending_replies: list[tuple[Callable[[], bool], float,
+                                          Callable[[list[str]], None], list[str]]] = []
         self._alarm_lock = threading.Lock()
         self.loop_thread_id: int | None = None
 
@@ -219,6 +223,8 @@ class Application:
                 if max_events is not None and handled >= max_events:
                     break
             now = time.monotonic()
+            if self._pending_replies:
+                self._flush_replies(now)
             if now >= next_tick:
                 next_tick = now + TICK_S
                 self._guarded(self._tick)
@@ -241,9 +247,33 @@ class Application:
                 event.done(result)
             return
         if isinstance(event, ConsoleLine):
-            self._guarded(lambda: event.reply(self.console_execute(event.text, event.source)))
+            self._guarded(lambda: self._answer(event))
             return
         self._guarded(lambda: self.table.handle(event))
+
+    def _answer(self, event: ConsoleLine) -> None:
+        """Reply now, or -- when the table says the command's effect arrives later as events
+        (a simulated shoe's frames) -- once those events have been handled."""
+        lines = self.console_execute(event.text, event.source)
+        take = getattr(self.table, "take_reply_waiter", None)
+        ready = take() if take is not None else None
+        if ready is None or ready():
+            event.reply(lines)
+            return
+        self._pending_replies.append(
+            (ready, time.monotonic() + REPLY_WAIT_S, event.reply, lines))
+
+    def _flush_replies(self, now: float) -> None:
+        keep = []
+        for ready, deadline, reply, lines in self._pending_replies:
+            if ready():
+                reply(lines)
+            elif now >= deadline:
+                reply([f"!WARN the effect did not arrive within {REPLY_WAIT_S:.0f} s",
+                       *lines])
+            else:
+                keep.append((ready, deadline, reply, lines))
+        self._pending_replies = keep
 
     def console_execute(self, text: str, source: str) -> list[str]:
         """Run one console line through the console's command table."""

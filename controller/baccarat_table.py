@@ -354,6 +354,7 @@ class BaccaratTable:
 
     def __init__(self, ctx: TableContext) -> None:
         self._ctx = ctx
+        self._reply_waiter: Callable[[], bool] | None = None
         self._journal = ctx.journal
         self._model = TableModel()
         self._machine = build_machine(self._model)
@@ -1151,6 +1152,9 @@ class BaccaratTable:
             if sim is None:
                 raise Refused("no simulated shoe in this profile", "STATE")
             verb, rest = args[1], args[2:]
+            # The reply waits until the shoe's frames have been journaled and handled, so a
+            # scripted console session sees their effect on the next line.
+            self._reply_waiter = lambda: sim.status().unacked == 0
             if verb == "deal":
                 n = int(rest[0]) if rest and rest[0].isdigit() else 1
                 return ["dealt " + " ".join(sim.deal(n))]
@@ -1175,6 +1179,11 @@ class BaccaratTable:
                 clock.advance(100)
             return [f"pressed {args[1]}"]
         raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+
+    def take_reply_waiter(self) -> Callable[[], bool] | None:
+        """For the application: a readiness test for the last console action's reply, once."""
+        waiter, self._reply_waiter = self._reply_waiter, None
+        return waiter
 
     @staticmethod
     def _sim_fault(sim: Any, kind: str) -> str:
