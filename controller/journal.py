@@ -319,8 +319,7 @@ class Journal:
         """
         prev = GENESIS
         expected_seq = self._first_seq()
-        rows = 0
-        head_seq, head_mac = 0, GENESIS.hex()
+        head_mac = GENESIS.hex()
         if expected_seq > 1:
             anchor = self._archive_anchor()
             if anchor is None:
@@ -334,27 +333,10 @@ class Journal:
                 return VerifyResult(False, 0, 0, head_mac, expected_seq,
                                     "archive anchor does not match the journaled archive record")
             prev = bytes.fromhex(anchor)
-        try:
-            cursor = self._db.execute(
-                "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
-                " ORDER BY rowid")
-            for row in cursor:
-                seq, wall, mono, boot, rnd, kind, text, mac = row
-                if seq != expected_seq:
-                    problem = (f"row {expected_seq} is missing (deleted)" if seq > expected_seq
-                               else f"row {seq} is out of order (reordered)")
-                    return VerifyResult(False, rows, head_seq, head_mac, expected_seq, problem)
-                good = row_mac(self._key, prev, seq, wall, mono, boot, rnd, kind, text)
-                if not hmac.compare_digest(good, mac):
-                    return VerifyResult(False, rows, head_seq, head_mac, seq,
-                                        f"row {seq} ({kind}) does not match its HMAC (edited)")
-                prev = bytes.fromhex(mac)
-                rows += 1
-                head_seq, head_mac = seq, mac
-                expected_seq += 1
-        except sqlite3.DatabaseError as exc:
-            return VerifyResult(False, rows, head_seq, head_mac, expected_seq,
-                                f"database unreadable after row {head_seq}: {exc}")
+        result = self._walk(expected_seq - 1, prev)
+        if not result.ok:
+            return result
+        rows, head_seq, head_mac = result.rows, result.head_seq, result.head_mac
         if expected_head is not None:
             want_seq, want_mac = expected_head
             if want_seq > head_seq:
@@ -430,26 +412,34 @@ class Journal:
         if got is None or not hmac.compare_digest(got[0], mac):
             return VerifyResult(False, 0, 0, GENESIS.hex(), seq,
                                 f"row {seq} differs from the last verified head (rewritten)")
-        prev = bytes.fromhex(mac)
-        expected_seq = seq + 1
+        return self._walk(seq, bytes.fromhex(mac))
+
+    def _walk(self, after_seq: int, prev: bytes) -> VerifyResult:
+        """Check every row after ``after_seq`` chains from ``prev``; name the first break."""
+        expected_seq = after_seq + 1
         rows = 0
-        head_seq, head_mac = seq, mac
-        cursor = self._db.execute(
-            "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
-            " WHERE seq > ? ORDER BY rowid", (seq,))
-        for row in cursor:
-            rseq, wall, mono, boot, rnd, kind, text, rmac = row
-            if rseq != expected_seq:
-                return VerifyResult(False, rows, head_seq, head_mac, expected_seq,
-                                    f"row {expected_seq} is missing (deleted)")
-            good = row_mac(self._key, prev, rseq, wall, mono, boot, rnd, kind, text)
-            if not hmac.compare_digest(good, rmac):
-                return VerifyResult(False, rows, head_seq, head_mac, rseq,
-                                    f"row {rseq} ({kind}) does not match its HMAC (edited)")
-            prev = bytes.fromhex(rmac)
-            rows += 1
-            head_seq, head_mac = rseq, rmac
-            expected_seq += 1
+        head_seq, head_mac = after_seq, prev.hex()
+        try:
+            cursor = self._db.execute(
+                "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+                " WHERE seq > ? ORDER BY rowid", (after_seq,))
+            for row in cursor:
+                seq, wall, mono, boot, rnd, kind, text, mac = row
+                if seq != expected_seq:
+                    problem = (f"row {expected_seq} is missing (deleted)" if seq > expected_seq
+                               else f"row {seq} is out of order (reordered)")
+                    return VerifyResult(False, rows, head_seq, head_mac, expected_seq, problem)
+                good = row_mac(self._key, prev, seq, wall, mono, boot, rnd, kind, text)
+                if not hmac.compare_digest(good, mac):
+                    return VerifyResult(False, rows, head_seq, head_mac, seq,
+                                        f"row {seq} ({kind}) does not match its HMAC (edited)")
+                prev = bytes.fromhex(mac)
+                rows += 1
+                head_seq, head_mac = seq, mac
+                expected_seq += 1
+        except sqlite3.DatabaseError as exc:
+            return VerifyResult(False, rows, head_seq, head_mac, expected_seq,
+                                f"database unreadable after row {head_seq}: {exc}")
         return VerifyResult(True, rows, head_seq, head_mac)
 
     def _first_seq(self) -> int:
