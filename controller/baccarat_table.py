@@ -15,6 +15,7 @@ are written during that replay (marked ``recovered``).
 
 from __future__ import annotations
 
+import collections
 import copy
 import logging
 from collections import Counter
@@ -332,6 +333,13 @@ class _Replay:
     written: int = 0
 
 
+def _raw_frame(data: dict[str, Any], rebuild: Callable[[dict[str, Any]], bytes]) -> bytes:
+    """A journaled frame's bytes as the shoe sent them (rows before "raw" was kept: re-encoded,
+    which is byte-exact for a shoe that writes SEQ without leading zeros)."""
+    raw = data.get("raw")
+    return str(raw).encode("ascii", "replace") if raw else rebuild(data)
+
+
 def _dollars(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     cents = abs(cents)
@@ -377,7 +385,8 @@ class BaccaratTable:
             shoe_settings = ctx.devices.get("shoe_settings")
             self._shoe = SerialShoe(
                 url, self._poster(), baud=getattr(shoe_settings, "baud", 9600),
-                resume_seq=self.resume_seq(), watchdog_s=getattr(shoe_settings, "watchdog_s", 3.0))
+                resume_seq=self.resume_seq(), known_session=self.known_session(),
+                watchdog_s=getattr(shoe_settings, "watchdog_s", 3.0))
             self._shoe.start()
         sim = ctx.devices.get("shoe_sim")
         if sim is not None:
@@ -505,16 +514,20 @@ class BaccaratTable:
             ShoeWatchdog,
         )
         if isinstance(event, ShoeFrameAccepted):
-            seq = self._journal.append(K_FRAME, {"seq": event.seq, "type": event.type,
-                                                 "fields": list(event.fields),
-                                                 "known": event.known}, self._d.round_id)
+            row: dict[str, Any] = {"seq": event.seq, "type": event.type,
+                                   "fields": list(event.fields), "known": event.known}
+            if event.raw:
+                row["raw"] = event.raw.decode("ascii", "replace")
+            seq = self._journal.append(K_FRAME, row, self._d.round_id)
             if self._shoe is not None:
                 self._shoe.acknowledge(event.seq)
             self._input_seq = seq
             self._apply_frame(event.type, list(event.fields), event.known)
         elif isinstance(event, ShoeSession):
-            seq = self._journal.append(K_SESSION, {"seq": event.seq, "model": event.model,
-                                                   "firmware": event.firmware}, self._d.round_id)
+            row = {"seq": event.seq, "model": event.model, "firmware": event.firmware}
+            if event.raw:
+                row["raw"] = event.raw.decode("ascii", "replace")
+            seq = self._journal.append(K_SESSION, row, self._d.round_id)
             if self._shoe is not None:
                 self._shoe.acknowledge(event.seq)
             self._input_seq = seq
@@ -634,6 +647,32 @@ class BaccaratTable:
         if last is None:
             return None
         return (int(last.data["seq"]) + 1) % 10000
+
+    def known_session(self) -> list[bytes] | None:
+        """The journaled shoe session as raw frames: the last ``$HELO`` and the frames accepted
+        after it (the last 1024). SerialShoe compares a resent ``$HELO`` and its followers with
+        them, so a crash between journaling and acknowledging counts nothing twice."""
+        from drivers.shoe_protocol import HISTORY, Frame, ShoeProtocolError, encode, parse_frame
+        helo = self._journal.last([K_SESSION])
+        if helo is None:
+            return None
+
+        def valid(raw: bytes) -> bool:
+            return isinstance(parse_frame(raw), Frame)
+
+        try:
+            first = _raw_frame(helo.data, lambda d: encode(
+                "HELO", int(d["seq"]), str(d.get("model", "")), str(d.get("firmware", ""))))
+            frames: collections.deque[bytes] = collections.deque(maxlen=HISTORY - 1)
+            for e in self._journal.events(kinds=[K_FRAME], since_seq=helo.seq):
+                raw = _raw_frame(e.data, lambda d: encode(
+                    str(d["type"]), int(d["seq"]), *[str(f) for f in d.get("fields", [])]))
+                if valid(raw):
+                    frames.append(raw)
+        except (ShoeProtocolError, KeyError, ValueError) as exc:
+            log.warning("journaled shoe session unusable: %s", exc)
+            return None
+        return [first, *frames] if valid(first) else None
 
     # -- shoe frames ---------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import collections
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -94,6 +94,7 @@ class SerialShoe:
         *,
         baud: int = 9600,
         resume_seq: int | None = None,
+        known_session: Sequence[bytes] | None = None,
         watchdog_s: float = 3.0,
         read_timeout_s: float = 0.05,
         write_timeout_s: float = 0.5,
@@ -125,7 +126,11 @@ class SerialShoe:
         self._backoff_max = max(backoff_max_s, backoff_initial_s)
         self._open = opener or _open_pyserial
 
-        self._tracker = SequenceTracker(resume_seq)
+        if known_session and resume_seq is None:
+            raise ShoeProtocolError("known_session needs resume_seq (both come from the journal)")
+        # known_session: the journaled $HELO and the frames accepted after it, so that a shoe
+        # resending that HELO after our restart is recognised as the same session, not a new one
+        self._tracker = SequenceTracker(resume_seq, known_session)
         # Accepted frames awaiting the controller's acknowledge(), oldest first: (session, seq).
         self._pending: collections.deque[tuple[int, int]] = collections.deque()
         self._session = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from drivers.errors import ProtocolError
@@ -294,13 +295,17 @@ class SequenceTracker:
     expected SEQ proves a resend. See docs/shoe-protocol.md.
     """
 
-    def __init__(self, expected: int | None = None) -> None:
+    def __init__(
+        self, expected: int | None = None, known_session: Sequence[bytes] | None = None
+    ) -> None:
         if expected is not None:
             _check_seq(expected)
         self._expected = expected
         self._nak_sent_for: int | None = None  # the expected SEQ already NAKed for this gap
         self._session_helo: bytes | None = None
         self._history: collections.OrderedDict[int, bytes] = collections.OrderedDict()
+        if known_session:
+            self._restore_session(known_session)
         self._held_helo: Frame | None = None  # set while deciding power-up versus resend
         self._suspect = False  # a conflict was seen: wait for the shoe to resend its HELO
         # while a HELO is held: the next SEQ to compare (None once the round broke), the SEQ and
@@ -310,6 +315,24 @@ class SequenceTracker:
         self._prev_time: float | None = None
         self._now: float | None = None
         self._round_time: float | None = None
+
+    def _restore_session(self, known_session: Sequence[bytes]) -> None:
+        """A restarted controller's journaled session: its ``$HELO`` (first) and the frames
+        accepted after it, as raw bytes. A resent identical ``$HELO`` is then held and compared
+        with them, as within one run, instead of starting a second session."""
+        if self._expected is None:
+            raise ShoeProtocolError("a known session needs the resume SEQ (expected)")
+        frames: list[Frame] = []
+        for raw in known_session:
+            parsed = parse_frame(bytes(raw))
+            if not isinstance(parsed, Frame):
+                raise ShoeProtocolError(f"known session frame {raw!r}: {parsed.reason.value}")
+            frames.append(parsed)
+        if frames[0].type != "HELO":
+            raise ShoeProtocolError(f"a known session starts with its HELO, not {frames[0].type}")
+        self._session_helo = frames[0].raw
+        for frame in frames:
+            self._remember(frame)
 
     @property
     def expected(self) -> int | None:

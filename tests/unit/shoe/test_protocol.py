@@ -494,3 +494,26 @@ def test_fuzz_decoder_never_raises_and_bounds_what_it_keeps(
             if isinstance(item, Frame):
                 assert len(item.raw) <= MAX_FRAME
         pos += size
+
+
+def test_a_known_session_holds_its_resent_helo_and_matches_the_followers() -> None:
+    """A restarted controller's tracker given the journaled session (docs/shoe-protocol.md)."""
+    from drivers.shoe_protocol import SequenceTracker, Verdict, encode, parse_frame
+
+    helo, c1, c2 = encode("HELO", 0, "S", "1"), encode("CARD", 1, "QH"), encode("CARD", 2, "2S")
+    tracker = SequenceTracker(3, [helo, c1, c2])
+    verdicts = [tracker.classify(parse_frame(raw), 0.0).verdict  # type: ignore[arg-type]
+                for raw in (helo, c1, c2)]
+    assert verdicts == [Verdict.HELD] * 3  # a resend round: nothing delivered again
+    after = tracker.classify(parse_frame(encode("CARD", 3, "5D")), 0.1)  # type: ignore[arg-type]
+    assert after.verdict is Verdict.ACCEPT and not after.new_session
+
+    powered_up = SequenceTracker(3, [helo, c1, c2])
+    powered_up.classify(parse_frame(helo), 0.0)  # type: ignore[arg-type]
+    new = powered_up.classify(parse_frame(encode("CARD", 1, "9C")), 0.0)  # type: ignore[arg-type]
+    assert new.verdict is Verdict.ACCEPT and new.new_session and new.nak == 1
+
+    with pytest.raises(ShoeProtocolError):
+        SequenceTracker(None, [helo])
+    with pytest.raises(ShoeProtocolError):
+        SequenceTracker(3, [c1, helo])

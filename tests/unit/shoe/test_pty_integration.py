@@ -26,11 +26,13 @@ from tests.unit.shoe.helpers import WAIT_S, wait_until
 class Controller:
     """Journals every event, then acknowledges accepted frames (unless ``hold`` is set)."""
 
-    def __init__(self, path: str, resume_seq: int | None = None) -> None:
+    def __init__(self, path: str, resume_seq: int | None = None,
+                 known_session: list[bytes] | None = None, hold: bool = False) -> None:
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.journal: list[object] = []
-        self.hold = False  # journal but never acknowledge: a crash between fsync and ACK
-        self.shoe = SerialShoe(path, self.queue.put, resume_seq=resume_seq, backoff_initial_s=0.02)
+        self.hold = hold  # journal but never acknowledge: a crash between fsync and ACK
+        self.shoe = SerialShoe(path, self.queue.put, resume_seq=resume_seq,
+                               known_session=known_session, backoff_initial_s=0.02)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -267,3 +269,41 @@ def test_crash_between_journal_and_ack_counts_nothing_twice(
         assert [e.seq for e in second.accepted()][0] == resume  # the held frames: not again
     finally:
         second.stop()
+
+
+def _journaled_session(ctl: Controller) -> list[bytes]:
+    """What the table passes as ``known_session``: the last HELO and the frames after it."""
+    events = [e for e in list(ctl.journal) if isinstance(e, ShoeSession | ShoeFrameAccepted)]
+    last_helo = max(i for i, e in enumerate(events) if isinstance(e, ShoeSession))
+    return [e.raw for e in events[last_helo:]]  # type: ignore[union-attr]
+
+
+def test_crash_before_any_ack_with_the_helo_resent_counts_nothing_twice() -> None:
+    """docs/shoe-protocol.md: the controller journals the HELO and cards, crashes before any
+    ACK; restarted, it NAKs the next SEQ, the shoe (holding everything) resends from its HELO.
+    With the journaled session (``known_session``) the HELO is recognised as the same session;
+    without it the HELO started a second session and the three cards came twice."""
+    shoe = SimShoe(seed=11, heartbeat_s=0.3)
+    first = Controller(shoe.create_pty(), hold=True).start()
+    second: Controller | None = None
+    try:
+        assert wait_until(lambda: first.shoe.stats().link_up)
+        shoe.start()
+        dealt = shoe.deal(3)
+        assert wait_until(lambda: len(first.cards()) == 3)
+        first.stop()  # the crash: journaled, never acknowledged
+        assert shoe.status().unacked >= 4  # the HELO and the three cards are still held
+        resume = (first.last_seq() + 1) % 10000
+        second = Controller(shoe.path or "", resume_seq=resume,
+                            known_session=_journaled_session(first)).start()
+        later = shoe.deal(2)
+        ctl = second
+        assert wait_until(lambda: len(ctl.cards()) >= 2)
+        assert shoe.wait_acked(WAIT_S)
+        assert first.cards() + second.cards() == dealt + later  # no card twice
+        assert second.of(ShoeSession) == []  # the same session goes on
+        assert second.accepted()[0].seq == resume
+    finally:
+        if second is not None:
+            second.stop()
+        assert shoe.stop(WAIT_S)
