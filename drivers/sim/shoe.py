@@ -214,8 +214,9 @@ class SimShoe:
     def create_pty(self, link: str | None = None) -> str:
         """Create the pty and return the path the controller opens: a symlink to the slave.
 
-        The symlink (``link``, or one in a private temp dir) is re-pointed after ``disconnect``,
-        so a replug is found at the same path, as a USB adapter's by-id path would be.
+        The symlink (``link``, or one in a private temp dir) is removed while disconnected and
+        made again, to a fresh pty, on reconnect: a replug is found at the same path, as a USB
+        adapter's by-id path would be, and an unplugged shoe's path leads nowhere.
         """
         with self._lock:
             if self._port is not None:
@@ -348,16 +349,16 @@ class SimShoe:
             return data
 
     def disconnect(self, seconds: float | None = None) -> None:
-        """Unplug the cable: close the port; unacked frames and the session are kept.
-
-        Reconnects after ``seconds``, or on ``reconnect()`` when ``seconds`` is None.
+        """Unplug the cable: close the port (a pty's link path is removed); unacked frames and
+        the session are kept. Reconnects after ``seconds``, or on ``reconnect()`` when
+        ``seconds`` is None.
         """
         with self._lock:
             self._close_link()
             self._reconnect_at = None if seconds is None else time.monotonic() + seconds
 
     def reconnect(self) -> None:
-        """Plug the cable back in (the pty symlink is re-pointed to a fresh pty)."""
+        """Plug the cable back in (the pty link path is made again, to a fresh pty)."""
         with self._lock:
             self._reconnect_at = None
             if self._link is None:
@@ -419,13 +420,18 @@ class SimShoe:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         os.symlink(pty.slave_path, tmp)
-        os.replace(tmp, self._link_path)  # atomic re-point: the controller never sees it missing
+        os.replace(tmp, self._link_path)  # atomic: the path leads to a complete pty or nowhere
         self._pty = pty
         self._link = pty
         self._decoder = FrameDecoder()
 
     def _close_link(self) -> None:
         link, self._link, self._pty = self._link, None, None
+        if self._port is None and self._link_path is not None:
+            # unplugged: the path disappears, as a USB adapter's by-id path does, so the
+            # controller never opens the closed pty's number once another process reuses it
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._link_path)
         if link is not None:
             link.close()
 

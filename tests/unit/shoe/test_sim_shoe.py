@@ -149,3 +149,33 @@ def test_speaks_on_a_named_port_through_pyserial() -> None:
         assert shoe.stop(WAIT_S)
         os.close(master)
         os.close(slave)
+
+
+def test_disconnect_removes_the_link_path_and_reconnect_makes_it_again() -> None:
+    """An unplugged shoe's path leads nowhere (a closed pty's number may go to another process);
+    the replug makes the same path again, to a fresh, working pty."""
+    shoe = SimShoe(seed=3, heartbeat_s=None)
+    path = shoe.create_pty()
+    try:
+        shoe.start()
+        assert os.path.islink(path)
+        shoe.disconnect()
+        assert not os.path.lexists(path)
+        assert not shoe.status().connected
+        shoe.reconnect()
+        assert os.path.islink(path) and os.path.exists(path)
+        fd = open_raw(path)
+        try:
+            os.set_blocking(fd, False)
+            dealt = shoe.deal(1)[0]
+            frames = read_frames(fd, 1)
+            assert [f.fields for f in frames if f.type == "CARD"] == [(dealt,)]
+        finally:
+            os.close(fd)
+        # a timed unplug: gone meanwhile, back by itself
+        shoe.disconnect(0.2)
+        assert not os.path.lexists(path)
+        assert wait_until(lambda: os.path.exists(path) and shoe.status().connected)
+    finally:
+        assert shoe.stop(WAIT_S)
+    assert not os.path.lexists(path)
