@@ -26,10 +26,13 @@ from typing import Any, Final
 
 from transitions import Machine, MachineError
 
+from controller.config import BaccaratShoeOptions, RuleSettings
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import (
+    BurnFrom,
     Remedy,
     Ruling,
+    Then,
     drawn_in_excess,
     face_up_in_shoe,
     player_third_in_error,
@@ -315,6 +318,10 @@ class ShoeData:
     faults: list[str] = field(default_factory=list)
     shoe_faults: list[str] = field(default_factory=list)
     shoe_in_play: bool = False
+    # The journal rows whose settings this shoe (hands_after_cover) and this coup (the rules,
+    # the irregularity readings, shoe passing) use: ConfigStore.as_of(seq). None: the current.
+    shoe_settings_seq: int | None = None
+    settings_seq: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return copy.deepcopy(self.__dict__)
@@ -374,8 +381,6 @@ class BaccaratTable:
         self._display = ctx.devices.get("dealer_display")
         settings = ctx.settings.current() if ctx.settings is not None else None
         self._decks: int = settings.baccarat.decks if settings is not None else 8
-        self._deferred_vig: bool = bool(settings.baccarat.deferred_vig) if settings else False
-        self._rules = settings.baccarat_rules() if settings is not None else baccarat.Rules()
         self._ring = SeatRing.numbered(int(ctx.devices.get("seats", 8)))
         self._rebuild_derived()
         self._shoe: Any = ctx.devices.get("shoe_reader")
@@ -399,8 +404,43 @@ class BaccaratTable:
 
     # -- derived objects (rebuilt from ShoeData after a snapshot or a replay) -------------------
 
+    def _settings_at(self, seq: int | None) -> RuleSettings:
+        """The settings as of journal row ``seq`` (None: the current ones)."""
+        store = self._ctx.settings
+        if store is None:
+            return RuleSettings()
+        if seq is None or not hasattr(store, "as_of"):
+            current: RuleSettings = store.current()
+            return current
+        at: RuleSettings = store.as_of(seq)
+        return at
+
+    def _take_settings(self, shoe: bool) -> dict[str, Any]:
+        """Snapshot the settings at this input (a shoe's or a coup's start); never mid-round."""
+        d = self._d
+        d.settings_seq = self._input_seq
+        if shoe:
+            d.shoe_settings_seq = self._input_seq
+        self._apply_settings()
+        o = self._opts
+        return {"hands_after_cover": self._last_hand.hands_after_cover,
+                "error_card_count": o.error_card_count.value,
+                "face_up_burn_from": o.face_up_burn_from.value,
+                "offer_back_to_previous": o.offer_back_to_previous,
+                "dead_hand_compels_pass": o.dead_hand_compels_pass,
+                "vig_percent": self._rules.vig_percent, "tie_pays": self._rules.tie_pays,
+                "deferred_vig": self._deferred_vig}
+
+    def _apply_settings(self) -> None:
+        """The rules and shoe readings of the coup's snapshot (d.settings_seq)."""
+        s = self._settings_at(self._d.settings_seq)
+        self._rules = s.baccarat_rules()
+        self._deferred_vig = bool(s.baccarat.deferred_vig)
+        self._opts: BaccaratShoeOptions = s.baccarat_shoe_options()
+
     def _rebuild_derived(self) -> None:
         d = self._d
+        self._apply_settings()
         self._composition: ShoeComposition | None = None
         self._monitor = SequenceMonitor()
         if d.shoe_in_play:
@@ -411,7 +451,8 @@ class BaccaratTable:
                 except CardBeyondShoe:
                     pass  # the foreign card that halted the game; its fault is in d.faults
                 self._monitor.add(code)
-        self._last_hand = LastHandRule()
+        cover_rule = self._settings_at(d.shoe_settings_seq).baccarat.hands_after_cover
+        self._last_hand = LastHandRule(cover_rule)
         for mark in d.marks:
             if mark == "C":
                 self._last_hand.cover_card()
@@ -838,7 +879,9 @@ class BaccaratTable:
             # Both hands stood on their first two cards: the card went to the player in error.
             four = CoupInProgress(d.coup)
             ruling = player_third_in_error(four, code, disclosed=False)
-            extra["burn_more"] = player_third_in_error(four, code, disclosed=True).burn_more
+            extra["burn_more"] = player_third_in_error(
+                four, code, disclosed=True, count=self._opts.error_card_count).burn_more
+            extra["count"] = self._opts.error_card_count.value
             kind = "player_third"
         else:
             ruling = drawn_in_excess(code, disclosed=False)
@@ -873,7 +916,8 @@ class BaccaratTable:
                                            "dead_hand": dead, "bets": d.bets,
                                            "curator": d.curator,
                                            "last_hand": self._last_hand.last_hand,
-                                           "carried": [p["card"] for p in first]})
+                                           "carried": [p["card"] for p in first],
+                                           "settings": self._take_settings(shoe=False)})
         for p in first:
             # 5324.20(i)(2)-(3): the card drawn in excess is the first card of this hand.
             self._coup.add(p["card"])
@@ -897,7 +941,8 @@ class BaccaratTable:
         d.marks.append("H")
         if status is ShoeStatus.RESHUFFLE:
             d.shoe_done = True
-        passing = after_round(coup.winner, wagered=not d.dead_hand)
+        passing = after_round(coup.winner, wagered=not d.dead_hand,
+                              dead_hand_compels=self._opts.dead_hand_compels_pass)
         d.compelled_pass = passing.passes
         self._settle(coup)
         if status is ShoeStatus.LAST_HAND:
@@ -989,10 +1034,12 @@ class BaccaratTable:
             d.shoe_in_play = True
             d.burn_reason = "shoe"
             d.curator = None
+            d.shoe_settings_seq = d.settings_seq = self._input_seq
             self._rebuild_derived()
             self._burn = BurnProgress()
             self._sync_model()
-            self._emit("baccarat.shoe.start", {"shoe": d.shoe_no, "decks": self._decks},
+            self._emit("baccarat.shoe.start", {"shoe": d.shoe_no, "decks": self._decks,
+                                               "settings": self._take_settings(shoe=True)},
                        round_id=None)
             self._show_state()
             return [f"shoe {d.shoe_no}: burn the first card (5324.20(e))"]
@@ -1059,7 +1106,8 @@ class BaccaratTable:
             prev = d.curator
             d.curator = seat
             order = (opening_offer_order(self._ring, self._ring.seats_ccw) if prev is None
-                     else passing_offer_order(self._ring, self._ring.seats_ccw, prev))
+                     else passing_offer_order(self._ring, self._ring.seats_ccw, prev,
+                                              offer_back=self._opts.offer_back_to_previous))
             self._emit("baccarat.curator", {"seat": seat, "previous": prev,
                                             "offer_order": list(order),
                                             "section": "5324.20(f)(1)-(2)" if prev is None
@@ -1154,7 +1202,22 @@ class BaccaratTable:
         if choice not in ("burn", "dead"):
             raise Refused("usage: remedy burn | remedy dead (5324.20(i)(1)(i)-(ii))", "SYNTAX")
         remedy = Remedy.BURN if choice == "burn" else Remedy.DEAD_HAND
-        ruling = face_up_in_shoe(p["card"], disclosed=True, remedy=remedy)
+        burn_from = self._opts.face_up_burn_from if p["kind"] == "face_up" else BurnFrom.NEXT_CARD
+        ruling = face_up_in_shoe(p["card"], disclosed=True, remedy=remedy, burn_from=burn_from)
+        if ruling.then is Then.BURN_MORE:
+            # baccarat.face_up_burn_from = face_up_card: the card found face up is the burn's
+            # first card, and as many more as its value are burned (5324.20(i)(1)(i))
+            d.burn_reason = "choice"
+            self._fire("remedy_burn")
+            d.pending = [q for q in d.pending if not q["disclosed"]]
+            self._burn = BurnProgress(face_up=p["card"], count=ruling.burn_more)
+            d.burn_face_up, d.burn_count, d.burned = p["card"], ruling.burn_more, []
+            self._emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
+                                           "burn_from": burn_from.value,
+                                           "count": ruling.burn_more,
+                                           "section": ruling.section})
+            self._finish_burn_if_empty()
+            return [f"remedy: burn {p['card']} and {ruling.burn_more} more cards"]
         d.burn_reason = "choice"
         if remedy is Remedy.BURN:
             self._fire("remedy_burn")

@@ -681,6 +681,22 @@ class ConfigStore:
         assert self._current is not None
         return self._current
 
+    def as_of(self, seq: int) -> RuleSettings:
+        """The settings in effect just before journal row ``seq``: the defaults overlaid with the
+        ``config.changed`` rows before it (rows that no longer apply skipped, as in
+        :meth:`replay`). A table replaying its inputs at start-up reads the settings each input
+        saw, not the ones in effect now."""
+        settings = self._defaults
+        for e in self._journal.events(kinds=[_EVENT_KIND]):
+            if e.seq >= seq:
+                break
+            try:
+                settings = settings.with_change(str(e.data.get("key", "")),
+                                                str(e.data.get("new", "")))
+            except ConfigError:
+                continue
+        return settings
+
     def set(self, key: str, text: str, who: str) -> tuple[str, str]:
         """Change one setting from console text; return its (old, new) text. Journals
         ``config.changed`` with key, old, new and who before the change takes effect, and one

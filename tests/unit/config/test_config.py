@@ -431,6 +431,19 @@ def test_replay_reports_events_that_no_longer_apply() -> None:
     assert store.current().baccarat.decks == 7 and store.problems == problems
 
 
+def test_as_of_gives_the_settings_an_earlier_journal_row_saw() -> None:
+    j = FakeJournal()
+    store = ConfigStore(j, RuleSettings())
+    before = j.append("round.started", {"round": 1})
+    store.set("baccarat.tie_pays", "9", who="a")
+    between = j.append("round.started", {"round": 2})
+    store.set("baccarat.hands_after_cover", "0", who="a")
+    assert store.as_of(before).baccarat.tie_pays == 8
+    assert store.as_of(between).baccarat.tie_pays == 9
+    assert store.as_of(between).baccarat.hands_after_cover == 1
+    assert store.as_of(10 ** 9) == store.current()
+
+
 def test_current_replays_lazily() -> None:
     j = FakeJournal()
     j.append("config.changed", {"key": "recall_depth", "old": "20", "new": "40", "who": "x"})
