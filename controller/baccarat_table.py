@@ -1257,6 +1257,9 @@ class BaccaratTable:
             # The reply waits until the shoe's frames have been journaled and handled, so a
             # scripted console session sees their effect on the next line.
             self._reply_waiter = lambda: sim.status().unacked == 0
+            if verb == "deal" and rest and rest[0] in ("coup", "burn"):
+                n = self._cards_needed(rest[0], sim.peek(_PEEK))
+                return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
             if verb == "deal":
                 n = int(rest[0]) if rest and rest[0].isdigit() else 1
                 return ["dealt " + " ".join(sim.deal(n))]
@@ -1265,7 +1268,7 @@ class BaccaratTable:
                 return [f"dealt {rest[0].upper()}"]
             if verb == "fault" and rest:
                 return [self._sim_fault(sim, rest[0].lower())]
-            raise Refused("usage: sim shoe deal [N] | card RS | fault KIND", "SYNTAX")
+            raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
         if len(args) == 2 and args[0] == "button":
             pins = devices.get("button_pins") or {}
             gpio = devices.get("gpio")
@@ -1281,6 +1284,44 @@ class BaccaratTable:
                 clock.advance(100)
             return [f"pressed {args[1]}"]
         raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+
+    def _cards_needed(self, what: str, upcoming: Sequence[str]) -> int:
+        """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
+        this table will take them (a card announced face up is discarded first): the simulated
+        dealer's ``sim shoe deal burn|coup``."""
+        state = self._model_state()
+        skip = self._d.face_up_next
+        if what == "burn":
+            if state != "burn":
+                raise Refused(f"no burn in progress (state {state})", "STATE")
+            burn = (BurnProgress() if self._burn is None or self._burn.face_up is None
+                    else BurnProgress(face_up=self._burn.face_up, count=self._d.burn_count))
+            if self._burn is not None:
+                for burned in self._burn.burned:
+                    burn.add(burned)
+            done: Callable[[], bool] = lambda: burn.done  # noqa: E731
+            take: Callable[[str], object] = burn.add
+        else:
+            if state == "burn":
+                raise Refused("the burn comes first: sim shoe deal burn", "STATE")
+            if state not in _COUP_STATES:
+                raise Refused(f"no coup in progress (state {state}): press no_more_bets first",
+                              "STATE")
+            coup = self._coup.copy()
+            done, take = (lambda: coup.complete), coup.add
+        used = 0
+        for card in upcoming:
+            if done():
+                break
+            used += 1
+            if skip:
+                skip = False
+                continue
+            take(card)
+        if not done():
+            raise Refused(f"the simulated shoe has too few cards left to finish the {what}",
+                          "STATE")
+        return used
 
     def take_reply_waiter(self) -> Callable[[], bool] | None:
         """For the application: a readiness test for the last console action's reply, once."""
@@ -1436,6 +1477,9 @@ class BaccaratTable:
     def ledger(self) -> VigLedger:
         return self._ledger
 
+
+#: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
+_PEEK: Final = 12
 
 _ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
                              "void", "clear"})

@@ -285,6 +285,23 @@ class SimShoe:
                 dealt.append(card)
             return dealt
 
+    def peek(self, n: int) -> list[str]:
+        """The next ``n`` cards (fewer if fewer are left), not dealt: cover cards are skipped.
+
+        For tests and the simulated dealer: they decide how many cards a coup or a burn takes
+        with the rules engine on these cards, then ``deal`` exactly that many.
+        """
+        if n < 0:
+            raise SimShoeError(f"peek needs a count of 0 or more, got {n}")
+        with self._lock:
+            out: list[str] = []
+            for card in self._cards:
+                if len(out) >= n:
+                    break
+                if card != COVER:
+                    out.append(card)
+            return out
+
     def deal_card(self, card: str) -> None:
         """Deal ``card`` next (taken from the shoe, so the inventory stays true)."""
         with self._lock:
@@ -543,6 +560,8 @@ def _command(shoe: SimShoe, line: str) -> str:
     cmd, args = words[0].lower(), words[1:]
     if cmd == "deal":
         return "dealt " + " ".join(shoe.deal(int(args[0]) if args else 1))
+    if cmd == "peek":
+        return "next " + " ".join(shoe.peek(int(args[0]) if args else 1))
     if cmd == "card" and len(args) == 1:
         shoe.deal_card(args[0].upper())
         return f"dealt {args[0].upper()}"
@@ -608,8 +627,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.auto:
         threading.Thread(target=auto_deal, args=(args.auto,), daemon=True).start()
-    print("commands: deal [N] | card RS | fault checksum|drop|dup|garbage|disconnect|powercycle"
-          "|unread|foreign|faceup|jam|door|clear | status | quit", flush=True)
+    print("commands: deal [N] | peek [N] | card RS | fault checksum|drop|dup|garbage|disconnect"
+          "|powercycle|unread|foreign|faceup|jam|door|clear | status | quit", flush=True)
     try:
         for line in sys.stdin:
             if line.strip().lower() in ("quit", "exit"):

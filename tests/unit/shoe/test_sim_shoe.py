@@ -179,3 +179,14 @@ def test_disconnect_removes_the_link_path_and_reconnect_makes_it_again() -> None
     finally:
         assert shoe.stop(WAIT_S)
     assert not os.path.lexists(path)
+
+
+def test_peek_shows_the_next_cards_without_dealing_them() -> None:
+    shoe = SimShoe(decks=1, seed=4, cover_from_end=(3,))
+    ahead = shoe.peek(52)
+    assert len(ahead) == 52 and shoe.status().cards_dealt == 0  # the cover card is skipped
+    assert shoe.peek(5) == ahead[:5]
+    assert shoe.deal(50) == ahead[:50]
+    assert shoe.peek(5) == ahead[50:]  # fewer left than asked: what is left
+    with pytest.raises(SimShoeError):
+        shoe.peek(-1)
