@@ -11,6 +11,16 @@ from drivers.sim.serial_display import PtyLineDevice
 __all__ = ["SimDealerDisplay", "SimTextDevice"]
 
 
+#: What the twins remember: the newest entries only (they run for days in a soak or a sim table).
+HISTORY_MAX = 4096
+
+
+def _remember(history: list[tuple[str, str]], shown: tuple[str, str]) -> None:
+    history.append(shown)
+    if len(history) > 2 * HISTORY_MAX:
+        del history[:-HISTORY_MAX]
+
+
 class SimDealerDisplay:
     """A ``DealerDisplay`` backend that records what it shows (for the sim profile and tests)."""
 
@@ -21,12 +31,12 @@ class SimDealerDisplay:
     def show(self, lines: Sequence[str]) -> None:
         """Record two validated lines (same checks as the serial display)."""
         self.lines = check_lines(lines)
-        self.history.append(self.lines)
+        _remember(self.history, self.lines)
 
     def clear(self) -> None:
         """Record a cleared display."""
         self.lines = ("", "")
-        self.history.append(self.lines)
+        _remember(self.history, self.lines)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -51,4 +61,4 @@ class SimTextDevice(PtyLineDevice):
         else:
             raise ProtocolError(f"unknown command {line!r}")
         self.lines = shown
-        self.history.append(shown)
+        _remember(self.history, shown)

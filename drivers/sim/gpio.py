@@ -58,6 +58,11 @@ class SimClock:
             self._now_ns += round(ms * _NS_PER_MS)
 
 
+#: Output changes kept per pin: the twin runs for days in a soak or a sim table, so its record
+#: of what was written keeps only the newest ones (an unbounded list grew ~8 kB a pai gow round).
+HISTORY_MAX = 4096
+
+
 @dataclass(frozen=True)
 class PinChange:
     """One level written to an output pin, for ``SimGPIO.history``."""
@@ -368,6 +373,8 @@ class SimGPIO:
 
     def _record(self, ch: _Channel) -> None:
         ch.history.append(PinChange(self.clock.monotonic_ns(), ch.out_level))
+        if len(ch.history) > 2 * HISTORY_MAX:
+            del ch.history[:-HISTORY_MAX]
 
     def _edge_callbacks(
         self, ch: _Channel, before: int | None, after: int

@@ -40,6 +40,7 @@ __all__ = ["SimShoe", "SimShoeError", "SimShoeStatus", "build_shoe", "main"]
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 COVER = "COVER"  # a cover card in the dealing stack
+RECEIVED_MAX = 4096  # ACK/NAK frames remembered in ``received`` (the newest)
 MIN_KEEP = 64  # DESIGN.md: the shoe keeps at least the last 64 unacknowledged frames
 
 
@@ -500,6 +501,8 @@ class SimShoe:
 
     def _on_frame(self, frame: Frame) -> None:
         self.received.append(frame)
+        if len(self.received) > 2 * RECEIVED_MAX:  # a sim table runs for days: newest only
+            del self.received[:-RECEIVED_MAX]
         if frame.type == "ACK":
             self._counts["acks"] += 1
             if frame.seq in self._unacked:
