@@ -149,8 +149,8 @@ class Shoe:
         with self.sim._lock:   # noqa: SLF001
             return [c for c in self.sim._cards if c != "COVER"][:n]
 
-    def deal(self, c: Controller) -> None:
-        self.sim.deal(1)
+    def deal(self, c: Controller, n: int = 1) -> None:
+        self.sim.deal(n)
         deadline = time.monotonic() + 30
         while not self.sim.wait_acked(0.2):
             if c.proc.poll() is not None or time.monotonic() > deadline:
@@ -177,8 +177,10 @@ def soak_baccarat(rounds: int, work: Path, every: int, seed: int) -> SoakResult:
                 upcoming = shoe.upcoming(6)
                 used = baccarat.deal(baccarat.cards(upcoming)).cards_used \
                     if len(upcoming) >= 4 else len(upcoming)
-                for _ in range(used):
-                    shoe.deal(c)
+                # the coup's cards in one go, then wait for the controller's cumulative $ACK:
+                # SerialShoe sends an ACK only when its read (50 ms timeout) returns, so one
+                # wait per card would cap the soak near 20 cards/s (docs/reliability.md)
+                shoe.deal(c, used)
                 c.ok("sim button settled")
                 res.rounds += 1
                 if res.rounds == FIRST or res.rounds % every == 0 or res.rounds == rounds:
