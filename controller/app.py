@@ -8,6 +8,7 @@ lives at module level, so a second Application in the same process starts clean.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
@@ -15,10 +16,11 @@ import queue
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from controller.events import Call, ConsoleLine, Shutdown
 from controller.journal import Journal, JournalError, VerifyResult
@@ -31,10 +33,10 @@ TICK_S = 0.1
 #: How long a console reply may wait for the events its command caused (simulated devices).
 REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
-TABLES: dict[str, tuple[str, str]] = {
+TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
     "paigow": ("controller.paigow_table", "PaigowTable"),
     "baccarat": ("controller.baccarat_table", "BaccaratTable"),
-}
+})
 
 
 class AppFault(Exception):
@@ -56,7 +58,10 @@ class Application:
         self.profile = profile
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.queue: queue.Queue[object] = queue.Queue()
+        # SimpleQueue: its put() is reentrant, so the SIGTERM handler (controller/cli.py) may
+        # post while the loop thread it interrupted is inside a queue operation; queue.Queue's
+        # put() would wait forever for the lock that same thread holds.
+        self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
         self.started_mono = time.monotonic()
@@ -186,6 +191,14 @@ class Application:
 
         self.post(Call(record))
 
+    def journal_fault(self, exc: JournalError) -> None:
+        """A journal read or write failed: latch a fault and alarm (it cannot be journaled)."""
+        log.error("journal error: %s", exc)
+        text = f"journal: {exc}"
+        if text not in self.app_faults:
+            self.app_faults.append(text)
+            self.alarm(f"FAULT {text}")
+
     def _raise_fault(self, text: str) -> None:
         if text not in self.app_faults:
             self.app_faults.append(text)
@@ -216,7 +229,8 @@ class Application:
                 event = None
             if event is not None:
                 if isinstance(event, Shutdown):
-                    self.journal.append("app.shutdown", {"reason": event.reason})
+                    self._guarded(functools.partial(self.journal.append, "app.shutdown",
+                                                    {"reason": event.reason}))
                     break
                 self.dispatch(event)
                 handled += 1
@@ -239,12 +253,17 @@ class Application:
     def dispatch(self, event: object) -> None:
         """Handle one event; any failure is journaled and reported, never fatal to the loop."""
         if isinstance(event, Call):
+            if event.done is None:
+                self._guarded(event.fn)
+                return
             try:
                 result: object = event.fn()
+            except JournalError as exc:
+                self.journal_fault(exc)
+                result = exc
             except Exception as exc:  # noqa: BLE001 - handed back to the caller
                 result = exc
-            if event.done is not None:
-                event.done(result)
+            event.done(result)
             return
         if isinstance(event, ConsoleLine):
             self._guarded(lambda: self._answer(event))
@@ -266,7 +285,9 @@ class Application:
     def _flush_replies(self, now: float) -> None:
         keep = []
         for ready, deadline, reply, lines in self._pending_replies:
-            if ready():
+            arrived: list[bool] = []
+            self._guarded(functools.partial(_check_into, ready, arrived))
+            if not arrived or arrived[0]:   # arrived, or its check failed (reported): answer
                 reply(lines)
             elif now >= deadline:
                 reply([f"!WARN the effect did not arrive within {REPLY_WAIT_S:.0f} s",
@@ -289,10 +310,7 @@ class Application:
             # Tables journal refusals themselves; this is only a safety net.
             log.info("refused: %s", exc.reason)
         except JournalError as exc:
-            log.error("journal error: %s", exc)
-            if f"journal: {exc}" not in self.app_faults:
-                self.app_faults.append(f"journal: {exc}")
-                self.alarm(f"FAULT journal: {exc}")
+            self.journal_fault(exc)
         except Exception as exc:  # noqa: BLE001 - the loop must survive any handler bug
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             log.exception("handler failed")
@@ -330,3 +348,7 @@ class Application:
                     close()
             self.notifier.stopping()
             self.journal.close()
+
+
+def _check_into(ready: Callable[[], bool], box: list[bool]) -> None:
+    box.append(bool(ready()))

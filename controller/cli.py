@@ -138,7 +138,18 @@ def _run(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"journal error: {exc}", file=sys.stderr)
         return 1
-    transport = _open_console(app)
+    try:
+        return _serve(app, profile.game, profile.name)
+    finally:
+        app.close()   # drivers, consoles and the journal, however the start or the loop ended
+
+
+def _serve(app: Application, game: str, name: str) -> int:
+    try:
+        transport = _open_console(app)
+    except OSError as exc:
+        print(f"console error: {exc}", file=sys.stderr)
+        return 1
 
     def _on_signal(signum: int, _frame: FrameType | None) -> None:
         app.post(Shutdown(f"signal {signal.Signals(signum).name}"))
@@ -149,16 +160,12 @@ def _run(args: argparse.Namespace) -> int:
     if transport is not None:
         transport.start()
     status = app.status()
-    banner = (f"table-controller ready: {profile.game} profile {profile.name}, "
-              f"state {status.get('state', '?')}")
+    banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
     print(banner, file=sys.stderr)
     for note in notes:
         print(f"recovery: {note}", file=sys.stderr)
     app.notifier.ready(banner)
-    try:
-        app.run()
-    finally:
-        app.close()
+    app.run()
     return 0
 
 

@@ -9,8 +9,10 @@ refused here, before they reach the interpreter (DESIGN.md "Technician console")
 from __future__ import annotations
 
 import os
+import select
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -19,6 +21,8 @@ from controller.events import ConsoleLine
 MAX_LINE = 200
 #: How long the reader waits for a command's reply before reading the next line anyway.
 REPLY_TIMEOUT_S = 10.0
+#: How often a waiting reader looks at the stop flag, so close() ends it within its timeout.
+POLL_S = 0.2
 
 
 class LineFramer:
@@ -74,7 +78,8 @@ class ConsoleTransport:
         self._framer = LineFramer()
 
     # subclasses provide these two
-    def _read(self) -> bytes:
+    def _read(self) -> bytes | None:
+        """Some bytes, ``b""`` at end of input, or None when nothing came within ``POLL_S``."""
         raise NotImplementedError
 
     def _write(self, data: bytes) -> None:
@@ -93,6 +98,8 @@ class ConsoleTransport:
                 if self._stop.wait(0.5):
                     return
                 continue
+            if data is None:
+                continue
             if data == b"":
                 if self._eof():
                     return
@@ -100,6 +107,8 @@ class ConsoleTransport:
             if self._echo:
                 self.send_raw(data)
             for item in self._framer.feed(data):
+                if self._stop.is_set():
+                    return
                 if isinstance(item, str):
                     self.send_lines([f"ERR SYNTAX {item}"])
                     continue
@@ -120,8 +129,13 @@ class ConsoleTransport:
             done.set()
 
         self._post(ConsoleLine(text, reply, self.name))
-        if not done.wait(REPLY_TIMEOUT_S):
-            self.send_lines([f"!WARN no reply within {REPLY_TIMEOUT_S:.0f} s; reading on"])
+        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        while not done.wait(POLL_S):
+            if self._stop.is_set():
+                return  # shutting down: the loop that would reply has stopped
+            if time.monotonic() >= deadline:
+                self.send_lines([f"!WARN no reply within {REPLY_TIMEOUT_S:.0f} s; reading on"])
+                return
 
     def _eof(self) -> bool:
         """End of input: stop reading (stdio) or keep waiting (a serial port)."""
@@ -166,9 +180,11 @@ class StdioTransport(ConsoleTransport):
         # <_io.BufferedReader name='<stdin>'>", exit -6). os.read holds no Python-level lock.
         self._fd: int | None = None if stdin is not None else sys.stdin.fileno()
 
-    def _read(self) -> bytes:
+    def _read(self) -> bytes | None:
         if self._fd is not None:
-            return os.read(self._fd, 256)
+            # Wait with a timeout, so close() can end this thread (os.read alone blocks forever).
+            ready, _, _ = select.select([self._fd], [], [], POLL_S)
+            return os.read(self._fd, 256) if ready else None
         read1 = getattr(self._in, "read1", None)
         data: bytes = read1(256) if read1 is not None else self._in.read(1)
         return data

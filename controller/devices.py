@@ -108,9 +108,11 @@ def _pins_in_use(profile: Any) -> set[int]:
 
 
 def close_devices(devices: dict[str, Any]) -> list[str]:
-    """Close every driver in order; return the errors (never raise: we are shutting down)."""
+    """Close every driver in order, once: a second call (the pai gow table closes its devices,
+    then the application does) closes nothing. Return the errors (never raise: shutting down)."""
     errors: list[str] = []
-    for closer in devices.get("_closers", []):
+    closers: list[Callable[[], object]] = devices.pop("_closers", [])
+    for closer in closers:
         try:
             closer()
         except Exception as exc:  # noqa: BLE001 - shutting down; report, keep closing

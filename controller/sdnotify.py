@@ -11,6 +11,10 @@ import socket
 import time
 from collections.abc import Mapping
 
+#: A send waits at most this long: WATCHDOG=1 goes out from the loop thread, which must never
+#: hang on a notify socket whose reader (the service manager) has stopped reading.
+SEND_TIMEOUT_S = 1.0
+
 
 class Notifier:
     """Sends notify messages when started under systemd; a silent no-op otherwise."""
@@ -38,6 +42,7 @@ class Notifier:
         try:
             if self._sock is None:
                 self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+                self._sock.settimeout(SEND_TIMEOUT_S)
             self._sock.sendto(message.encode("utf-8"), self._address)
             return True
         except OSError:
