@@ -29,6 +29,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from controller.journal import JournalError
 from controller.table import Refused
 
 CODES: Final = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
@@ -117,7 +118,19 @@ class Console:
     # -- the entry point -----------------------------------------------------------------------
 
     def execute(self, text: str, source: str) -> list[str]:
-        """Run one line from ``source`` and return the whole reply, ending ``OK`` or ``ERR``."""
+        """Run one line from ``source`` and return the whole reply, ending ``OK`` or ``ERR``.
+
+        A journal that cannot record the command (disk full, damaged file) is a fault and an
+        ``ERR IO`` reply: every change is journaled before it takes effect, so a command whose
+        row could not be written changed nothing, and the technician is told so at once.
+        """
+        try:
+            return self._execute(text, source)
+        except JournalError as exc:
+            self._app.journal_fault(exc)
+            return [f"ERR IO the journal could not record this: {exc}"]
+
+    def _execute(self, text: str, source: str) -> list[str]:
         words = text.split()
         if not words or words[0].startswith("#"):
             return ["OK"]
@@ -132,6 +145,8 @@ class Console:
         except Refused as exc:
             code = exc.code if exc.code in CODES else "STATE"
             return [f"ERR {code} {exc.reason}"]
+        except JournalError:
+            raise  # JournalIOError is an OSError too: not a device or file of the command's
         except OSError as exc:
             reason = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
             self._journal_refusal(name, source, "IO", reason)
@@ -224,9 +239,9 @@ class Console:
         except (KeyError, ValueError) as exc:
             raise ConsoleError("FAULT", f"the stored PIN record is unusable: {exc}") from None
         if hmac.compare_digest(got, want):
+            self._app.journal.append("console.login", {"source": source})  # before it counts
             self._failures = 0
             session.logged_in = True
-            self._app.journal.append("console.login", {"source": source})
             return ["logged in"]
         self._failures += 1
         self._app.journal.append("console.login_failed",
@@ -464,7 +479,13 @@ class Console:
                 self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
                 lines.append(f"cleared: {fault}")
             app_faults.clear()
-        lines.extend(self._app.table.clear_fault(who))
+        if self._app.table.faults():
+            try:
+                lines.extend(self._app.table.clear_fault(who))
+            except Refused as exc:
+                if not lines:
+                    raise
+                lines.append(f"table: {exc.reason}")  # the application's faults are cleared
         remaining = self._app.faults()
         if remaining:
             self._fail(lines, "FAULT", "still faulted: " + "; ".join(remaining))

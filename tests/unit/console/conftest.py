@@ -49,6 +49,8 @@ class FakeTable:
     table_faults: list[str] = field(default_factory=list)
     actions: list[tuple[str, list[str], str]] = field(default_factory=list)
     odds_result: Any = None
+    #: like the baccarat table: clear_fault() with no table fault raises Refused
+    refuse_clear_when_clean: bool = False
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         self.actions.append((name, list(args), who))
@@ -71,6 +73,8 @@ class FakeTable:
         return list(self.table_faults)
 
     def clear_fault(self, who: str) -> list[str]:
+        if self.refuse_clear_when_clean and not self.table_faults:
+            raise Refused("no table fault to clear", "STATE")
         if any("stuck" in f for f in self.table_faults):
             raise Refused("the stuck fault cannot be cleared", "FAULT")
         cleared = [f"cleared: {f}" for f in self.table_faults]
@@ -94,6 +98,11 @@ class FakeApp:
 
     def alarm(self, text: str) -> None:
         self.alarms.append(text)
+
+    def journal_fault(self, exc: Exception) -> None:
+        """As Application.journal_fault: latch the fault (it cannot be journaled)."""
+        if f"journal: {exc}" not in self.app_faults:
+            self.app_faults.append(f"journal: {exc}")
 
     def faults(self) -> list[str]:
         return [*self.app_faults, *self.table.faults()]
