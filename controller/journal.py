@@ -300,12 +300,26 @@ class Journal:
     def last(self, kinds: Iterable[str]) -> Entry | None:
         """The newest row of any of ``kinds``."""
         kind_list = list(kinds)
-        row = self._db.execute(
+        rows = self._read(
             "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
             f" WHERE kind IN ({','.join('?' * len(kind_list))}) ORDER BY seq DESC LIMIT 1",
-            kind_list,
-        ).fetchone()
-        return _entry(row) if row else None
+            kind_list)
+        return _entry(rows[0]) if rows else None
+
+    def round_ids(self, count: int) -> list[int]:
+        """The ids of the newest ``count`` rounds (by their newest row), oldest first."""
+        rows = self._read(
+            "SELECT round_id FROM events WHERE round_id IS NOT NULL"
+            " GROUP BY round_id ORDER BY MAX(seq) DESC LIMIT ?", (count,))
+        return sorted(int(r[0]) for r in rows)
+
+    def _read(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of one query; a damaged database is :class:`JournalCorrupt`, never a bare
+        ``sqlite3`` error (callers catch the journal's own errors)."""
+        try:
+            return self._db.execute(sql, tuple(args)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise JournalCorrupt(f"journal read failed ({self.path}): {exc}") from exc
 
     def head(self) -> tuple[int, str]:
         """The chain head (sequence number, HMAC hex) an auditor can carry off the device."""
@@ -318,16 +332,19 @@ class Journal:
         there with the same HMAC: a journal truncated or rewritten after it fails.
         """
         prev = GENESIS
-        expected_seq = self._first_seq()
         head_mac = GENESIS.hex()
+        try:
+            expected_seq = self._first_seq()
+            anchor = self._archive_anchor() if expected_seq > 1 else None
+            stamps = self._read("SELECT data FROM events WHERE kind = 'journal.archived'"
+                                " ORDER BY seq DESC LIMIT 1") if expected_seq > 1 else []
+        except JournalCorrupt as exc:
+            return VerifyResult(False, 0, 0, head_mac, 1, str(exc))
         if expected_seq > 1:
-            anchor = self._archive_anchor()
             if anchor is None:
                 return VerifyResult(False, 0, 0, head_mac, 1,
                                     f"rows 1..{expected_seq - 1} are missing (deleted)")
-            stamp = self._db.execute(
-                "SELECT data FROM events WHERE kind = 'journal.archived'"
-                " ORDER BY seq DESC LIMIT 1").fetchone()
+            stamp = stamps[0] if stamps else None
             if stamp is None or json.loads(stamp[0]).get("last_mac") != anchor or \
                     json.loads(stamp[0]).get("last_seq") != expected_seq - 1:
                 return VerifyResult(False, 0, 0, head_mac, expected_seq,
@@ -343,7 +360,11 @@ class Journal:
                 return VerifyResult(False, rows, head_seq, head_mac, head_seq + 1,
                                     f"journal ends at row {head_seq} but an earlier head named"
                                     f" row {want_seq} (truncated)")
-            got = self._db.execute("SELECT mac FROM events WHERE seq = ?", (want_seq,)).fetchone()
+            try:
+                found = self._read("SELECT mac FROM events WHERE seq = ?", (want_seq,))
+            except JournalCorrupt as exc:
+                return VerifyResult(False, rows, head_seq, head_mac, want_seq, str(exc))
+            got = found[0] if found else None
             if got is None or not hmac.compare_digest(got[0], want_mac):
                 return VerifyResult(False, rows, head_seq, head_mac, want_seq,
                                     f"row {want_seq} differs from the head printed earlier"
@@ -408,7 +429,11 @@ class Journal:
     def verify_from(self, seq: int, mac: str) -> VerifyResult:
         """Verify only the rows after ``seq``, trusting the chain up to the row ``seq``, whose
         HMAC must still be ``mac``. Used at start-up from the last full verification's head."""
-        got = self._db.execute("SELECT mac FROM events WHERE seq = ?", (seq,)).fetchone()
+        try:
+            found = self._read("SELECT mac FROM events WHERE seq = ?", (seq,))
+        except JournalCorrupt as exc:
+            return VerifyResult(False, 0, 0, GENESIS.hex(), seq, str(exc))
+        got = found[0] if found else None
         if got is None or not hmac.compare_digest(got[0], mac):
             return VerifyResult(False, 0, 0, GENESIS.hex(), seq,
                                 f"row {seq} differs from the last verified head (rewritten)")
@@ -443,12 +468,12 @@ class Journal:
         return VerifyResult(True, rows, head_seq, head_mac)
 
     def _first_seq(self) -> int:
-        row = self._db.execute("SELECT MIN(seq) FROM events").fetchone()
-        return int(row[0]) if row and row[0] is not None else 1
+        rows = self._read("SELECT MIN(seq) FROM events")
+        return int(rows[0][0]) if rows and rows[0][0] is not None else 1
 
     def _archive_anchor(self) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'archive_anchor'").fetchone()
-        return str(row[0]) if row else None
+        rows = self._read("SELECT value FROM meta WHERE key = 'archive_anchor'")
+        return str(rows[0][0]) if rows else None
 
     def close(self) -> None:
         """Close the database (every row is already synced)."""

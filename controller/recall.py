@@ -44,10 +44,7 @@ class RoundRecord:
 
 def last_round_ids(journal: Journal, count: int) -> list[int]:
     """The ids of the newest ``count`` rounds, oldest first."""
-    rows = journal._db.execute(  # noqa: SLF001 - recall is the journal's own reader
-        "SELECT round_id FROM events WHERE round_id IS NOT NULL"
-        " GROUP BY round_id ORDER BY MAX(seq) DESC LIMIT ?", (count,)).fetchall()
-    return sorted(int(r[0]) for r in rows)
+    return journal.round_ids(count)
 
 
 def recall(journal: Journal, count: int) -> list[RoundRecord]:
