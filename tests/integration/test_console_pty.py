@@ -91,8 +91,12 @@ def test_config_set_and_refused_mid_round(console: Rig) -> None:
 
 def test_rng_selftest_fault_clear_and_test_mode(console: Rig) -> None:
     console.login()
-    report = "\n".join(console.ok("rng test 5000"))
-    assert "5000 draws of 1-8" in report
+    # A true 99% test rejects a good generator 1% of the time per statistic, so either verdict
+    # may come back; what must always come back is the full report with both statistics.
+    reply = console.command("rng test 5000")
+    assert reply.status in ("OK", "ERR FAULT the statistical check failed"), reply.status
+    assert "5000 draws of 1-8" in reply.text
+    assert "df=7" in reply.text.replace(" ", "") or "7 degrees" in reply.text, reply.text
     console.ok("rng capture final 100 final.txt")
     assert len((console.state_dir / "captures" / "final.txt").read_text().split()) == 100
     assert any("RNG self-test" in line for line in console.ok("selftest"))
