@@ -124,7 +124,8 @@ class Application:
         from controller.devices import build_devices
         self.devices = build_devices(self.profile, self.post, self.state_dir)
         ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
-                           alarm=self.alarm, post=self.post, profile=self.profile)
+                           alarm=self.alarm, post=self.post, profile=self.profile,
+                           app_faults=lambda: list(self.app_faults))
         if self.profile.game == "paigow":
             from controller.rng import CertifiedRng
             hw = self.profile.rng.hwrng_path

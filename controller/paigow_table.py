@@ -327,6 +327,12 @@ class Snapshot:
     rotation: dict[str, Any]
 
 
+#: While the application holds a fault (journal, program, settings: controller/app.py) play
+#: stops; the dealer may still void the round or a hand and report an exposed tile.
+PLAY_UNDER_FAULT: Final = frozenset({"void", "void_hand", "expose_void", "expose_player",
+                                     "expose_stacking"})
+
+
 class PaigowRound:
     """The machine's model: the only holder of the table's state (see module docstring)."""
 
@@ -1108,6 +1114,10 @@ class PaigowTable:
     def _trigger(self, trigger: str, **kwargs: Any) -> list[str]:
         if self._test_mode:
             raise self._refuse(trigger, "test mode is on: no round is touched (test-mode off)")
+        blocking = self._ctx.app_faults()
+        if blocking and trigger not in PLAY_UNDER_FAULT:
+            raise self._refuse(trigger, "play is stopped by a fault a technician must clear: "
+                               + "; ".join(blocking), "FAULT")
         if trigger == "draw":
             return self._draw()
         if trigger == "settled" and _has_entries(self.model.record):

@@ -36,6 +36,9 @@ class TableContext:
     devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
     alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
     post: Callable[[object], None] = lambda event: None    # queue an event for the loop
+    #: Faults the application holds (journal, program manifest, settings) that stop play until
+    #: a technician clears them; a table refuses round inputs while this is non-empty.
+    app_faults: Callable[[], list[str]] = lambda: []
     rng: Any = None                    # controller.rng.CertifiedRng (pai gow)
     profile: Any = None                # controller.profile.Profile
 

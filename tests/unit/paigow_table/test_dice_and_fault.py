@@ -140,3 +140,33 @@ def test_fault_raised_by_a_self_test_is_latched_on_tick(tmp_path: Path) -> None:
     rig.table.tick(10**18 + 1)
     assert rig.rows("paigow.rng_fault")
     assert rig.display.lit() == FAULT
+
+
+def test_an_application_fault_stops_play_but_the_dealer_may_still_void(tmp_path: Path) -> None:
+    """A journal, program or settings fault held by the application stops the round: no draw is
+    shown while it stands; the dealer can still void; play resumes once it is cleared."""
+    rig = make_rig(tmp_path)
+    faults: list[str] = []
+    rig.table._ctx.app_faults = lambda: list(faults)  # noqa: SLF001 - the app's hook
+    rig.press("shuffled")
+    rig.press("no_more_bets")
+    faults.append("program: controller/rng.py does not match the manifest")
+    rig.press("draw")
+    assert rig.state == "no_more_bets"
+    assert not rig.rows("paigow.drawn")
+    assert not [c for c in rig.display.calls if c[0] == "show"]
+    last_refusal = rig.rows("paigow.refused")[-1].data
+    assert last_refusal["code"] == "FAULT" and "manifest" in last_refusal["reason"]
+    faults.clear()
+    rig.press("draw")
+    assert rig.state == "dealing" and len(rig.rows("paigow.drawn")) == 1
+
+
+def test_void_is_allowed_under_an_application_fault(tmp_path: Path) -> None:
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.press("no_more_bets")
+    rig.table._ctx.app_faults = lambda: ["journal: disk full"]  # noqa: SLF001 - the app's hook
+    rig.press("void")
+    assert len(rig.rows("paigow.voided")) == 1
+    assert not [r for r in rig.rows("paigow.refused") if r.data["code"] == "FAULT"]
