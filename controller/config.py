@@ -714,5 +714,9 @@ class ConfigStore:
             if k != key:
                 data["cause"] = key
             self._journal.append(_EVENT_KIND, data)
-        self._current = new
+            # Replaying the first row alone already yields ``new`` (with_change moves the
+            # settings tied to ``key``), so the change is in effect from that row on; the
+            # ``cause`` rows only record what it moved. A failed later write cannot leave the
+            # running table on the old settings while the journal says otherwise.
+            self._current = new
         return old.get_text(key), new.get_text(key)
