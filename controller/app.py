@@ -46,6 +46,9 @@ class AppFault(Exception):
 class Application:
     """One table controller: profile, journal, settings, devices, table, console, loop."""
 
+    #: The console may hand back a reply that is ready later (see ``_answer``).
+    defers_replies = True
+
     def __init__(
         self,
         profile: Any,
@@ -71,7 +74,8 @@ class Application:
         self._consoles: list[Any] = []
         self._interpreter: Any = None
         self._pending_replies: list[tuple[Callable[[], bool], float,
-                                          Callable[[list[str]], None], list[str]]] = []
+                                          Callable[[list[str]], None],
+                                          Callable[[], list[str]]]] = []
         self._alarm_lock = threading.Lock()
         self.loop_thread_id: int | None = None
 
@@ -272,29 +276,35 @@ class Application:
         self._guarded(lambda: self.table.handle(event))
 
     def _answer(self, event: ConsoleLine) -> None:
-        """Reply now, or -- when the table says the command's effect arrives later as events
-        (a simulated shoe's frames) -- once those events have been handled."""
+        """Reply now, or later without blocking the loop: when the command runs on a worker
+        thread (``journal verify`` walks the whole chain), or when the table says the command's
+        effect arrives later as events (a simulated shoe's frames)."""
         lines = self.console_execute(event.text, event.source)
+        deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
+        if deferred is not None:
+            self._pending_replies.append((deferred.ready, time.monotonic() + deferred.timeout_s,
+                                          event.reply, deferred.render))
+            return
         take = getattr(self.table, "take_reply_waiter", None)
         ready = take() if take is not None else None
         if ready is None or ready():
             event.reply(lines)
             return
         self._pending_replies.append(
-            (ready, time.monotonic() + REPLY_WAIT_S, event.reply, lines))
+            (ready, time.monotonic() + REPLY_WAIT_S, event.reply, lambda: lines))
 
     def _flush_replies(self, now: float) -> None:
         keep = []
-        for ready, deadline, reply, lines in self._pending_replies:
+        for ready, deadline, reply, render in self._pending_replies:
             arrived: list[bool] = []
             self._guarded(functools.partial(_check_into, ready, arrived))
             if not arrived or arrived[0]:   # arrived, or its check failed (reported): answer
-                reply(lines)
+                reply(render())
             elif now >= deadline:
-                reply([f"!WARN the effect did not arrive within {REPLY_WAIT_S:.0f} s",
-                       *lines])
+                reply([f"!WARN no result within {deadline - now + REPLY_WAIT_S:.0f} s",
+                       *render()])
             else:
-                keep.append((ready, deadline, reply, lines))
+                keep.append((ready, deadline, reply, render))
         self._pending_replies = keep
 
     def console_execute(self, text: str, source: str) -> list[str]:

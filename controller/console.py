@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import json
 import os
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -79,6 +80,19 @@ class Command:
     usage: str
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """A reply that is ready later: ``render`` gives the whole reply once ``ready`` is true."""
+
+    ready: Callable[[], bool]
+    render: Callable[[], list[str]]
+    timeout_s: float
+
+
+#: How long a background ``journal verify`` may take before the console says so.
+VERIFY_TIMEOUT_S = 600.0
+
+
 class Console:
     """Parses and runs technician commands against an Application (see the module docstring)."""
 
@@ -95,6 +109,7 @@ class Console:
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
         self._commands: dict[str, Command] = self._command_table()
+        self._deferred: Deferred | None = None
         self._restore_lockout()
 
     def _restore_lockout(self) -> None:
@@ -341,11 +356,53 @@ class Console:
                 if not sep or not seq_text.isdigit() or not mac:
                     raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC]")
                 expected = (int(seq_text), mac.lower())
-            result = self._app.journal.verify(expected)
+            return self._verify_in_background(expected, source)
+        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] | journal head")
+
+    def _verify_in_background(self, expected: tuple[int, str] | None,
+                              source: str) -> list[str]:
+        """Walk the chain on a read-only connection in a worker thread (a long journal must not
+        stall the loop and its watchdog); the application replies when the walk is done. With
+        a host that cannot defer a reply (tests' fake apps) the walk runs here instead."""
+        box: list[Any] = []
+
+        def walk() -> None:
+            try:
+                reader = self._app.journal.reader()
+                try:
+                    box.append(reader.verify(expected))
+                finally:
+                    reader.close()
+            except Exception as exc:  # noqa: BLE001 - handed to the reply on the loop thread
+                box.append(exc)
+
+        def outcome() -> list[str]:
+            result = box[0] if box else JournalError("the journal walk did not finish")
+            if isinstance(result, Exception):
+                raise ConsoleError("IO", f"journal unreadable: {result}")
             if not result.ok:
                 raise ConsoleError("FAULT", f"journal verification failed: {result.describe()}")
             return [result.describe(), f"head {result.head_seq}:{result.head_mac}"]
-        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] | journal head")
+
+        if not getattr(self._app, "defers_replies", False):
+            walk()
+            return outcome()
+
+        def render() -> list[str]:
+            try:
+                return [*outcome(), "OK"]
+            except ConsoleError as exc:
+                self._journal_refusal("journal", source, exc.code, exc.reason)
+                return [f"ERR {exc.code} {exc.reason}"]
+
+        threading.Thread(target=walk, name="console-journal-verify", daemon=True).start()
+        self._deferred = Deferred(lambda: bool(box), render, VERIFY_TIMEOUT_S)
+        return []
+
+    def take_deferred(self) -> Deferred | None:
+        """For the application: the reply of the last command if it will come later, once."""
+        deferred, self._deferred = self._deferred, None
+        return deferred
 
     def _cmd_houseway(self, args: list[str], source: str) -> list[str]:
         from controller.games.paigow.errors import TileError
