@@ -84,6 +84,41 @@ def program_files(root: Path) -> list[FileItem]:
     return sorted(items, key=lambda item: item.name.encode("utf-8"))
 
 
+def foreign_files(root: Path) -> list[str]:
+    """Files under the program packages that are not ``*.py`` source: compiled ``.pyc`` files
+    (the installed program runs with PYTHONDONTWRITEBYTECODE and none are shipped), native
+    modules, anything planted. Python would import a matching ``.pyc`` without reading the
+    verified source, so any such file is a mismatch."""
+    found: list[str] = []
+    for package in PACKAGES:
+        for dirpath, _dirnames, filenames in os.walk(root / package):
+            for fname in filenames:
+                if not fname.endswith(".py"):
+                    found.append((Path(dirpath) / fname).relative_to(root).as_posix())
+    return sorted(found)
+
+
+#: Third-party distributions the program imports at the table; their Python files are in the
+#: manifest too (not in the lab HMAC, which covers this project's own files).
+DEPENDENCIES: Final = ("pyserial", "transitions")
+
+
+def dependency_files() -> dict[str, Path]:
+    """``dist/relative/path.py`` -> file on disk for every Python file of :data:`DEPENDENCIES`."""
+    from importlib import metadata
+
+    files: dict[str, Path] = {}
+    for dist_name in DEPENDENCIES:
+        try:
+            dist = metadata.distribution(dist_name)
+        except metadata.PackageNotFoundError:
+            continue
+        for entry in dist.files or ():
+            if str(entry).endswith(".py"):
+                files[f"{dist_name}/{entry}"] = Path(str(dist.locate_file(entry)))
+    return files
+
+
 def profile_items(profile_files: Iterable[str | os.PathLike[str]]) -> list[FileItem]:
     """The profile's files named ``profile/<file name>``, sorted; duplicate names refused."""
     items: dict[str, FileItem] = {}
@@ -116,6 +151,8 @@ def build_manifest(root: Path,
         "algorithm": "sha256",
         "root": str(root.resolve()),
         "program": {item.name: sha256_file(item.path) for item in program_files(root)},
+        "dependencies": {name: sha256_file(path) for name, path in dependency_files().items()
+                         if path.is_file()},
         "profiles": {str(item.path): sha256_file(item.path)
                      for item in profile_items(profile_files)},
     }
@@ -173,6 +210,15 @@ def check_manifest(manifest_path: str | os.PathLike[str],
             problems.append(f"program file {name} is not in the manifest")
         else:
             problems.extend(_compare(name, actual[name], expected[name]))
+    problems.extend(f"unexpected file {name}: Python could run it instead of the verified"
+                    " source" for name in foreign_files(root))
+    deps = dependency_files()
+    for dep_name, want in sorted(manifest.get("dependencies", {}).items()):
+        dep_path = deps.get(dep_name)
+        if dep_path is None or not dep_path.is_file():
+            problems.append(f"missing dependency file {dep_name}")
+        else:
+            problems.extend(_compare(dep_name, dep_path, want))
     listed: dict[str, str] = manifest["profiles"]
     for f in profile_files:
         path = str(Path(f).resolve())

@@ -470,3 +470,33 @@ def test_lockout_and_failure_count_survive_a_restart(rig: Rig) -> None:
     assert reply[-1].startswith("ERR LOCKED")
     again = Console(rig.app, clock=rig.clock, scrypt_n=16)
     assert again.execute("login 246810", "serial")[-1].startswith("ERR LOCKED")
+
+
+def test_manifest_flags_a_planted_pyc_and_a_changed_dependency(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """Python imports a matching .pyc without reading the verified source, and the program runs
+    pyserial and transitions too: both are covered by the check at start and by `verify`."""
+    root = _copy_program(tmp_path / "prog")
+    profile = tmp_path / "profile.toml"
+    profile.write_text('name = "x"\n')
+    manifest = tmp_path / "manifest.json"
+    built = mf.build_manifest(root, [profile])
+    assert "transitions/transitions/core.py" in built["dependencies"]
+    mf.write_manifest(built, manifest)
+    assert mf.check_manifest(manifest, [profile], root) == []
+    cache = root / "controller" / "__pycache__"
+    cache.mkdir()
+    (cache / "rng.cpython-311.pyc").write_bytes(b"\x00planted")
+    problems = mf.check_manifest(manifest, [profile], root)
+    assert problems == ["unexpected file controller/__pycache__/rng.cpython-311.pyc: Python"
+                        " could run it instead of the verified source"]
+    (cache / "rng.cpython-311.pyc").unlink()
+    fake = tmp_path / "core.py"
+    fake.write_text("# not transitions\n")
+    real = mf.dependency_files()
+    monkeypatch.setattr(mf, "dependency_files",
+                        lambda: {**real, "transitions/transitions/core.py": fake})
+    problems = mf.check_manifest(manifest, [profile], root)
+    assert len(problems) == 1
+    assert problems[0].startswith("changed transitions/transitions/core.py: sha256 ")
