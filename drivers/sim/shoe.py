@@ -115,7 +115,13 @@ class _SerialLink:
     def read(self, timeout: float) -> bytes:
         deadline = time.monotonic() + timeout
         while True:
-            waiting = self.port.in_waiting
+            try:
+                waiting = self.port.in_waiting
+            except (TypeError, AttributeError):
+                # disconnect() closed the port under this read (pySerial then has no fd)
+                if not self.port.is_open:
+                    return b""
+                raise
             if waiting:
                 data: bytes = self.port.read(waiting)
                 return data

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import pytest
@@ -190,3 +191,29 @@ def test_peek_shows_the_next_cards_without_dealing_them() -> None:
     assert shoe.peek(5) == ahead[50:]  # fewer left than asked: what is left
     with pytest.raises(SimShoeError):
         shoe.peek(-1)
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_on_a_named_port_a_disconnect_under_a_read_leaves_the_thread_running() -> None:
+    """The emulator on a real port (``--port``): disconnect() closes the port while the shoe's
+    thread is reading it; the thread lives on, reconnects and still deals (found by the HIL
+    path in CI: the thread died on pySerial's closed-port TypeError)."""
+    master, slave = os.openpty()
+    os.set_blocking(master, False)
+    shoe = SimShoe(os.ttyname(slave), seed=6, heartbeat_s=None, resend_after_s=30.0)
+    try:
+        shoe.start()
+        read_frames(master, 1)  # the HELO
+        for _ in range(20):  # the thread reads for 10 ms at a time: closes land inside a read
+            time.sleep(0.004)
+            shoe.disconnect()
+            time.sleep(0.004)
+            shoe.reconnect()
+        time.sleep(0.05)
+        assert shoe._thread is not None and shoe._thread.is_alive()
+        card = shoe.deal()[0]
+        assert any(f.fields == (card,) for f in read_frames(master, 1))
+    finally:
+        assert shoe.stop(WAIT_S)
+        os.close(master)
+        os.close(slave)
