@@ -1210,7 +1210,12 @@ class BaccaratTable:
                 sim.deal_card(rest[0].upper())
                 return [f"dealt {rest[0].upper()}"]
             if verb == "fault" and rest:
-                return [self._sim_fault(sim, rest[0].lower())]
+                reply = self._sim_fault(sim, rest[0].lower())
+                if rest[0].lower() == "power":
+                    # the new $HELO is held until a frame after it differs from the journaled
+                    # session (docs/shoe-protocol.md): nothing to wait for until cards follow
+                    self._reply_waiter = None
+                return [reply]
             raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
         if len(args) == 2 and args[0] == "button":
             pins = devices.get("button_pins") or {}

@@ -79,6 +79,7 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
              hil_lock: None) -> Iterator[Callable[..., object]]:
     """``make_rig(game=None)`` -> a started Rig; a game the HIL profile is not is skipped."""
     from tests.hil.rig import PROFILES, PtyMaster, Rig, SerialPeer, override_profile
+    from tests.hil.shoe import ConsoleShoe, EmulatorShoe
 
     made: list[Rig] = []
     emulators: list[subprocess.Popen[bytes]] = []
@@ -97,14 +98,23 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
                 pytest.fail("--hil needs --hil-console-peer PORT (the cable to the console)")
             shoe_peer = config.getoption("--hil-shoe-peer")
             if profile.shoe is not None and shoe_peer and not emulators:
+                # the emulator holds as many decks as the table counts (rules.baccarat.decks)
                 emulators.append(subprocess.Popen(
-                    [sys.executable, "-m", "drivers.sim.shoe", "--port", shoe_peer],
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL))
+                    [sys.executable, "-m", "drivers.sim.shoe", "--port", shoe_peer,
+                     "--baud", str(profile.shoe.baud),
+                     "--decks", str(profile.rules.baccarat.decks)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE))
             rig = Rig(Path(hil), state, SerialPeer(peer, profile.console.baud), hardware=True)
+            if emulators:
+                rig.shoe = EmulatorShoe(emulators[0])
         else:
             pty = PtyMaster()
             base = PROFILES / f"sim-{game or 'paigow'}.toml"
-            rig = Rig(override_profile(tmp_path, base, pty.slave_path), state, pty)
+            # six decks, the fewest 5324.20(a)(4) allows: a whole shoe in fewer coups
+            extra = "[rules.baccarat]\ndecks = 6\n" if game == "baccarat" else ""
+            rig = Rig(override_profile(tmp_path, base, pty.slave_path, extra), state, pty)
+            if game == "baccarat":
+                rig.shoe = ConsoleShoe(rig)
         made.append(rig)
         return rig.start()
 

@@ -24,7 +24,7 @@ import tty
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILES = REPO / "hw_profiles"
@@ -178,6 +178,8 @@ class Rig:
     _buffer: bytes = b""
     _ready: threading.Event = field(default_factory=threading.Event)
     game: str = ""
+    #: Who deals the cards on a baccarat rig (tests/hil/shoe.py), None when nobody can.
+    shoe: Any = None
 
     # -- process -----------------------------------------------------------------------------
 
