@@ -252,11 +252,13 @@ def check_baccarat(state_dir: Path, shoes: list[ShoeRun], res: Counts, settled: 
         1 for g in groups for r in g if r.data["type"] == "CARD")
 
 
-def drive_baccarat(c: Controller, shoes: list[ShoeRun], res: Counts) -> str | None:
+def drive_baccarat(c: Controller, shoes: list[ShoeRun], res: Counts,
+                   seen: dict[str, str]) -> str | None:
     """Play until killed; returns 'new shoe' when the table wants a fresh shoe."""
     while True:
         status = c.status()
         state = status["state"]
+        seen["state"] = state
         shoe = shoes[-1]
         if state in BACCARAT_CARD_STATES:
             if shoe.sim.status().cards_left < 1:
@@ -362,11 +364,12 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
             delay = rng.uniform(0.0, KILL_MAX_S)
             timer = KillTimer(c.proc, delay)
             why = None
+            seen: dict[str, str] = {}
             try:
                 if game == "paigow":
                     drive_paigow(c, sessions[-1], res)
                 else:
-                    why = drive_baccarat(c, shoes, res)
+                    why = drive_baccarat(c, shoes, res, seen)
             except ControllerDied:
                 pass
             except HarnessTimeout as exc:
@@ -376,9 +379,12 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                 res.counts["random kills"] += 1
                 if game == "paigow" and sessions[-1].last_seen is not None:
                     res.kill_states[sessions[-1].last_seen[1]] += 1
+                elif "state" in seen:
+                    res.kill_states[seen["state"]] += 1
             c.kill()
             c.close_pipes()
-            trial += 1
+            if why != "new shoe":     # a deliberate stop to swap the shoe is not a trial
+                trial += 1
             if why == "new shoe":
                 res.counts["shoes replaced (controller down)"] += 1
                 shoes[-1].sim.wait_acked(0.5)
