@@ -210,11 +210,17 @@ class SerialTransport(ConsoleTransport):
         import serial  # type: ignore[import-untyped,unused-ignore]
 
         self._port: Any = serial.serial_for_url(url, baudrate=baud, timeout=0.2,
-                                                write_timeout=2.0)
+                                                write_timeout=0.5)
 
     def _read(self) -> bytes:
-        data: bytes = self._port.read(256)
-        return data
+        # One byte with the port's timeout, then whatever is already waiting: a line is handled
+        # as soon as it ends, not when 256 bytes or the timeout have come.
+        first: bytes = self._port.read(1)
+        if not first:
+            return b""
+        waiting = int(self._port.in_waiting)
+        rest: bytes = self._port.read(min(waiting, 4096)) if waiting else b""
+        return first + rest
 
     def _write(self, data: bytes) -> None:
         self._port.write(data)
