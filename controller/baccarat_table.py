@@ -54,7 +54,7 @@ from controller.games.baccarat.shoe_passing import (
     passing_offer_order,
 )
 from controller.games.baccarat.vig_ledger import VigLedger
-from controller.journal import Entry
+from controller.journal import Entry, JournalError
 
 # The monitor lives in controller.shoe_integrity; its names stay importable from here for
 # bench/bench_baccarat_table.py and older imports.
@@ -82,6 +82,9 @@ INPUT_KINDS: Final = (K_SESSION, K_FRAME, K_BUTTON, K_ACTION)
 K_REFUSED_FRAME: Final = "shoe.refused"
 K_LINK: Final = "shoe.link"
 K_WATCHDOG: Final = "shoe.watchdog"
+#: Inputs refused while the application holds a fault: a new shoe, a new coup, wagers, taking
+#: the shoe. Cards still arriving are handled (they are physically out of the shoe).
+_STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
 K_REFUSED: Final = "baccarat.refused"  # an input the state did not allow (skipped on replay)
 K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"
@@ -318,6 +321,7 @@ class BaccaratTable:
         self._machine = build_machine(self._model)
         self._d = ShoeData()
         self._replay: _Replay | None = None
+        self._resync_from: int | None = None  # a shoe SEQ that could not be journaled
         self._input_seq = 0
         self._link_up = False
         self._watchdog_ok = True
@@ -498,11 +502,24 @@ class BaccaratTable:
             ShoeWatchdog,
         )
         if isinstance(event, ShoeFrameAccepted):
+            if self._resync_from is not None:
+                if event.seq != self._resync_from:
+                    return  # queued before the resync: the shoe resends it in order
+                self._resync_from = None
             row: dict[str, Any] = {"seq": event.seq, "type": event.type,
                                    "fields": list(event.fields), "known": event.known}
             if event.raw:
                 row["raw"] = event.raw.decode("ascii", "replace")
-            seq = self._journal.append(K_FRAME, row, self._d.round_id)
+            try:
+                seq = self._journal.append(K_FRAME, row, self._d.round_id)
+            except JournalError:
+                # Not journaled, so never acknowledged and never acted on: have the shoe send
+                # it again (it still holds it) instead of letting a later cumulative $ACK
+                # cover it. The JournalError goes on to the application as a fault.
+                self._resync_from = event.seq
+                if self._shoe is not None:
+                    self._shoe.resync(event.seq)
+                raise
             if self._shoe is not None:
                 self._shoe.acknowledge(event.seq)
             self._input_seq = seq
@@ -538,7 +555,7 @@ class BaccaratTable:
         elif isinstance(event, ButtonPressed):
             seq = self._journal.append(K_BUTTON, {"name": event.name}, self._d.round_id)
             self._input_seq = seq
-            self._guarded_input(seq, lambda: self._apply_button(event.name))
+            self._guarded_input(seq, lambda: self._apply_button_unless_fault(event.name))
         else:
             self._log("baccarat.unknown_event", {"type": type(event).__name__})
 
@@ -564,7 +581,25 @@ class BaccaratTable:
         seq = self._journal.append(K_ACTION, {"name": name, "args": list(args), "who": who},
                                    self._d.round_id)
         self._input_seq = seq
-        return self._guarded_input(seq, lambda: self._apply_action(name, list(args), who))
+        return self._guarded_input(seq, lambda: self._apply_action_unless_fault(
+            name, list(args), who))
+
+    def _play_stopped(self, what: str) -> None:
+        """Refuse an input that starts or advances play while the application holds a fault
+        (journal, program, settings). Live only: a refused input is skipped on replay."""
+        if self._replay is None and what in _STOPPED_BY_FAULT:
+            blocking = self._ctx.app_faults()
+            if blocking:
+                raise Refused("play is stopped by a fault a technician must clear: "
+                              + "; ".join(blocking), "FAULT")
+
+    def _apply_button_unless_fault(self, name: str) -> list[str]:
+        self._play_stopped(name)
+        return self._apply_button(name)
+
+    def _apply_action_unless_fault(self, name: str, args: list[str], who: str) -> list[str]:
+        self._play_stopped(name)
+        return self._apply_action(name, args, who)
 
     def tick(self, now_ns: int) -> None:
         """Nothing is timed at the table: the shoe driver keeps the watchdog."""

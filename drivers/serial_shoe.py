@@ -137,6 +137,7 @@ class SerialShoe:
         # The journal holds everything before resume_seq, so repeats may be acknowledged to it.
         self._last_acked: int | None = None if resume_seq is None else (resume_seq - 1) % SEQ_MOD
         self._ack_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._resync_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._port: SerialPort | None = None
@@ -176,6 +177,18 @@ class SerialShoe:
             raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
         self._ack_requests.put(seq)
 
+    def resync(self, seq: int) -> None:
+        """The controller could not journal frame ``seq`` (e.g. the disk is full): forget that it
+        and anything after it were accepted, so the shoe's resend is delivered again in order.
+
+        Thread-safe; the reader thread rewinds its expected SEQ to ``seq``, drops the pending
+        acknowledgements from ``seq`` on, and sends ``$NAK,seq``. The controller ignores frames
+        other than ``seq`` that were already queued until ``seq`` comes again.
+        """
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
+            raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
+        self._resync_requests.put(seq)
+
     def stats(self) -> ShoeStats:
         """A snapshot of the counters (refused frames included)."""
         c = self._counts
@@ -209,6 +222,7 @@ class SerialShoe:
                         continue
                     backoff = self._backoff_initial
                 self._send_acks()
+                self._do_resyncs()
                 try:
                     data = self._read()
                 except (serial.SerialException, OSError) as exc:
@@ -314,6 +328,22 @@ class SerialShoe:
         if latest is not None:
             self._last_acked = latest
             self._send_ack(latest)
+
+    def _do_resyncs(self) -> None:
+        """Carry out resync() requests (reader thread): rewind, drop pending ACKs, NAK."""
+        while True:
+            try:
+                seq = self._resync_requests.get_nowait()
+            except queue.Empty:
+                return
+            # Pending entries are in acceptance order: drop the one for ``seq`` and all after.
+            index = next((i for i, (_, s) in enumerate(self._pending) if s == seq), None)
+            if index is not None:
+                while len(self._pending) > index:
+                    self._pending.pop()
+            self._tracker.rewind(seq)
+            self._counts["resyncs"] += 1
+            self._send_nak(seq)
 
     def _handle(self, item: Frame | BadFrame) -> None:
         now_ns = time.monotonic_ns()
