@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-from controller.events import Call, ConsoleLine, Shutdown
+from controller.events import Call, ConsoleLine, ConsoleRejected, Shutdown
 from controller.journal import Journal, JournalError, VerifyResult
 from controller.sdnotify import Notifier
 from controller.table import Refused, Table, TableContext
@@ -73,6 +73,9 @@ class Application:
         self._output = output
         self._consoles: list[Any] = []
         self._interpreter: Any = None
+        self._rejected_count = 0
+        self._rejected_logged_at = float("-inf")
+        self._rejected_last: ConsoleRejected | None = None
         self._pending_replies: list[tuple[Callable[[], bool], float,
                                           Callable[[list[str]], None],
                                           Callable[[], list[str]]]] = []
@@ -250,6 +253,8 @@ class Application:
                 self.notifier.watchdog(now)
 
     def _tick(self) -> None:
+        if self._rejected_count:
+            self._journal_rejected(None)
         buttons = self.devices.get("buttons")
         if buttons is not None:
             buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
@@ -273,7 +278,27 @@ class Application:
         if isinstance(event, ConsoleLine):
             self._guarded(lambda: self._answer(event))
             return
+        if isinstance(event, ConsoleRejected):
+            self._guarded(lambda: self._journal_rejected(event))
+            return
         self._guarded(lambda: self.table.handle(event))
+
+    def _journal_rejected(self, event: ConsoleRejected | None) -> None:
+        """Journal refused console lines: the first at once, then at most one row a second
+        carrying how many more came (a flood must not become a synced write per line); the
+        tick flushes what is left, so every refused line is counted in the journal."""
+        if event is not None:
+            self._rejected_count += 1
+            self._rejected_last = event
+        now = time.monotonic()
+        last = self._rejected_last
+        if self._rejected_count and last is not None and \
+                now - self._rejected_logged_at >= 1.0:
+            self.journal.append("console.rejected", {"source": last.source,
+                                                     "reason": last.reason,
+                                                     "count": self._rejected_count})
+            self._rejected_logged_at = now
+            self._rejected_count = 0
 
     def _answer(self, event: ConsoleLine) -> None:
         """Reply now, or later without blocking the loop: when the command runs on a worker

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from controller.events import ConsoleLine
+from controller.events import ConsoleLine, ConsoleRejected
 
 MAX_LINE = 200
 #: How long the reader waits for a command's reply before reading the next line anyway.
@@ -58,8 +58,9 @@ class LineFramer:
 
 
 def decode_line(raw: bytes) -> str | None:
-    """The line as text, or None when it holds a byte that is not printable ASCII (or TAB)."""
-    if any(b < 0x20 and b != 0x09 or b > 0x7E for b in raw):
+    """The line as text, or None when it holds a byte that is not printable ASCII (a TAB or any
+    other control byte included: DESIGN.md refuses non-printable bytes)."""
+    if any(b < 0x20 or b > 0x7E for b in raw):
         return None
     return raw.decode("ascii")
 
@@ -110,13 +111,19 @@ class ConsoleTransport:
                 if self._stop.is_set():
                     return
                 if isinstance(item, str):
-                    self.send_lines([f"ERR SYNTAX {item}"])
+                    self._reject(item)
                     continue
                 text = decode_line(item)
                 if text is None:
-                    self.send_lines(["ERR SYNTAX line holds non-printable bytes"])
+                    self._reject("line holds non-printable bytes")
                     continue
                 self._submit(text)
+
+    def _reject(self, reason: str) -> None:
+        """Refuse a malformed line at once, and have the loop journal the refusal (bad input is
+        journaled; the loop folds a flood of it into one counted row a second)."""
+        self.send_lines([f"ERR SYNTAX {reason}"])
+        self._post(ConsoleRejected(reason, self.name))
 
     def _submit(self, text: str) -> None:
         """Post one line and wait for its reply before reading on: one command at a time, so

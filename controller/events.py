@@ -21,6 +21,14 @@ class ConsoleLine:
 
 
 @dataclass(frozen=True, slots=True)
+class ConsoleRejected:
+    """A console line refused by the transport (too long, non-printable bytes): journaled."""
+
+    reason: str
+    source: str = "console"
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """Run ``fn`` on the loop thread (tests, benchmarks and the scripted dealer use this)."""
 

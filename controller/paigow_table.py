@@ -1429,8 +1429,8 @@ class PaigowTable:
         round's number; every round input is refused; leaving it restores the outputs."""
         if on and self.round_in_progress():
             raise self._refuse("test_mode", "a round is in progress", "STATE")
+        self._log("paigow.test_mode", {"on": on, "who": who})  # journaled before it applies
         self._test_mode = on
-        self._log("paigow.test_mode", {"on": on, "who": who})
         if on:
             if self._display is not None:
                 self._device("display", self._display.lamp_test)

@@ -4,6 +4,7 @@ non-printable lines, and ``verify`` catching a changed program file."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -112,6 +113,17 @@ def test_long_and_binary_lines_are_refused_and_the_console_goes_on(console: Rig)
     console.port.write(b"status\x01\r\n")
     assert console.read_reply().status == "ERR SYNTAX line holds non-printable bytes"
     console.ok("status")
+    # Bad input is journaled too (DESIGN.md); read the journal the way an auditor would.
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{console.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
+    try:
+        rows = [json.loads(r[0]) for r in db.execute(
+            "SELECT data FROM events WHERE kind = 'console.rejected' ORDER BY seq")]
+    finally:
+        db.close()
+    assert rows and rows[0]["reason"] == "line longer than 200 bytes"
+    assert sum(r["count"] for r in rows) <= 2  # the second may still wait for the next tick
 
 
 def _copy_program(dest: Path) -> None:

@@ -22,8 +22,9 @@ VOCAB = ["config", "set", "show", "recall_depth", "paigow.start_mode", "dice", "
          "seat", "style", "expose", "dealer", "journal", "head", "bet", "curator", "status",
          "help", "recall", "houseway", "1-2", "6-6", "12345678", "-1", "999999999999", "%s",
          "'; DROP TABLE events;--", "$(reboot)", "\t", "#", "../../etc/passwd", "nan"]
-ALLOWED_NEW_KINDS = {"console.refused", "console.login_failed", "console.locked",
-                     "journal.verified", "app.start", "paigow.recovered", "app.shutdown"}
+ALLOWED_NEW_KINDS = {"console.refused", "console.rejected", "console.login_failed",
+                     "console.locked", "journal.verified", "app.start", "paigow.recovered",
+                     "app.shutdown"}
 
 
 @pytest.fixture

@@ -50,3 +50,14 @@ def test_fault_clear_clears_application_faults_on_a_table_without_faults(rig: Ri
     lines = rig.ok("fault clear")
     assert "cleared: program: changed controller/app.py" in lines
     assert rig.app.faults() == []
+
+
+def test_tab_and_control_bytes_are_not_printable_and_long_lines_are_refused() -> None:
+    """DESIGN.md: lines over 200 bytes and non-printable bytes are refused (TAB included)."""
+    from controller.console_transport import LineFramer, decode_line
+
+    assert decode_line(b"status\tx") is None
+    assert decode_line(b"status") == "status"
+    framer = LineFramer(max_line=200)
+    items = framer.feed(b"x" * 300 + b"\r\n" + b"ok\n")
+    assert items == ["line longer than 200 bytes", b"ok"]
