@@ -92,8 +92,14 @@ class SerialPeer:
         self._port.write(data)
 
     def read(self, timeout: float) -> bytes:
+        # One byte with the timeout, then whatever is waiting: a reply is read when it ends,
+        # not when 4096 bytes or the timeout have come.
         self._port.timeout = max(0.0, min(timeout, 0.2))
-        data: bytes = self._port.read(4096)
+        data: bytes = self._port.read(1)
+        if data:
+            waiting = int(self._port.in_waiting)
+            if waiting:
+                data += self._port.read(waiting)
         return data
 
     def close(self) -> None:
@@ -117,14 +123,19 @@ class PtyCable:
 
     def _relay(self) -> None:
         a, b = self._ends
+        peer = {a.master: b, b.master: a}
+        by_fd = {a.master: a, b.master: b}
         while not self._stop.is_set():
-            for src, dst in ((a, b), (b, a)):
-                data = src.read(0.02)
-                if data:
-                    try:
-                        dst.write(data)
-                    except OSError:
-                        pass
+            ready, _, _ = select.select(list(peer), [], [], 0.1)
+            for fd in ready:
+                data = by_fd[fd].read(0)
+                if not data:          # EIO: nobody has that end open yet; don't spin
+                    time.sleep(0.01)
+                    continue
+                try:
+                    peer[fd].write(data)
+                except OSError:
+                    pass
 
     def close(self) -> None:
         self._stop.set()
