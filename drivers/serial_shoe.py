@@ -137,6 +137,9 @@ class SerialShoe:
         # The journal holds everything before resume_seq, so repeats may be acknowledged to it.
         self._last_acked: int | None = None if resume_seq is None else (resume_seq - 1) % SEQ_MOD
         self._ack_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
+        # Guards the sequence state (tracker, pending ACKs, session) and writes, shared by the
+        # reader thread and acknowledge() on the controller's loop thread.
+        self._state_lock = threading.RLock()
         self._resync_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -176,6 +179,14 @@ class SerialShoe:
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
             raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
         self._ack_requests.put(seq)
+        # Send it now from this thread when the reader is not busy with the shared state (it is
+        # usually blocked in read()); otherwise the reader sends it on its next turn (<= 50 ms).
+        if self._state_lock.acquire(blocking=False):
+            try:
+                if self._port is not None:
+                    self._send_acks()
+            finally:
+                self._state_lock.release()
 
     def resync(self, seq: int) -> None:
         """The controller could not journal frame ``seq`` (e.g. the disk is full): forget that it
@@ -221,15 +232,17 @@ class SerialShoe:
                         backoff = min(backoff * 2, self._backoff_max)
                         continue
                     backoff = self._backoff_initial
-                self._send_acks()
-                self._do_resyncs()
+                with self._state_lock:
+                    self._send_acks()
+                    self._do_resyncs()
                 try:
                     data = self._read()
                 except (serial.SerialException, OSError) as exc:
                     self._drop_link(f"{type(exc).__name__}: {exc}")
                     continue
-                for item in self._decoder.feed(data):
-                    self._handle(item)  # frames already received are handled even if a write fails
+                with self._state_lock:
+                    for item in self._decoder.feed(data):
+                        self._handle(item)  # received frames are handled even if a write fails
                 if self._write_error is not None:
                     self._drop_link(self._write_error)
                 self._check_watchdog()
@@ -268,7 +281,8 @@ class SerialShoe:
             self._emit(ShoeLinkChanged(False, reason, time.monotonic_ns()))
 
     def _close_port(self) -> None:
-        port, self._port = self._port, None
+        with self._state_lock:
+            port, self._port = self._port, None
         if port is not None:
             try:
                 port.close()

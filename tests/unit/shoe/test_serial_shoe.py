@@ -78,7 +78,11 @@ def test_repeat_is_reacknowledged_only_up_to_the_journal(
     assert wait_until(lambda: ("ACK", 1) in sent(port))
     port.push(encode("CARD", 1, "QH") + encode("CARD", 2, "TD"))  # the shoe resends
     assert wait_until(lambda: shoe.stats().repeats == 2)
-    assert [s for t, s in sent(port) if t == "ACK"] == [1, 1, 1]
+    acks = [s for t, s in sent(port) if t == "ACK"]
+    # acknowledge() may send at once (ACK 0 then ACK 1) or the reader may batch them (ACK 1):
+    # both are cumulative. The two repeats are re-acknowledged only up to the journal (1).
+    assert acks[-2:] == [1, 1] and max(acks) == 1 and acks == sorted(acks)
+    assert acks[:-2] in ([0, 1], [1])
     assert shoe.stats().accepted == 3  # nothing counted twice
 
 
