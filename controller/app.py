@@ -30,6 +30,8 @@ from controller.table import Refused, Table, TableContext
 log = logging.getLogger("controller")
 
 TICK_S = 0.1
+#: How often the whole journal chain is walked again in the background while running.
+VERIFY_EVERY_S = 3600.0
 #: How long a console reply may wait for the events its command caused (simulated devices).
 REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
@@ -73,6 +75,8 @@ class Application:
         self._output = output
         self._consoles: list[Any] = []
         self._interpreter: Any = None
+        self._verify_thread: threading.Thread | None = None
+        self._verify_started = time.monotonic()
         self._rejected_count = 0
         self._rejected_logged_at = float("-inf")
         self._rejected_last: ConsoleRejected | None = None
@@ -99,7 +103,13 @@ class Application:
             "profile_files": list(profile.source_files),
             "journal_verified": verdict.ok, "pid": os.getpid(),
         })
-        if not verdict.ok:
+        if verdict.ok:
+            # The verified head becomes the next start's starting point: a restart (or a kill
+            # before the background walk ends) never re-checks the same rows before READY=1.
+            self.journal.append("journal.verified", {
+                "through_seq": verdict.head_seq, "mac": verdict.head_mac,
+                "rows": verdict.rows, "scope": "tail" if checkpoint is not None else "full"})
+        else:
             self._raise_fault(f"journal verification failed: {verdict.describe()}")
         floor = datetime.combine(jset.clock_floor, datetime.min.time(), tzinfo=UTC)
         for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
@@ -193,7 +203,7 @@ class Application:
             if verdict.ok:
                 self.journal.append("journal.verified", {
                     "through_seq": verdict.head_seq, "mac": verdict.head_mac,
-                    "rows": verdict.rows})
+                    "rows": verdict.rows, "scope": "full"})
             else:
                 self._raise_fault(f"journal verification failed: {verdict.describe()}")
 
@@ -215,10 +225,18 @@ class Application:
 
     # -- the loop ----------------------------------------------------------------------------
 
+    def _start_background_verify(self) -> None:
+        """Walk the whole chain again on a worker thread (at start and every VERIFY_EVERY_S)."""
+        if self._verify_thread is not None and self._verify_thread.is_alive():
+            return
+        self._verify_started = time.monotonic()
+        self._verify_thread = threading.Thread(target=self._verify_whole_journal,
+                                               name="journal-verify", daemon=True)
+        self._verify_thread.start()
+
     def start(self) -> list[str]:
         """Recover the table from the journal and report what was resumed or voided."""
-        threading.Thread(target=self._verify_whole_journal, name="journal-verify",
-                         daemon=True).start()
+        self._start_background_verify()
         notes = self.table.recover()
         for note in notes:
             log.info("recovery: %s", note)
@@ -253,6 +271,8 @@ class Application:
                 self.notifier.watchdog(now)
 
     def _tick(self) -> None:
+        if time.monotonic() - self._verify_started >= VERIFY_EVERY_S:
+            self._start_background_verify()
         if self._rejected_count:
             self._journal_rejected(None)
         buttons = self.devices.get("buttons")

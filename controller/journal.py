@@ -429,6 +429,11 @@ class Journal:
     def verify_from(self, seq: int, mac: str) -> VerifyResult:
         """Verify only the rows after ``seq``, trusting the chain up to the row ``seq``, whose
         HMAC must still be ``mac``. Used at start-up from the last full verification's head."""
+        if seq == 0:  # the head of an empty journal: the chain starts from the genesis value
+            if not hmac.compare_digest(mac, GENESIS.hex()) or self._first_seq() != 1:
+                return VerifyResult(False, 0, 0, GENESIS.hex(), 1,
+                                    "the journal's start differs from the verified empty head")
+            return self._walk(0, GENESIS)
         try:
             found = self._read("SELECT mac FROM events WHERE seq = ?", (seq,))
         except JournalCorrupt as exc:
