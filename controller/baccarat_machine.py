@@ -1,0 +1,167 @@
+"""The baccarat table's certified sequence, 9 NYCRR 5324.20: the states, the transitions and
+their guards (``TableModel``), what recover() does in each state, and the Mermaid diagram
+docs/baccarat-table.md holds a copy of.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from transitions import Machine
+
+from controller.games.baccarat.shoe import CoupStep
+
+# --- the certified sequence ---------------------------------------------------------------------
+
+#: Every state, in the order of a shoe. docs/baccarat-table.md describes each.
+STATES: Final = (
+    "shuffle",       # 5324.20(c)(1): shuffling and inspecting; waits for the "shuffled" button
+    "burn",          # (e): first card face up, as many more burned; also (i)(1)(i), (i)(3)
+    "offering",      # (f)(1): the shoe offered from seat 1 counter-clockwise
+    "betting",       # (b)(2)-(3): wagers open
+    "dealing",       # (f)(4)-(5): "no more bets", "cards": the four initial cards
+    "player_third",  # (f)(11): the player's hand draws
+    "banker_third",  # (f)(12)-(13): the banker's hand draws
+    "settling",      # (g)(1)-(2): result announced; losing wagers collected, winners paid
+    "passing",       # (h)(1)-(2): the shoe passes (the banker's hand lost, or the curator's option)
+    "halted",        # integrity fault: no play until a technician clears it
+)
+
+_COUP_STATES: Final = ("dealing", "player_third", "banker_third")
+
+#: (trigger, source(s), dest, conditions). The first transition whose conditions hold is taken.
+TRANSITIONS: Final[tuple[tuple[str, str | tuple[str, ...], str, tuple[str, ...]], ...]] = (
+    ("shuffled", "shuffle", "burn", ("vig_clear",)),
+    ("burn_card", "burn", "burn", ("burn_unfinished",)),
+    ("burn_card", "burn", "offering", ("burn_opens_shoe",)),
+    ("burn_card", "burn", "betting", ()),
+    ("accept_shoe", ("offering", "passing"), "betting", ()),
+    ("nobody_accepts", ("offering", "passing"), "shuffle", ()),
+    ("pass_shoe", "betting", "passing", ()),
+    ("remedy_burn", "betting", "burn", ("disclosed_pending",)),
+    ("remedy_dead_hand", "betting", "dealing", ("dead_hand_allowed",)),
+    ("no_more_bets", "betting", "dealing", ("can_deal",)),
+    ("deal_card", "dealing", "dealing", ("expects_initial",)),
+    ("deal_card", "dealing", "player_third", ("expects_player_draw",)),
+    ("deal_card", ("dealing", "player_third"), "banker_third", ("expects_banker_draw",)),
+    ("deal_card", ("dealing", "player_third", "banker_third"), "settling", ("coup_complete",)),
+    ("settled", "settling", "shuffle", ("shoe_finished",)),
+    ("settled", "settling", "passing", ("must_pass",)),
+    ("settled", "settling", "betting", ()),
+    ("void_round", ("betting", "dealing", "player_third", "banker_third", "settling"), "shuffle",
+     ()),
+    ("halt", STATES, "halted", ()),
+    ("technician_clear", "halted", "shuffle", ()),
+)
+
+#: Which input sends each trigger and what it carries (docs/baccarat-table.md is built from it).
+TRIGGER_INPUTS: Final[dict[str, str]] = {
+    "shuffled": "dealer button `shuffled` (no data)",
+    "burn_card": "shoe frame `$CARD,seq,RS` (the card)",
+    "accept_shoe": "console `curator SEAT` (the seat that accepts)",
+    "nobody_accepts": "console `nobody` (no player accepts: (h)(2))",
+    "pass_shoe": "console `pass [ordered]` (curator's option, or ordered (h)(1)(ii))",
+    "remedy_burn": "console `remedy burn` (after a disclosed card)",
+    "remedy_dead_hand": "console `remedy dead` (after a disclosed card)",
+    "no_more_bets": "dealer button `no_more_bets` (no data)",
+    "deal_card": "shoe frame `$CARD,seq,RS` (the card)",
+    "settled": "dealer button `settled` (no data)",
+    "void_round": "shoe `$COVR` behind the last card, too few cards (i)(4), console `void`",
+    "halt": "foreign card, `$FLT,seq,UNREAD`, unshuffled sequence, shoe power-cycle mid-coup",
+    "technician_clear": "console `clear` (technician)",
+}
+
+
+class TableModel:
+    """The state machine's model: the state and the facts its guards read. The table fills the
+    facts in before it fires a trigger; the guards only read them (nothing here can fail)."""
+
+    state: str
+
+    def __init__(self) -> None:
+        self.vig_owed = False
+        self.burn_left = 1
+        self.burn_reason = "shoe"
+        self.expecting = CoupStep.PLAYER_CARD
+        self.shoe_done = False
+        self.compelled_pass = False
+        self.pending_disclosed = False
+        self.pending_count = 0
+        self.deal_ok = True
+
+    def vig_clear(self) -> bool:
+        """5324.20(d)(2): all deferred vigorish collected before the cards are reshuffled."""
+        return not self.vig_owed
+
+    def burn_unfinished(self) -> bool:
+        return self.burn_left > 0
+
+    def burn_opens_shoe(self) -> bool:
+        return self.burn_reason == "shoe"
+
+    def disclosed_pending(self) -> bool:
+        return self.pending_disclosed
+
+    def dead_hand_allowed(self) -> bool:
+        return self.pending_disclosed and self.deal_ok
+
+    def can_deal(self) -> bool:
+        return self.deal_ok and not self.pending_disclosed
+
+    def expects_initial(self) -> bool:
+        return self.expecting in (CoupStep.PLAYER_CARD, CoupStep.BANKER_CARD)
+
+    def expects_player_draw(self) -> bool:
+        return self.expecting is CoupStep.PLAYER_DRAWS
+
+    def expects_banker_draw(self) -> bool:
+        return self.expecting is CoupStep.BANKER_DRAWS
+
+    def coup_complete(self) -> bool:
+        return self.expecting is CoupStep.COMPLETE
+
+    def shoe_finished(self) -> bool:
+        return self.shoe_done
+
+    def must_pass(self) -> bool:
+        return self.compelled_pass
+
+
+def build_machine(model: TableModel, initial: str = "shuffle") -> Machine:
+    """The certified sequence on ``model``: no auto transitions, guards in ``conditions``."""
+    machine = Machine(model=model, states=list(STATES), initial=initial,
+                      auto_transitions=False, ignore_invalid_triggers=False)
+    for trigger, source, dest, conditions in TRANSITIONS:
+        machine.add_transition(trigger, list(source) if isinstance(source, tuple) else source,
+                               dest, conditions=list(conditions))
+    return machine
+
+
+def mermaid() -> str:
+    """The state machine as a Mermaid diagram (docs/baccarat-table.md holds a copy; a test checks
+    they match, so a change to the certified sequence is a reviewable diff)."""
+    lines = ["stateDiagram-v2", "    [*] --> shuffle"]
+    for trigger, source, dest, conditions in TRANSITIONS:
+        sources = source if isinstance(source, tuple) else (source,)
+        label = trigger + (f" [{', '.join(conditions)}]" if conditions else "")
+        for s in sources:
+            lines.append(f"    {s} --> {dest}: {label}")
+    return "\n".join(lines) + "\n"
+
+
+
+
+#: What recover() does in each state (docs/baccarat-table.md repeats it).
+RECOVERY_RULES: Final[dict[str, str]] = {
+    "shuffle": "resume: wait for the shuffled button (deferred vigorish still owed stays owed)",
+    "burn": "resume: the same face-up card and the cards burned so far; the shoe resends the"
+            " rest",
+    "offering": "resume: the shoe is offered again from the seat the journal shows",
+    "betting": "resume: the wagers journaled for this coup stand",
+    "dealing": "resume: the same initial cards; the shoe resends any card not acknowledged",
+    "player_third": "resume: the player's hand still draws its third card",
+    "banker_third": "resume: the banker's hand still draws its third card",
+    "settling": "resume: the result and the settlement rows stand; wait for settled",
+    "passing": "resume: the shoe is offered to the next seat",
+    "halted": "resume halted: the fault stays until a technician clears it",
+}

@@ -1,0 +1,123 @@
+"""The simulated dealer: the technician console's ``sim shoe deal|card|fault ...`` and
+``sim button NAME`` actions, which drive the simulated shoe and buttons (never replayed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from controller.baccarat_core import BaccaratTableCore
+from controller.baccarat_machine import _COUP_STATES
+from controller.games.baccarat.shoe import BurnProgress
+from controller.table import Refused
+
+#: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
+_PEEK: Final = 12
+
+
+class SimDealerMixin(BaccaratTableCore):
+    """BaccaratTable's ``sim`` console actions."""
+
+    # -- the simulated devices -----------------------------------------------------------------
+
+    def _sim(self, args: list[str]) -> list[str]:
+        devices = self._ctx.devices
+        if len(args) >= 2 and args[0] == "shoe":
+            sim = devices.get("shoe_sim")
+            if sim is None:
+                raise Refused("no simulated shoe in this profile", "STATE")
+            verb, rest = args[1], args[2:]
+            # The reply waits until the shoe's frames have been journaled and handled, so a
+            # scripted console session sees their effect on the next line.
+            self._reply_waiter = lambda: sim.status().unacked == 0
+            if verb == "deal" and rest and rest[0] in ("coup", "burn"):
+                n = self._cards_needed(rest[0], sim.peek(_PEEK))
+                return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
+            if verb == "deal":
+                n = int(rest[0]) if rest and rest[0].isdigit() else 1
+                return ["dealt " + " ".join(sim.deal(n))]
+            if verb == "card" and rest:
+                sim.deal_card(rest[0].upper())
+                return [f"dealt {rest[0].upper()}"]
+            if verb == "fault" and rest:
+                reply = self._sim_fault(sim, rest[0].lower())
+                if rest[0].lower() == "power":
+                    # the new $HELO is held until a frame after it differs from the journaled
+                    # session (docs/shoe-protocol.md): nothing to wait for until cards follow
+                    self._reply_waiter = None
+                return [reply]
+            raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
+        if len(args) == 2 and args[0] == "button":
+            pins = devices.get("button_pins") or {}
+            gpio = devices.get("gpio")
+            if args[1] not in pins or gpio is None:
+                raise Refused(f"no button {args[1]!r}; buttons are {sorted(pins)}", "SYNTAX")
+            pin = pins[args[1]]
+            clock = getattr(gpio, "clock", None)
+            gpio.drive(pin, 0)
+            if clock is not None:
+                clock.advance(100)
+            gpio.drive(pin, 1)
+            if clock is not None:
+                clock.advance(100)
+            return [f"pressed {args[1]}"]
+        raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+
+    def _cards_needed(self, what: str, upcoming: Sequence[str]) -> int:
+        """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
+        this table will take them (a card announced face up is discarded first): the simulated
+        dealer's ``sim shoe deal burn|coup``."""
+        state = self._model_state()
+        skip = self._d.face_up_next
+        if what == "burn":
+            if state != "burn":
+                raise Refused(f"no burn in progress (state {state})", "STATE")
+            burn = (BurnProgress() if self._burn is None or self._burn.face_up is None
+                    else BurnProgress(face_up=self._burn.face_up, count=self._d.burn_count))
+            if self._burn is not None:
+                for burned in self._burn.burned:
+                    burn.add(burned)
+            done: Callable[[], bool] = lambda: burn.done  # noqa: E731
+            take: Callable[[str], object] = burn.add
+        else:
+            if state == "burn":
+                raise Refused("the burn comes first: sim shoe deal burn", "STATE")
+            if state not in _COUP_STATES:
+                raise Refused(f"no coup in progress (state {state}): press no_more_bets first",
+                              "STATE")
+            coup = self._coup.copy()
+            done, take = (lambda: coup.complete), coup.add
+        used = 0
+        for card in upcoming:
+            if done():
+                break
+            used += 1
+            if skip:
+                skip = False
+                continue
+            take(card)
+        if not done():
+            raise Refused(f"the simulated shoe has too few cards left to finish the {what}",
+                          "STATE")
+        return used
+
+    def take_reply_waiter(self) -> Callable[[], bool] | None:
+        """For the application: a readiness test for the last console action's reply, once."""
+        waiter, self._reply_waiter = self._reply_waiter, None
+        return waiter
+
+    @staticmethod
+    def _sim_fault(sim: Any, kind: str) -> str:
+        simple: dict[str, Callable[[], object]] = {
+            "checksum": sim.fault_checksum, "drop": sim.fault_drop,
+            "duplicate": sim.fault_duplicate, "garbage": sim.send_garbage,
+            "disconnect": lambda: sim.disconnect(0.5), "unread": sim.deal_unreadable,
+            "foreign": sim.deal_foreign, "faceup": sim.deal_face_up,
+            "power": sim.power_cycle,
+        }
+        if kind in simple:
+            simple[kind]()
+            return f"fault {kind}"
+        sim.fault(kind.upper())
+        return f"fault {kind.upper()}"
