@@ -1,0 +1,192 @@
+"""The pai gow table's definition as data: the layout of its positions, the states, the
+transitions and their guards' names, the inputs that send each trigger, the recovery rule per
+state and the console words. Pure data and small pure functions; the machine
+(:mod:`controller.paigow_machine`), the table (:mod:`controller.paigow_table`) and the generated
+docs (:mod:`controller.paigow_table_docs`) are built from it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+# ---------------------------------------------------------------------------------------------
+# The table's layout
+# ---------------------------------------------------------------------------------------------
+
+#: Betting positions, numbered counter-clockwise from the one farthest to the dealer's right
+#: (5324.50(a)(1): no more than six).
+SEATS: Final = 6
+#: Physical positions counter-clockwise from the dealer: 1 the dealer, 2-7 seats 1-6, 8 the dead
+#: hand: eight hands of four tiles (5324.50(e)(3)-(4)). Seat lamps are keyed by seat (1-6), so
+#: a start at the dealer or the dead hand lights no lamp.
+DEALER_POSITION: Final = 1
+DEAD_HAND_POSITION: Final = 8
+POSITIONS: Final = 8
+ALL_SEATS: Final = tuple(range(1, SEATS + 1))
+
+
+def physical_position(ordinal: int, bank_seat: int | None) -> int:
+    """The physical position (1 dealer, 2-7 seats, 8 dead hand) of the ``ordinal``-th position
+    counted counter-clockwise from the dealer ((e)(3)) or, when a player banks, from the bank
+    ((g)(10); 13:69F-10.8(j))."""
+    base = DEALER_POSITION if bank_seat is None else bank_seat + 1
+    return (base - 1 + ordinal - 1) % POSITIONS + 1
+
+
+def seat_of(position: int | None) -> int | None:
+    """The seat (1-6; seat lamps are keyed by seat) at a physical position, None for the
+    dealer and the dead hand, which have no lamp."""
+    if position is None or not DEALER_POSITION < position < DEAD_HAND_POSITION:
+        return None
+    return position - 1
+
+
+def position_name(position: int) -> str:
+    if position == DEALER_POSITION:
+        return "dealer"
+    if position == DEAD_HAND_POSITION:
+        return "dead hand"
+    return f"seat {position - 1}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The machine definition (data: the docs and the tests are generated from it)
+# ---------------------------------------------------------------------------------------------
+
+#: (state, what is happening at the table, regulation)
+STATES: Final[tuple[tuple[str, str, str], ...]] = (
+    ("inspection", "idle table: tiles face up in 16 pairs for inspection", "(d)(2), (d)(7)"),
+    ("washing", "tiles face down: the wash and the eight stacks; (d)(5) reshuffle on exposure",
+     "(d)(3)-(6)"),
+    ("betting", "stacks formed; wagers placed; the bank offered in rotation", "(c)(3), (g)(2)-(6)"),
+    ("bank_style", "\"no more bets\"; a player banks and may choose the style of delivery",
+     "(e)(1), (g)(9)"),
+    ("no_more_bets", "\"no more bets\"; style fixed; waiting for the draw or the dice total",
+     "(e)(1), (a)(3)-(4)"),
+    ("dealing", "number shown; tiles dealt; unwagered stacks collected with the dead hand",
+     "(e)(2)-(5), (g)(10)-(12)"),
+    ("setting_hands", "deal complete, number blanked; players set their hands",
+     "(e)(6), (f)(1)-(2), (h)"),
+    ("dealer_hands", "dealer's or bank's hands set; surrender; exposure and settlement",
+     "(f)(3)-(11), (g)(14)-(18)"),
+)
+STATE_NAMES: Final = tuple(s for s, _, _ in STATES)
+#: States in which a round is under way (configuration changes are refused).
+IN_ROUND: Final = frozenset(STATE_NAMES[2:])
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transition of the machine: ``trigger`` from ``source`` to ``dest`` when every guard
+    in ``conditions`` allows it (each guard is a ``why_<name>`` method of :class:`PaigowRound`)."""
+
+    trigger: str
+    source: str
+    dest: str
+    conditions: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+
+
+_PRE_DRAW = ("bank_style", "no_more_bets")
+_DEALT = ("dealing", "setting_hands")
+
+TRANSITIONS: Final[tuple[Step, ...]] = (
+    Step("open", "inspection", "washing"),
+    Step("shuffled", "inspection", "betting"),
+    Step("shuffled", "washing", "betting"),
+    Step("idle", "washing", "inspection"),
+    *(Step("expose_stacking", s, "washing") for s in ("washing", "betting", *_PRE_DRAW)),
+    Step("bank", "betting", "betting", ("bank_allowed",)),
+    Step("cobank", "betting", "betting", ("cobank_allowed",)),
+    Step("no_bank", "betting", "betting"),
+    Step("no_more_bets", "betting", "bank_style", ("player_banks", "wagers_consistent")),
+    Step("no_more_bets", "betting", "no_more_bets", ("wagers_consistent",), ("player_banks",)),
+    Step("style", "bank_style", "no_more_bets", ("style_offered",)),
+    *(Step("draw", s, "dealing", ("rng_mode",)) for s in _PRE_DRAW),
+    *(Step("dice", s, "dealing", ("dice_mode", "dice_complete")) for s in _PRE_DRAW),
+    Step("dealt", "dealing", "setting_hands"),
+    *(Step("expose_player", s, s, ("players_tile",)) for s in _DEALT),
+    *(Step("void_hand", s, s, ("hand_exposed",)) for s in _DEALT),
+    *(Step("expose_void", s, "washing", ("exposure_voids",))
+      for s in (*_DEALT, "dealer_hands")),
+    Step("wager", "betting", "betting", ("wager_allowed",)),
+    Step("hands_set", "setting_hands", "dealer_hands"),
+    Step("tiles", "dealer_hands", "dealer_hands", ("tiles_allowed",)),
+    Step("surrender", "dealer_hands", "dealer_hands", ("surrender_allowed",)),
+    Step("settled", "dealer_hands", "washing", ("entries_complete",)),
+    *(Step("void", s, "washing") for s in STATE_NAMES[2:]),
+)
+TRIGGERS: Final = tuple(dict.fromkeys(t.trigger for t in TRANSITIONS))
+
+
+@dataclass(frozen=True)
+class Input:
+    """Which device sends a trigger: the dealer's button, the console command, the data."""
+
+    button: str
+    console: str
+    data: str
+
+
+#: Every trigger and the inputs that send it (docs/paigow-table.md; no trigger lacks a device).
+INPUTS: Final[Mapping[str, Input]] = {
+    "open": Input("-", "`open`", "none: the first player arrived (d)(3)"),
+    "shuffled": Input("`shuffled`", "`sim button shuffled`", "none: wash done, 8 stacks formed"),
+    "idle": Input("-", "`idle`", "none: no gaming activity (d)(7)"),
+    "expose_stacking": Input("-", "`expose stacking`", "none: a tile turned over (d)(5)"),
+    "bank": Input("-", "`bank seat N`", "seat 1-6 that accepts the bank (g)(3)"),
+    "cobank": Input("-", "`cobank seat N`", "seat 1-6, house covers half (g)(5)"),
+    "no_bank": Input("-", "`no-bank`", "none: the house banks"),
+    "no_more_bets": Input("`no_more_bets`", "`sim button no_more_bets`", "none"),
+    "wager": Input("-", "`wager SEAT CENTS [AREA]`, `wager dealer CENTS`",
+                   "stake in whole cents on area 1-6 (default the seat's own; two adjacent "
+                   "areas (h), the bank's chips on its own area only (g)(6)); the dealer's "
+                   "wager against a player bank (g)(8); 0 withdraws"),
+    "style": Input("-", "`style NAME`", "one of the ten styles (g)(11)(i)-(x)"),
+    "draw": Input("`draw`", "`sim button draw`", "none; the RNG's number 1-8 and raw bytes"),
+    "dice": Input("-", "`dice T` or `dice A B C`", "total 3-18, or three dice 1-6 (a)(3)"),
+    "dealt": Input("`dealt`", "`sim button dealt`", "none: deal and (e)(5) collection done"),
+    "expose_player": Input("-", "`expose player N`", "seat 1-6 whose tile the dealer exposed"),
+    "void_hand": Input("-", "`void seat N`", "seat 1-6 that voids its hand (i)(1)"),
+    "expose_void": Input("-", "`expose dealer|bank|dead|unwagered [N]`",
+                         "whose tile was exposed (i)(2)"),
+    "hands_set": Input("`hands_set`", "`sim button hands_set`", "none"),
+    "tiles": Input("-", "`tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]`, "
+                        "`hands bank|N Ta-Tb Tc-Td`",
+                   "four tiles; the dealer's (and a co-bank's) split computed by the house way "
+                   "(f)(4), (g)(5); a player's or bank's high hand as set (f)(1), (f)(3)"),
+    "surrender": Input("-", "`surrender seat N`", "seat 1-6 (f)(5)"),
+    "settled": Input("`settled`", "`sim button settled`",
+                     "none; with entries, the settlement in cents (f)(7)-(10), (g)(14)-(18)"),
+    "void": Input("`void` (optional)", "`void`", "none: the dealer voids the round"),
+}
+
+#: What recovery does with a round found in each state after a restart, and why.
+RECOVERY_RULES: Final[Mapping[str, tuple[str, str]]] = {
+    "inspection": ("resume", "no round is under way; the tiles are face up"),
+    "washing": ("resume", "no wager and no number yet; a pending (d)(5) reshuffle stays pending"),
+    "betting": ("resume", "the wagers (and their entries) and the bank's marker are on the "
+                          "layout; nothing drawn"),
+    "bank_style": ("resume", "no number drawn yet; the bank may still choose the style"),
+    "no_more_bets": ("resume", "no number drawn yet; the draw or dice entry is still to come"),
+    "dealing": ("resume", "the journaled number is shown again: a power cycle never re-rolls"),
+    "setting_hands": ("resume", "the deal is complete and the number was blanked (e)(6)"),
+    "dealer_hands": ("resume", "the hands are on the layout; the entered tiles are kept; "
+                               "settlement continues"),
+    "(unreadable)": ("void", "a snapshot this firmware cannot read: the round is voided and the "
+                             "tiles re-washed, never guessed"),
+}
+
+#: Console words :meth:`PaigowTable.action` takes.
+ACTION_NAMES: Final = ("open", "idle", "no-bank", "void", "bank", "cobank", "surrender", "style",
+                       "dice", "expose", "sim", "test-mode", "wager", "tiles", "hands")
+
+#: (i)(2): an exposed tile of these voids every hand and forces a reshuffle.
+VOIDING_EXPOSURES: Final = ("dealer", "bank", "dead", "unwagered")
+
+
+#: While the application holds a fault (journal, program, settings: controller/app.py) play
+#: stops; the dealer may still void the round or a hand and report an exposed tile.
+PLAY_UNDER_FAULT: Final = frozenset({"void", "void_hand", "expose_void", "expose_player",
+                                     "expose_stacking"})
