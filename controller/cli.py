@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -114,8 +115,15 @@ def _journal(args: argparse.Namespace) -> int:
             print(result.describe())
             return 0 if result.ok else 1
         from controller.recall import export_jsonl
-        for line in export_jsonl(journal, rounds=args.rounds):
-            print(line)
+        try:
+            for line in export_jsonl(journal, rounds=args.rounds):
+                print(line)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader (e.g. `| head`) has gone: not an error of the export. Point stdout at
+            # /dev/null so the interpreter's final flush does not complain either.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
         return 0
     finally:
         journal.close()

@@ -48,8 +48,8 @@ SCRYPT_DKLEN: Final = 32
 RNG_TEST_MAX: Final = 200_000
 CAPTURE_RAW_MAX: Final = 1_000_000
 CAPTURE_FINAL_MAX: Final = 200_000
-RECALL_DEFAULT: Final = 10
-RECALL_MAX: Final = 100
+#: Used only when the host has no rule settings (tests' fake apps): the setting's default.
+RECALL_DEFAULT: Final = 20
 CAPTURE_DIR: Final = "captures"
 PIN_EVENT: Final = "console.pin_set"
 
@@ -335,11 +335,14 @@ class Console:
 
     def _cmd_recall(self, args: list[str], source: str) -> list[str]:
         from controller.recall import format_recall, recall
-        count = RECALL_DEFAULT
+        # The rule setting recall_depth (issue 6: at least 10, configurable) is both the default
+        # and the most a console recall shows.
+        depth = _recall_depth(self._app)
+        count = depth
         if len(args) > 1:
             raise ConsoleError("SYNTAX", "usage: recall [N]")
         if args:
-            count = self._int(args[0], 1, RECALL_MAX, "N")
+            count = self._int(args[0], 1, depth, "N")
         records = recall(self._app.journal, count)
         if not records:
             return ["no rounds in the journal"]
@@ -648,7 +651,8 @@ class Console:
                               "passwd <new pin>   (no login needed only to set the first PIN)"),
             "config": Command(self._cmd_config, False,
                               "config show [KEY]   |  * config set KEY VALUE (between rounds)"),
-            "recall": Command(self._cmd_recall, False, f"recall [N]   (1-{RECALL_MAX})"),
+            "recall": Command(self._cmd_recall, False,
+                              "recall [N]   (1 to recall_depth; default recall_depth)"),
             "journal": Command(self._cmd_journal, False, "journal verify [SEQ:HMAC] | head"),
             "verify": Command(self._cmd_verify, False, "verify [SEED]   (SEED: 16-64 bytes hex)"),
             "houseway": Command(self._cmd_houseway, False, "houseway T1 T2 T3 T4"),
@@ -685,3 +689,12 @@ def format_odds(result: object) -> list[str]:
     if isinstance(result, Sequence):
         return [str(line) for line in result]
     return [json.dumps(result, default=str)]
+
+
+def _recall_depth(app: Any) -> int:
+    """The table's ``recall_depth`` rule setting (RECALL_DEFAULT without settings)."""
+    config = getattr(app, "config", None)
+    try:
+        return int(config.current().recall_depth) if config is not None else RECALL_DEFAULT
+    except (AttributeError, TypeError, ValueError):
+        return RECALL_DEFAULT

@@ -500,3 +500,17 @@ def test_manifest_flags_a_planted_pyc_and_a_changed_dependency(tmp_path: Path,
     problems = mf.check_manifest(manifest, [profile], root)
     assert len(problems) == 1
     assert problems[0].startswith("changed transitions/transitions/core.py: sha256 ")
+
+
+def test_recall_depth_setting_is_the_default_and_the_limit(rig: Rig) -> None:
+    """Issue 6: recall shows the last rounds, at least 10, configurable (recall_depth)."""
+    for round_id in range(1, 16):
+        rig.app.journal.append("test.settled", {"round": round_id}, round_id=round_id)
+    rig.login()
+    rig.ok("config set recall_depth 12")
+    summaries = [line for line in rig.ok("recall") if line.startswith("round ")]
+    assert [line.split(":")[0] for line in summaries] == [f"round {n}" for n in range(4, 16)]
+    assert "13" in rig.err("recall 13", "RANGE")
+    assert len([line for line in rig.ok("recall 3") if line.startswith("round ")]) == 3
+    rig.ok("config set recall_depth 40")
+    assert len([line for line in rig.ok("recall 15") if line.startswith("round ")]) == 15
