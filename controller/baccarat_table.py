@@ -270,7 +270,7 @@ class BaccaratTable(SimDealerMixin, RecoveryMixin):
             "state": self._model_state(),
             "shoe": str(d.shoe_no),
             "coup": str(d.coup_no),
-            "round": "" if d.round_id is None else str(d.round_id),
+            "round": "-" if d.round_id is None else str(d.round_id),
             "cards_left": str(left),
             "curator": "" if d.curator is None else str(d.curator),
             "last_result": d.last_result or "none",
