@@ -140,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile)
     except ProfileError as exc:
         print(f"profile error: {exc}", file=sys.stderr)
+        _journal_refused_start(Path(args.state_dir), args.profile, str(exc))
         return 1
     try:
         app = Application(profile, args.state_dir, console_port=args.console)
@@ -175,6 +176,25 @@ def _serve(app: Application, game: str, name: str) -> int:
     app.notifier.ready(banner)
     app.run()
     return 0
+
+
+def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> None:
+    """A refused profile is journaled when the table already has a journal (the default file
+    names: the profile that would name others is the thing that failed), so a technician finds
+    why the table did not start in the table's own record. Never creates a journal or a key."""
+    from controller.journal import Journal, JournalError
+    db, key = state_dir / "journal.sqlite", state_dir / "device.key"
+    if not (db.exists() and key.exists()):
+        return
+    try:
+        journal = Journal.open(db, key)
+        try:
+            journal.append("app.start_refused", {"profile": str(profile_path),
+                                                 "error": error[:500]})
+        finally:
+            journal.close()
+    except (JournalError, OSError) as exc:
+        print(f"(could not journal the refusal: {exc})", file=sys.stderr)
 
 
 def _open_console(app: Application) -> ConsoleTransport | None:
