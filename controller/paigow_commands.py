@@ -15,6 +15,12 @@ from controller.table import Refused
 MAX_STAKE_CENTS: Final = 100_000_000
 
 
+def _is_whole(word: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes ``²`` or ``١``, which ``int`` refuses or
+    reads as a number nobody typed at the table."""
+    return word.isascii() and word.isdigit()
+
+
 def _hand_words(word: str) -> list[str]:
     """One hand as typed: ``4-5,6-6``, ``4-5+6-6`` or ``4-5-6-6`` -> ``["4-5", "6-6"]``."""
     for sep in (",", "+"):
@@ -39,7 +45,7 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
     def seat_of(tokens: list[str], usage: str) -> int:
         if len(tokens) == 2 and tokens[0] == "seat":
             tokens = tokens[1:]
-        if len(tokens) != 1 or not tokens[0].isdigit():
+        if len(tokens) != 1 or not _is_whole(tokens[0]):
             raise bad(f"usage: {usage}")
         seat = int(tokens[0])
         if not 1 <= seat <= SEATS:
@@ -65,7 +71,7 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
                       "RANGE")
         return "style", {"style": style}
     if head == "dice":
-        if len(rest) not in (1, 3) or not all(r.isdigit() for r in rest):
+        if len(rest) not in (1, 3) or not all(_is_whole(r) for r in rest):
             raise bad("usage: dice TOTAL (3-18) | dice A B C (each 1-6)")
         dice = [int(r) for r in rest]
         if len(dice) == 1 and not 3 <= dice[0] <= 18:
