@@ -19,6 +19,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# CI (CI=true, as .ci/run is run) explores the same examples on every run, so a landing is never
+# decided by a new random draw; a developer's run keeps exploring (and keeps its failure
+# database), and a failure found there becomes an explicit regression test.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 LOCK_TIMEOUT_S = 120.0
 DEFAULT_LOCK = "/tmp/table-controller-hil.lock"
