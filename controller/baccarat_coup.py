@@ -322,6 +322,7 @@ class CoupMixin(DisplayMixin):
         d.shoe_in_play = False
         d.burn_face_up, d.burn_count, d.burned, d.burn_reason = None, None, [], "shoe"
         self._burn = None
+        self._composition = None  # no shoe in play: no inventory (as recover() rebuilds it)
         d.bets = {}
         d.coup = []
         d.pending = []
