@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from controller.games import baccarat
 from controller.shoe_integrity import (
     RANK_RUN_ALARM,
     REPEAT_WINDOW_ALARM,
@@ -16,7 +17,6 @@ from controller.shoe_integrity import (
     expected_alarm_rate,
     shuffled_shoe_alarm_rates,
 )
-from controller.games import baccarat
 from tests.unit.baccarat_table.helpers import Rig
 
 SHOES = 800
