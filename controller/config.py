@@ -121,6 +121,7 @@ class PaigowSettings:
     vig_cent_rounding: str = _ENGINE.vig_cent_rounding
     co_bank_shortfall_odd_cent: str = _ENGINE.co_bank_shortfall_odd_cent
     surrender_against_bank: str = _ENGINE.surrender_against_bank
+    bank_rotation_includes_dealer: bool = _ENGINE.bank_rotation_includes_dealer
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,10 @@ def _when_cobank(s: RuleSettings) -> str | None:
     return None if s.paigow.cobank_offered else "needs paigow.cobank_offered = true"
 
 
+def _when_bank(s: RuleSettings) -> str | None:
+    return None if s.paigow.bank_offered else "needs paigow.bank_offered = true"
+
+
 def _when_bank_surrender(s: RuleSettings) -> str | None:
     p = s.paigow
     if not p.bank_offered:
@@ -247,6 +252,8 @@ _SPECS: Final[tuple[_Spec, ...]] = (
           choices=CO_BANK_ODD_CENT_CHOICES, inactive=_when_cobank),
     _Spec("paigow.surrender_against_bank", "choice", "5324.50(f)(5), (g)(15)-(16)",
           choices=SURRENDER_AGAINST_BANK_CHOICES, inactive=_when_bank_surrender),
+    _Spec("paigow.bank_rotation_includes_dealer", "bool", "5324.50(g)(3); 13:69F-10.8(b)",
+          inactive=_when_bank),
     _Spec("baccarat.decks", "int", "5324.20(a)(4) (at least six)", lo=6, hi=8),
     _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5),
           inactive=_when_not_ez),
@@ -386,7 +393,8 @@ class RuleSettings:
                            co_bank_shortfall_odd_cent=_lit(p.co_bank_shortfall_odd_cent,
                                                            CO_BANK_ODD_CENT_CHOICES),
                            surrender_against_bank=_lit(p.surrender_against_bank,
-                                                       SURRENDER_AGAINST_BANK_CHOICES))
+                                                       SURRENDER_AGAINST_BANK_CHOICES),
+                           bank_rotation_includes_dealer=p.bank_rotation_includes_dealer)
 
     def paigow_outcome_options(self) -> dict[str, Any]:
         """Keyword arguments of ``controller.games.paigow.outcome`` (``zero_value``,

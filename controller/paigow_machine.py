@@ -7,7 +7,7 @@ state changes; and :func:`build_machine`, the machine over it from
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from transitions import EventData, Machine
@@ -196,6 +196,12 @@ class PaigowRound:
 
     # -- the one `before` callback: journal the outcome, then take it ---------------------------
 
+    def _restacked(self, rotation: BankRotation) -> BankRotation:
+        """The rotation after a restack, reading paigow.bank_rotation_includes_dealer then (the
+        setting applies from the start of the next game, like every change between rounds)."""
+        includes = bool(self._settings().paigow.bank_rotation_includes_dealer)
+        return replace(rotation.restacked(), includes_dealer=includes)
+
     def commit(self, event: EventData) -> None:
         """Compute the transition's outcome, journal it (may raise: the state then stays), and
         keep it. The machine sets ``state`` after this returns."""
@@ -211,9 +217,9 @@ class PaigowRound:
         extra: dict[str, Any] = {}
         if trigger == "open" or (trigger == "shuffled" and self.state == "inspection"):
             record.start_of_game = True
-            rotation = rotation.restacked()
+            rotation = self._restacked(rotation)
         elif trigger == "idle":
-            rotation = rotation.restacked()
+            rotation = self._restacked(rotation)
         elif trigger == "expose_stacking":
             record.reshuffles += 1
             record.reshuffle_pending = True

@@ -76,6 +76,7 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
      [""]),
     ("paigow.surrender_against_bank", SURRENDER, ["refuse", "center", "house"],
      ["centre", "bank"], [""]),
+    ("paigow.bank_rotation_includes_dealer", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.decks", RuleSettings(), ["6", "8"], ["5", "9"], ["eight"]),
     ("baccarat.vig_percent", RuleSettings(), ["4", "5"], ["3", "6"], ["4%"]),
     ("baccarat.tie_pays", RuleSettings(), ["8", "9"], ["7", "10"], ["8:1"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from controller.paigow_table import physical_position
 
-from .helpers import make_rig, play_round, settings
+from .helpers import make_rig, play_round, reopen, settings
 
 
 def test_no_player_bank_at_the_start_of_the_game(tmp_path: Path) -> None:
@@ -126,3 +126,25 @@ def test_surrender_refused_against_a_player_bank(tmp_path: Path) -> None:
         rig.press(name)
     exc = rig.try_act("surrender seat 2")
     assert exc is not None and "player bank" in exc.reason
+
+
+def test_bank_rotation_includes_dealer_setting_reaches_the_rotation_at_the_restack(
+        tmp_path: Path) -> None:
+    """paigow.bank_rotation_includes_dealer (the reading of (g)(3)'s "until the offer returns to
+    the dealer") is taken at the start of the game and kept across a power cycle."""
+    import dataclasses
+
+    from controller.config import RuleSettings
+
+    base = RuleSettings()
+    off = dataclasses.replace(base, paigow=dataclasses.replace(
+        base.paigow, bank_rotation_includes_dealer=False))
+    rig = make_rig(tmp_path / "off", rules=off)
+    rig.press("shuffled")  # from inspection: the start of the game, (g)(2)
+    assert rig.table.model.rotation.includes_dealer is False
+    again = reopen(rig)
+    assert again.table.model.rotation.includes_dealer is False
+    on = make_rig(tmp_path / "on")
+    on.press("shuffled")
+    assert on.table.model.rotation.includes_dealer is True
+    assert off.paigow_rules().bank_rotation_includes_dealer is False
