@@ -383,10 +383,15 @@ class SerialShoe:
                          f"SEQ {item.seq} differs from the frame accepted there", False, now_ns)
         elif verdict is Verdict.REPEAT:
             self._counts["repeats"] += 1
-            if self._last_acked is not None:
+            if self._last_acked is not None and self._tracker.accepted_here(item):
                 # acknowledge the repeat itself if it is journaled, else what is: never beyond
                 journaled = seq_distance(self._last_acked, item.seq) < SEQ_MOD // 2
                 self._send_ack(item.seq if journaled else self._last_acked)
+            # A "repeat" this run never accepted (after a restart the tracker knows no earlier
+            # frames) is not acknowledged: it may come from a shoe that powered up while we were
+            # down and lost its HELO, and a cumulative ACK would make it drop frames nobody
+            # journaled (bench/crash_trials.py). The shoe resends; the resume NAK's frame, once
+            # journaled, is acknowledged cumulatively.
         elif verdict is Verdict.GAP:
             self._counts["gaps"] += 1
             self._refuse("gap", item.raw, decision.expected, f"SEQ {item.seq}",

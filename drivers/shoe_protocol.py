@@ -344,6 +344,11 @@ class SequenceTracker:
         """True while a repeated ``$HELO`` is being checked: send no ``$ACK`` meanwhile."""
         return self._held_helo is not None or self._suspect
 
+    def accepted_here(self, frame: Frame) -> bool:
+        """True when this tracker accepted exactly this frame at its SEQ (not merely a SEQ in
+        the repeat window: after a restart it knows no earlier frames)."""
+        return self._history.get(frame.seq) == frame.raw
+
     def rewind(self, seq: int) -> None:
         """Expect ``seq`` next again (a frame accepted here never reached the controller)."""
         _check_seq(seq)
