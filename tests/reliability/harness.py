@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.hil.rig import Reply as RigReply
+
 REPO = Path(__file__).resolve().parents[2]
 PROFILES = REPO / "hw_profiles"
 PIN = "97531864"
@@ -40,17 +42,8 @@ class HarnessTimeout(AssertionError):
 
 
 @dataclass
-class Reply:
-    lines: list[str]
-    status: str
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "OK"
-
-    @property
-    def code(self) -> str:
-        return self.status.split()[1] if self.status.startswith("ERR ") else ""
+class Reply(RigReply):
+    """A console reply (the HIL rig's), plus ``key: value`` lines as a mapping."""
 
     def fields(self) -> dict[str, str]:
         return dict(line.split(": ", 1) for line in self.lines if ": " in line)
