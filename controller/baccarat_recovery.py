@@ -5,10 +5,7 @@ boundaries by BaccaratTableCore._snapshot) and replay the inputs journaled after
 
 from __future__ import annotations
 
-import collections
 import logging
-from collections.abc import Callable
-from typing import Any
 
 from controller.baccarat_actions import ActionsMixin
 from controller.baccarat_data import (
@@ -33,13 +30,6 @@ from controller.table import Refused
 log = logging.getLogger("controller.baccarat")
 
 
-def _raw_frame(data: dict[str, Any], rebuild: Callable[[dict[str, Any]], bytes]) -> bytes:
-    """A journaled frame's bytes as the shoe sent them (rows before "raw" was kept: re-encoded,
-    which is byte-exact for a shoe that writes SEQ without leading zeros)."""
-    raw = data.get("raw")
-    return str(raw).encode("ascii", "replace") if raw else rebuild(data)
-
-
 class RecoveryMixin(ActionsMixin):
     """BaccaratTable's recovery and shoe-session methods."""
 
@@ -49,32 +39,6 @@ class RecoveryMixin(ActionsMixin):
         if last is None:
             return None
         return (int(last.data["seq"]) + 1) % 10000
-
-    def known_session(self) -> list[bytes] | None:
-        """The journaled shoe session as raw frames: the last ``$HELO`` and the frames accepted
-        after it (the last 1024). SerialShoe compares a resent ``$HELO`` and its followers with
-        them, so a crash between journaling and acknowledging counts nothing twice."""
-        from drivers.shoe_protocol import HISTORY, Frame, ShoeProtocolError, encode, parse_frame
-        helo = self._journal.last([K_SESSION])
-        if helo is None:
-            return None
-
-        def valid(raw: bytes) -> bool:
-            return isinstance(parse_frame(raw), Frame)
-
-        try:
-            first = _raw_frame(helo.data, lambda d: encode(
-                "HELO", int(d["seq"]), str(d.get("model", "")), str(d.get("firmware", ""))))
-            frames: collections.deque[bytes] = collections.deque(maxlen=HISTORY - 1)
-            for e in self._journal.events(kinds=[K_FRAME], since_seq=helo.seq):
-                raw = _raw_frame(e.data, lambda d: encode(
-                    str(d["type"]), int(d["seq"]), *[str(f) for f in d.get("fields", [])]))
-                if valid(raw):
-                    frames.append(raw)
-        except (ShoeProtocolError, KeyError, ValueError) as exc:
-            log.warning("journaled shoe session unusable: %s", exc)
-            return None
-        return [first, *frames] if valid(first) else None
 
     def recover(self) -> list[str]:
         """Rebuild the table from the last snapshot and the inputs journaled after it; resume

@@ -63,7 +63,7 @@ from controller.baccarat_machine import (
     build_machine,
     mermaid,
 )
-from controller.baccarat_recovery import RecoveryMixin, _raw_frame
+from controller.baccarat_recovery import RecoveryMixin
 from controller.baccarat_sim_dealer import _PEEK, SimDealerMixin
 from controller.games import baccarat
 from controller.games.baccarat.vig_ledger import VigLedger
@@ -118,7 +118,6 @@ __all__ = [
     "_PEEK",
     "_dollars",
     "_fit",
-    "_raw_frame",
     "_Replay",
     "RANK_RUN_ALARM",
     "REPEAT_WINDOW_ALARM",
@@ -143,7 +142,7 @@ class BaccaratTable(SimDealerMixin, RecoveryMixin):
             shoe_settings = ctx.devices.get("shoe_settings")
             self._shoe = SerialShoe(
                 url, self._poster(), baud=getattr(shoe_settings, "baud", 9600),
-                # The journaled session (self.known_session()) is NOT handed over: a shoe that
+                # The journaled session is NOT handed over (known_session=): a shoe that
                 # powered up while the controller was down sends a byte-identical $HELO,0, and
                 # treating it as the old session re-acknowledged old SEQs to the new shoe, which
                 # then dropped frames never journaled (lost cards; bench/crash_trials.py).

@@ -6,7 +6,6 @@ Exit codes: 0 success, 1 a check failed (bad profile, broken journal), 2 usage e
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
@@ -211,11 +210,6 @@ def _open_console(app: Application) -> ConsoleTransport | None:
         transport = SerialTransport(app.post, port, baud=app.profile.console.baud, echo=echo)
     app.attach_console(transport)
     return transport
-
-
-def export_json(obj: object) -> str:
-    """One JSON line (used by the recall export)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
 if __name__ == "__main__":
