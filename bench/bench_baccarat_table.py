@@ -31,17 +31,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.app import Application  # noqa: E402
-from controller.baccarat_table import (  # noqa: E402
+from controller.config.profile import load_profile  # noqa: E402
+from controller.events import Shutdown  # noqa: E402
+from controller.games import baccarat  # noqa: E402
+from controller.journal.store import Entry  # noqa: E402
+from controller.tables.baccarat.integrity import (
     RANK_RUN_ALARM,
     REPEAT_WINDOW_ALARM,
     SUIT_RUN_ALARM,
     expected_alarm_rate,
     shuffled_shoe_alarm_rates,
 )
-from controller.events import Shutdown  # noqa: E402
-from controller.games import baccarat  # noqa: E402
-from controller.journal import Entry  # noqa: E402
-from controller.profile import load_profile  # noqa: E402
 from drivers.shoe_protocol import encode  # noqa: E402
 
 PROFILE = Path(__file__).resolve().parents[1] / "hw_profiles" / "sim-baccarat.toml"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.journal import Journal  # noqa: E402
+from controller.journal.store import Journal  # noqa: E402
 
 
 def _disk_bytes(path: Path) -> int:

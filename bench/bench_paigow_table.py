@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.app import Application  # noqa: E402
+from controller.config.profile import load_profile  # noqa: E402
 from controller.events import Shutdown  # noqa: E402
-from controller.profile import load_profile  # noqa: E402
 from drivers.number_display import DIGIT_SEGMENTS  # noqa: E402
 
 PROFILE = Path(__file__).resolve().parents[1] / "hw_profiles" / "sim-paigow.toml"

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.rng import CertifiedRng, outcomes_from_raw  # noqa: E402
-from controller.rng_health import BYTES_PER_YEAR_BOUND, OS_SOURCE_PARAMS, HealthMonitor  # noqa: E402
+from controller.rng.certified import CertifiedRng, outcomes_from_raw  # noqa: E402
+from controller.rng.health import BYTES_PER_YEAR_BOUND, OS_SOURCE_PARAMS, HealthMonitor  # noqa: E402
 
 
 def _rate(label: str, draws: int, fn: object) -> float:

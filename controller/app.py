@@ -23,9 +23,9 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from controller.events import Call, ConsoleLine, ConsoleRejected, Shutdown
-from controller.journal import Journal, JournalError, VerifyResult
+from controller.journal.store import Journal, JournalError, VerifyResult
 from controller.sdnotify import Notifier
-from controller.table import Refused, Table, TableContext
+from controller.tables.table import Refused, Table, TableContext
 
 log = logging.getLogger("controller")
 
@@ -36,8 +36,8 @@ VERIFY_EVERY_S = 3600.0
 REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
 TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
-    "paigow": ("controller.paigow_table", "PaigowTable"),
-    "baccarat": ("controller.baccarat_table", "BaccaratTable"),
+    "paigow": ("controller.tables.paigow.table", "PaigowTable"),
+    "baccarat": ("controller.tables.baccarat.table", "BaccaratTable"),
 })
 
 
@@ -115,15 +115,15 @@ class Application:
         for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
             log.warning("clock: %s", warning)
 
-        from controller.config import ConfigStore
+        from controller.config.settings import ConfigStore
         self.config = ConfigStore(self.journal, profile.rules)
         for problem in self.config.replay():
             self._raise_fault(f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
                               f" no longer applies: {problem.reason}")
 
-        # Program verification (controller/manifest.py): a program or profile file that differs
-        # from the installed manifest is a fault; no manifest configured, nothing to check.
-        from controller.manifest import startup_problems
+        # Program verification (controller/program/manifest.py): a program or profile file that
+        # differs from the installed manifest is a fault; no manifest configured, nothing to check.
+        from controller.program.manifest import startup_problems
         for mismatch in startup_problems(profile.source_files):
             self._raise_fault(f"program: {mismatch}")
 
@@ -144,7 +144,7 @@ class Application:
                            alarm=self.alarm, post=self.post, profile=self.profile,
                            app_faults=lambda: list(self.app_faults))
         if self.profile.game == "paigow":
-            from controller.rng import CertifiedRng
+            from controller.rng.certified import CertifiedRng
             hw = self.profile.rng.hwrng_path
             self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
             ctx.rng = self.rng
@@ -355,7 +355,8 @@ class Application:
     def console_execute(self, text: str, source: str) -> list[str]:
         """Run one console line through the console's command table."""
         if self._interpreter is None:
-            self._interpreter = importlib.import_module("controller.console").Console(self)
+            module = importlib.import_module("controller.console.interpreter")
+            self._interpreter = module.Console(self)
         result: list[str] = self._interpreter.execute(text, source)
         return result
 
@@ -398,6 +399,8 @@ class Application:
             from controller.devices import close_devices
             for error in close_devices(self.devices):
                 log.warning("closing devices: %s", error)
+                self._guarded(functools.partial(self.journal.append, "app.device_error",
+                                                {"device": "close", "error": error}))
             for console in self._consoles:
                 close = getattr(console, "close", None)
                 if close is not None:

@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -19,7 +19,7 @@ from controller.events import Shutdown
 
 if TYPE_CHECKING:
     from controller.app import Application
-    from controller.console_transport import ConsoleTransport
+    from controller.console.transport import ConsoleTransport
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="prove nothing after a head printed earlier was truncated")
     journal.add_argument("--rounds", type=int, default=0,
                          help="export: only the last N rounds (0: every event)")
-    # -- simulate: the scripted pai gow dealer (controller/paigow_script.py) --
+    # -- simulate: the scripted pai gow dealer (controller/tables/paigow/script.py) --
     simulate = sub.add_parser("simulate", help="deal N scripted pai gow rounds on a profile")
     simulate.add_argument("--profile", required=True, help="hardware profile (TOML), sim-*")
     simulate.add_argument("--rounds", type=int, default=10)
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``table-controller`` command."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["manifest"]:
-        from controller.manifest import main as _manifest_main
+        from controller.program.manifest import main as _manifest_main
         return int(_manifest_main(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     if args.command == "check-profile":
@@ -72,13 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "journal":
         return _journal(args)
     if args.command == "simulate":
-        from controller.paigow_script import simulate as _simulate
-        return _simulate(args.profile, args.rounds, args.state_dir)
+        return simulate(args.profile, args.rounds, args.state_dir)
     return _run(args)
 
 
 def _check_profile(path: str) -> int:
-    from controller.profile import ProfileError, check_profile_report
+    from controller.config.profile import ProfileError, check_profile_report
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
@@ -88,7 +87,7 @@ def _check_profile(path: str) -> int:
 
 
 def _journal(args: argparse.Namespace) -> int:
-    from controller.journal import Journal, JournalError
+    from controller.journal.store import Journal, JournalError
     state = Path(args.state_dir)
     db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
     key = Path(args.key) if Path(args.key).is_absolute() else state / args.key
@@ -113,7 +112,7 @@ def _journal(args: argparse.Namespace) -> int:
             result = journal.verify(expected)
             print(result.describe())
             return 0 if result.ok else 1
-        from controller.recall import export_jsonl
+        from controller.journal.recall import export_jsonl
         try:
             for line in export_jsonl(journal, rounds=args.rounds):
                 print(line)
@@ -133,8 +132,8 @@ def _run(args: argparse.Namespace) -> int:
                         stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from controller.app import Application
-    from controller.journal import JournalError
-    from controller.profile import ProfileError, load_profile
+    from controller.config.profile import ProfileError, load_profile
+    from controller.journal.store import JournalError
     try:
         profile = load_profile(args.profile)
     except ProfileError as exc:
@@ -181,7 +180,7 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
     """A refused profile is journaled when the table already has a journal (the default file
     names: the profile that would name others is the thing that failed), so a technician finds
     why the table did not start in the table's own record. Never creates a journal or a key."""
-    from controller.journal import Journal, JournalError
+    from controller.journal.store import Journal, JournalError
     db, key = state_dir / "journal.sqlite", state_dir / "device.key"
     if not (db.exists() and key.exists()):
         return
@@ -197,7 +196,7 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
 
 
 def _open_console(app: Application) -> ConsoleTransport | None:
-    from controller.console_transport import SerialTransport, StdioTransport
+    from controller.console.transport import SerialTransport, StdioTransport
     port = app.console_port
     echo = bool(app.profile.console.echo)
     transport: StdioTransport | SerialTransport
@@ -210,6 +209,53 @@ def _open_console(app: Application) -> ConsoleTransport | None:
         transport = SerialTransport(app.post, port, baud=app.profile.console.baud, echo=echo)
     app.attach_console(transport)
     return transport
+
+
+def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
+             out: Callable[[str], None] = print) -> int:
+    """``table-controller simulate``: run the real application on ``profile_path`` (its loop in a
+    thread, no console) and deal ``rounds`` scripted rounds. Without ``state_dir`` the journal
+    goes to a fresh temporary directory, so a simulation never writes a table's own journal.
+    Returns the exit code (0, or 1 when the profile is refused or a step is refused)."""
+    import tempfile
+    import threading
+
+    from controller.app import Application
+    from controller.config.profile import ProfileError, load_profile
+    from controller.events import Shutdown
+    from controller.journal.store import JournalError
+    from controller.tables.paigow.script import ScriptError, run_script
+
+    try:
+        profile = load_profile(profile_path)
+    except ProfileError as exc:
+        out(f"profile error: {exc}")
+        return 1
+    if profile.game != "paigow":
+        out(f"profile error: {profile_path} is a {profile.game} table, not pai gow")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="paigow-sim-") as tmp:
+        try:
+            app = Application(profile, state_dir or tmp, console_port="none")
+        except JournalError as exc:
+            out(f"journal error: {exc}")
+            return 1
+        for note in app.start():
+            out(f"recovery: {note}")
+        loop = threading.Thread(target=app.run, name="table-loop", daemon=True)
+        loop.start()
+        code = 0
+        try:
+            for line in run_script(app, rounds):
+                out(line)
+        except ScriptError as exc:
+            out(f"script stopped: {exc}")
+            code = 1
+        finally:
+            app.post(Shutdown("simulation finished"))
+            loop.join(timeout=10.0)
+            app.close()
+        return code
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from drivers.errors import DriverError
+from drivers.errors import BackendUnavailable, DriverError
+from drivers.gpio import BACKENDS, GpioApi
 
 
 class DeviceSetupError(DriverError, RuntimeError):
@@ -32,7 +33,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                   or (profile.display is not None and profile.display.driver == "seven-segment"))
     gpio: Any = None
     if needs_gpio:
-        from drivers.gpio import ensure_bcm, load_gpio
+        from drivers.gpio import ensure_bcm
         gpio = load_gpio(profile.gpio_backend)
         ensure_bcm(gpio)
         devices["gpio"] = gpio
@@ -96,6 +97,17 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     return devices
 
 
+def load_gpio(backend: str) -> GpioApi:
+    """The GPIO backend the profile names: "rpi" (RPi.GPIO / rpi-lgpio) or "sim" (a fresh twin)."""
+    if backend == "sim":
+        from drivers.sim.gpio import SimGPIO
+        return SimGPIO()
+    if backend == "rpi":
+        from drivers.gpio import load_rpi_gpio
+        return load_rpi_gpio()
+    raise BackendUnavailable(f"unknown GPIO backend {backend!r}; expected one of {BACKENDS}")
+
+
 def _pins_in_use(profile: Any) -> set[int]:
     pins: set[int] = set()
     if profile.display is not None and profile.display.pins:
@@ -108,8 +120,8 @@ def _pins_in_use(profile: Any) -> set[int]:
 
 
 def close_devices(devices: dict[str, Any]) -> list[str]:
-    """Close every driver in order, once: a second call (the pai gow table closes its devices,
-    then the application does) closes nothing. Return the errors (never raise: shutting down)."""
+    """Close every driver in order, once: a second call closes nothing. Return the errors (never
+    raise: shutting down)."""
     errors: list[str] = []
     closers: list[Callable[[], object]] = devices.pop("_closers", [])
     for closer in closers:

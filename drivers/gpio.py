@@ -1,7 +1,9 @@
-"""Choose a GPIO backend by name: the real ``RPi.GPIO`` module or the simulated twin.
+"""The GPIO interface the drivers use (``GpioApi``, the shape of ``RPi.GPIO``), the real backend,
+and pin checks.
 
-The drivers only ever talk to the ``GpioApi`` protocol below, so the simulator is just another
-backend chosen from the hardware profile, never an ``if`` in the controller.
+The drivers only ever talk to the ``GpioApi`` protocol below, so the simulated twin
+(``drivers.sim.gpio``) is just another backend; the wiring (``controller/devices.py``) chooses
+one by the profile's name, never an ``if`` in a table or a driver.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Protocol, TypeVar, cast
 
 from drivers.errors import BackendUnavailable, PinError
 
-__all__ = ["BACKENDS", "GpioApi", "HEADER_BCM_PINS", "ensure_bcm", "load_gpio", "validate_pins"]
+__all__ = ["BACKENDS", "GpioApi", "HEADER_BCM_PINS", "ensure_bcm", "load_rpi_gpio",
+           "validate_pins"]
 
 BACKENDS = ("rpi", "sim")
 
@@ -56,23 +59,17 @@ class GpioApi(Protocol):
     def cleanup(self, channel: Sequence[int]) -> None: ...
 
 
-def load_gpio(backend: str) -> GpioApi:
-    """Return the GPIO API for ``backend``: "rpi" (RPi.GPIO / rpi-lgpio) or "sim" (fresh twin)."""
-    if backend == "sim":
-        from drivers.sim.gpio import SimGPIO
-
-        return SimGPIO()
-    if backend == "rpi":
-        try:
-            module = importlib.import_module("RPi.GPIO")
-        except ImportError as exc:
-            raise BackendUnavailable(
-                "GPIO backend 'rpi' needs the RPi.GPIO module, which is not installed: "
-                "install the 'pi' extra (pip install '.[pi]'); on a Raspberry Pi 5 install the "
-                "'pi5' extra (rpi-lgpio provides the same module)"
-            ) from exc
-        return cast(GpioApi, module)
-    raise BackendUnavailable(f"unknown GPIO backend {backend!r}; expected one of {BACKENDS}")
+def load_rpi_gpio() -> GpioApi:
+    """The real backend: ``RPi.GPIO`` (or rpi-lgpio, which provides the same module)."""
+    try:
+        module = importlib.import_module("RPi.GPIO")
+    except ImportError as exc:
+        raise BackendUnavailable(
+            "GPIO backend 'rpi' needs the RPi.GPIO module, which is not installed: "
+            "install the 'pi' extra (pip install '.[pi]'); on a Raspberry Pi 5 install the "
+            "'pi5' extra (rpi-lgpio provides the same module)"
+        ) from exc
+    return cast(GpioApi, module)
 
 
 def ensure_bcm(gpio: GpioApi) -> None:

@@ -79,7 +79,7 @@ echo "== profile -> $ETC"
 # The profile and every file it includes, keeping their relative layout (includes are relative).
 mapfile -t files < <("$OPT/venv/bin/python" -c '
 import os, sys
-from controller.profile import load_profile
+from controller.config.profile import load_profile
 for f in load_profile(sys.argv[1]).source_files:
     print(os.path.abspath(f))' "$PROFILE")
 top="$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")"
@@ -97,7 +97,7 @@ done
 
 echo "== manifest $OPT/manifest.json"
 # Built from the installed tree and the installed profile, at the paths the service reads.
-(cd "$ETC" && "$OPT/venv/bin/python" -m controller.manifest build --out "$OPT/manifest.json" \
+(cd "$ETC" && "$OPT/venv/bin/python" -m controller.program.manifest build --out "$OPT/manifest.json" \
     --root "$site" --profile-of "$ETC/profile.toml")
 install -m 0644 "$SRC/systemd/README.md" "$OPT/README.md"
 install -m 0644 "$SRC/systemd/table-controller.service" "$UNIT_DIR/table-controller.service"

@@ -98,7 +98,7 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
         hil = config.getoption("--hil")
         state = tmp_path / f"state{len(made)}"
         if hil:
-            from controller.profile import load_profile
+            from controller.config.profile import load_profile
             profile = load_profile(hil)
             if game is not None and profile.game != game:
                 pytest.skip(f"the HIL profile {hil} is a {profile.game} table, not {game}")

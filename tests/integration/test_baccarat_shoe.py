@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from controller.app import Application
+from controller.config.profile import load_profile
 from controller.events import Shutdown
 from controller.games import baccarat
-from controller.journal import Journal
-from controller.profile import load_profile
+from controller.journal.store import Journal
 from drivers.sim.shoe import SimShoe
 
 PROFILE = Path(__file__).resolve().parents[2] / "hw_profiles" / "sim-baccarat.toml"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import manifest as mf
+from controller.program import manifest as mf
 from tests.hil.rig import PIN, PROFILES, REPO, PtyMaster, Rig, override_profile
 
 
@@ -139,7 +139,7 @@ def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
     profile = override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path)
     manifest = tmp_path / "manifest.json"
     build = subprocess.run(
-        [sys.executable, "-m", "controller.manifest", "build", "--out", str(manifest),
+        [sys.executable, "-m", "controller.program.manifest", "build", "--out", str(manifest),
          "--root", str(program), "--profile-of", str(profile)],
         capture_output=True, text=True, timeout=60, cwd=str(REPO),
         env=dict(os.environ, PYTHONPATH=str(program)))
@@ -152,12 +152,12 @@ def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
     try:
         lines = rig.ok("verify")
         assert lines[0].startswith("all program and profile files match")
-        with open(program / "controller" / "recall.py", "a") as fh:
+        with open(program / "controller" / "journal" / "recall.py", "a") as fh:
             fh.write("# changed after the manifest was built\n")
         reply = rig.command("verify")
         assert reply.code == "FAULT"
-        assert any("changed controller/recall.py" in line for line in reply.lines)
-        assert "program: changed controller/recall.py" in rig.status()["faults"]
+        assert any("changed controller/journal/recall.py" in line for line in reply.lines)
+        assert "program: changed controller/journal/recall.py" in rig.status()["faults"]
         rig.login()
         rig.err("fault clear", "FAULT")             # the file is still changed
     finally:

@@ -75,7 +75,8 @@ def test_staged_install_runs_and_its_manifest_matches(staged: Path) -> None:
     check = subprocess.run([str(opt / "venv" / "bin" / "table-controller"), "check-profile",
                             str(profile)], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stderr
-    verify = subprocess.run([str(opt / "venv" / "bin" / "python"), "-m", "controller.manifest",
+    verify = subprocess.run([str(opt / "venv" / "bin" / "python"), "-m",
+                             "controller.program.manifest",
                              "check", str(opt / "manifest.json"), "--profile-of", str(profile)],
                             capture_output=True, text=True, timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr

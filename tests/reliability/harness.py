@@ -243,7 +243,7 @@ class KillTimer:
 
 def open_journal(state_dir: Path) -> Any:
     """The journal the process writes, read-only (safe while the process runs: WAL)."""
-    from controller.journal import Journal, load_or_create_key
+    from controller.journal.store import Journal, load_or_create_key
     return Journal(state_dir / "journal.sqlite", load_or_create_key(state_dir / "device.key"),
                    readonly=True)
 

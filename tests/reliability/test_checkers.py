@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 from tests.reliability.harness import REPO
 
 sys.path.insert(0, str(REPO / "bench"))

@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from controller.app import Application
+from controller.config.profile import load_profile
 from controller.events import Shutdown
-from controller.journal import Journal, load_or_create_key
-from controller.profile import load_profile
+from controller.journal.store import Journal, load_or_create_key
 from tests.reliability.harness import PROFILES, REPO
 
 sys.path.insert(0, str(REPO / "bench"))

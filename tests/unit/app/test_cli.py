@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.journal import Journal
+from controller.journal.store import Journal
 
 
 def test_a_corrupt_profile_is_refused_named_and_journaled(

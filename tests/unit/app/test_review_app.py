@@ -17,11 +17,11 @@ import pytest
 
 from controller import app as app_module
 from controller.app import Application
-from controller.console_transport import ConsoleTransport, StdioTransport
+from controller.config.profile import load_profile
+from controller.console.transport import ConsoleTransport, StdioTransport
 from controller.devices import close_devices
 from controller.events import Call, Shutdown
-from controller.journal import JournalIOError
-from controller.profile import load_profile
+from controller.journal.store import JournalIOError
 from controller.sdnotify import Notifier
 
 ROOT = Path(__file__).resolve().parents[3]

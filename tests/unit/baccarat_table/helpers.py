@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from controller.baccarat_table import BaccaratTable
-from controller.config import ConfigStore, RuleSettings
-from controller.journal import Journal
-from controller.table import Refused, TableContext
+from controller.config.settings import ConfigStore, RuleSettings
+from controller.journal.store import Journal
+from controller.tables.baccarat.table import BaccaratTable
+from controller.tables.table import Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameAccepted, ShoeSession
 from drivers.sim.dealer_display import SimDealerDisplay

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.baccarat_table import RECOVERY_RULES, STATES, TRANSITIONS, mermaid
+from controller.tables.baccarat.machine import RECOVERY_RULES, STATES, TRANSITIONS, mermaid
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "baccarat-table.md"
 

@@ -3,8 +3,8 @@ and power cycles, in random order, with the table's invariants checked after eve
 
 Properties (checked on the journal, after every step and at the end):
 
-1. nothing raises but ``controller.table.Refused`` with a known code (a shoe frame never raises:
-   the card is physically out of the shoe);
+1. nothing raises but ``controller.tables.table.Refused`` with a known code (a shoe frame never
+   raises: the card is physically out of the shoe);
 2. every shoe frame / session handed in is journaled exactly once, and every journaled CARD
    frame is accounted for by a decision row of that input (a coup card, a burn, a discarded or
    held card, an irregularity ruling, an integrity halt, or a fault for a code that is no card);
@@ -38,10 +38,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from controller.baccarat_data import INPUT_KINDS, K_FRAME, K_SESSION
 from controller.games import baccarat
 from controller.games.baccarat.wagers import WAGERS
-from controller.table import Refused
+from controller.tables.baccarat.data import INPUT_KINDS, K_FRAME, K_SESSION
+from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog
 from tests.unit.baccarat_table.helpers import Rig

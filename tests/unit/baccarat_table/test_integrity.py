@@ -9,7 +9,7 @@ import random
 import pytest
 
 from controller.games import baccarat
-from controller.shoe_integrity import (
+from controller.tables.baccarat.integrity import (
     RANK_RUN_ALARM,
     REPEAT_WINDOW_ALARM,
     SUIT_RUN_ALARM,
@@ -94,9 +94,3 @@ def test_the_chosen_thresholds_keep_false_alarms_below_one_in_ten_thousand_shoes
     assert expected_alarm_rate("repeat", REPEAT_WINDOW_ALARM - 1) > 1e-4
     assert expected_alarm_rate("suit", SUIT_RUN_ALARM - 1) > 5e-5
 
-
-def test_the_table_module_still_exports_the_monitor() -> None:
-    import controller.baccarat_table as table
-    import controller.shoe_integrity as integrity
-    assert table.SequenceMonitor is integrity.SequenceMonitor
-    assert table.shuffled_shoe_alarm_rates is integrity.shuffled_shoe_alarm_rates

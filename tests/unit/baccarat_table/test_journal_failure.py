@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from controller.baccarat_table import K_FRAME, K_SESSION
-from controller.journal import Journal, JournalIOError
+from controller.journal.store import Journal, JournalIOError
+from controller.tables.baccarat.data import K_FRAME, K_SESSION
 from drivers.buttons import ButtonPressed
 from drivers.sim.shoe import SimShoe
 
@@ -87,8 +87,8 @@ def test_an_application_fault_stops_play_and_replay_skips_the_refusal(fast_tmp: 
     """A journal, program or settings fault held by the application stops a new coup, wagers and
     a new shoe (ERR FAULT, journaled); after it is cleared play goes on, and a restart replays
     the refused input as refused (the refusal row names it)."""
-    from controller.baccarat_table import K_REFUSED
-    from controller.table import Refused
+    from controller.tables.baccarat.data import K_REFUSED
+    from controller.tables.table import Refused
 
     from .helpers import Rig
 

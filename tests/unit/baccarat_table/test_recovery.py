@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from controller.journal import Journal
-from controller.table import Refused
+from controller.journal.store import Journal
+from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameAccepted
 from tests.unit.baccarat_table.helpers import Rig

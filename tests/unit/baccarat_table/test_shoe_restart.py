@@ -10,10 +10,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.baccarat_table import K_FRAME, K_SESSION, BaccaratTable
-from controller.config import ConfigStore, RuleSettings
-from controller.journal import Journal
-from controller.table import TableContext
+from controller.config.settings import ConfigStore, RuleSettings
+from controller.journal.store import Journal
+from controller.tables.baccarat.data import K_FRAME, K_SESSION
+from controller.tables.baccarat.table import BaccaratTable
+from controller.tables.table import TableContext
 from drivers.buttons import ButtonPressed
 from drivers.sim.shoe import SimShoe
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.baccarat_table import BaccaratTable
-from controller.config import ConfigStore, RuleSettings
+from controller.config.settings import ConfigStore, RuleSettings
 from controller.games.baccarat.shoe import COVER, deal_shoe
-from controller.journal import Journal
-from controller.table import Refused, TableContext
+from controller.journal.store import Journal
+from controller.tables.baccarat.table import BaccaratTable
+from controller.tables.table import Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.sim.shoe import SimShoe
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 from transitions import MachineError
 
-from controller.baccarat_table import STATES, TRANSITIONS, TRIGGER_INPUTS, TableModel, build_machine
 from controller.games.baccarat.shoe import CoupStep
+from controller.tables.baccarat.machine import (
+    STATES,
+    TRANSITIONS,
+    TRIGGER_INPUTS,
+    TableModel,
+    build_machine,
+)
 from tests.unit.baccarat_table.helpers import Rig
 
 TRIGGERS = sorted({t[0] for t in TRANSITIONS})

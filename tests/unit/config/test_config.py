@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from controller.config import SETTING_KEYS, ConfigError, ConfigStore, RuleSettings
+from controller.config.settings import SETTING_KEYS, ConfigError, ConfigStore, RuleSettings
 from controller.games.paigow.dealing import DELIVERY_STYLES
 
 
@@ -452,7 +452,7 @@ def test_current_replays_lazily() -> None:
 
 
 def test_with_the_real_journal(tmp_path: Any) -> None:
-    journal_mod = pytest.importorskip("controller.journal")
+    journal_mod = pytest.importorskip("controller.journal.store")
     j = journal_mod.Journal.open(tmp_path / "j.sqlite", tmp_path / "k.key")
     try:
         ConfigStore(j, RuleSettings()).set("recall_depth", "50", who="tech")

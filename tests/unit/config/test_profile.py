@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.profile import (
+from controller.config.profile import (
     PAIGOW_BUTTONS,
     ProfileError,
     check_profile_report,

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from controller.config import ConfigStore, RuleSettings
-from controller.console import Console
-from controller.journal import Journal
-from controller.rng import CertifiedRng
-from controller.table import Refused
+from controller.config.settings import ConfigStore, RuleSettings
+from controller.console.interpreter import Console
+from controller.journal.store import Journal
+from controller.rng.certified import CertifiedRng
+from controller.tables.table import Refused
 
 
 class HashCounterSource:

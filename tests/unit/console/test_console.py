@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import manifest as mf
-from controller.console import CODES, LOCKOUT_S, RNG_TEST_MAX
-from controller.table import Refused
+from controller.console.interpreter import CODES, LOCKOUT_S, RNG_TEST_MAX
+from controller.program import manifest as mf
+from controller.tables.table import Refused
 from tests.unit.console.conftest import FakeTable, Rig
 
 PIN = "246810"
@@ -398,7 +398,7 @@ def test_odds_without_a_shoe(rig: Rig) -> None:
 
 
 def _copy_program(dest: Path) -> Path:
-    src = Path(mf.__file__).resolve().parent.parent
+    src = mf.installed_root()
     for package in mf.PACKAGES:
         shutil.copytree(src / package, dest / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
@@ -457,7 +457,7 @@ def test_verify_without_a_manifest_says_so(rig: Rig) -> None:
 
 def test_lockout_and_failure_count_survive_a_restart(rig: Rig) -> None:
     """A power cycle must not reset a PIN guesser's budget: both are read back from the journal."""
-    from controller.console import Console
+    from controller.console.interpreter import Console
 
     rig.login()
     rig.ok("logout")

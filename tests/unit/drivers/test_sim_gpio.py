@@ -6,8 +6,9 @@ import warnings
 
 import pytest
 
+from controller.devices import load_gpio
 from drivers.errors import BackendUnavailable, PinError
-from drivers.gpio import ensure_bcm, load_gpio, validate_pins
+from drivers.gpio import ensure_bcm, validate_pins
 from drivers.sim.gpio import SimGPIO
 
 

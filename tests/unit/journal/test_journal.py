@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import (
+from controller.journal.store import (
     Journal,
     JournalCorrupt,
     JournalIOError,
@@ -234,7 +234,7 @@ def test_non_json_data_is_refused_before_writing(tmp_path: Path) -> None:
 
 
 def test_archive_moves_old_rows_and_chain_still_verifies(tmp_path: Path) -> None:
-    from controller.journal import verify_archive
+    from controller.journal.store import verify_archive
 
     now = [1_000 * 10**9]
     j = _journal(tmp_path, wall_ns=lambda: now[0])
@@ -261,7 +261,7 @@ def test_archive_moves_old_rows_and_chain_still_verifies(tmp_path: Path) -> None
 def test_archive_file_tampering_is_caught(tmp_path: Path) -> None:
     import gzip
 
-    from controller.journal import verify_archive
+    from controller.journal.store import verify_archive
 
     now = [1_000 * 10**9]
     j = _journal(tmp_path, wall_ns=lambda: now[0])
@@ -314,7 +314,7 @@ def test_verify_from_a_checkpoint_checks_only_the_tail_but_catches_a_rewritten_a
 
 
 def test_reader_is_read_only_and_sees_synced_rows(tmp_path: Path) -> None:
-    from controller.journal import JournalError
+    from controller.journal.store import JournalError
 
     j = _filled(tmp_path, 3)
     reader = j.reader()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal, JournalCorrupt
-from controller.recall import last_round_ids, recall
+from controller.journal.recall import last_round_ids, recall
+from controller.journal.store import Journal, JournalCorrupt
 
 PAGE = 4096
 

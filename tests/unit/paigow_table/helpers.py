@@ -8,11 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.config import ConfigStore, PaigowSettings, RuleSettings
-from controller.journal import Journal
-from controller.paigow_table import PaigowTable
-from controller.rng import CertifiedRng
-from controller.table import Refused, TableContext
+from controller.config.settings import ConfigStore, PaigowSettings, RuleSettings
+from controller.journal.store import Journal
+from controller.rng.certified import CertifiedRng
+from controller.tables.paigow.table import PaigowTable
+from controller.tables.table import Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.number_display import DIGIT_SEGMENTS, FAULT_SEGMENTS, SevenSegmentDisplay
 from drivers.seat_lamps import SeatLamps

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.paigow_table import physical_position
+from controller.tables.paigow.definition import physical_position
 
 from .helpers import make_rig, play_round, reopen, settings
 
@@ -134,7 +134,7 @@ def test_bank_rotation_includes_dealer_setting_reaches_the_rotation_at_the_resta
     the dealer") is taken at the start of the game and kept across a power cycle."""
     import dataclasses
 
-    from controller.config import RuleSettings
+    from controller.config.settings import RuleSettings
 
     base = RuleSettings()
     off = dataclasses.replace(base, paigow=dataclasses.replace(

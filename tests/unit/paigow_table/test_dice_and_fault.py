@@ -73,7 +73,7 @@ def test_dragons_eye_needs_three_dice_and_reports_triples(tmp_path: Path) -> Non
 
 def test_dragons_eye_cannot_be_set_with_the_rng() -> None:
     """Dragon's eye only in dice mode: the settings refuse it with start_mode = rng."""
-    from controller.config import ConfigError
+    from controller.config.settings import ConfigError
     with pytest.raises(ConfigError):
         settings(start_mode="rng", dragons_eye=True)
 
@@ -108,7 +108,7 @@ def test_fault_survives_power_cycle_and_clears_only_after_self_test(tmp_path: Pa
     assert rig.state == "no_more_bets"
     # A stuck generator's self-test fails: refused, still faulted.
     rig = reopen(rig, rng=stuck_rng())
-    from controller.table import Refused
+    from controller.tables.table import Refused
     with pytest.raises(Refused) as info:
         rig.table.clear_fault("tech")
     assert info.value.code == "FAULT" and rig.table.faults()
@@ -125,7 +125,7 @@ def test_fault_survives_power_cycle_and_clears_only_after_self_test(tmp_path: Pa
 
 def test_fault_raised_by_a_self_test_is_latched_on_tick(tmp_path: Path) -> None:
     source = {"stuck": False}
-    from controller.rng import CertifiedRng
+    from controller.rng.certified import CertifiedRng
 
     from .helpers import seeded_source
     good = seeded_source()
@@ -150,7 +150,7 @@ def test_an_application_fault_stops_play_but_the_dealer_may_still_void(tmp_path:
     rig.table._ctx.app_faults = lambda: list(faults)  # noqa: SLF001 - the app's hook
     rig.press("shuffled")
     rig.press("no_more_bets")
-    faults.append("program: controller/rng.py does not match the manifest")
+    faults.append("program: controller/rng/certified.py does not match the manifest")
     rig.press("draw")
     assert rig.state == "no_more_bets"
     assert not rig.rows("paigow.drawn")

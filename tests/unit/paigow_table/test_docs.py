@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from controller import paigow_table as pt
-from controller.profile import PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS
+from controller.config.profile import PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS
+from controller.tables.paigow import definition, markdown
+from controller.tables.paigow.machine import PaigowRound
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "paigow-table.md"
 
@@ -23,45 +24,45 @@ def section(name: str) -> str:
 
 
 def test_mermaid_diagram_equals_the_machine() -> None:
-    assert section("mermaid") == "```mermaid\n" + pt.mermaid() + "```\n"
+    assert section("mermaid") == "```mermaid\n" + markdown.mermaid() + "```\n"
 
 
 @pytest.mark.parametrize("name", ["state_table_markdown", "input_table_markdown",
                                   "recovery_table_markdown"])
 def test_tables_equal_the_machine(name: str) -> None:
-    assert section(name) == getattr(pt, name)()
+    assert section(name) == getattr(markdown, name)()
 
 
 def test_mermaid_has_every_transition_and_state() -> None:
-    diagram = pt.mermaid()
-    assert diagram.count(" --> ") == len(pt.TRANSITIONS) + 1
-    for state in pt.STATE_NAMES:
+    diagram = markdown.mermaid()
+    assert diagram.count(" --> ") == len(definition.TRANSITIONS) + 1
+    for state in definition.STATE_NAMES:
         assert f" {state} --> " in diagram or f"--> {state} :" in diagram
 
 
 def test_every_guard_is_documented() -> None:
     text = DOC.read_text()
-    guards = {g for t in pt.TRANSITIONS for g in (*t.conditions, *t.unless)}
+    guards = {g for t in definition.TRANSITIONS for g in (*t.conditions, *t.unless)}
     for guard in guards:
         assert f"| `{guard}` |" in text
-        assert hasattr(pt.PaigowRound, f"why_{guard}")
+        assert hasattr(PaigowRound, f"why_{guard}")
 
 
 def test_every_trigger_has_a_device_that_sends_it() -> None:
     """Nothing in the round depends on an input no device can send: each trigger is a dealer
     button the profile wires, or a console command the table accepts."""
     buttons = set(PAIGOW_BUTTONS) | set(PAIGOW_OPTIONAL_BUTTONS)
-    assert set(pt.INPUTS) == set(pt.TRIGGERS)
-    for trigger, inp in pt.INPUTS.items():
+    assert set(definition.INPUTS) == set(definition.TRIGGERS)
+    for trigger, inp in definition.INPUTS.items():
         button = inp.button.split("`")[1] if "`" in inp.button else None
         command = inp.console.split("`")[1].split()[0] if "`" in inp.console else None
-        assert button in buttons or command in pt.ACTION_NAMES, trigger
+        assert button in buttons or command in definition.ACTION_NAMES, trigger
         if button is not None:
             assert button == trigger
     # Every required button is a trigger: a button press never goes unused.
-    assert set(PAIGOW_BUTTONS) <= set(pt.TRIGGERS)
+    assert set(PAIGOW_BUTTONS) <= set(definition.TRIGGERS)
 
 
 def test_every_state_has_a_recovery_rule() -> None:
-    assert set(pt.STATE_NAMES) <= set(pt.RECOVERY_RULES)
-    assert all(rule in ("resume", "void") for rule, _ in pt.RECOVERY_RULES.values())
+    assert set(definition.STATE_NAMES) <= set(definition.RECOVERY_RULES)
+    assert all(rule in ("resume", "void") for rule, _ in definition.RECOVERY_RULES.values())

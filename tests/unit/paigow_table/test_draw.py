@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.paigow_table import physical_position
+from controller.tables.paigow.definition import physical_position
 
 from .helpers import ALL_LIT, BLANK, EVERYTHING, digit, make_rig, play_round
 
@@ -39,7 +39,7 @@ def test_draw_is_journaled_before_the_display_shows_it(tmp_path: Path) -> None:
 
 def test_number_from_the_rng_bytes(tmp_path: Path) -> None:
     """The shown number is the certified scaling of the journaled raw bytes (a lab can replay)."""
-    from controller.rng import outcomes_from_raw
+    from controller.rng.certified import outcomes_from_raw
     rig = make_rig(tmp_path)
     for _ in range(5):
         play_round(rig)

@@ -30,7 +30,7 @@ from hypothesis.stateful import (
 from controller.games.paigow.dealing import DELIVERY_STYLES
 from controller.games.paigow.houseway import set_hand
 from controller.games.paigow.tiles import full_set
-from controller.table import Refused
+from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 
 from .helpers import ALL_LIT, BLANK, BUTTON_PINS, Rig, digit, make_rig, reopen, settings

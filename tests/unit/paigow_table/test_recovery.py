@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from controller.journal import Journal
-from controller.paigow_table import FACT_KINDS, RECOVERY_RULES, STATE_NAMES
+from controller.journal.store import Journal
+from controller.tables.paigow.definition import RECOVERY_RULES, STATE_NAMES
+from controller.tables.paigow.table import FACT_KINDS
 
 from .helpers import BLANK, FAULT, digit, make_rig, play_round, reopen, settings, stuck_rng
 

@@ -6,7 +6,8 @@ import random
 import re
 from pathlib import Path
 
-from controller.paigow_script import run_script, simulate
+from controller.cli import simulate
+from controller.tables.paigow.script import run_script
 from drivers.buttons import ButtonPressed, DealerButtons
 
 from .helpers import BUTTON_PINS, make_rig, settings

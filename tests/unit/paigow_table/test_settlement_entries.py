@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from controller.games import paigow as pg
-from controller.recall import recall
+from controller.journal.recall import recall
 
 from .helpers import Rig, make_rig, play_round, reopen, settings
 

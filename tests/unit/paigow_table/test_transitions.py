@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.paigow_table import STATE_NAMES, TRANSITIONS, TRIGGERS
-from controller.table import Refused
+from controller.tables.paigow.definition import STATE_NAMES, TRANSITIONS, TRIGGERS
+from controller.tables.table import Refused
 
 from .helpers import BUTTONS, Rig, make_rig, play_round
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.rng import CertifiedRng, RngFault, RngNotReady
-from controller.rng_health import (
+from controller.rng.certified import CertifiedRng, RngFault, RngNotReady
+from controller.rng.health import (
     HWRNG_PARAMS,
     OS_SOURCE_PARAMS,
     STARTUP_SAMPLES,
@@ -90,7 +90,7 @@ def test_parameters_used_at_the_table() -> None:
 
 
 def test_docs_quote_the_arithmetic_the_code_computes() -> None:
-    from controller.rng_health import false_alarm_report
+    from controller.rng.health import false_alarm_report
 
     docs = Path(__file__).resolve().parents[3] / "docs" / "rng.md"
     assert false_alarm_report() in docs.read_text(encoding="utf-8")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.rng import CertifiedRng, outcomes_from_raw
-from controller.rng_lab import (
+from controller.rng.certified import CertifiedRng, outcomes_from_raw
+from controller.rng.lab import (
     capture_final,
     capture_raw,
     check_outcomes,

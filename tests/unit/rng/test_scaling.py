@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.rng import (
+from controller.rng.certified import (
     CertifiedRng,
     RngFault,
     RngNotReady,

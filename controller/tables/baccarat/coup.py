@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.baccarat_display import DisplayMixin
-from controller.baccarat_machine import _COUP_STATES
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import (
     Ruling,
@@ -24,6 +22,8 @@ from controller.games.baccarat.shoe import (
     void_for_short_shoe,
 )
 from controller.games.baccarat.shoe_passing import after_round
+from controller.tables.baccarat.display import DisplayMixin
+from controller.tables.baccarat.machine import _COUP_STATES
 
 
 class CoupMixin(DisplayMixin):

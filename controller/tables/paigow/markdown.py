@@ -1,9 +1,16 @@
 """The docs/paigow-table.md tables and diagram, generated from the machine's definition
-(:mod:`controller.paigow_definition`) and snapshot-tested (tests/unit/paigow_table/test_docs.py)."""
+(:mod:`controller.tables.paigow.definition`) and snapshot-tested
+(tests/unit/paigow_table/test_docs.py)."""
 
 from __future__ import annotations
 
-from controller.paigow_definition import INPUTS, RECOVERY_RULES, STATES, TRANSITIONS, TRIGGERS
+from controller.tables.paigow.definition import (
+    INPUTS,
+    RECOVERY_RULES,
+    STATES,
+    TRANSITIONS,
+    TRIGGERS,
+)
 
 
 def mermaid() -> str:

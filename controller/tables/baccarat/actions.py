@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from controller.baccarat_coup import CoupMixin
-from controller.baccarat_display import _dollars
-from controller.baccarat_machine import _COUP_STATES
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import BurnFrom, Remedy, Then, face_up_in_shoe
 from controller.games.baccarat.shoe import BurnProgress, CoupInProgress, void_for_short_shoe
 from controller.games.baccarat.shoe_passing import opening_offer_order, passing_offer_order
-from controller.table import Refused
+from controller.tables.baccarat.coup import CoupMixin
+from controller.tables.baccarat.display import _dollars
+from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.table import Refused
 
 _ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
                              "void", "clear"})

@@ -13,13 +13,11 @@ resumed coup has exactly the cards it had. Decision rows that a power cut kept f
 are written during that replay (marked ``recovered``).
 
 This module holds the Table protocol (the inputs, their journaling, status, faults, odds); the
-rest is in modules with one job each that build ``BaccaratTable``: controller.baccarat_machine
-(the certified sequence, its diagram, the recovery rules), controller.baccarat_data (journal
-kinds, ``ShoeData``), controller.baccarat_core (settings, derived objects, journaling, firing),
-controller.baccarat_display (dealer-display text), controller.baccarat_coup (shoe frames and the
-coup), controller.baccarat_actions (buttons and console actions), controller.baccarat_recovery
-(snapshots and recovery) and controller.baccarat_sim_dealer (``sim`` console actions). Every
-name other code imports from this module stays importable from here (``__all__``).
+rest is in modules of this package with one job each: ``machine`` (the certified sequence, its
+diagram, the recovery rules), ``data`` (journal kinds, ``ShoeData``), ``core`` (settings, derived
+objects, journaling, firing), ``display`` (dealer-display text), ``coup`` (shoe frames and the
+coup), ``actions`` (buttons and console actions), ``recovery`` (snapshots and recovery),
+``sim_dealer`` (``sim`` console actions) and ``integrity`` (the unshuffled-sequence monitor).
 """
 
 from __future__ import annotations
@@ -30,10 +28,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from controller.baccarat_actions import _ACTIONS, ActionsMixin
-from controller.baccarat_core import BaccaratTableCore
-from controller.baccarat_coup import CoupMixin
-from controller.baccarat_data import (
+from controller.games import baccarat
+from controller.games.baccarat.vig_ledger import VigLedger
+from controller.journal.store import JournalError
+from controller.tables.baccarat.actions import _ACTIONS, ActionsMixin
+from controller.tables.baccarat.core import BaccaratTableCore
+from controller.tables.baccarat.coup import CoupMixin
+from controller.tables.baccarat.data import (
     _NOT_DECISIONS,
     _STOPPED_BY_FAULT,
     INPUT_KINDS,
@@ -52,8 +53,16 @@ from controller.baccarat_data import (
     ShoeData,
     _Replay,
 )
-from controller.baccarat_display import DisplayMixin, _dollars, _fit
-from controller.baccarat_machine import (
+from controller.tables.baccarat.display import DisplayMixin, _dollars, _fit
+from controller.tables.baccarat.integrity import (
+    RANK_RUN_ALARM,
+    REPEAT_WINDOW_ALARM,
+    SUIT_RUN_ALARM,
+    SequenceMonitor,
+    expected_alarm_rate,
+    shuffled_shoe_alarm_rates,
+)
+from controller.tables.baccarat.machine import (
     _COUP_STATES,
     RECOVERY_RULES,
     STATES,
@@ -63,25 +72,14 @@ from controller.baccarat_machine import (
     build_machine,
     mermaid,
 )
-from controller.baccarat_recovery import RecoveryMixin
-from controller.baccarat_sim_dealer import _PEEK, SimDealerMixin
-from controller.games import baccarat
-from controller.games.baccarat.vig_ledger import VigLedger
-from controller.journal import JournalError
-from controller.shoe_integrity import (
-    RANK_RUN_ALARM,
-    REPEAT_WINDOW_ALARM,
-    SUIT_RUN_ALARM,
-    SequenceMonitor,
-    expected_alarm_rate,
-    shuffled_shoe_alarm_rates,
-)
-from controller.table import Refused, TableContext
+from controller.tables.baccarat.recovery import RecoveryMixin
+from controller.tables.baccarat.sim_dealer import _PEEK, SimDealerMixin
+from controller.tables.table import Refused, TableContext
 
 log = logging.getLogger("controller.baccarat")
 
 #: Every name other code and tests import from this module (the monitor's, from
-#: controller.shoe_integrity, for bench/bench_baccarat_table.py and older imports).
+#: controller.tables.baccarat.integrity, for bench/bench_baccarat_table.py and older imports).
 __all__ = [
     "BaccaratTable",
     "BaccaratTableCore",
@@ -130,7 +128,7 @@ __all__ = [
 
 
 class BaccaratTable(SimDealerMixin, RecoveryMixin):
-    """controller.table.Table for baccarat. Driven only from the application's loop thread."""
+    """The baccarat Table. Driven only from the application's loop thread."""
 
     game = "baccarat"
 

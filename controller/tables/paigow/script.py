@@ -1,11 +1,12 @@
 """A scripted simulated dealer: N pai gow rounds pressed button by button (issue 4 "The simulated
-table"), printing each round's draw and starting position.
+table"), printing each round's draw and starting position (``table-controller simulate`` runs it
+on a real application, controller/cli.py).
 
 Given an :class:`controller.app.Application` whose loop is running, every press goes through the
 console's ``sim button NAME`` action on the loop thread, so the simulated GPIO pin goes low and
 high and the real ``DealerButtons`` driver debounces it and posts the press to the queue, exactly
-as a dealer's finger would. Given a bare :class:`controller.paigow_table.PaigowTable`, presses are
-handed to ``table.handle`` directly (tests, tools without a loop).
+as a dealer's finger would. Given a bare :class:`controller.tables.paigow.table.PaigowTable`,
+presses are handed to ``table.handle`` directly (tests, tools without a loop).
 
 In dice mode (the setting, or the RNG in fault, 5324.50(a)(3)) the scripted dealer shakes three
 simulated dice and enters them with the ``dice A B C`` action; that line says so.
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller.table import Refused
+from controller.tables.table import Refused
 
 __all__ = ["ScriptError", "run_script"]
 
@@ -112,53 +113,7 @@ def _line(round_id: int, rec: Any) -> str:
         source = f"rng {rec.number}"
     else:
         source = f"dice {'+'.join(str(d) for d in rec.dice)}={rec.dice_total} (count {rec.number})"
-    from controller.paigow_table import position_name
+    from controller.tables.paigow.definition import position_name
     pos = rec.start_position
     return (f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
             f"counted from the {rec.counted_from}, style {rec.style}")
-
-
-def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
-             out: Callable[[str], None] = print) -> int:
-    """``table-controller simulate``: run the real application on ``profile_path`` (its loop in a
-    thread, no console) and deal ``rounds`` scripted rounds. Without ``state_dir`` the journal
-    goes to a fresh temporary directory, so a simulation never writes a table's own journal.
-    Returns the exit code (0, or 1 when the profile is refused or a step is refused)."""
-    import tempfile
-    import threading
-
-    from controller.app import Application
-    from controller.events import Shutdown
-    from controller.journal import JournalError
-    from controller.profile import ProfileError, load_profile
-
-    try:
-        profile = load_profile(profile_path)
-    except ProfileError as exc:
-        out(f"profile error: {exc}")
-        return 1
-    if profile.game != "paigow":
-        out(f"profile error: {profile_path} is a {profile.game} table, not pai gow")
-        return 1
-    with tempfile.TemporaryDirectory(prefix="paigow-sim-") as tmp:
-        try:
-            app = Application(profile, state_dir or tmp, console_port="none")
-        except JournalError as exc:
-            out(f"journal error: {exc}")
-            return 1
-        for note in app.start():
-            out(f"recovery: {note}")
-        loop = threading.Thread(target=app.run, name="table-loop", daemon=True)
-        loop.start()
-        code = 0
-        try:
-            for line in run_script(app, rounds):
-                out(line)
-        except ScriptError as exc:
-            out(f"script stopped: {exc}")
-            code = 1
-        finally:
-            app.post(Shutdown("simulation finished"))
-            loop.join(timeout=10.0)
-            app.close()
-        return code

@@ -1,8 +1,8 @@
 """The pai gow table's definition as data: the layout of its positions, the states, the
 transitions and their guards' names, the inputs that send each trigger, the recovery rule per
 state and the console words. Pure data and small pure functions; the machine
-(:mod:`controller.paigow_machine`), the table (:mod:`controller.paigow_table`) and the generated
-docs (:mod:`controller.paigow_table_docs`) are built from it."""
+(:mod:`controller.tables.paigow.machine`), the table (:mod:`controller.tables.paigow.table`) and
+the generated docs (:mod:`controller.tables.paigow.markdown`) are built from it."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 - capture N raw bytes, health-tested, before any scaling (a binary file of exactly N bytes);
 - capture N final outcomes exactly as the table shows them (``1``..``8``, one per line), and
   optionally the raw bytes those draws consumed, so the lab can replay raw into final
-  (:func:`controller.rng.outcomes_from_raw`);
+  (:func:`controller.rng.certified.outcomes_from_raw`);
 - a statistical check over N draws: the frequency chi-square (7 degrees of freedom for 1-8) and the
   serial-pair chi-square over non-overlapping pairs (8 x 8 cells, 63 degrees of freedom), each with
   its statistic, p-value and pass/fail at 99% (fails when p < 0.01).
@@ -11,7 +11,7 @@
 p-values come from the standard library only: the chi-square survival function is the regularized
 upper incomplete gamma function Q(df/2, x/2), by its series or its continued fraction.
 
-Command line (``python -m controller.rng_lab``)::
+Command line (``python -m controller.rng.lab``)::
 
     capture raw N FILE
     capture final N FILE [--raw-out RAWFILE]
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.rng import CertifiedRng, RngError, outcomes_from_raw
+from controller.rng.certified import CertifiedRng, RngError, outcomes_from_raw
 
 __all__ = [
     "SIGNIFICANCE",
@@ -278,7 +278,7 @@ def _read_outcomes(path: Path | str) -> list[int]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m controller.rng_lab", description="Certified RNG lab tools"
+        prog="python -m controller.rng.lab", description="Certified RNG lab tools"
     )
     hw = parser.add_mutually_exclusive_group()
     hw.add_argument("--hwrng", metavar="PATH", help="hardware generator to health-test too")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import logging
 
-from controller.baccarat_core import BaccaratTableCore
-from controller.baccarat_machine import _COUP_STATES
 from controller.games.baccarat.shoe import CoupStep
+from controller.tables.baccarat.core import BaccaratTableCore
+from controller.tables.baccarat.machine import _COUP_STATES
 
 log = logging.getLogger("controller.baccarat")
 

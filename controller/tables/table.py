@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 
 
 class TableError(Exception):
@@ -32,15 +32,15 @@ class TableContext:
     """Everything a table may touch: the journal, settings, outputs and the alarm channel."""
 
     journal: Journal
-    settings: Any                      # controller.config.ConfigStore
+    settings: Any                      # controller.config.settings.ConfigStore
     devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
     alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
     post: Callable[[object], None] = lambda event: None    # queue an event for the loop
     #: Faults the application holds (journal, program manifest, settings) that stop play until
     #: a technician clears them; a table refuses round inputs while this is non-empty.
     app_faults: Callable[[], list[str]] = lambda: []
-    rng: Any = None                    # controller.rng.CertifiedRng (pai gow)
-    profile: Any = None                # controller.profile.Profile
+    rng: Any = None                    # controller.rng.certified.CertifiedRng (pai gow)
+    profile: Any = None                # controller.config.profile.Profile
 
 
 class Table(Protocol):

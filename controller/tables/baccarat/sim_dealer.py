@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from controller.baccarat_core import BaccaratTableCore
-from controller.baccarat_machine import _COUP_STATES
 from controller.games.baccarat.shoe import BurnProgress
-from controller.table import Refused
+from controller.tables.baccarat.core import BaccaratTableCore
+from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.table import Refused
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
 _PEEK: Final = 12

@@ -2,7 +2,7 @@
 
 It selects a number from ``low`` through ``high`` (1 through 8 at the table) from the operating
 system's CSPRNG, only once the kernel reports its generator initialised, and only while the
-SP 800-90B health tests (:mod:`controller.rng_health`) pass on every byte it takes.
+SP 800-90B health tests (:mod:`controller.rng.health`) pass on every byte it takes.
 
 Scaling is fixed so a lab can replay raw bytes into outcomes (:func:`outcomes_from_raw`): with
 ``n = high - low + 1`` and ``k = (n - 1).bit_length()``, each attempt takes ``ceil(k / 8)`` bytes,
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from controller.rng_health import (
+from controller.rng.health import (
     HWRNG_PARAMS,
     OS_SOURCE_PARAMS,
     STARTUP_SAMPLES,
@@ -67,7 +67,7 @@ class _Default(enum.Enum):
 
 
 class RngError(Exception):
-    """Base class of every error raised by ``controller.rng``."""
+    """Base class of every error raised by ``controller.rng.certified``."""
 
 
 class RngFault(RngError, RuntimeError):

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from controller.journal import Entry, Journal
+from controller.journal.store import Entry, Journal
 
 
 @dataclass(frozen=True, slots=True)

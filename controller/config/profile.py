@@ -20,7 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
 
-from controller.config import SETTING_KEYS, ConfigError, RuleSettings
+from controller.config.settings import SETTING_KEYS, ConfigError, RuleSettings
 
 __all__ = [
     "BACCARAT_BUTTONS",

@@ -21,8 +21,8 @@ from controller.games.paigow.settlement import (
     settle_wager,
 )
 from controller.games.paigow.tiles import check_tiles
-from controller.paigow_definition import SEATS
-from controller.paigow_record import RoundRecord
+from controller.tables.paigow.definition import SEATS
+from controller.tables.paigow.record import RoundRecord
 
 
 def has_entries(rec: RoundRecord) -> bool:

@@ -2,7 +2,7 @@
 
 ``Console.execute(text, source)`` runs one line on the loop thread and returns the reply lines;
 the last is always ``OK`` or ``ERR <CODE> <reason>`` with a code from :data:`CODES`. The
-transport (controller.console_transport) has already refused over-long and non-printable lines.
+transport (controller.console.transport) has already refused over-long and non-printable lines.
 
 Access: read-only commands work without a login; anything that changes state needs one. There is
 no default secret: while no PIN exists, ``passwd <new>`` sets the first one without a login. The
@@ -30,8 +30,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from controller.journal import JournalError
-from controller.table import Refused
+from controller.journal.store import JournalError
+from controller.tables.table import Refused
 
 CODES: Final = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
 MAX_FAILURES: Final = 5
@@ -326,7 +326,7 @@ class Console:
         raise ConsoleError("SYNTAX", f"config {args[0][:20]}: expected show or set")
 
     def _config_call(self, fn: Callable[[], Any]) -> Any:
-        from controller.config import ConfigError
+        from controller.config.settings import ConfigError
         try:
             return fn()
         except ConfigError as exc:
@@ -334,7 +334,7 @@ class Console:
             raise ConsoleError(code, str(exc)) from None
 
     def _cmd_recall(self, args: list[str], source: str) -> list[str]:
-        from controller.recall import format_recall, recall
+        from controller.journal.recall import format_recall, recall
         # The rule setting recall_depth (issue 6: at least 10, configurable) is both the default
         # and the most a console recall shows.
         depth = _recall_depth(self._app)
@@ -435,7 +435,7 @@ class Console:
         return format_odds(result)
 
     def _cmd_verify(self, args: list[str], source: str) -> list[str]:
-        from controller import manifest as mf
+        from controller.program import manifest as mf
         if len(args) > 1:
             raise ConsoleError("SYNTAX", "usage: verify [SEED]")
         root = self._manifest_root or mf.installed_root()
@@ -469,7 +469,7 @@ class Console:
     # -- commands that change state ----------------------------------------------------------
 
     def _cmd_rng(self, args: list[str], source: str) -> list[str]:
-        from controller import rng_lab
+        from controller.rng import lab as rng_lab
         rng = self._rng()
         if args[:1] == ["test"] and len(args) == 2:
             draws = self._int(args[1], 2, RNG_TEST_MAX, "N")
@@ -509,7 +509,7 @@ class Console:
         verdict = self._app.journal.verify()
         lines.append(f"journal: {verdict.describe()}")
         failed |= not verdict.ok
-        from controller import manifest as mf
+        from controller.program import manifest as mf
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
             lines.append("program: no manifest installed, not checked")
@@ -553,7 +553,7 @@ class Console:
 
     def _app_fault_causes(self) -> list[str]:
         """What still stands behind the application's faults (journal chain, program files)."""
-        from controller import manifest as mf
+        from controller.program import manifest as mf
         causes: list[str] = []
         verdict = self._app.journal.verify()
         if not verdict.ok:

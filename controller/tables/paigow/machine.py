@@ -2,7 +2,7 @@
 only holder of the table's state, with its guards (``why_*`` methods: a reason text, or None when
 allowed) and its one ``before`` callback that journals each transition's outcome before the
 state changes; and :func:`build_machine`, the machine over it from
-:data:`controller.paigow_definition.TRANSITIONS`."""
+:data:`controller.tables.paigow.definition.TRANSITIONS`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from transitions import EventData, Machine
 from controller.games.paigow.banking import DEALER, BankRotation
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
 from controller.games.paigow.errors import PaigowError
-from controller.paigow_definition import (
+from controller.tables.paigow.definition import (
     ALL_SEATS,
     POSITIONS,
     SEATS,
@@ -23,7 +23,7 @@ from controller.paigow_definition import (
     TRANSITIONS,
     physical_position,
 )
-from controller.paigow_entries import (
+from controller.tables.paigow.entries import (
     apply_wager,
     compute_settlement,
     entry_problems,
@@ -34,7 +34,7 @@ from controller.paigow_entries import (
     wager_on,
     wager_problem,
 )
-from controller.paigow_record import RoundRecord, Snapshot
+from controller.tables.paigow.record import RoundRecord, Snapshot
 
 
 class PaigowRound:

@@ -1,9 +1,10 @@
 """Console transports: read lines from stdio or a serial port and post them to the loop.
 
 The transport only frames lines and writes replies; the command interpreter runs on the loop
-thread (controller.console). A reply and an unsolicited ``!`` line never interleave: both are
-written whole under one lock. Lines over ``MAX_LINE`` bytes or with non-printable bytes are
-refused here, before they reach the interpreter (DESIGN.md "Technician console").
+thread (controller.console.interpreter). A reply and an unsolicited ``!`` line never
+interleave: both are written whole under one lock. Lines over ``MAX_LINE`` bytes or with
+non-printable bytes are refused here, before they reach the interpreter (DESIGN.md "Technician
+console").
 """
 
 from __future__ import annotations

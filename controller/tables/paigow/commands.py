@@ -8,8 +8,8 @@ from typing import Any, Final
 
 from controller.games.paigow.dealing import DELIVERY_STYLES
 from controller.games.paigow.tiles import tile
-from controller.paigow_definition import DEALER_POSITION, SEATS, VOIDING_EXPOSURES
-from controller.table import Refused
+from controller.tables.paigow.definition import DEALER_POSITION, SEATS, VOIDING_EXPOSURES
+from controller.tables.table import Refused
 
 #: The largest stake the console takes, in cents ($1,000,000): a typo guard, not a table limit.
 MAX_STAKE_CENTS: Final = 100_000_000

@@ -10,9 +10,7 @@ from typing import Any
 
 from transitions import MachineError
 
-from controller.baccarat_data import K_SNAPSHOT, SNAPSHOT_VERSION, ShoeData, _Replay
-from controller.baccarat_machine import TableModel, build_machine
-from controller.config import BaccaratShoeOptions, RuleSettings
+from controller.config.settings import BaccaratShoeOptions, RuleSettings
 from controller.games.baccarat.shoe import (
     BurnProgress,
     CardBeyondShoe,
@@ -22,8 +20,10 @@ from controller.games.baccarat.shoe import (
 )
 from controller.games.baccarat.shoe_passing import SeatRing
 from controller.games.baccarat.vig_ledger import VigLedger
-from controller.shoe_integrity import SequenceMonitor
-from controller.table import Refused, TableContext
+from controller.tables.baccarat.data import K_SNAPSHOT, SNAPSHOT_VERSION, ShoeData, _Replay
+from controller.tables.baccarat.integrity import SequenceMonitor
+from controller.tables.baccarat.machine import TableModel, build_machine
+from controller.tables.table import Refused, TableContext
 
 
 class BaccaratTableCore:

@@ -19,7 +19,7 @@ samples as trials and so can let the false-alarm probability exceed ``alpha``; t
 here never does, and is one or two counts higher. :func:`apt_cutoff_sp800_90b` reproduces the
 printed formula (and the standard's Table 2) for comparison only.
 
-``python -m controller.rng_health`` prints the cutoffs and the false-alarm arithmetic that
+``python -m controller.rng.health`` prints the cutoffs and the false-alarm arithmetic that
 ``docs/rng.md`` quotes (a test keeps the two identical).
 """
 
@@ -178,7 +178,8 @@ def rct_false_alarm_per_sample(min_entropy: Fraction, cutoff: int) -> Fraction:
 
 
 class HealthTestFailure(Exception):
-    """A health test failed; :class:`controller.rng.CertifiedRng` turns it into ``RngFault``."""
+    """A health test failed; :class:`controller.rng.certified.CertifiedRng` turns it into
+    ``RngFault``."""
 
     def __init__(self, monitor: str, test: str, detail: str) -> None:
         super().__init__(f"{monitor}: {test} failed: {detail}")

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import logging
 
-from controller.baccarat_actions import ActionsMixin
-from controller.baccarat_data import (
+from controller.games.baccarat.shoe import BurnProgress
+from controller.journal.store import Entry
+from controller.tables.baccarat.actions import ActionsMixin
+from controller.tables.baccarat.data import (
     _NOT_DECISIONS,
     INPUT_KINDS,
     K_ACTION,
@@ -22,10 +24,8 @@ from controller.baccarat_data import (
     ShoeData,
     _Replay,
 )
-from controller.baccarat_machine import _COUP_STATES, RECOVERY_RULES
-from controller.games.baccarat.shoe import BurnProgress
-from controller.journal import Entry
-from controller.table import Refused
+from controller.tables.baccarat.machine import _COUP_STATES, RECOVERY_RULES
+from controller.tables.table import Refused
 
 log = logging.getLogger("controller.baccarat")
 

@@ -2,12 +2,12 @@
 an HMAC-SHA256 over the same files keyed with a seed a lab supplies.
 
 Why: a regulator's lab must be able to tell that the program running at the table is the one it
-approved. The manifest is made at install time (``python -m controller.manifest build``) and
+approved. The manifest is made at install time (``python -m controller.program.manifest build``) and
 checked at start and by the console's ``verify``; a mismatch is a fault. The device's own "all
 files match" proves little to a lab that does not trust the device, so ``verify SEED`` prints an
 HMAC keyed with a fresh seed the lab chose: the lab computes the same HMAC over its own copy
-(``python -m controller.manifest hmac SEED PATH...``) and compares. The device cannot precompute
-the answer without holding the approved files themselves.
+(``python -m controller.program.manifest hmac SEED PATH...``) and compares. The device cannot
+precompute the answer without holding the approved files themselves.
 
 Which files: every ``*.py`` file under the ``controller`` and ``drivers`` packages (recursively,
 ``__pycache__`` excluded), named by their path relative to the directory holding the packages
@@ -63,9 +63,7 @@ class FileItem:
 
 def installed_root() -> Path:
     """The directory holding the ``controller`` and ``drivers`` packages this process runs."""
-    import controller
-
-    return Path(controller.__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def program_files(root: Path) -> list[FileItem]:
@@ -316,7 +314,7 @@ def hmac_paths(seed: bytes, paths: Sequence[str | os.PathLike[str]]) -> tuple[st
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m controller.manifest",
+    parser = argparse.ArgumentParser(prog="python -m controller.program.manifest",
                                      description="Program manifest and lab HMAC")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="write the manifest of the installed program")
@@ -342,7 +340,7 @@ def _parser() -> argparse.ArgumentParser:
 def _profile_files(profile: str | None) -> list[str]:
     if profile is None:
         return []
-    from controller.profile import load_profile
+    from controller.config.profile import load_profile
 
     return list(load_profile(profile).source_files)
 

@@ -1,0 +1,161 @@
+"""The import rules of docs/architecture.md, enforced: each part of the program may import only
+the parts the table below names. Rules import nothing of the application; drivers never judge
+(they import nothing of the controller); only the wiring knows whether a device is simulated
+(nothing but the wiring imports ``drivers.sim``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+#: The wiring: these modules at controller/'s top assemble the parts and may import anything.
+WIRING = frozenset({"app", "cli", "__main__", "devices", "events", "sdnotify", "__init__"})
+
+#: part -> the parts it may import (besides itself, the standard library and third parties).
+ALLOWED: dict[str, frozenset[str]] = {
+    "controller.games": frozenset(),
+    "controller.events": frozenset(),
+    "controller.journal": frozenset(),
+    "controller.rng": frozenset(),
+    "controller.config": frozenset({"controller.games"}),
+    "controller.program": frozenset({"controller.config"}),
+    "controller.tables": frozenset({"controller.games", "controller.journal", "controller.config",
+                                    "controller.rng", "controller.events", "drivers"}),
+    "controller.console": frozenset({"controller.games", "controller.journal",
+                                     "controller.config", "controller.rng",
+                                     "controller.program", "controller.tables",
+                                     "controller.events"}),
+    "controller.feed": frozenset({"controller.journal", "controller.config"}),
+    "controller.scoreboard": frozenset({"controller.games", "controller.config"}),
+    "drivers": frozenset(),
+    "drivers.sim": frozenset({"drivers"}),
+}
+
+
+def part_of(module: str) -> str | None:
+    """The part a dotted module name belongs to; None for the wiring and for third parties."""
+    names = module.split(".")
+    if names[0] == "drivers":
+        return "drivers.sim" if len(names) > 1 and names[1] == "sim" else "drivers"
+    if names[0] != "controller":
+        return None
+    if len(names) > 1 and names[1] == "events":   # the loop's event types: data, no imports
+        return "controller.events"
+    if len(names) == 1 or names[1] in WIRING:
+        return "controller.<wiring>" if len(names) > 1 else "controller"
+    return f"controller.{names[1]}"
+
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(root: Path, path: Path) -> Iterator[tuple[int, str]]:
+    """Every module a file imports (function-level and TYPE_CHECKING imports included),
+    relative imports resolved against the file's package."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = _module_name(root, path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            if module in ("controller", "drivers"):   # `from controller import app`
+                for alias in node.names:
+                    yield node.lineno, f"{module}.{alias.name}"
+            else:
+                yield node.lineno, module
+
+
+def violations(root: Path) -> list[str]:
+    """Each import under ``root``'s controller/ and drivers/ that the rules forbid."""
+    found: list[str] = []
+    for top in ("controller", "drivers"):
+        for path in sorted((root / top).rglob("*.py")):
+            source = part_of(_module_name(root, path))
+            if source is None or source.startswith("controller.<wiring>") \
+                    or source == "controller":
+                continue
+            allowed = ALLOWED.get(source)
+            rel = path.relative_to(root).as_posix()
+            if allowed is None:
+                found.append(f"{rel}: part {source} is not in the rules (docs/architecture.md)")
+                continue
+            for line, module in _imports(root, path):
+                target = part_of(module)
+                if target is None or target == source or target in allowed:
+                    continue
+                found.append(f"{rel}:{line}: {source} imports {module} ({target});"
+                             f" {source} may import {sorted(allowed) or 'no other part'}")
+    return found
+
+
+def test_the_program_keeps_the_import_rules() -> None:
+    assert violations(ROOT) == []
+
+
+def test_controller_holds_only_parts_and_wiring() -> None:
+    top = {p.stem for p in (ROOT / "controller").glob("*.py")}
+    assert top <= WIRING, f"modules at controller/'s top that belong in a part: {top - WIRING}"
+    parts = {p.name for p in (ROOT / "controller").iterdir()
+             if p.is_dir() and (p / "__init__.py").exists()}
+    assert {f"controller.{p}" for p in parts} <= set(ALLOWED)
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for pkg in ("controller", "drivers"):
+        (tmp_path / pkg).mkdir(exist_ok=True)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("name", "source", "needle"), [
+    ("controller/games/paigow/rules.py", "from controller.tables.table import Refused\n",
+     "controller.games imports controller.tables.table"),
+    ("controller/games/baccarat/roads.py", "import drivers.serial_shoe\n",
+     "controller.games imports drivers.serial_shoe"),
+    ("drivers/buttons.py", "from controller.games import paigow\n",
+     "drivers imports controller.games"),
+    ("drivers/gpio.py", "from drivers.sim.gpio import SimGPIO\n", "drivers imports drivers.sim"),
+    ("controller/tables/baccarat/table.py", "def f():\n    from drivers.sim.shoe import SimShoe\n",
+     "controller.tables imports drivers.sim.shoe"),
+    ("controller/tables/paigow/table.py", "from controller import app\n",
+     "controller.tables imports controller.app"),
+    ("controller/journal/store.py", "from ..tables import table\n",
+     "controller.journal imports controller.tables"),
+    ("controller/scoreboard/server.py", "from controller.tables.baccarat.table import X\n",
+     "controller.scoreboard imports controller.tables"),
+    ("controller/feed/publisher.py", "from controller.tables.table import Refused\n",
+     "controller.feed imports controller.tables"),
+    ("controller/newpart/x.py", "import os\n", "part controller.newpart is not in the rules"),
+])
+def test_a_broken_rule_is_reported(tmp_path: Path, name: str, source: str, needle: str) -> None:
+    root = _tree(tmp_path, {name: source})
+    found = violations(root)
+    assert len(found) == 1 and needle in found[0], found
+
+
+def test_allowed_imports_are_not_reported(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "controller/tables/paigow/table.py": "from controller.games.paigow import tile\n"
+                                             "from drivers.buttons import ButtonPressed\n"
+                                             "from . import machine\nimport os\n",
+        "controller/devices.py": "from drivers.sim.shoe import SimShoe\n",
+        "drivers/sim/gpio.py": "from drivers.errors import PinError\n",
+    })
+    assert violations(root) == []
