@@ -44,6 +44,22 @@ from .irregularities import (
     player_third_in_error,
 )
 from .odds import DRAGON_OUTCOMES, CompositionError, composition_of, exact_odds, house_edges
+from .roads import (
+    Bead,
+    BigRoadCell,
+    Counts,
+    Result,
+    RoadError,
+    as_columns,
+    bead_plate,
+    big_eye_boy,
+    big_road,
+    cockroach_pig,
+    counts,
+    derived_road,
+    layout,
+    small_road,
+)
 from .settlement import (
     Settlement,
     banker_commission,
@@ -203,3 +219,21 @@ __all__ += [
     "void_for_short_shoe",
 ]
 # --- end of shoe-level exports ---------------------------------------------------------------
+
+# --- scoreboard roads (roads.py, issue 17) ----------------------------------------------------
+__all__ += [
+    "Bead",
+    "BigRoadCell",
+    "Counts",
+    "Result",
+    "RoadError",
+    "as_columns",
+    "bead_plate",
+    "big_eye_boy",
+    "big_road",
+    "cockroach_pig",
+    "counts",
+    "derived_road",
+    "layout",
+    "small_road",
+]
