@@ -8,6 +8,7 @@ pseudo-terminal, so the real serial drivers read and write a real port.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,10 @@ class DeviceSetupError(DriverError, RuntimeError):
 
 def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
     """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
-    ``seat_lamps``, ``dealer_display``, ``shoe_url``, ``shoe_sim`` (absent when not fitted).
+    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim`` (absent when not fitted).
 
-    The serial shoe reader itself is started by the baccarat table, which knows from its journal
-    which SEQ to resume from.
+    ``shoe_open`` builds the serial shoe reader: the baccarat table opens it, because it knows
+    from its journal which SEQ the shoe resumes from.
     """
     devices: dict[str, Any] = {"_closers": []}
     closers: list[Callable[[], object]] = devices["_closers"]
@@ -85,15 +86,17 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
 
     shoe = profile.shoe
     if shoe is not None:
+        url = shoe.port
         if shoe.port == "sim":
             from drivers.sim.shoe import SimShoe
             sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed)
-            devices["shoe_url"] = sim.create_pty()
+            url = sim.create_pty()
             devices["shoe_sim"] = sim
             closers.append(sim.stop)
-        else:
-            devices["shoe_url"] = shoe.port
-        devices["shoe_settings"] = shoe
+        from drivers.serial_shoe import SerialShoe
+        # Opened by the table, which knows from its journal where the shoe resumes.
+        devices["shoe_open"] = functools.partial(SerialShoe, url, post, baud=shoe.baud,
+                                                 watchdog_s=shoe.watchdog_s)
     return devices
 
 

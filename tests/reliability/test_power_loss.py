@@ -128,7 +128,7 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
     run = Running(profile, state)
     table: Any = run.app.table
     sim = run.app.devices["shoe_sim"]
-    shoe = table._shoe
+    shoe = table.link.reader
     copies: list[tuple[int, Path]] = []
     real_ack = shoe.acknowledge
 

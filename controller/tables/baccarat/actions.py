@@ -4,31 +4,45 @@ wagers, the shoe's curator and passing, remedies, vigorish collection, void and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import BurnFrom, Remedy, Then, face_up_in_shoe
 from controller.games.baccarat.shoe import BurnProgress, CoupInProgress, void_for_short_shoe
 from controller.games.baccarat.shoe_passing import opening_offer_order, passing_offer_order
-from controller.tables.baccarat.coup import CoupMixin
-from controller.tables.baccarat.display import _dollars
-from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.baccarat.coup import CoupPlay
+from controller.tables.baccarat.display import Presenter, dollars
+from controller.tables.baccarat.machine import COUP_STATES
+from controller.tables.baccarat.record import Record
+from controller.tables.baccarat.sequence import Sequence as CertifiedSequence
+from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import Refused
 
-_ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
-                             "void", "clear"})
+#: The console actions of the baccarat table (besides ``sim`` and ``odds``).
+ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
+                            "void", "clear"})
 
 
-class ActionsMixin(CoupMixin):
-    """BaccaratTable's dealer-button and console-action methods."""
+class DealerActions:
+    """The dealer's buttons and the console's table actions, applied to the table's state."""
+
+    def __init__(self, state: ShoeState, sequence: CertifiedSequence, record: Record,
+                 view: Presenter, play: CoupPlay, shoe_ok: Callable[[], bool]) -> None:
+        self._s = state
+        self._seq = sequence
+        self._rec = record
+        self._view = view
+        self._play = play
+        #: False while the shoe's watchdog says it is silent (no cards are accepted).
+        self._shoe_ok = shoe_ok
 
     # -- buttons and console actions -----------------------------------------------------------
 
-    def _apply_button(self, name: str) -> list[str]:
-        d = self._d
+    def button(self, name: str) -> list[str]:
+        d = self._s.data
         if name == "shuffled":
-            self._fire("shuffled")
+            self._seq.fire("shuffled")
             d.shoe_no += 1
             d.coup_no = 0
             d.cards_out, d.marks, d.faults = [], [], []
@@ -36,44 +50,44 @@ class ActionsMixin(CoupMixin):
             d.shoe_in_play = True
             d.burn_reason = "shoe"
             d.curator = None
-            d.shoe_settings_seq = d.settings_seq = self._input_seq
-            self._rebuild_derived()
-            self._burn = BurnProgress()
-            self._sync_model()
-            self._emit("baccarat.shoe.start", {"shoe": d.shoe_no, "decks": self._decks,
-                                               "settings": self._take_settings(shoe=True)},
-                       round_id=None)
-            self._show_state()
+            d.shoe_settings_seq = d.settings_seq = self._rec.input_seq
+            self._s.rebuild(self._seq.current)
+            self._s.burn = BurnProgress()
+            self._seq.sync()
+            settings = self._s.take_settings(self._rec.input_seq, shoe=True)
+            self._rec.emit("baccarat.shoe.start", {"shoe": d.shoe_no, "decks": self._s.decks,
+                                                   "settings": settings})
+            self._view.show_state()
             return [f"shoe {d.shoe_no}: burn the first card (5324.20(e))"]
         if name == "no_more_bets":
-            if not self._watchdog_ok:
+            if not self._shoe_ok():
                 raise Refused("the shoe is silent (watchdog): no cards are accepted", "FAULT")
-            left = self._composition.cards_left if self._composition is not None else 0
-            self._fire("no_more_bets")
-            self._start_coup(dead=False)
-            if void_for_short_shoe(self._coup, left):
-                self._void(f"{left} cards left cannot finish a coup (5324.20(i)(4))")
+            left = self._s.composition.cards_left if self._s.composition is not None else 0
+            self._seq.fire("no_more_bets")
+            self._play.start_coup(dead=False)
+            if void_for_short_shoe(self._s.coup, left):
+                self._play.void(f"{left} cards left cannot finish a coup (5324.20(i)(4))")
                 return ["round void: too few cards (5324.20(i)(4))"]
-            self._show_state()
+            self._view.show_state()
             return [f"coup {d.coup_no}: cards"]
         if name == "settled":
-            self._fire("settled")
-            self._emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                                 "result": d.last_result,
-                                                 "dead_hand": d.dead_hand})
+            self._seq.fire("settled")
+            self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no,
+                                                     "result": d.last_result,
+                                                     "dead_hand": d.dead_hand})
             d.bets = {}
             d.dead_hand = False
             d.coup = []
-            self._coup = CoupInProgress()
+            self._s.coup = CoupInProgress()
             d.round_id = None
-            state = self._model_state()
+            state = self._seq.current
             if state == "shuffle":
-                self._end_shoe("last hand dealt (5324.20(f)(9))")
+                self._play.end_shoe("last hand dealt (5324.20(f)(9))")
             else:
                 if state == "passing":
                     d.compelled_pass = False
-                self._snapshot()
-                self._show_state()
+                self._play.snapshot()
+                self._view.show_state()
             return [f"settled; next: {state}"]
         if name == "disclose":
             return self._disclose()
@@ -81,7 +95,7 @@ class ActionsMixin(CoupMixin):
 
     def _disclose(self) -> list[str]:
         """The card held for the next hand was seen: 5324.20(i)(1)-(3)."""
-        d = self._d
+        d = self._s.data
         undisclosed = [p for p in d.pending if not p["disclosed"]]
         if not undisclosed:
             raise Refused("no card is held for the next hand: nothing to disclose")
@@ -90,43 +104,43 @@ class ActionsMixin(CoupMixin):
         p["fate"] = "discard"
         if p["kind"] == "player_third":
             p["remedy"] = "burn_more"  # 5324.20(i)(3): burn_more was fixed when it was dealt
-        self._emit("baccarat.disclosed", {"card": p["card"], "kind": p["kind"],
-                                          "remedy": p.get("remedy", "dealer's choice")})
-        self._sync_model()
-        self._show("DISCLOSED " + p["card"], "REMEDY BURN OR DEAD"
-                   if p["kind"] != "player_third" else "BURN FACE UP")
+        self._rec.emit("baccarat.disclosed", {"card": p["card"], "kind": p["kind"],
+                                              "remedy": p.get("remedy", "dealer's choice")})
+        self._seq.sync()
+        self._view.show("DISCLOSED " + p["card"], "REMEDY BURN OR DEAD"
+                        if p["kind"] != "player_third" else "BURN FACE UP")
         return [f"{p['card']} disclosed; console: remedy burn"
                 + ("" if p["kind"] == "player_third" else " | remedy dead")]
 
-    def _apply_action(self, name: str, args: list[str], who: str) -> list[str]:
-        d = self._d
+    def action(self, name: str, args: list[str], who: str) -> list[str]:
+        d = self._s.data
         if name == "bet":
             return self._bet(args)
         if name == "curator":
             seat = self._seat(args)
-            self._fire("accept_shoe")
+            self._seq.fire("accept_shoe")
             prev = d.curator
             d.curator = seat
-            order = (opening_offer_order(self._ring, self._ring.seats_ccw) if prev is None
-                     else passing_offer_order(self._ring, self._ring.seats_ccw, prev,
-                                              offer_back=self._opts.offer_back_to_previous))
-            self._emit("baccarat.curator", {"seat": seat, "previous": prev,
-                                            "offer_order": list(order),
-                                            "section": "5324.20(f)(1)-(2)" if prev is None
-                                            else "5324.20(h)(2)"})
-            self._show_state()
+            order = (opening_offer_order(self._s.ring, self._s.ring.seats_ccw) if prev is None
+                     else passing_offer_order(self._s.ring, self._s.ring.seats_ccw, prev,
+                                              offer_back=self._s.opts.offer_back_to_previous))
+            self._rec.emit("baccarat.curator", {"seat": seat, "previous": prev,
+                                                "offer_order": list(order),
+                                                "section": "5324.20(f)(1)-(2)" if prev is None
+                                                else "5324.20(h)(2)"})
+            self._view.show_state()
             return [f"seat {seat} holds the shoe"]
         if name == "nobody":
-            self._fire("nobody_accepts")
-            self._end_shoe("no player accepted the shoe (5324.20(h)(2))")
+            self._seq.fire("nobody_accepts")
+            self._play.end_shoe("no player accepted the shoe (5324.20(h)(2))")
             return ["the cards are turned over (5324.20(h)(2))"]
         if name == "pass":
-            self._fire("pass_shoe")
+            self._seq.fire("pass_shoe")
             ordered = bool(args and args[0] == "ordered")
-            self._emit("baccarat.pass", {"curator": d.curator, "ordered": ordered,
-                                         "section": "5324.20(h)(1)(ii)" if ordered
-                                         else "5324.20(h)(1)"})
-            self._show_state()
+            self._rec.emit("baccarat.pass", {"curator": d.curator, "ordered": ordered,
+                                             "section": "5324.20(h)(1)(ii)" if ordered
+                                             else "5324.20(h)(1)"})
+            self._view.show_state()
             return ["the shoe passes"]
         if name == "disclose":
             return self._disclose()
@@ -134,38 +148,38 @@ class ActionsMixin(CoupMixin):
             return self._remedy(args)
         if name == "collect":
             seat = self._seat(args)
-            cents, self._ledger = self._ledger.collect(seat)
-            d.ledger = {str(k): v for k, v in self._ledger.by_seat.items()}
-            self._emit("baccarat.vig.collected", {"seat": seat, "cents": cents,
-                                                  "ledger": d.ledger})
-            return [f"seat {seat}: collected {_dollars(cents)}"]
+            cents, self._s.ledger = self._s.ledger.collect(seat)
+            self._s.record_ledger()
+            self._rec.emit("baccarat.vig.collected", {"seat": seat, "cents": cents,
+                                                      "ledger": d.ledger})
+            return [f"seat {seat}: collected {dollars(cents)}"]
         if name == "void":
-            if self._model_state() not in ("betting", *_COUP_STATES, "settling"):
-                raise Refused(f"no round to void in state {self._model_state()}")
-            self._void("voided by " + who + (": " + " ".join(args) if args else ""))
+            if self._seq.current not in ("betting", *COUP_STATES, "settling"):
+                raise Refused(f"no round to void in state {self._seq.current}")
+            self._play.void("voided by " + who + (": " + " ".join(args) if args else ""))
             return ["round void; reshuffle"]
         if name == "clear":
             if not d.faults:
                 raise Refused("no table fault to clear")
-            self._fire("technician_clear")
+            self._seq.fire("technician_clear")
             cleared = list(d.faults)
             d.faults = []
-            self._emit("baccarat.fault.cleared", {"faults": cleared, "who": who})
-            self._end_shoe("integrity fault cleared by " + who + "; the shoe is reshuffled")
+            self._rec.emit("baccarat.fault.cleared", {"faults": cleared, "who": who})
+            self._play.end_shoe("integrity fault cleared by " + who + "; the shoe is reshuffled")
             return [f"cleared: {'; '.join(cleared)}"]
         raise Refused(f"unknown action {name!r}", "UNKNOWN")  # pragma: no cover
 
     def _seat(self, args: Sequence[str]) -> int:
-        if not args or not args[0].isdigit() or int(args[0]) not in self._ring.seats_ccw:
-            raise Refused(f"a seat number {self._ring.seats_ccw[0]}-{self._ring.seats_ccw[-1]}"
+        if not args or not args[0].isdigit() or int(args[0]) not in self._s.ring.seats_ccw:
+            raise Refused(f"a seat number {self._s.ring.seats_ccw[0]}-{self._s.ring.seats_ccw[-1]}"
                           " is needed", "SYNTAX")
         return int(args[0])
 
     def _bet(self, args: list[str]) -> list[str]:
-        d = self._d
-        if self._model_state() != "betting":
+        d = self._s.data
+        if self._seq.current != "betting":
             # 5324.20(b)(3): no wager after "no more bets".
-            raise Refused(f"wagers are taken only while betting (state {self._model_state()})")
+            raise Refused(f"wagers are taken only while betting (state {self._seq.current})")
         if d.dead_hand:
             raise Refused("nobody wagers on this hand (5324.20(i)(1)(ii))")
         if len(args) != 3 or not args[2].lstrip("-").isdigit():
@@ -173,16 +187,16 @@ class ActionsMixin(CoupMixin):
         seat = self._seat(args)
         wager, cents = args[1], int(args[2])
         try:
-            baccarat.check_wager(wager, cents, self._rules)
+            baccarat.check_wager(wager, cents, self._s.rules)
         except baccarat.WagerError as exc:
             raise Refused(str(exc), "RANGE") from None
         seat_bets = d.bets.setdefault(str(seat), {})
         seat_bets[wager] = cents
-        self._emit("baccarat.bet", {"seat": seat, "wager": wager, "cents": cents})
-        return [f"seat {seat} {wager} {_dollars(cents)}"]
+        self._rec.emit("baccarat.bet", {"seat": seat, "wager": wager, "cents": cents})
+        return [f"seat {seat} {wager} {dollars(cents)}"]
 
     def _remedy(self, args: list[str]) -> list[str]:
-        d = self._d
+        d = self._s.data
         disclosed = [p for p in d.pending if p["disclosed"]]
         if not disclosed:
             raise Refused("no disclosed card calls for a remedy")
@@ -193,56 +207,56 @@ class ActionsMixin(CoupMixin):
                 raise Refused("5324.20(i)(3): the disclosed card and as many more as its value"
                               " are burned: `remedy burn`")
             d.burn_reason = "error_card"
-            self._fire("remedy_burn")
+            self._seq.fire("remedy_burn")
             d.pending = [q for q in d.pending if not q["disclosed"]]
-            self._burn = BurnProgress(face_up=p["card"], count=int(p["burn_more"]))
+            self._s.burn = BurnProgress(face_up=p["card"], count=int(p["burn_more"]))
             d.burn_face_up, d.burn_count, d.burned = p["card"], int(p["burn_more"]), []
-            self._emit("baccarat.remedy", {"card": p["card"], "remedy": "burn_more",
-                                           "count": p["burn_more"], "section": "5324.20(i)(3)"})
+            self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": "burn_more",
+                                               "count": p["burn_more"], "section": "5324.20(i)(3)"})
             self._finish_burn_if_empty()
             return [f"burn {p['burn_more']} more cards"]
         if choice not in ("burn", "dead"):
             raise Refused("usage: remedy burn | remedy dead (5324.20(i)(1)(i)-(ii))", "SYNTAX")
         remedy = Remedy.BURN if choice == "burn" else Remedy.DEAD_HAND
-        burn_from = self._opts.face_up_burn_from if p["kind"] == "face_up" else BurnFrom.NEXT_CARD
+        burn_from = self._s.opts.face_up_burn_from if p["kind"] == "face_up" else BurnFrom.NEXT_CARD
         ruling = face_up_in_shoe(p["card"], disclosed=True, remedy=remedy, burn_from=burn_from)
         if ruling.then is Then.BURN_MORE:
             # baccarat.face_up_burn_from = face_up_card: the card found face up is the burn's
             # first card, and as many more as its value are burned (5324.20(i)(1)(i))
             d.burn_reason = "choice"
-            self._fire("remedy_burn")
+            self._seq.fire("remedy_burn")
             d.pending = [q for q in d.pending if not q["disclosed"]]
-            self._burn = BurnProgress(face_up=p["card"], count=ruling.burn_more)
+            self._s.burn = BurnProgress(face_up=p["card"], count=ruling.burn_more)
             d.burn_face_up, d.burn_count, d.burned = p["card"], ruling.burn_more, []
-            self._emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
-                                           "burn_from": burn_from.value,
-                                           "count": ruling.burn_more,
-                                           "section": ruling.section})
+            self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
+                                               "burn_from": burn_from.value,
+                                               "count": ruling.burn_more,
+                                               "section": ruling.section})
             self._finish_burn_if_empty()
             return [f"remedy: burn {p['card']} and {ruling.burn_more} more cards"]
         d.burn_reason = "choice"
         if remedy is Remedy.BURN:
-            self._fire("remedy_burn")
-            self._burn = BurnProgress()
+            self._seq.fire("remedy_burn")
+            self._s.burn = BurnProgress()
             d.burn_face_up, d.burn_count, d.burned = None, None, []
         else:
-            self._fire("remedy_dead_hand")
+            self._seq.fire("remedy_dead_hand")
         d.pending = [q for q in d.pending if not q["disclosed"]]
-        self._emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
-                                       "section": ruling.section})
+        self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
+                                           "section": ruling.section})
         if remedy is Remedy.DEAD_HAND:
             d.burn_reason = "shoe"
-            self._start_coup(dead=True)
-        self._show_state()
+            self._play.start_coup(dead=True)
+        self._view.show_state()
         return [f"remedy: {remedy.value}"]
 
     def _finish_burn_if_empty(self) -> None:
-        d = self._d
-        if self._burn is not None and self._burn.done:
-            self._emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": [],
-                                              "count": 0, "reason": d.burn_reason})
+        d = self._s.data
+        if self._s.burn is not None and self._s.burn.done:
+            self._rec.emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": [],
+                                                  "count": 0, "reason": d.burn_reason})
             d.burn_face_up, d.burn_count = None, None
-            self._burn = None
-            self._fire("burn_card")
+            self._s.burn = None
+            self._seq.fire("burn_card")
             d.burn_reason = "shoe"
-        self._show_state()
+        self._view.show_state()

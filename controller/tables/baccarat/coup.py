@@ -22,25 +22,42 @@ from controller.games.baccarat.shoe import (
     void_for_short_shoe,
 )
 from controller.games.baccarat.shoe_passing import after_round
-from controller.tables.baccarat.display import DisplayMixin
-from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.baccarat.data import K_SNAPSHOT, SNAPSHOT_VERSION
+from controller.tables.baccarat.display import Presenter
+from controller.tables.baccarat.machine import COUP_STATES
+from controller.tables.baccarat.record import Record
+from controller.tables.baccarat.sequence import Sequence
+from controller.tables.baccarat.state import ShoeState
 
 
-class CoupMixin(DisplayMixin):
-    """BaccaratTable's shoe-frame, card and coup methods."""
+class CoupPlay:
+    """Turns the shoe's frames into burns, coups, results and settlements, and ends coups and
+    shoes (void, halt, reshuffle) as 5324.20 requires."""
+
+    def __init__(self, state: ShoeState, sequence: Sequence, record: Record,
+                 view: Presenter) -> None:
+        self._s = state
+        self._seq = sequence
+        self._rec = record
+        self._view = view
+
+    def snapshot(self) -> None:
+        """A snapshot row: the machine's state and the table's data (a coup or shoe boundary)."""
+        self._rec.emit(K_SNAPSHOT, {"version": SNAPSHOT_VERSION, "state": self._seq.current,
+                                    "data": self._s.data.to_json()}, round_id=None)
 
     # -- shoe frames ---------------------------------------------------------------------------
 
-    def _apply_session(self, model: str) -> None:
+    def apply_session(self, model: str) -> None:
         # DESIGN.md: $HELO only on power-up: the shoe's unacknowledged frames are gone, so a card
         # may have left it unrecorded. Mid-coup that cannot go on.
-        if self._model_state() in _COUP_STATES:
-            self._halt(f"the shoe ({model}) power-cycled mid-coup: cards may have left it"
-                       " unread")
+        if self._seq.current in COUP_STATES:
+            self.halt(f"the shoe ({model}) power-cycled mid-coup: cards may have left it"
+                      " unread")
 
-    def _apply_frame(self, ftype: str, fields: list[str], known: bool) -> None:
+    def apply_frame(self, ftype: str, fields: list[str], known: bool) -> None:
         if not known:
-            self._emit("baccarat.frame.unknown", {"type": ftype, "fields": fields})
+            self._rec.emit("baccarat.frame.unknown", {"type": ftype, "fields": fields})
             return
         if ftype == "HBT":
             return
@@ -49,7 +66,7 @@ class CoupMixin(DisplayMixin):
             try:
                 card = baccarat.card(code)
             except baccarat.CardError as exc:
-                self._halt(f"the shoe sent {code!r}, not a card: {exc}")
+                self.halt(f"the shoe sent {code!r}, not a card: {exc}")
                 return
             self._card(card.code)
         elif ftype == "COVR":
@@ -58,135 +75,135 @@ class CoupMixin(DisplayMixin):
             self._shoe_fault(fields[0] if fields else "")
 
     def _shoe_fault(self, code: str) -> None:
-        d = self._d
+        d = self._s.data
         if code == "UNREAD":
             # A card left the shoe and nobody knows which: the inventory and the coup are lost.
-            self._emit("baccarat.integrity", {"problem": "unreadable card", "code": code})
-            self._halt("a card left the shoe unread ($FLT UNREAD)")
+            self._rec.emit("baccarat.integrity", {"problem": "unreadable card", "code": code})
+            self.halt("a card left the shoe unread ($FLT UNREAD)")
         elif code == "FACEUP":
             d.face_up_next = True
-            self._emit("baccarat.irregularity", {"section": "5324.20(i)(1)",
-                                                 "problem": "a card found face up in the shoe"})
+            self._rec.emit("baccarat.irregularity", {"section": "5324.20(i)(1)",
+                                                     "problem": "a card found face up in the shoe"})
         elif code == "CLR":
             d.shoe_faults = []
-            self._emit("baccarat.shoe_fault", {"code": "CLR", "active": []})
-            self._show_state()
+            self._rec.emit("baccarat.shoe_fault", {"code": "CLR", "active": []})
+            self._view.show_state()
         else:
             if code not in d.shoe_faults:
                 d.shoe_faults.append(code)
-            self._emit("baccarat.shoe_fault", {"code": code, "active": list(d.shoe_faults)})
-            self._alarm(f"SHOE FAULT {code}")
-            self._show("SHOE FAULT", code)
+            self._rec.emit("baccarat.shoe_fault", {"code": code, "active": list(d.shoe_faults)})
+            self._rec.alarm(f"SHOE FAULT {code}")
+            self._view.show("SHOE FAULT", code)
 
     def _cover(self) -> None:
-        d = self._d
+        d = self._s.data
         if not d.shoe_in_play:
-            self._emit("baccarat.cover", {"ignored": "no shoe in play"})
+            self._rec.emit("baccarat.cover", {"ignored": "no shoe in play"})
             return
         try:
-            kind = self._last_hand.cover_card()
+            kind = self._s.last_hand.cover_card()
         except baccarat.BaccaratError as exc:
-            self._halt(f"cover card: {exc}")
+            self.halt(f"cover card: {exc}")
             return
         d.marks.append("C")
-        self._emit("baccarat.cover", {"kind": kind.value, "section": "5324.20(f)(9)"})
+        self._rec.emit("baccarat.cover", {"kind": kind.value, "section": "5324.20(f)(9)"})
         if kind is CoverCard.BOTTOM:
             d.shoe_done = True
-            if self._model_state() in _COUP_STATES:
-                self._void("the cards ran out before the coup was complete (5324.20(i)(4))")
+            if self._seq.current in COUP_STATES:
+                self.void("the cards ran out before the coup was complete (5324.20(i)(4))")
         else:
-            self._show_state()
+            self._view.show_state()
 
     # -- cards ---------------------------------------------------------------------------------
 
     def _card(self, code: str) -> None:
-        d = self._d
-        state = self._model_state()
+        d = self._s.data
+        state = self._seq.current
         if not d.shoe_in_play:
             # Between shoes: not part of any inventory. Journaled and alarmed, never dropped.
-            self._emit("baccarat.irregularity", {"card": code, "state": state,
-                                                 "problem": "a card read with no shoe in play"})
-            self._alarm(f"CARD {code} read with no shoe in play")
+            self._rec.emit("baccarat.irregularity", {"card": code, "state": state,
+                                                     "problem": "a card read with no shoe in play"})
+            self._rec.alarm(f"CARD {code} read with no shoe in play")
             return
         d.cards_out.append(code)
-        assert self._composition is not None
+        assert self._s.composition is not None
         try:
-            self._composition.remove(code)
+            self._s.composition.remove(code)
         except CardBeyondShoe as exc:
-            self._emit("baccarat.integrity", {"card": code, "problem": str(exc)})
-            self._halt(f"inventory: {exc}")
+            self._rec.emit("baccarat.integrity", {"card": code, "problem": str(exc)})
+            self.halt(f"inventory: {exc}")
             return
-        for alarm in self._monitor.add(code):
-            self._emit("baccarat.integrity", {"card": code, "problem": alarm})
-            self._halt(f"unshuffled sequence: {alarm}")
+        for alarm in self._s.monitor.add(code):
+            self._rec.emit("baccarat.integrity", {"card": code, "problem": alarm})
+            self.halt(f"unshuffled sequence: {alarm}")
             return
         if state == "halted":
-            self._emit("baccarat.card", {"card": code, "use": "held: table halted"})
-            self._alarm(f"CARD {code} while halted")
+            self._rec.emit("baccarat.card", {"card": code, "use": "held: table halted"})
+            self._rec.alarm(f"CARD {code} while halted")
             return
         if d.face_up_next:
             d.face_up_next = False
             ruling = face_up_in_shoe(code, disclosed=False)
-            self._emit("baccarat.card", {"card": code, "use": ruling.fate.value,
-                                         "section": ruling.section})
+            self._rec.emit("baccarat.card", {"card": code, "use": ruling.fate.value,
+                                             "section": ruling.section})
             # 5324.20(i)(1): it is never the first card of a hand; the dealer may disclose it.
             d.pending.append({"card": code, "kind": "face_up", "disclosed": False,
                               "fate": "discard"})
             return
         if state == "burn":
             self._burn_card(code)
-        elif state in _COUP_STATES:
+        elif state in COUP_STATES:
             self._coup_card(code)
         else:
             self._excess_card(code, state)
 
     def _burn_card(self, code: str) -> None:
-        d = self._d
-        assert self._burn is not None
-        left = self._burn.add(code)
-        if self._burn.cards_used == 1 and d.burn_face_up is None:
+        d = self._s.data
+        assert self._s.burn is not None
+        left = self._s.burn.add(code)
+        if self._s.burn.cards_used == 1 and d.burn_face_up is None:
             d.burn_face_up = code
         else:
             d.burned.append(code)
-        self._emit("baccarat.burn", {"card": code, "left": left,
-                                     "face_up": self._burn.face_up.code
-                                     if self._burn.face_up else None,
-                                     "section": "5324.20(e)" if d.burn_reason == "shoe"
-                                     else "5324.20(i)"})
-        self._fire("burn_card")
+        self._rec.emit("baccarat.burn", {"card": code, "left": left,
+                                         "face_up": self._s.burn.face_up.code
+                                         if self._s.burn.face_up else None,
+                                         "section": "5324.20(e)" if d.burn_reason == "shoe"
+                                         else "5324.20(i)"})
+        self._seq.fire("burn_card")
         if left == 0:
-            self._emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": d.burned,
-                                              "count": len(d.burned), "reason": d.burn_reason})
+            self._rec.emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": d.burned,
+                                                  "count": len(d.burned), "reason": d.burn_reason})
             d.burn_face_up, d.burn_count, d.burned = None, None, []
-            self._burn = None
+            self._s.burn = None
             d.burn_reason = "shoe"
-            self._snapshot()
-        self._show_state()
+            self.snapshot()
+        self._view.show_state()
 
     def _coup_card(self, code: str) -> None:
-        d = self._d
-        before = self._coup.copy()
-        step = self._coup.add(code)
+        d = self._s.data
+        before = self._s.coup.copy()
+        step = self._s.coup.add(code)
         d.coup.append(code)
         n = len(d.coup)
-        calls = [c.value for c in self._coup.calls[len(before.calls):]]
-        self._emit("baccarat.card", {"card": code, "n": n, "next": step.value, "calls": calls,
-                                     "player": [c.code for c in self._coup.player],
-                                     "banker": [c.code for c in self._coup.banker]})
-        self._fire("deal_card")
+        calls = [c.value for c in self._s.coup.calls[len(before.calls):]]
+        self._rec.emit("baccarat.card", {"card": code, "n": n, "next": step.value, "calls": calls,
+                                         "player": [c.code for c in self._s.coup.player],
+                                         "banker": [c.code for c in self._s.coup.banker]})
+        self._seq.fire("deal_card")
         if step is CoupStep.COMPLETE:
             self._result()
             return
-        left = self._composition.cards_left if self._composition is not None else 0
-        if void_for_short_shoe(self._coup, left):
-            self._void(f"{left} cards left cannot finish the coup (5324.20(i)(4))")
+        left = self._s.composition.cards_left if self._s.composition is not None else 0
+        if void_for_short_shoe(self._s.coup, left):
+            self.void(f"{left} cards left cannot finish the coup (5324.20(i)(4))")
             return
-        self._show_state()
+        self._view.show_state()
 
     def _excess_card(self, code: str, state: str) -> None:
         """A card when none is expected: 5324.20(i)(3) right after a coup the player stood in,
         else (i)(2). Not disclosed, it is the first card of the next hand."""
-        d = self._d
+        d = self._s.data
         ruling: Ruling
         extra: dict[str, Any] = {}
         if (state == "settling" and not d.pending and not d.dead_hand and len(d.coup) == 4):
@@ -194,76 +211,77 @@ class CoupMixin(DisplayMixin):
             four = CoupInProgress(d.coup)
             ruling = player_third_in_error(four, code, disclosed=False)
             extra["burn_more"] = player_third_in_error(
-                four, code, disclosed=True, count=self._opts.error_card_count).burn_more
-            extra["count"] = self._opts.error_card_count.value
+                four, code, disclosed=True, count=self._s.opts.error_card_count).burn_more
+            extra["count"] = self._s.opts.error_card_count.value
             kind = "player_third"
         else:
             ruling = drawn_in_excess(code, disclosed=False)
             kind = "excess"
         d.pending.append({"card": code, "kind": kind, "disclosed": False,
                           "fate": ruling.fate.value, **extra})
-        self._emit("baccarat.irregularity", {"card": code, "state": state, "kind": kind,
-                                             "section": ruling.section,
-                                             "fate": ruling.fate.value})
-        self._alarm(f"IRREGULARITY {code}: {kind.replace('_', ' ')} ({ruling.section});"
-                    " press disclose if it was seen")
+        self._rec.emit("baccarat.irregularity", {"card": code, "state": state, "kind": kind,
+                                                 "section": ruling.section,
+                                                 "fate": ruling.fate.value})
+        self._rec.alarm(f"IRREGULARITY {code}: {kind.replace('_', ' ')} ({ruling.section});"
+                        " press disclose if it was seen")
         if len([p for p in d.pending if p["fate"] != "discard"]) >= 4:
-            self._halt("four cards drawn in excess before a hand")
+            self.halt("four cards drawn in excess before a hand")
             return
-        self._show("CARD IN EXCESS " + code, "NEXT HAND 1ST CARD")
+        self._view.show("CARD IN EXCESS " + code, "NEXT HAND 1ST CARD")
 
     # -- the coup ------------------------------------------------------------------------------
 
-    def _start_coup(self, dead: bool) -> None:
-        d = self._d
+    def start_coup(self, dead: bool) -> None:
+        d = self._s.data
         d.coup_no += 1
-        d.round_id = self._input_seq
+        d.round_id = self._rec.input_seq
         d.dead_hand = dead
         d.coup = []
-        self._coup = CoupInProgress()
+        self._s.coup = CoupInProgress()
         if dead:
             d.bets = {}
         first = [p for p in d.pending if p["fate"] == "first card of the next hand"
                  and not p["disclosed"]]
         d.pending = []
-        self._emit("baccarat.coup.start", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                           "dead_hand": dead, "bets": d.bets,
-                                           "curator": d.curator,
-                                           "last_hand": self._last_hand.last_hand,
-                                           "carried": [p["card"] for p in first],
-                                           "settings": self._take_settings(shoe=False)})
+        settings = self._s.take_settings(self._rec.input_seq, shoe=False)
+        self._rec.emit("baccarat.coup.start", {"shoe": d.shoe_no, "coup": d.coup_no,
+                                               "dead_hand": dead, "bets": d.bets,
+                                               "curator": d.curator,
+                                               "last_hand": self._s.last_hand.last_hand,
+                                               "carried": [p["card"] for p in first],
+                                               "settings": settings})
         for p in first:
             # 5324.20(i)(2)-(3): the card drawn in excess is the first card of this hand.
-            self._coup.add(p["card"])
+            self._s.coup.add(p["card"])
             d.coup.append(p["card"])
-            self._emit("baccarat.card", {"card": p["card"], "n": len(d.coup),
-                                         "next": self._coup.expecting.value, "carried": True})
+            self._rec.emit("baccarat.card", {"card": p["card"], "n": len(d.coup),
+                                             "next": self._s.coup.expecting.value, "carried": True})
 
     def _result(self) -> None:
-        d = self._d
-        coup = self._coup.result()
+        d = self._s.data
+        coup = self._s.coup.result()
         text = self._result_text(coup)
         d.last_result = f"{coup}"
         d.last_winner = coup.winner
-        self._emit("baccarat.coup.result", {
+        self._rec.emit("baccarat.coup.result", {
             "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup),
             "player": [c.code for c in coup.player], "banker": [c.code for c in coup.banker],
             "player_total": coup.player_total, "banker_total": coup.banker_total,
             "winner": coup.winner, "natural": coup.natural, "dead_hand": d.dead_hand,
             "announce": text})
-        status = self._last_hand.hand_complete()
+        status = self._s.last_hand.hand_complete()
         d.marks.append("H")
         if status is ShoeStatus.RESHUFFLE:
             d.shoe_done = True
         passing = after_round(coup.winner, wagered=not d.dead_hand,
-                              dead_hand_compels=self._opts.dead_hand_compels_pass)
+                              dead_hand_compels=self._s.opts.dead_hand_compels_pass)
         d.compelled_pass = passing.passes
         self._settle(coup)
         if status is ShoeStatus.LAST_HAND:
-            self._emit("baccarat.last_hand", {"section": "5324.20(f)(9)"})
+            self._rec.emit("baccarat.last_hand", {"section": "5324.20(f)(9)"})
         d.announce = (text, f"P {coup.player_total}  B {coup.banker_total}"
                       + ("  LAST HAND" if status is ShoeStatus.LAST_HAND else ""))
-        self._show(*d.announce)
+        self._view.show(*d.announce)
 
     @staticmethod
     def _result_text(coup: baccarat.Coup) -> str:
@@ -274,55 +292,55 @@ class CoupMixin(DisplayMixin):
     def _settle(self, coup: baccarat.Coup) -> None:
         """5324.20(g)(2): every wager settled in cents; a banker win's vigorish collected or,
         with deferred vigorish, marked per seat with lammers (d)(2)."""
-        d = self._d
+        d = self._s.data
         lines = []
         for seat in sorted(d.bets, key=int, reverse=True):
             for wager, stake in sorted(d.bets[seat].items()):
-                s = baccarat.settle_with_commission(wager, stake, coup, self._rules)
-                deferred = bool(s.commission and self._deferred_vig)
+                s = baccarat.settle_with_commission(wager, stake, coup, self._s.rules)
+                deferred = bool(s.commission and self._s.deferred_vig)
                 if deferred:
-                    self._ledger = self._ledger.owe(int(seat), s.commission)
+                    self._s.ledger = self._s.ledger.owe(int(seat), s.commission)
                 lines.append({"seat": int(seat), "wager": wager, "stake_cents": stake,
                               "net_cents": s.net, "commission_cents": s.commission,
                               "paid_cents": s.before_vigorish if deferred else s.net,
                               "vig_deferred": deferred})
-        d.ledger = {str(k): v for k, v in self._ledger.by_seat.items()}
-        self._emit("baccarat.settlement", {"lines": lines, "ledger": d.ledger,
-                                           "dead_hand": d.dead_hand})
+        self._s.record_ledger()
+        self._rec.emit("baccarat.settlement", {"lines": lines, "ledger": d.ledger,
+                                               "dead_hand": d.dead_hand})
 
-    def _void(self, reason: str) -> None:
-        d = self._d
-        self._emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                            "cards": list(d.coup), "reason": reason,
-                                            "bets_returned": d.bets})
-        self._fire("void_round")
-        self._end_shoe("void: " + reason)
-
-    def _halt(self, reason: str) -> None:
-        d = self._d
-        if reason not in d.faults:
-            d.faults.append(reason)
-        if self._model_state() in (*_COUP_STATES, "settling") and d.round_id is not None:
-            self._emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
+    def void(self, reason: str) -> None:
+        d = self._s.data
+        self._rec.emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
                                                 "cards": list(d.coup), "reason": reason,
                                                 "bets_returned": d.bets})
+        self._seq.fire("void_round")
+        self.end_shoe("void: " + reason)
+
+    def halt(self, reason: str) -> None:
+        d = self._s.data
+        if reason not in d.faults:
+            d.faults.append(reason)
+        if self._seq.current in (*COUP_STATES, "settling") and d.round_id is not None:
+            self._rec.emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
+                                                    "cards": list(d.coup), "reason": reason,
+                                                    "bets_returned": d.bets})
             d.bets = {}
             d.coup = []
-            self._coup = CoupInProgress()
-        self._emit("baccarat.fault", {"fault": reason, "faults": list(d.faults)})
-        if self._model_state() != "halted":
-            self._fire("halt")
-        self._alarm(f"FAULT {reason}")
-        self._show("GAME HALTED", reason)
+            self._s.coup = CoupInProgress()
+        self._rec.emit("baccarat.fault", {"fault": reason, "faults": list(d.faults)})
+        if self._seq.current != "halted":
+            self._seq.fire("halt")
+        self._rec.alarm(f"FAULT {reason}")
+        self._view.show("GAME HALTED", reason)
 
-    def _end_shoe(self, why: str) -> None:
+    def end_shoe(self, why: str) -> None:
         """The shoe leaves play (reshuffle). Deferred vigorish stays on the ledger until
         collected; the "shuffled" button is refused until then, 5324.20(d)(2)."""
-        d = self._d
+        d = self._s.data
         d.shoe_in_play = False
         d.burn_face_up, d.burn_count, d.burned, d.burn_reason = None, None, [], "shoe"
-        self._burn = None
-        self._composition = None  # no shoe in play: no inventory (as recover() rebuilds it)
+        self._s.burn = None
+        self._s.composition = None  # no shoe in play: no inventory (as recover() rebuilds it)
         d.bets = {}
         d.coup = []
         d.pending = []
@@ -330,8 +348,8 @@ class CoupMixin(DisplayMixin):
         d.face_up_next = False
         d.shoe_done = False
         d.compelled_pass = False
-        self._coup = CoupInProgress()
-        self._emit("baccarat.shoe.end", {"shoe": d.shoe_no, "why": why,
-                                         "cards_out": len(d.cards_out)}, round_id=None)
-        self._snapshot()
-        self._show_state()
+        self._s.coup = CoupInProgress()
+        self._rec.emit("baccarat.shoe.end", {"shoe": d.shoe_no, "why": why,
+                                             "cards_out": len(d.cards_out)}, round_id=None)
+        self.snapshot()
+        self._view.show_state()

@@ -1,5 +1,5 @@
 """The baccarat table's journal kinds and its persistent data (``ShoeData``, serialised in
-snapshot rows; ``_Replay``, the replay's bookkeeping).
+snapshot rows; ``Replay``, the replay's bookkeeping).
 """
 
 from __future__ import annotations
@@ -22,17 +22,16 @@ K_LINK: Final = "shoe.link"
 K_WATCHDOG: Final = "shoe.watchdog"
 #: Inputs refused while the application holds a fault: a new shoe, a new coup, wagers, taking
 #: the shoe. Cards still arriving are handled (they are physically out of the shoe).
-_STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
+STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
 K_REFUSED: Final = "baccarat.refused"  # an input the state did not allow (skipped on replay)
 K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"
 K_SNAPSHOT: Final = "baccarat.snapshot"
 #: Rows that are not decisions of the state machine (everything else "baccarat.*" is one).
-_NOT_DECISIONS: Final = frozenset({K_BUTTON, K_ACTION, K_REFUSED, K_SIM, K_RECOVERY,
-                                   "baccarat.unknown_event"})
+NOT_DECISIONS: Final = frozenset({K_BUTTON, K_ACTION, K_REFUSED, K_SIM, K_RECOVERY,
+                                  "baccarat.unknown_event"})
 
 SNAPSHOT_VERSION: Final = 1
-
 
 
 @dataclass
@@ -78,7 +77,7 @@ class ShoeData:
 
 
 @dataclass
-class _Replay:
+class Replay:
     """Replay bookkeeping: how many decision rows the journal already holds for this input."""
 
     budget: int = 0

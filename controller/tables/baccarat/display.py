@@ -5,72 +5,82 @@ state and call, silent while replaying.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from controller.games.baccarat.shoe import CoupStep
-from controller.tables.baccarat.core import BaccaratTableCore
-from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.baccarat.machine import COUP_STATES
+from controller.tables.baccarat.record import Record
+from controller.tables.baccarat.sequence import Sequence
+from controller.tables.baccarat.state import ShoeState
 
 log = logging.getLogger("controller.baccarat")
 
 
-def _dollars(cents: int) -> str:
+def dollars(cents: int) -> str:
+    """Cents as ``$D.CC`` (``-$D.CC`` below zero)."""
     sign = "-" if cents < 0 else ""
     cents = abs(cents)
     return f"{sign}${cents // 100}.{cents % 100:02d}"
 
 
-def _fit(text: str) -> str:
+def fit_line(text: str) -> str:
     """One dealer-display line: printable ASCII, no '|', at most 20 characters."""
     clean = "".join(ch if " " <= ch <= "~" and ch != "|" else "?" for ch in text)
     return clean[:20]
 
 
-class DisplayMixin(BaccaratTableCore):
-    """BaccaratTable's dealer-display text."""
+class Presenter:
+    """Says on the dealer display what the dealer must do next."""
 
-    def _show(self, first: str, second: str = "") -> None:
-        if self._replay is not None or self._display is None:
+    def __init__(self, display: Any, state: ShoeState, sequence: Sequence,
+                 record: Record) -> None:
+        self._display = display
+        self._state = state
+        self._sequence = sequence
+        self._record = record
+
+    def show(self, first: str, second: str = "") -> None:
+        if self._record.replaying or self._display is None:
             return
         try:
-            self._display.show([_fit(first), _fit(second)])
+            self._display.show([fit_line(first), fit_line(second)])
         except Exception as exc:  # noqa: BLE001 - a display failure must not stop the table
             log.warning("dealer display: %s", exc)
 
-    # -- display -------------------------------------------------------------------------------
-
-    def _show_state(self) -> None:
-        d = self._d
-        state = self._model_state()
+    def show_state(self) -> None:
+        s = self._state
+        d = s.data
+        state = self._sequence.current
         if state == "shuffle":
-            owed = self._ledger.total_owed()
-            self._show("SHUFFLE AND INSPECT", f"VIG OWED {_dollars(owed)}" if owed
-                       else "THEN PRESS SHUFFLED")
+            owed = s.ledger.total_owed()
+            self.show("SHUFFLE AND INSPECT", f"VIG OWED {dollars(owed)}" if owed
+                      else "THEN PRESS SHUFFLED")
         elif state == "burn":
-            burn = self._burn
+            burn = s.burn
             if burn is None or burn.face_up is None:
-                self._show("BURN: FIRST CARD", "FACE UP")
+                self.show("BURN: FIRST CARD", "FACE UP")
             else:
-                self._show(f"BURN {burn.face_up.code}: {burn.remaining} MORE", "")
+                self.show(f"BURN {burn.face_up.code}: {burn.remaining} MORE", "")
         elif state == "offering":
-            self._show("OFFER THE SHOE", "FROM SEAT 1")
+            self.show("OFFER THE SHOE", "FROM SEAT 1")
         elif state == "passing":
-            self._show("PASS THE SHOE", f"FROM SEAT {d.curator}" if d.curator else "")
+            self.show("PASS THE SHOE", f"FROM SEAT {d.curator}" if d.curator else "")
         elif state == "betting":
-            self._show("PLACE YOUR BETS", "LAST HAND" if self._last_hand.last_hand
-                       else f"COUP {d.coup_no + 1}")
-        elif state in _COUP_STATES:
-            self._show(*self._next_call())
+            self.show("PLACE YOUR BETS", "LAST HAND" if s.last_hand.last_hand
+                      else f"COUP {d.coup_no + 1}")
+        elif state in COUP_STATES:
+            self.show(*self._next_call())
         elif state == "settling":
-            self._show(*d.announce)
+            self.show(*d.announce)
         elif state == "halted":
-            self._show("GAME HALTED", d.faults[0] if d.faults else "")
+            self.show("GAME HALTED", d.faults[0] if d.faults else "")
 
     def _next_call(self) -> tuple[str, str]:
-        coup = self._coup
+        coup = self._state.coup
         totals = f"P {coup.player_total} B {coup.banker_total}" if len(coup.cards) >= 4 else ""
         exp = coup.expecting
         if exp is CoupStep.PLAYER_CARD:
-            return ("DEAD HAND" if self._d.dead_hand else "CARDS", "PLAYER CARD")
+            return ("DEAD HAND" if self._state.data.dead_hand else "CARDS", "PLAYER CARD")
         if exp is CoupStep.BANKER_CARD:
             return ("CARDS", "BANKER CARD")
         if exp is CoupStep.PLAYER_DRAWS:

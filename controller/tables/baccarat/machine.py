@@ -27,7 +27,7 @@ STATES: Final = (
     "halted",        # integrity fault: no play until a technician clears it
 )
 
-_COUP_STATES: Final = ("dealing", "player_third", "banker_third")
+COUP_STATES: Final = ("dealing", "player_third", "banker_third")
 
 #: (trigger, source(s), dest, conditions). The first transition whose conditions hold is taken.
 TRANSITIONS: Final[tuple[tuple[str, str | tuple[str, ...], str, tuple[str, ...]], ...]] = (

@@ -4,25 +4,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
+from collections.abc import Sequence as Seq
 from typing import Any, Final
 
 from controller.games.baccarat.shoe import BurnProgress
-from controller.tables.baccarat.core import BaccaratTableCore
-from controller.tables.baccarat.machine import _COUP_STATES
+from controller.tables.baccarat.machine import COUP_STATES
+from controller.tables.baccarat.sequence import Sequence
+from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import Refused
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
-_PEEK: Final = 12
+PEEK: Final = 12
 
 
-class SimDealerMixin(BaccaratTableCore):
-    """BaccaratTable's ``sim`` console actions."""
+class SimDealer:
+    """Drives the simulated devices the wiring built (the shoe's twin, the button pins)."""
+
+    def __init__(self, devices: Mapping[str, Any], state: ShoeState, sequence: Sequence) -> None:
+        self._devices = devices
+        self._s = state
+        self._seq = sequence
+        self._waiter: Callable[[], bool] | None = None
 
     # -- the simulated devices -----------------------------------------------------------------
 
-    def _sim(self, args: list[str]) -> list[str]:
-        devices = self._ctx.devices
+    def run(self, args: list[str]) -> list[str]:
+        """One ``sim ...`` console action."""
+        devices = self._devices
         if len(args) >= 2 and args[0] == "shoe":
             sim = devices.get("shoe_sim")
             if sim is None:
@@ -30,9 +39,9 @@ class SimDealerMixin(BaccaratTableCore):
             verb, rest = args[1], args[2:]
             # The reply waits until the shoe's frames have been journaled and handled, so a
             # scripted console session sees their effect on the next line.
-            self._reply_waiter = lambda: sim.status().unacked == 0
+            self._waiter = lambda: sim.status().unacked == 0
             if verb == "deal" and rest and rest[0] in ("coup", "burn"):
-                n = self._cards_needed(rest[0], sim.peek(_PEEK))
+                n = self._cards_needed(rest[0], sim.peek(PEEK))
                 return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
             if verb == "deal":
                 n = int(rest[0]) if rest and rest[0].isdigit() else 1
@@ -45,7 +54,7 @@ class SimDealerMixin(BaccaratTableCore):
                 if rest[0].lower() == "power":
                     # the new $HELO is held until a frame after it differs from the journaled
                     # session (docs/shoe-protocol.md): nothing to wait for until cards follow
-                    self._reply_waiter = None
+                    self._waiter = None
                 return [reply]
             raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
         if len(args) == 2 and args[0] == "button":
@@ -64,29 +73,29 @@ class SimDealerMixin(BaccaratTableCore):
             return [f"pressed {args[1]}"]
         raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
 
-    def _cards_needed(self, what: str, upcoming: Sequence[str]) -> int:
+    def _cards_needed(self, what: str, upcoming: Seq[str]) -> int:
         """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
         this table will take them (a card announced face up is discarded first): the simulated
         dealer's ``sim shoe deal burn|coup``."""
-        state = self._model_state()
-        skip = self._d.face_up_next
+        state = self._seq.current
+        skip = self._s.data.face_up_next
         if what == "burn":
             if state != "burn":
                 raise Refused(f"no burn in progress (state {state})", "STATE")
-            burn = (BurnProgress() if self._burn is None or self._burn.face_up is None
-                    else BurnProgress(face_up=self._burn.face_up, count=self._d.burn_count))
-            if self._burn is not None:
-                for burned in self._burn.burned:
+            burn = (BurnProgress() if self._s.burn is None or self._s.burn.face_up is None
+                    else BurnProgress(face_up=self._s.burn.face_up, count=self._s.data.burn_count))
+            if self._s.burn is not None:
+                for burned in self._s.burn.burned:
                     burn.add(burned)
             done: Callable[[], bool] = lambda: burn.done  # noqa: E731
             take: Callable[[str], object] = burn.add
         else:
             if state == "burn":
                 raise Refused("the burn comes first: sim shoe deal burn", "STATE")
-            if state not in _COUP_STATES:
+            if state not in COUP_STATES:
                 raise Refused(f"no coup in progress (state {state}): press no_more_bets first",
                               "STATE")
-            coup = self._coup.copy()
+            coup = self._s.coup.copy()
             done, take = (lambda: coup.complete), coup.add
         used = 0
         for card in upcoming:
@@ -104,7 +113,7 @@ class SimDealerMixin(BaccaratTableCore):
 
     def take_reply_waiter(self) -> Callable[[], bool] | None:
         """For the application: a readiness test for the last console action's reply, once."""
-        waiter, self._reply_waiter = self._reply_waiter, None
+        waiter, self._waiter = self._waiter, None
         return waiter
 
     @staticmethod

@@ -114,6 +114,27 @@ def test_controller_holds_only_parts_and_wiring() -> None:
     assert {f"controller.{p}" for p in parts} <= set(ALLOWED)
 
 
+def test_no_class_inherits_from_two_project_mixins() -> None:
+    """Composition over inheritance: no class of the project's own is built from more than one
+    project base class (docs/architecture.md)."""
+    project_classes: set[str] = set()
+    trees = []
+    for top in ("controller", "drivers"):
+        for path in (ROOT / top).rglob("*.py"):
+            tree = ast.parse(path.read_text())
+            trees.append((path, tree))
+            project_classes |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    offenders = []
+    for path, tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                own = [b.id for b in node.bases
+                       if isinstance(b, ast.Name) and b.id in project_classes]
+                if len(own) > 1 or any(name.endswith("Mixin") for name in own):
+                    offenders.append(f"{path.relative_to(ROOT)}: {node.name}({', '.join(own)})")
+    assert offenders == []
+
+
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         path = tmp_path / name

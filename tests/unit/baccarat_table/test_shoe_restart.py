@@ -5,6 +5,7 @@ frames after it; the restarted table recognises its journaled session and counts
 
 from __future__ import annotations
 
+import functools
 import queue
 import time
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from controller.tables.baccarat.data import K_FRAME, K_SESSION
 from controller.tables.baccarat.table import BaccaratTable
 from controller.tables.table import TableContext
 from drivers.buttons import ButtonPressed
+from drivers.serial_shoe import SerialShoe
 from drivers.sim.shoe import SimShoe
 
 WAIT_S = 10.0
@@ -28,7 +30,8 @@ class Controller:
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.alarms: list[str] = []
         ctx = TableContext(journal=journal, settings=ConfigStore(journal, RuleSettings()),
-                           devices={"shoe_url": url, "post": self.queue.put},
+                           devices={"shoe_open": functools.partial(SerialShoe, url,
+                                                                    self.queue.put)},
                            alarm=self.alarms.append)
         self.table = BaccaratTable(ctx)
 
@@ -51,7 +54,7 @@ def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(
     shoe = SimShoe(seed=5, heartbeat_s=0.3)
     url = shoe.create_pty()
     first = Controller(journal, url)
-    first.table._shoe.acknowledge = lambda seq: None  # the crash comes before any ACK
+    first.table.link.reader.acknowledge = lambda seq: None  # the crash comes before any ACK
     second: Controller | None = None
     try:
         shoe.start()

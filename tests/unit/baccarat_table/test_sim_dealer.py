@@ -5,6 +5,7 @@ engine deals from the same stack (``deal_shoe``)."""
 
 from __future__ import annotations
 
+import functools
 import queue
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from controller.journal.store import Journal
 from controller.tables.baccarat.table import BaccaratTable
 from controller.tables.table import Refused, TableContext
 from drivers.buttons import ButtonPressed
+from drivers.serial_shoe import SerialShoe
 from drivers.sim.shoe import SimShoe
 
 WAIT_S = 10.0
@@ -35,8 +37,9 @@ class Dealer:
                            heartbeat_s=None)
         rules = RuleSettings.from_mapping({"baccarat": {"decks": DECKS}})
         ctx = TableContext(journal=self.journal, settings=ConfigStore(self.journal, rules),
-                           devices={"shoe_url": self.sim.create_pty(), "shoe_sim": self.sim,
-                                    "post": self.queue.put},
+                           devices={"shoe_open": functools.partial(
+                                        SerialShoe, self.sim.create_pty(), self.queue.put),
+                                    "shoe_sim": self.sim},
                            alarm=lambda text: None)
         self.table = BaccaratTable(ctx)
         self.pump_until(lambda: self.table.status()["shoe_link"] == "up"
