@@ -1,0 +1,93 @@
+"""The journal's SHA-256 chain (journal revision 2, docs/journal.md "Format"): pure functions that
+anyone can run on an export or a feed without a secret.
+
+Each row's hash is SHA-256 over the previous row's hash (32 bytes) followed by the row's canonical
+bytes: the UTF-8 of its seven fields as JSON with sorted keys and no spaces. The first row of a
+journal follows :data:`GENESIS` (or the head of the revision-1 journal it replaced, named in it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+#: The ``prev`` of a journal's first row.
+GENESIS: Final = "0" * 64
+#: The fields of a row that its hash covers, in the shape of the feed's row messages.
+ROW_FIELDS: Final = ("seq", "ts", "boot", "mono", "kind", "round", "data")
+
+
+class ChainError(ValueError):
+    """A row cannot be hashed: a field missing, a value JSON cannot carry, a bad ``prev``."""
+
+
+def canonical(value: Mapping[str, Any]) -> bytes:
+    """The canonical bytes of a JSON object: sorted keys, no spaces, UTF-8, no NaN."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise ChainError(f"not canonical JSON: {exc}") from None
+
+
+def canonical_row(row: Mapping[str, Any]) -> bytes:
+    """The bytes a row's hash covers: its :data:`ROW_FIELDS`, nothing else."""
+    missing = [k for k in ROW_FIELDS if k not in row]
+    if missing:
+        raise ChainError(f"row lacks {', '.join(missing)}")
+    return canonical({k: row[k] for k in ROW_FIELDS})
+
+
+def row_hash(prev: str, row: Mapping[str, Any]) -> str:
+    """The hash of ``row`` chained on ``prev`` (64 lower-case hex digits)."""
+    if len(prev) != 64:
+        raise ChainError(f"prev must be 64 hex digits, not {len(prev)} characters")
+    try:
+        prev_bytes = bytes.fromhex(prev)
+    except ValueError:
+        raise ChainError("prev is not hexadecimal") from None
+    return hashlib.sha256(prev_bytes + canonical_row(row)).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """The result of walking rows: how many held, the head they reach, the first that broke."""
+
+    rows: int
+    head_seq: int | None
+    head_hash: str
+    broken_seq: int | None = None
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_seq is None
+
+
+def verify_rows(rows: Iterable[Mapping[str, Any]], prev: str = GENESIS,
+                after_seq: int | None = None) -> ChainCheck:
+    """Walk ``rows`` in order from ``prev`` (the hash of row ``after_seq``, if any): each row's
+    ``seq`` must follow the last and, where the row carries ``hash`` (and ``prev``), they must be
+    what the chain computes. Stops at the first broken row."""
+    count, head_seq, head = 0, after_seq, prev
+    for row in rows:
+        seq = row.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            return ChainCheck(count, head_seq, head, -1, f"row {count + 1}: seq {seq!r}")
+        if head_seq is not None and seq != head_seq + 1:
+            return ChainCheck(count, head_seq, head, seq,
+                              f"row {seq} follows row {head_seq}: rows missing or out of order")
+        if "prev" in row and row["prev"] != head:
+            return ChainCheck(count, head_seq, head, seq, f"row {seq} names another prev")
+        try:
+            computed = row_hash(head, row)
+        except ChainError as exc:
+            return ChainCheck(count, head_seq, head, seq, f"row {seq}: {exc}")
+        if "hash" in row and row["hash"] != computed:
+            return ChainCheck(count, head_seq, head, seq,
+                              f"row {seq} was changed (its hash does not match its content)")
+        count, head_seq, head = count + 1, seq, computed
+    return ChainCheck(count, head_seq, head)
