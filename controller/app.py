@@ -45,6 +45,64 @@ class AppFault(Exception):
     """A condition that stops play until a technician clears it (journal, program, RNG)."""
 
 
+class Publication:
+    """The table's published view, for readers on other threads (the scoreboard server).
+
+    The loop thread alone calls :meth:`publish`, after each event it handled and after recovery,
+    with the table's :meth:`~controller.tables.table.Table.published` view; when the view
+    changed it becomes the next version and waiting readers wake. Readers get ``(version,
+    view)`` pairs and never touch the table. A view is handed over whole: the table builds new
+    objects for each call, so nothing a reader holds changes under it.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._version = 0
+        self._view: Mapping[str, object] = MappingProxyType({})
+        self._published_ns = 0
+        self._closed = False
+
+    def publish(self, view: Mapping[str, object]) -> bool:
+        """Store ``view`` as a new version if it differs from the last; True when it did."""
+        # Only the loop thread writes _view, so it compares without the lock; readers wait
+        # only for the swap.
+        if view == self._view:
+            return False
+        with self._cond:
+            self._version += 1
+            self._view = view
+            self._published_ns = time.monotonic_ns()
+            self._cond.notify_all()
+        return True
+
+    def latest(self) -> tuple[int, Mapping[str, object]]:
+        """The current version number (0: nothing published yet) and its view."""
+        with self._cond:
+            return self._version, self._view
+
+    def published_ns(self) -> int:
+        """``time.monotonic_ns()`` when the current version was stored (for the benchmarks)."""
+        with self._cond:
+            return self._published_ns
+
+    def wait_newer(self, version: int, timeout: float) -> tuple[int, Mapping[str, object]]:
+        """Wait up to ``timeout`` seconds for a version newer than ``version`` (or for
+        :meth:`close`); return the current one either way."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._version > version or self._closed, timeout)
+            return self._version, self._view
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Wake every waiting reader for good (shutdown)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
 class Application:
     """One table controller: profile, journal, settings, devices, table, console, loop."""
 
@@ -85,6 +143,10 @@ class Application:
                                           Callable[[], list[str]]]] = []
         self._alarm_lock = threading.Lock()
         self.loop_thread_id: int | None = None
+        #: What the table's monitor shows, for the scoreboard server's threads.
+        self.publication = Publication()
+        self._publish_error: str | None = None
+        self._status_lines: dict[str, Callable[[], str]] = {}
 
         jset = profile.journal
         self.journal = Journal.open(self._state_path(jset.path), self._state_path(jset.key_path))
@@ -240,7 +302,29 @@ class Application:
         notes = self.table.recover()
         for note in notes:
             log.info("recovery: %s", note)
+        self._publish()
         return notes
+
+    def _publish(self) -> None:
+        """Hand the table's current view to the publication (see :class:`Publication`). A
+        failing view never stops the loop; it is journaled and alarmed once per distinct
+        error, not at every tick."""
+        view = getattr(self.table, "published", None)  # TEMP until baccarat has its view
+        if view is None:
+            return
+        try:
+            self.publication.publish(view())
+        except Exception as exc:  # noqa: BLE001 - the monitor must never stop the table
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            if detail != self._publish_error:
+                self._publish_error = detail
+                log.exception("published view failed")
+                self._guarded(functools.partial(
+                    self.journal.append, "app.publish_error",
+                    {"error": detail, "trace": traceback.format_exc()[-2000:]}))
+                self.alarm(f"ERROR scoreboard view: {detail}")
+        else:
+            self._publish_error = None
 
     def run(self, *, max_events: int | None = None) -> None:
         """Serve events until Shutdown arrives or ``stop_event`` is set."""
@@ -259,6 +343,7 @@ class Application:
                                                     {"reason": event.reason}))
                     break
                 self.dispatch(event)
+                self._publish()
                 handled += 1
                 if max_events is not None and handled >= max_events:
                     break
@@ -268,6 +353,7 @@ class Application:
             if now >= next_tick:
                 next_tick = now + TICK_S
                 self._guarded(self._tick)
+                self._publish()
                 self.notifier.watchdog(now)
 
     def _tick(self) -> None:
@@ -383,9 +469,15 @@ class Application:
     def faults(self) -> list[str]:
         return [*self.app_faults, *self.table.faults()]
 
+    def add_status(self, key: str, line: Callable[[], str]) -> None:
+        """A line the wiring adds to ``status`` (the scoreboard's address and counters)."""
+        self._status_lines[key] = line
+
     def status(self) -> dict[str, str]:
         info = {"game": self.profile.game, "profile": self.profile.name}
         info.update(self.table.status())
+        for key, line in self._status_lines.items():
+            info[key] = line()
         faults = self.faults()
         info["faults"] = "; ".join(faults) if faults else "none"
         return info
@@ -393,6 +485,7 @@ class Application:
     def close(self) -> None:
         """Stop drivers and close the journal (rows are already synced)."""
         self.stop_event.set()
+        self.publication.close()
         try:
             self.table.close()
         finally:

@@ -20,6 +20,7 @@ from controller.events import Shutdown
 if TYPE_CHECKING:
     from controller.app import Application
     from controller.console.transport import ConsoleTransport
+    from controller.scoreboard.server import ScoreboardServer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -164,16 +165,50 @@ def _serve(app: Application, game: str, name: str) -> int:
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     notes = app.start()
-    if transport is not None:
-        transport.start()
-    status = app.status()
-    banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
-    print(banner, file=sys.stderr)
-    for note in notes:
-        print(f"recovery: {note}", file=sys.stderr)
-    app.notifier.ready(banner)
-    app.run()
+    board = _start_scoreboard(app)
+    try:
+        if transport is not None:
+            transport.start()
+        status = app.status()
+        banner = (f"table-controller ready: {game} profile {name},"
+                  f" state {status.get('state', '?')}")
+        print(banner, file=sys.stderr)
+        if board is not None:
+            print(f"scoreboard: {board.url}", file=sys.stderr)
+        for note in notes:
+            print(f"recovery: {note}", file=sys.stderr)
+        app.notifier.ready(banner)
+        app.run()
+    finally:
+        if board is not None:
+            board.close()
     return 0
+
+
+def _start_scoreboard(app: Application) -> ScoreboardServer | None:
+    """The monitor pages (controller/scoreboard) when the profile enables them, reading the
+    application's publication. A port that cannot be bound is journaled and alarmed, and the
+    table runs on without its monitor: the game never depends on the scoreboard."""
+    settings = app.profile.scoreboard
+    if not settings.enabled:
+        return None
+    from controller.config.profile import profile_warnings
+    from controller.scoreboard.server import ScoreboardServer
+    for warning in profile_warnings(app.profile):
+        print(f"WARNING {warning}", file=sys.stderr)
+    board = ScoreboardServer(settings, app.publication, app.profile.game)
+    try:
+        board.start()
+    except OSError as exc:
+        app.journal.append("scoreboard.error", {"address": settings.address,
+                                                "port": settings.port, "error": str(exc)})
+        app.alarm(f"WARN scoreboard not served on {settings.address}:{settings.port}: {exc}")
+        return None
+    host, port = board.address
+    app.journal.append("scoreboard.start", {"address": host, "port": port, "url": board.url,
+                                            "max_clients": settings.max_clients})
+    app.add_status("scoreboard", board.describe)
+    return board
 
 
 def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import ipaddress
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -37,6 +38,7 @@ __all__ = [
     "Profile",
     "ProfileError",
     "RngSettings",
+    "ScoreboardSettings",
     "ShoeSettings",
     "check_profile_report",
     "load_profile",
@@ -145,6 +147,23 @@ class ShoeSettings:
 
 
 @dataclass(frozen=True)
+class ScoreboardSettings:
+    """The table's monitor pages (controller/scoreboard, docs/scoreboard.md): served on
+    ``address``:``port`` while ``enabled``; port 0 takes any free port (tests run several
+    tables at once); at most ``max_clients`` connections at once, more are answered 503."""
+
+    enabled: bool = False
+    address: str = "127.0.0.1"
+    port: int = 8080
+    max_clients: int = 16
+
+    @property
+    def loopback(self) -> bool:
+        """True when only this machine can connect (127.0.0.0/8, ::1)."""
+        return ipaddress.ip_address(self.address).is_loopback
+
+
+@dataclass(frozen=True)
 class DealerDisplaySettings:
     """The dealer's text display: ``serial-text`` (``port``, ``baud``) or ``sim``."""
 
@@ -170,6 +189,7 @@ class Profile:
     seat_lamps: Mapping[int, int] | None = None
     shoe: ShoeSettings | None = None
     dealer_display: DealerDisplaySettings | None = None
+    scoreboard: ScoreboardSettings = ScoreboardSettings()
 
 
 # -- public functions --------------------------------------------------------------------------
@@ -191,7 +211,19 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
     width = min(56, max(len(f"{k} = {v}") for k, v, _ in reader.report))
     for key, text, source in reader.report:
         lines.append(f"  {f'{key} = {text}':<{width}}  # {source}")
+    lines += [f"WARNING {w}" for w in profile_warnings(profile)]
     return "\n".join(lines)
+
+
+def profile_warnings(profile: Profile) -> list[str]:
+    """Choices a profile may make that deserve a second look (printed by check-profile)."""
+    out = []
+    board = profile.scoreboard
+    if board.enabled and not board.loopback:
+        out.append(f"scoreboard.address = \"{board.address}\" is not loopback: every device"
+                   " that can reach this address can read the table's results and load the"
+                   " server; the systemd unit allows loopback only (docs/scoreboard.md)")
+    return out
 
 
 # -- loading and merging layers ----------------------------------------------------------------
@@ -445,6 +477,18 @@ def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
     return conv
 
 
+def _address(reader: _Reader) -> Callable[[str, Any], str]:
+    """An IPv4 or IPv6 address literal (a host name would depend on name resolution at start)."""
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        try:
+            return str(ipaddress.ip_address(text))
+        except ValueError:
+            hint = " (use 127.0.0.1)" if text == "localhost" else ""
+            raise reader.error(key, f"{text!r} is not an IP address{hint}") from None
+    return conv
+
+
 def _baud(reader: _Reader) -> Callable[[str, Any], int]:
     return _int(reader, choices=STANDARD_BAUDS)
 
@@ -476,6 +520,7 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     if rng_sec is None:
         r.record("rng.hwrng_path", None, given=False)
     rules = _rules(top, r)
+    scoreboard = _scoreboard(top.section("scoreboard"), r)
 
     required, optional = _DEVICES[game]
     devices = top.section("devices", required=True,
@@ -508,7 +553,8 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
         name=name, game=game, source_files=tuple(files),
         gpio_backend=gpio_backend,
         journal=journal, console=console, rng=rng, rules=rules, display=display,
-        buttons=buttons, seat_lamps=seat_lamps, shoe=shoe, dealer_display=dealer)
+        buttons=buttons, seat_lamps=seat_lamps, shoe=shoe, dealer_display=dealer,
+        scoreboard=scoreboard)
     return profile, r
 
 
@@ -536,6 +582,18 @@ def _console(sec: _Section | None, r: _Reader) -> ConsoleSettings:
         port=s.value("port", _path(r, ("stdio", "none")), d.port),
         baud=s.value("baud", _baud(r), d.baud),
         echo=s.value("echo", _bool(r), d.echo),
+    )
+
+
+def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
+    """Absent: off. Present: on unless ``enabled = false``, loopback port 8080 by default."""
+    s = _defaults(sec, r, "scoreboard.")
+    d = ScoreboardSettings()
+    return ScoreboardSettings(
+        enabled=s.value("enabled", _bool(r), sec is not None),
+        address=s.value("address", _address(r), d.address),
+        port=s.value("port", _int(r, 0, 65535), d.port),
+        max_clients=s.value("max_clients", _int(r, 1, 256), d.max_clients),
     )
 
 

@@ -7,7 +7,7 @@ before acting on it, and refuses an out-of-order input with a reason rather than
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -66,6 +66,13 @@ class Table(Protocol):
 
     def status(self) -> dict[str, str]:
         """State, round, last RNG number or coup, faults: for ``status`` on the console."""
+        ...
+
+    def published(self) -> Mapping[str, object]:
+        """What the table's monitor shows (controller/scoreboard), as JSON-able data: built
+        from the table's own state (never a journal walk: it runs after every event), as new
+        objects each call (another thread reads them after the loop has moved on). The
+        application publishes it when it changed (controller.app.Publication)."""
         ...
 
     def round_in_progress(self) -> bool:

@@ -165,11 +165,14 @@ class Reply:
 
 
 def override_profile(folder: Path, base: Path, console_port: str,
-                     extra: str = "") -> Path:
-    """A profile that includes ``base`` (by absolute path) and moves the console to a port."""
+                     extra: str = "", scoreboard_port: int | None = 0) -> Path:
+    """A profile that includes ``base`` (by absolute path) and moves the console to a port,
+    and serves the scoreboard on ``scoreboard_port``: by default any free port, so tests
+    running at once never collide on the sim profiles' fixed ports (None: as ``base`` says)."""
     path = folder / "rig-profile.toml"
-    path.write_text(f'include = "{base.resolve()}"\n{extra}\n[console]\nport = "{console_port}"\n',
-                    encoding="utf-8")
+    board = "" if scoreboard_port is None else f"scoreboard.port = {scoreboard_port}\n"
+    path.write_text(f'include = "{base.resolve()}"\n{board}{extra}\n'
+                    f'[console]\nport = "{console_port}"\n', encoding="utf-8")
     return path
 
 

@@ -53,7 +53,9 @@ def write_profile(folder: Path, base: str, *, shoe_port: str | None = None,
                   extra: str = "", name: str = "rel-profile.toml") -> Path:
     """A profile including ``hw_profiles/<base>.toml``; optionally the shoe on ``shoe_port``."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = f'include = "{(PROFILES / (base + ".toml")).resolve()}"\n{extra}\n'
+    # The scoreboard on any free port: runs at once never collide on the sim profiles' ports.
+    text = (f'include = "{(PROFILES / (base + ".toml")).resolve()}"\n'
+            f'scoreboard.port = 0\n{extra}\n')
     if shoe_port is not None:
         text += f'\n[devices.shoe]\nport = "{shoe_port}"\n'
     path = folder / name

@@ -468,6 +468,36 @@ class PaigowTable:
             info["start_position"] = f"{rec.start_position} ({position_name(rec.start_position)})"
         return info
 
+    def published(self) -> dict[str, object]:
+        """The monitor's view: what the 7-segment display shows, with its context. The number,
+        the starting position and its seat only while the display shows them (the draw until
+        the deal is complete, blank after: 5324.50(e)(6), the shaker covered again)."""
+        rec = self.model.record
+        showing = self.model.state == "dealing" and rec.number is not None \
+            and not self._test_mode
+        position = rec.start_position if showing else None
+        return {
+            "game": self.game,
+            "state": self.model.state,
+            "round": self.model.round_id,
+            "start_mode": self.model.start_mode(),   # "rng", "dice", "dice (RNG fault)"
+            "dice_mode": self.model.dice_required(),
+            "showing": showing,
+            "number": rec.number if showing else None,
+            "source": rec.mode if showing else None,
+            "dice": list(rec.dice) if showing and rec.dice else None,
+            "dice_total": rec.dice_total if showing else None,
+            "start_position": position,
+            "position_name": position_name(position) if position is not None else None,
+            "seat": seat_of(position),
+            "style": rec.style,
+            "style_by": rec.style_by,
+            "bank": rec.bank,
+            "bank_seat": rec.bank_seat,
+            "test_mode": self._test_mode,
+            "fault": self.model.rng_fault is not None or self._rng_live_fault(),
+        }
+
     def round_in_progress(self) -> bool:
         return self.model.state in IN_ROUND
 

@@ -1,0 +1,439 @@
+"""The scoreboard's HTTP server: the standard library's ``ThreadingHTTPServer``, read-only.
+
+Why the standard library (docs/scoreboard.md): the pages are two fixed documents, one JSON
+document and one server-sent event stream, which is just a GET whose response never ends; no
+route table, template engine or async framework is needed, and nothing is added to what the
+program manifest verifies or the Pi must install. What a framework would have given is written
+here in a few lines each, and tested (tests/unit/scoreboard/test_server.py):
+
+* only GET and HEAD (anything else 405), four paths (anything else 404);
+* the request line at most :data:`MAX_REQUEST_LINE` bytes (414) and the whole head at most
+  :data:`MAX_HEAD` bytes (431), read within :data:`HEAD_TIMEOUT_S` (a slow client is dropped);
+* at most ``max_clients`` connections at once (more are answered 503 by the accepting thread,
+  with no thread started for them), and new connections accepted at most
+  :data:`ACCEPT_RATE` a second (a flood waits in the kernel's backlog, costing the process
+  nothing);
+* an event stream whose client stops reading is dropped after :data:`WRITE_TIMEOUT_S`.
+
+Threads: one accepts, one per connection serves. They read only the publication (the table's
+published view and its version: controller.app.Publication) and never the table, so nothing
+here can change a round or delay the loop beyond sharing the interpreter.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
+from typing import Any, Final, Protocol
+from urllib.parse import urlsplit
+
+from controller.config.profile import ScoreboardSettings
+from controller.scoreboard.content import document, encode
+from controller.scoreboard.pages import page
+
+log = logging.getLogger("controller.scoreboard")
+
+MAX_REQUEST_LINE: Final = 1024
+MAX_HEAD: Final = 8192
+HEAD_TIMEOUT_S: Final = 5.0
+WRITE_TIMEOUT_S: Final = 10.0
+#: A comment line on every idle event stream this often, so proxies and the browser keep it.
+KEEPALIVE_S: Final = 15.0
+#: The browser reconnects this long after a stream ends (the ``retry:`` field).
+RETRY_MS: Final = 1000
+#: New connections accepted per second, and the burst allowed above it.
+ACCEPT_RATE: Final = 50.0
+ACCEPT_BURST: Final = 25
+#: How often a waiting event stream looks whether the server is closing.
+_WAKE_S: Final = 0.5
+#: After an error reply, how long and how much of the client's remaining input is read.
+_LINGER_S: Final = 1.0
+_LINGER_BYTES: Final = 65536
+
+_SECURITY_HEADERS: Final = (
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
+                                "script-src 'unsafe-inline'; connect-src 'self'; img-src data:"),
+)
+
+
+class PublishedState(Protocol):
+    """What the server reads: the application's publication (controller.app.Publication)."""
+
+    def latest(self) -> tuple[int, Mapping[str, object]]: ...
+
+    def wait_newer(self, version: int, timeout: float) -> tuple[int, Mapping[str, object]]: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+
+@dataclass
+class Stats:
+    """Counters of what the server answered and refused (``status`` on the console); the
+    serving threads count through :meth:`add`."""
+
+    pages: int = 0
+    streams: int = 0            # event streams opened
+    streaming: int = 0          # event streams open now
+    busy: int = 0               # 503: over max_clients
+    refused: int = 0            # 4xx: bad method, path, request line or head
+    slow: int = 0               # dropped: head not read in time, or a stream not read
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, name: str, n: int = 1) -> None:
+        with self._lock:
+            setattr(self, name, getattr(self, name) + n)
+
+
+class _Documents:
+    """The encoded document of the latest version, built once and sent to every client."""
+
+    def __init__(self, game: str) -> None:
+        self._lock = threading.Lock()
+        self._game = game
+        self._version = -1
+        self._body = b""
+
+    def get(self, version: int, view: Mapping[str, object]) -> bytes:
+        with self._lock:
+            if version != self._version:
+                try:
+                    body = encode(document(version, view))
+                except Exception as exc:  # noqa: BLE001 - a bad view must not kill a stream
+                    log.exception("scoreboard document for version %d", version)
+                    body = encode({"version": version, "game": self._game,
+                                   "error": f"{type(exc).__name__}: {exc}"})
+                self._version, self._body = version, body
+            return self._body
+
+
+class _Pacer:
+    """A token bucket: :meth:`wait` returns when a new connection may be accepted."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._clock = clock
+        self._at = clock()
+        self.waited = 0
+
+    def wait(self, stop: threading.Event) -> None:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+        self._at = now
+        if self._tokens < 1.0:
+            self.waited += 1
+            stop.wait((1.0 - self._tokens) / self._rate)
+            now = self._clock()
+            self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+            self._at = now
+        self._tokens = max(0.0, self._tokens - 1.0)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 16
+
+    def __init__(self, board: ScoreboardServer, address: tuple[str, int]) -> None:
+        self.board = board
+        self.address_family = socket.AF_INET6 if ip_address(address[0]).version == 6 \
+            else socket.AF_INET
+        super().__init__(address, _Handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        # Pace before accepting: a flood waits in the kernel's listen backlog (and beyond it
+        # is refused by the kernel), so it costs this process no work.
+        self.board._pacer.wait(self.board._stopping)
+        return super().get_request()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        board = self.board
+        if not board._slots.acquire(blocking=False):
+            board.stats.add("busy")
+            _refuse_busy(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            board._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.board._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        log.debug("scoreboard connection from %s failed", client_address, exc_info=True)
+
+
+def _refuse_busy(request: socket.socket) -> None:
+    """503 from the accepting thread: a fresh socket's send buffer takes these bytes at once;
+    a client that cannot take them is not waited for."""
+    try:
+        request.setblocking(False)
+        request.send(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 5\r\n"
+                     b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+    except OSError:
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+    server_version = "table-scoreboard"
+    protocol_version = "HTTP/1.0"   # one request per connection; a stream ends with it
+    default_request_version = "HTTP/1.0"   # never an HTTP/0.9 reply without a status line
+
+    def handle_one_request(self) -> None:
+        """The head read within bounds (size and time), then GET/HEAD dispatch."""
+        self.close_connection = True
+        self.requestline, self.request_version, self.command = "", "HTTP/1.0", ""
+        board = self.server.board
+        head = self._read_head(board)
+        if head is None:
+            return
+        first, rest = head
+        self.raw_requestline = first
+        socket_file = self.rfile
+        self.rfile = io.BytesIO(rest)
+        try:
+            if not self.parse_request():   # it answered 400/505 through send_error
+                return
+        finally:
+            self.rfile = socket_file
+        if self.command not in ("GET", "HEAD"):
+            self._error(405, "only GET and HEAD", allow=True)
+            return
+        self.connection.settimeout(WRITE_TIMEOUT_S)
+        try:
+            self._route(board, urlsplit(self.path).path)
+        except (TimeoutError, ConnectionError, BrokenPipeError):
+            board.stats.add("slow")
+
+    def _read_head(self, board: ScoreboardServer) -> tuple[bytes, bytes] | None:
+        deadline = time.monotonic() + HEAD_TIMEOUT_S
+        lines: list[bytes] = []
+        size = 0
+        while True:
+            left = deadline - time.monotonic()
+            limit = (MAX_REQUEST_LINE if not lines else MAX_HEAD - size) + 1
+            try:
+                if left <= 0:
+                    raise TimeoutError
+                self.connection.settimeout(left)
+                line = self.rfile.readline(limit)
+            except (TimeoutError, OSError):
+                board.stats.add("slow")
+                return None
+            if len(line) >= limit:
+                if not lines:
+                    self._error(414, f"request line over {MAX_REQUEST_LINE} bytes")
+                else:
+                    self._error(431, f"request head over {MAX_HEAD} bytes")
+                return None
+            if not line.endswith(b"\n"):       # the client closed mid-line, or sent nothing
+                return None
+            lines.append(line)
+            size += len(line)
+            if len(lines) > 1 and line in (b"\r\n", b"\n"):
+                return lines[0], b"".join(lines[1:])
+            if len(lines) == 1 and line in (b"\r\n", b"\n"):
+                lines.clear()                 # RFC 9112 2.2: ignore an empty line first
+                size = 0
+
+    def _route(self, board: ScoreboardServer, path: str) -> None:
+        if path == "/":
+            board.stats.add("pages")
+            self._send(200, "text/html; charset=utf-8", board.page)
+        elif path == "/state":
+            version, view = board.publication.latest()
+            self._send(200, "application/json", board.documents.get(version, view))
+        elif path == "/events":
+            self._stream(board)
+        elif path == "/healthz":
+            self._send(200, "text/plain; charset=utf-8", b"ok\n")
+        else:
+            self._error(404, "no such page")
+
+    def _headers(self, code: int, ctype: str, length: int | None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", "no-store")
+        for name, value in _SECURITY_HEADERS:
+            self.send_header(name, value)
+        self.send_header("Connection", "close")
+
+    def _send(self, code: int, ctype: str, body: bytes) -> None:
+        self._headers(code, ctype, len(body))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """The base class's errors (a malformed request line, a bad version) as ours."""
+        self._error(code, message or self.responses.get(code, ("error",))[0])
+
+    def _error(self, code: int, text: str, allow: bool = False) -> None:
+        self.server.board.stats.add("refused")
+        body = f"{code} {text}\n".encode()
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            if allow:
+                self.send_header("Allow", "GET, HEAD")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            self.wfile.flush()
+            self._linger()
+        except OSError:
+            pass
+
+    def _linger(self) -> None:
+        """Close gently after an error: bytes the client is still sending (an over-long head,
+        a body) are read and dropped for a moment, so the kernel does not answer them with a
+        reset that destroys the reply before the client reads it."""
+        self.connection.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + _LINGER_S
+        drained = 0
+        while drained < _LINGER_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.connection.settimeout(left)
+            chunk = self.connection.recv(8192)
+            if not chunk:
+                break
+            drained += len(chunk)
+
+    def _stream(self, board: ScoreboardServer) -> None:
+        """Server-sent events: the current version at once, then each new one; a comment line
+        when idle for :data:`KEEPALIVE_S`. A reconnecting page so catches up in one event."""
+        self._headers(200, "text/event-stream; charset=utf-8", None)
+        self.send_header("X-Accel-Buffering", "no")
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        board.stats.add("streams")
+        board.stats.add("streaming")
+        try:
+            self.wfile.write(f"retry: {RETRY_MS}\n\n".encode())
+            version, view = board.publication.latest()
+            self._event(board, version, view)
+            idle_since = time.monotonic()
+            while not board._stopping.is_set() and not board.publication.closed:
+                if self._client_gone():
+                    return
+                newer, view = board.publication.wait_newer(version, _WAKE_S)
+                if newer != version:
+                    version = newer
+                    self._event(board, version, view)
+                    idle_since = time.monotonic()
+                elif time.monotonic() - idle_since >= KEEPALIVE_S:
+                    self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+                    idle_since = time.monotonic()
+        finally:
+            board.stats.add("streaming", -1)
+
+    def _client_gone(self) -> bool:
+        """The page went away (its socket reads end-of-file): free the slot now, not at the
+        next write. A stream's client sends nothing after its request. (Polled first: a socket
+        with a timeout waits for data inside ``recv`` whatever the flags.)"""
+        poller = select.poll()
+        poller.register(self.connection, select.POLLIN | select.POLLERR | select.POLLHUP)
+        if not poller.poll(0):
+            return False
+        try:
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        return peeked == b""
+
+    def _event(self, board: ScoreboardServer, version: int, view: Mapping[str, object]) -> None:
+        body = board.documents.get(version, view)
+        self.wfile.write(b"id: %d\nevent: state\ndata: %s\n\n" % (version, body))
+        self.wfile.flush()
+
+    def version_string(self) -> str:
+        return self.server_version
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        log.debug("scoreboard %s: " + format, self.address_string(), *args)
+
+
+class ScoreboardServer:
+    """The pages of ``game``'s table on ``settings.address``:``settings.port`` (0: any free
+    port), served from threads of their own. :meth:`start` binds (raising ``OSError`` when it
+    cannot) and returns at once; :meth:`close` stops accepting and ends the streams."""
+
+    def __init__(self, settings: ScoreboardSettings, publication: PublishedState,
+                 game: str) -> None:
+        self.settings = settings
+        self.publication = publication
+        self.game = game
+        self.page = page(game)
+        self.documents = _Documents(game)
+        self.stats = Stats()
+        self._slots = threading.BoundedSemaphore(settings.max_clients)
+        self._pacer = _Pacer(ACCEPT_RATE, ACCEPT_BURST)
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._httpd = _HTTPServer(self, (self.settings.address, self.settings.port))
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.2},
+                                        name="scoreboard", daemon=True)
+        self._thread.start()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The bound address and port (the port the system chose when the profile says 0)."""
+        if self._httpd is None:
+            return self.settings.address, self.settings.port
+        host, port = self._httpd.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.address
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+    def describe(self) -> str:
+        """One line for the console's ``status``."""
+        s = self.stats
+        return (f"{self.url} ({s.streaming} streaming; {s.pages} pages, {s.streams} streams;"
+                f" refused {s.refused}, busy {s.busy}, slow {s.slow},"
+                f" paced {self._pacer.waited})")
+
+    def close(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
