@@ -1,0 +1,155 @@
+"""Headless Chromium (Debian's ``chromium`` and ``chromium-driver`` packages; nothing is
+downloaded) driven by Selenium against the real controller process on the sim profiles.
+
+A test that cannot get its browser says so: it fails under CI (``TC_REQUIRE_SERVICES=1``) and is
+skipped elsewhere with the reason. Screenshots go to the test's directory and, when
+``TC_SCREENSHOTS`` names a directory, there too (docs/scoreboard.md: how docs/img was made).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hil.rig import PROFILES, PtyMaster, Rig, override_profile
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WIDTH, HEIGHT = 1920, 1080            # the table's monitor
+PAGE_TIMEOUT_S = 30.0
+WAIT_S = 15.0
+
+
+def _unavailable(why: str) -> None:
+    if os.environ.get("TC_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"browser test needs {why} (TC_REQUIRE_SERVICES=1: CI must have it;"
+                    " .ci/run installs Debian's chromium and chromium-driver)")
+    pytest.skip(f"no {why}: apt-get install chromium chromium-driver; pip install selenium")
+
+
+@pytest.fixture
+def chromium_browser() -> Iterator[Callable[[], Any]]:
+    """A factory of headless Chromium WebDrivers with a 1920x1080 viewport; all quit at the
+    end of the test."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _unavailable("selenium")
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            _unavailable(str(path))
+    drivers: list[Any] = []
+
+    def make() -> Any:
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
+                    "--force-device-scale-factor=1", f"--window-size={WIDTH},{HEIGHT}"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
+                                  options=options)
+        drivers.append(driver)
+        driver.set_page_load_timeout(PAGE_TIMEOUT_S)
+        driver.set_script_timeout(PAGE_TIMEOUT_S)
+        # The viewport itself at 1080p (the window size includes no chrome when headless, but
+        # be exact): what a 1080p monitor in kiosk mode shows.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1,
+                                "mobile": False})
+        return driver
+
+    yield make
+    for driver in drivers:
+        driver.quit()
+
+
+class Page:
+    """One scoreboard page in the browser, read through its DOM."""
+
+    def __init__(self, driver: Any, url: str, shots: Path) -> None:
+        self.driver = driver
+        self.url = url
+        self.shots = shots
+        driver.get(url)
+        self.wait(lambda: self.version() >= 1, "the first event")
+
+    def js(self, script: str, *args: Any) -> Any:
+        return self.driver.execute_script(script, *args)
+
+    def version(self) -> int:
+        return int(self.js("return Number(document.body.dataset.version || 0)"))
+
+    def wait(self, ready: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = ready()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"page never showed {what} within {timeout} s")
+            time.sleep(0.05)
+
+    def data(self, selector: str) -> list[dict[str, str]]:
+        """The ``data-*`` attributes of every element matching ``selector``, in DOM order."""
+        result: list[dict[str, str]] = self.js(
+            "return Array.from(document.querySelectorAll(arguments[0]))"
+            ".map(e => Object.assign({}, e.dataset));", selector)
+        return result
+
+    def text(self, element_id: str) -> str:
+        return str(self.js("return document.getElementById(arguments[0]).textContent",
+                           element_id))
+
+    def font_px(self, element_id: str) -> float:
+        return float(self.js("return parseFloat(getComputedStyle("
+                             "document.getElementById(arguments[0])).fontSize)", element_id))
+
+    def foreign_resources(self) -> list[str]:
+        """Everything the page loaded from anywhere but its own server."""
+        names: list[str] = self.js(
+            "return performance.getEntriesByType('resource').map(e => e.name)")
+        origin = self.url.rstrip("/")
+        return [n for n in names if not n.startswith(origin + "/")]
+
+    def screenshot(self, name: str) -> Path:
+        path = self.shots / name
+        self.driver.save_screenshot(str(path))
+        keep = os.environ.get("TC_SCREENSHOTS")
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(keep) / name)
+        return path
+
+
+def scoreboard_url(rig: Rig) -> str:
+    """The page's address, as the controller reports it on ``status``."""
+    line = rig.status()["scoreboard"]
+    return line.split()[0]
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    """``table(game, extra="", port=0)`` -> the real controller on sim-GAME with its console on
+    a pseudo-terminal and its scoreboard on ``port`` (0: any free port)."""
+    rigs: list[Rig] = []
+
+    def make(game: str, extra: str = "", port: int = 0) -> Rig:
+        pty = PtyMaster()
+        folder = tmp_path / f"rig{len(rigs)}"
+        folder.mkdir()
+        rig = Rig(override_profile(folder, PROFILES / f"sim-{game}.toml", pty.slave_path,
+                                   extra, scoreboard_port=port), tmp_path / "state", pty)
+        rigs.append(rig)
+        return rig.start()
+
+    yield make
+    for rig in rigs:
+        rig.close()
