@@ -309,11 +309,8 @@ class Application:
         """Hand the table's current view to the publication (see :class:`Publication`). A
         failing view never stops the loop; it is journaled and alarmed once per distinct
         error, not at every tick."""
-        view = getattr(self.table, "published", None)  # TEMP until baccarat has its view
-        if view is None:
-            return
         try:
-            self.publication.publish(view())
+            self.publication.publish(self.table.published())
         except Exception as exc:  # noqa: BLE001 - the monitor must never stop the table
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             if detail != self._publish_error:

@@ -1,9 +1,10 @@
 """What a scoreboard page draws, from the view the table published (controller.app.Publication).
 
-A page receives one JSON document per published version: the view itself and, for baccarat, the
-five roads with every cell's grid position, computed here by ``controller.games.baccarat.roads``
-so the page only places what it is given (the page's DOM is the rules' output, cell for cell).
-Pure functions: the server calls them once per version and sends the same bytes to every client.
+A page receives one JSON document per published version: the view itself and, for baccarat
+(whose view carries the shoe's results as ``roads.Result`` codes), the five roads with every
+cell's grid position, computed here by ``controller.games.baccarat.roads`` so the page only
+places what it is given (the page's DOM is the rules' output, cell for cell). Pure functions:
+the server calls them once per version and sends the same bytes to every client.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ def document(version: int, view: Mapping[str, object]) -> dict[str, object]:
     doc: dict[str, object] = {k: v for k, v in view.items() if k not in _NOT_SENT}
     doc["version"] = version
     if view.get("game") == "baccarat":
-        results = view.get("results", ())
-        if not isinstance(results, Sequence) or isinstance(results, str | bytes):
-            raise roads.RoadError(f"results must be a list, not {type(results).__name__}")
-        doc.update(baccarat_roads(results))
+        codes = view.get("results", ())
+        if not isinstance(codes, Sequence) or isinstance(codes, str | bytes):
+            raise roads.RoadError(f"results must be a list, not {type(codes).__name__}")
+        doc.update(baccarat_roads([roads.Result.from_code(c) for c in codes]))
     return doc
 
 

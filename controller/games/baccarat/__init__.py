@@ -58,6 +58,7 @@ from .roads import (
     counts,
     derived_road,
     layout,
+    result_of,
     small_road,
 )
 from .settlement import (
@@ -235,5 +236,6 @@ __all__ += [
     "counts",
     "derived_road",
     "layout",
+    "result_of",
     "small_road",
 ]

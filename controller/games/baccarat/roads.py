@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar
 
+from .coup import Coup
 from .errors import BaccaratError
 
 Winner = Literal["banker", "player", "tie"]
@@ -51,6 +52,10 @@ BLUE: Final = "blue"
 
 _WINNERS: Final[dict[object, Winner]] = {"banker": "banker", "player": "player", "tie": "tie"}
 _FLAGS: Final = ("banker_pair", "player_pair", "natural")
+#: The compact code of a result (:attr:`Result.code`): the winner's letter, then a flag letter
+#: for each flag set, in this order.
+_LETTERS: Final[dict[str, Winner]] = {"B": "banker", "P": "player", "T": "tie"}
+_FLAG_LETTERS: Final = (("b", "banker_pair"), ("p", "player_pair"), ("n", "natural"))
 
 T = TypeVar("T")
 
@@ -74,6 +79,39 @@ class Result:
         for name in _FLAGS:
             if not isinstance(getattr(self, name), bool):
                 raise RoadError(f"{name} must be True or False, not {getattr(self, name)!r}")
+
+    @property
+    def code(self) -> str:
+        """A compact text of the result, as a table keeps a shoe's results: ``B``, ``P`` or
+        ``T``, then ``b`` (banker pair), ``p`` (player pair), ``n`` (natural) for each flag set:
+        ``"Bpn"`` is a banker win with a player pair and a natural."""
+        return self.winner[0].upper() + "".join(
+            letter for letter, name in _FLAG_LETTERS if getattr(self, name))
+
+    @classmethod
+    def from_code(cls, code: str) -> Result:
+        """The result :attr:`code` wrote; anything else raises :class:`RoadError`."""
+        if not isinstance(code, str) or not code or code[0] not in _LETTERS:
+            raise RoadError(f"result code {code!r} must start with B, P or T")
+        flags = code[1:]
+        expected = "".join(letter for letter, _ in _FLAG_LETTERS if letter in flags)
+        if flags != expected:
+            raise RoadError(f"result code {code!r}: flags must be among b, p, n in that order")
+        return cls(_LETTERS[code[0]], **{name: letter in flags for letter, name in _FLAG_LETTERS})
+
+
+def result_of(coup: Coup) -> Result:
+    """A dealt coup as the scoreboard shows it: the winner (5324.20(g)(1)), a banker or player
+    pair where that hand's first two cards are of the same rank, a natural where either hand
+    is one (5324.20(f)(10)). 5324.20 offers no pair wager and so defines no pair; same rank
+    (a ten and a king are not a pair) is the pair side wager's common definition, our choice
+    (docs/roads.md)."""
+    return Result(
+        winner=_WINNERS[coup.winner],
+        banker_pair=coup.banker[0].rank == coup.banker[1].rank,
+        player_pair=coup.player[0].rank == coup.player[1].rank,
+        natural=coup.natural,
+    )
 
 
 #: What the road functions accept for one coup (see the module docstring).

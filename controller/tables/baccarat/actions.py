@@ -45,7 +45,7 @@ class DealerActions:
             self._seq.fire("shuffled")
             d.shoe_no += 1
             d.coup_no = 0
-            d.cards_out, d.marks, d.faults = [], [], []
+            d.cards_out, d.marks, d.faults, d.results = [], [], [], []
             d.burn_face_up, d.burn_count, d.burned = None, None, []
             d.shoe_in_play = True
             d.burn_reason = "shoe"

@@ -263,6 +263,7 @@ class CoupPlay:
         text = self._result_text(coup)
         d.last_result = f"{coup}"
         d.last_winner = coup.winner
+        d.results.append(baccarat.result_of(coup).code)
         self._rec.emit("baccarat.coup.result", {
             "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup),
             "player": [c.code for c in coup.player], "banker": [c.code for c in coup.banker],

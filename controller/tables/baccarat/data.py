@@ -55,6 +55,8 @@ class ShoeData:
     ledger: dict[str, int] = field(default_factory=dict)
     curator: int | None = None
     last_result: str = ""
+    #: This shoe's results for the scoreboard, one ``roads.Result.code`` per coup ("B", "Tpn").
+    results: list[str] = field(default_factory=list)
     last_winner: str = ""
     announce: tuple[str, str] = ("", "")
     compelled_pass: bool = False

@@ -176,6 +176,22 @@ class BaccaratTable:
             "table_faults": "; ".join(self.faults()) or "none",
         }
 
+    def published(self) -> dict[str, object]:
+        """The monitor's view: the shoe and coup numbers, this shoe's results (roads.Result
+        codes; controller/scoreboard draws the roads from them), the state and the result
+        announced. New objects each call (the tuple of codes is a copy)."""
+        d = self._state.data
+        return {
+            "game": self.game,
+            "state": self._sequence.current,
+            "shoe": d.shoe_no,
+            "coup": d.coup_no,
+            "results": tuple(d.results),
+            "announce": d.announce[0],
+            "last_hand": self._state.last_hand.last_hand,
+            "halted": bool(d.faults),
+        }
+
     def round_in_progress(self) -> bool:
         return self._sequence.current in (*COUP_STATES, "settling") or bool(self._state.data.bets)
 

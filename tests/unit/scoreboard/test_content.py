@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.games.baccarat.roads import RoadError
+from controller.games.baccarat.roads import Result, RoadError
 from controller.scoreboard.content import baccarat_roads, document, encode
 from tests.unit.baccarat.test_roads import (
     EXAMPLE,
@@ -28,7 +28,9 @@ def test_pai_gow_documents_are_the_view_and_its_version() -> None:
 
 
 def test_the_worked_example_on_the_board() -> None:
-    doc = document(3, {"game": "baccarat", "shoe": 2, "coup": len(EXAMPLE), "results": EXAMPLE})
+    # The table publishes Result codes.
+    codes = [r.code if isinstance(r, Result) else Result(r).code for r in EXAMPLE]
+    doc = document(3, {"game": "baccarat", "shoe": 2, "coup": len(EXAMPLE), "results": codes})
     assert "results" not in doc and doc["shoe"] == 2 and doc["version"] == 3
     roads = doc["roads"]
     assert isinstance(roads, dict)
@@ -100,7 +102,14 @@ def test_no_two_cells_of_a_road_share_a_place(results: list[str]) -> None:
 
 
 def test_a_bad_result_list_is_refused() -> None:
-    with pytest.raises(RoadError):
-        document(1, {"game": "baccarat", "results": ["Banker"]})
-    with pytest.raises(RoadError):
-        document(1, {"game": "baccarat", "results": "BPB"})
+    for bad in (["banker"], ["Bx"], ["Bnb"], [""], "BPB", [None]):
+        with pytest.raises(RoadError):
+            document(1, {"game": "baccarat", "results": bad})
+
+
+def test_codes_carry_the_flags() -> None:
+    doc = document(1, {"game": "baccarat", "results": ["Bbn", "Tp", "Pbp"]})
+    bead = doc["roads"]["bead"]  # type: ignore[index]
+    assert [(b["winner"], b["banker_pair"], b["player_pair"], b["natural"]) for b in bead] == [
+        ("banker", True, False, True), ("tie", False, True, False),
+        ("player", True, True, False)]

@@ -301,10 +301,10 @@ def test_a_view_the_roads_cannot_read_is_an_error_document(pub: Publication) -> 
     b = ScoreboardServer(ScoreboardSettings(enabled=True, port=0), pub, "baccarat")
     b.start()
     try:
-        pub.publish({"game": "baccarat", "shoe": 1, "coup": 1, "results": ["Banker"]})
+        pub.publish({"game": "baccarat", "shoe": 1, "coup": 1, "results": ["banker"]})
         doc = json.loads(get(b, "/state")[2])
         assert doc["version"] == 2 and "RoadError" in doc["error"]
-        pub.publish({"game": "baccarat", "shoe": 1, "coup": 1, "results": ["banker"]})
+        pub.publish({"game": "baccarat", "shoe": 1, "coup": 1, "results": ["B"]})
         doc = json.loads(get(b, "/state")[2])
         assert "error" not in doc and doc["counts"]["banker"] == 1
     finally:

@@ -1,0 +1,111 @@
+"""The baccarat table's published view (the scoreboard): the shoe and coup numbers and this
+shoe's results, each coup's winner with its pair and natural flags, which must equal what the
+journal's coup result rows say (computed here from the cards, independently of the table), and
+survive a restart at any point of a coup."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from controller.games import baccarat
+from tests.unit.baccarat_table.helpers import Rig
+
+#: 5324.20(a)(4): ace one, two to nine their pips, tens and faces zero.
+VALUE = {"A": 1, **{str(n): n for n in range(2, 10)}, "T": 0, "J": 0, "Q": 0, "K": 0}
+
+
+def expected_code(row: dict[str, object]) -> str:
+    """A journaled coup result as the scoreboard's code, from its cards: the winner's letter,
+    ``b``/``p`` where that hand's first two cards share a rank, ``n`` where either hand's first
+    two cards count 8 or 9 (5324.20(f)(10))."""
+    player = [str(c) for c in row["player"]]  # type: ignore[attr-defined]
+    banker = [str(c) for c in row["banker"]]  # type: ignore[attr-defined]
+
+    def natural(hand: list[str]) -> bool:
+        return (VALUE[hand[0][0]] + VALUE[hand[1][0]]) % 10 >= 8
+
+    code = {"banker": "B", "player": "P", "tie": "T"}[str(row["winner"])]
+    if banker[0][0] == banker[1][0]:
+        code += "b"
+    if player[0][0] == player[1][0]:
+        code += "p"
+    if natural(player) or natural(banker):
+        code += "n"
+    return code
+
+
+def shuffled(seed: int) -> list[str]:
+    cards = [c.code for c in baccarat.shoe_cards(8)]
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def journaled(rig: Rig, shoe: int) -> list[str]:
+    return [expected_code(e.data) for e in rig.rows("baccarat.coup.result")
+            if e.data["shoe"] == shoe]
+
+
+def play(rig: Rig, cards: list[str], coups: int) -> list[str]:
+    """Deal ``coups`` whole coups from ``cards`` (consumed); betting again after each."""
+    for _ in range(coups):
+        rig.press("no_more_bets")
+        while rig.table.state not in ("settling", "shuffle"):
+            rig.frame("CARD", cards.pop(0))
+        rig.press("settled")
+        if rig.table.state == "passing":
+            rig.act(f"curator {rig.table.data.curator % 8 + 1}")
+    return cards
+
+
+def test_the_view_carries_the_shoe_and_its_results(rig: Rig) -> None:
+    view = rig.table.published()
+    assert view["game"] == "baccarat" and view["results"] == () and view["shoe"] == 0
+    rig.open_shoe()
+    cards = shuffled(11)
+    for n in range(1, 31):
+        play(rig, cards, 1)
+        view = rig.table.published()
+        json.dumps(view)
+        assert view["shoe"] == 1 and view["coup"] == n
+        assert list(view["results"]) == journaled(rig, 1)  # type: ignore[call-overload]
+    codes = journaled(rig, 1)
+    # The shuffled shoe had at least one of each flag in 30 coups (seed 11): the test says so.
+    assert any("b" in c for c in codes) and any("p" in c for c in codes)
+    assert any("n" in c for c in codes) and any(c.startswith("T") for c in codes)
+
+
+def test_results_survive_a_restart_anywhere_in_a_coup(rig: Rig) -> None:
+    rig.open_shoe()
+    cards = play(rig, shuffled(3), 5)
+    rig.press("no_more_bets")
+    rig.frame("CARD", cards.pop(0))                       # mid-coup: one card out
+    before = rig.table.published()["results"]
+    rig = rig.reopen()
+    assert rig.table.published()["results"] == before
+    while rig.table.state != "settling":
+        rig.frame("CARD", cards.pop(0))
+    rig = rig.reopen()                                    # settling: the result is journaled
+    results = rig.table.published()["results"]
+    assert list(results) == journaled(rig, 1) and len(results) == 6  # type: ignore[arg-type]
+
+
+def test_a_new_shoe_starts_an_empty_board(rig: Rig) -> None:
+    rig.open_shoe()
+    play(rig, shuffled(5), 3)
+    rig.act("void end of test shoe")
+    assert rig.table.state == "shuffle"
+    assert len(rig.table.published()["results"]) == 3   # type: ignore[arg-type]
+    rig.open_shoe()
+    view = rig.table.published()
+    assert view["shoe"] == 2 and view["results"] == ()
+
+
+def test_each_call_builds_new_objects(rig: Rig) -> None:
+    rig.open_shoe()
+    cards = play(rig, shuffled(2), 2)
+    first = rig.table.published()
+    assert isinstance(first["results"], tuple)           # immutable: nothing to share
+    play(rig, cards, 1)
+    assert len(first["results"]) == 2                    # the earlier view did not change
+    assert len(rig.table.published()["results"]) == 3    # type: ignore[arg-type]
