@@ -79,34 +79,38 @@ function connect(render) {
 
 _BACCARAT_CSS: Final = """
 .counts{display:flex;gap:1.4vw}
-.count{display:flex;align-items:center;gap:.6vw;font-size:5.2vh}
-.dot{display:inline-block;width:4.6vh;height:4.6vh;border-radius:50%;color:#fff;
-font-size:3vh;line-height:4.6vh;text-align:center}
+.counts{gap:1.1vw}
+.count{display:flex;align-items:center;gap:.5vw;font-size:4.8vh}
+.dot{display:inline-block;width:4.4vh;height:4.4vh;border-radius:50%;color:#fff;
+font-size:2.8vh;line-height:4.4vh;text-align:center}
 .dot.banker{background:var(--red)}.dot.player{background:var(--blue)}
 .dot.tie{background:var(--green)}
-.dot.bp{background:#fff;border:1.2vh solid var(--red)}
-.dot.pp{background:#fff;border:1.2vh solid var(--blue)}
-#announce{font-size:4.6vh}
-.top{display:flex;gap:1.2vw;flex:6;min-height:0}
-.bottom{display:flex;gap:1.2vw;flex:3;min-height:0}
-.panel{position:relative;background:var(--panel);border-radius:.8vh;min-width:0;
-overflow:hidden}
-.panel svg{position:absolute;inset:0;width:100%;height:100%;display:block}
-.label{position:absolute;right:.6vw;bottom:.2vh;color:#7d7562;font-size:2.2vh;
-background:rgba(247,244,234,.85);padding:0 .4vw;z-index:2}
-#bead-panel{flex:1}#big-panel{flex:2.6}
+.dot.bp,.dot.pp{width:auto;border-radius:2.3vh;padding:0 .8vh;background:#fff;
+font-weight:bold;font-size:2.6vh}
+.dot.bp{color:var(--red);border:.5vh solid var(--red)}
+.dot.pp{color:var(--blue);border:.5vh solid var(--blue)}
+#announce{font-size:4.6vh;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;
+min-width:0;text-align:center;color:var(--gold)}
+.top{display:flex;gap:1.2vw;flex:5;min-height:0}
+.bottom{display:flex;gap:1.2vw;flex:3.2;min-height:0}
+.panel{background:var(--panel);border-radius:.8vh;min-width:0;overflow:hidden;
+display:flex;flex-direction:column}
+.panel>svg{flex:1;min-height:0;width:100%;display:block;overflow:visible}
+.label{color:#7d7562;font-size:2.2vh;line-height:3vh;padding:0 .6vw;letter-spacing:.08em;
+border-bottom:.3vh solid #c9c2ad}
+#bead-panel{flex:1.25}#big-panel{flex:2.75}
 #eye-panel,#small-panel,#roach-panel{flex:1}
-#ask{flex:.62;display:flex;flex-direction:column;justify-content:space-around;
-padding:1vh 1vw;font-size:3.6vh}
-.askrow{display:flex;align-items:center;gap:.8vw}
+#ask{flex:.7;display:flex;flex-direction:column;justify-content:space-evenly;
+padding:1vh 1vw;font-size:3.4vh;color:#3a3428}
+.askrow{display:flex;align-items:center;gap:.6vw}
 .askrow .who{flex:1;font-weight:bold}
-.askrow svg{width:4.6vh;height:4.6vh}
+.askrow svg{width:5vh;height:5vh;flex:none}
 .shoe{font-size:5vh}
+.asktitle{font-size:2.4vh;color:#7d7562;letter-spacing:.08em}
 """
 
 _BACCARAT_BODY: Final = """
 <header class="bar">
-<span>BACCARAT</span>
 <span class="shoe"><span class="tag">SHOE</span><span id="shoe">-</span></span>
 <span class="shoe"><span class="tag">COUP</span><span id="coup">-</span></span>
 <span class="grow" id="announce" data-state=""></span>
@@ -114,28 +118,31 @@ _BACCARAT_BODY: Final = """
 <span class="count"><span class="dot banker">B</span><span id="count-banker">0</span></span>
 <span class="count"><span class="dot player">P</span><span id="count-player">0</span></span>
 <span class="count"><span class="dot tie">T</span><span id="count-tie">0</span></span>
-<span class="count"><span class="dot bp"></span><span id="count-banker_pair">0</span></span>
-<span class="count"><span class="dot pp"></span><span id="count-player_pair">0</span></span>
+<span class="count"><span class="dot bp">B PAIR</span><span id="count-banker_pair">0</span>
+</span>
+<span class="count"><span class="dot pp">P PAIR</span><span id="count-player_pair">0</span>
+</span>
 </span>
 </header>
 <main>
 <div class="top">
-<div class="panel" id="bead-panel"><svg id="bead" data-road-svg="bead"></svg>
-<span class="label">BEAD PLATE</span></div>
-<div class="panel" id="big-panel"><svg id="big" data-road-svg="big"></svg>
-<span class="label">BIG ROAD</span></div>
+<div class="panel" id="bead-panel"><span class="label">BEAD PLATE</span>
+<svg id="bead" data-road-svg="bead"></svg></div>
+<div class="panel" id="big-panel"><span class="label">BIG ROAD</span>
+<svg id="big" data-road-svg="big"></svg></div>
 </div>
 <div class="bottom">
-<div class="panel" id="eye-panel"><svg id="big_eye_boy" data-road-svg="big_eye_boy"></svg>
-<span class="label">BIG EYE BOY</span></div>
-<div class="panel" id="small-panel"><svg id="small_road" data-road-svg="small_road"></svg>
-<span class="label">SMALL ROAD</span></div>
-<div class="panel" id="roach-panel"><svg id="cockroach_pig" data-road-svg="cockroach_pig">
-</svg><span class="label">COCKROACH PIG</span></div>
+<div class="panel" id="eye-panel"><span class="label">BIG EYE BOY</span>
+<svg id="big_eye_boy" data-road-svg="big_eye_boy"></svg></div>
+<div class="panel" id="small-panel"><span class="label">SMALL ROAD</span>
+<svg id="small_road" data-road-svg="small_road"></svg></div>
+<div class="panel" id="roach-panel"><span class="label">COCKROACH PIG</span>
+<svg id="cockroach_pig" data-road-svg="cockroach_pig"></svg></div>
 <div class="panel" id="ask">
-<div class="askrow" data-ask="banker"><span class="who" style="color:var(--red)">B ?</span>
+<div class="asktitle">NEXT IF</div>
+<div class="askrow" data-ask="banker"><span class="who" style="color:var(--red)">B</span>
 </div>
-<div class="askrow" data-ask="player"><span class="who" style="color:var(--blue)">P ?</span>
+<div class="askrow" data-ask="player"><span class="who" style="color:var(--blue)">P</span>
 </div>
 </div>
 </div>
@@ -221,12 +228,14 @@ function drawRoad(name, cells) {
   const x0 = Math.max(0, maxCol + 1 - cols) * U;
   svg.setAttribute("viewBox", x0 + " 0 " + cols * U + " " + ROWS * U);
   svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
+  /* The grid runs on past the last whole column: the panel clips it at its edge. */
   const grid = svgEl("g", {stroke: "#c9c2ad", "stroke-width": 3}, svg);
-  for (let x = x0; x <= x0 + cols * U; x += U) {
+  const x1 = x0 + (cols + 2) * U;
+  for (let x = x0; x <= x1; x += U) {
     svgEl("line", {x1: x, y1: 0, x2: x, y2: ROWS * U}, grid);
   }
   for (let y = 0; y <= ROWS * U; y += U) {
-    svgEl("line", {x1: x0, y1: y, x2: x0 + cols * U, y2: y}, grid);
+    svgEl("line", {x1: x0, y1: y, x2: x1, y2: y}, grid);
   }
   for (const c of cells) {
     const color = c.color || (c.winner === "tie" ? "green" :

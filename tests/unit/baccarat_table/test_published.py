@@ -10,29 +10,7 @@ import random
 
 from controller.games import baccarat
 from tests.unit.baccarat_table.helpers import Rig
-
-#: 5324.20(a)(4): ace one, two to nine their pips, tens and faces zero.
-VALUE = {"A": 1, **{str(n): n for n in range(2, 10)}, "T": 0, "J": 0, "Q": 0, "K": 0}
-
-
-def expected_code(row: dict[str, object]) -> str:
-    """A journaled coup result as the scoreboard's code, from its cards: the winner's letter,
-    ``b``/``p`` where that hand's first two cards share a rank, ``n`` where either hand's first
-    two cards count 8 or 9 (5324.20(f)(10))."""
-    player = [str(c) for c in row["player"]]  # type: ignore[attr-defined]
-    banker = [str(c) for c in row["banker"]]  # type: ignore[attr-defined]
-
-    def natural(hand: list[str]) -> bool:
-        return (VALUE[hand[0][0]] + VALUE[hand[1][0]]) % 10 >= 8
-
-    code = {"banker": "B", "player": "P", "tie": "T"}[str(row["winner"])]
-    if banker[0][0] == banker[1][0]:
-        code += "b"
-    if player[0][0] == player[1][0]:
-        code += "p"
-    if natural(player) or natural(banker):
-        code += "n"
-    return code
+from tests.unit.scoreboard.expected import expected_code
 
 
 def shuffled(seed: int) -> list[str]:
