@@ -101,6 +101,18 @@ echo "== manifest $OPT/manifest.json"
     --root "$site" --profile-of "$ETC/profile.toml")
 install -m 0644 "$SRC/systemd/README.md" "$OPT/README.md"
 install -m 0644 "$SRC/systemd/table-controller.service" "$UNIT_DIR/table-controller.service"
+# The scoreboard's loopback-only network drop-in, only when the profile serves the pages.
+DROPIN_DIR="$UNIT_DIR/table-controller.service.d"
+if "$OPT/venv/bin/python" -c '
+import sys
+from controller.config.profile import load_profile
+sys.exit(0 if load_profile(sys.argv[1]).scoreboard.enabled else 1)' "$ETC/profile.toml"; then
+    echo "== scoreboard on: $DROPIN_DIR/scoreboard.conf (loopback only)"
+    install -D -m 0644 "$SRC/systemd/table-controller.service.d/scoreboard.conf" \
+        "$DROPIN_DIR/scoreboard.conf"
+else
+    rm -f "$DROPIN_DIR/scoreboard.conf"
+fi
 
 if [ -z "$STAGE" ]; then
     chmod -R a-w "$OPT/venv/lib"

@@ -102,3 +102,26 @@ def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Path) ->
     complaints = [line for line in (result.stdout + result.stderr).splitlines()
                   if "table-controller.service" in line]
     assert complaints == []
+
+
+def test_the_scoreboard_drop_in_verifies_and_is_installed_only_when_served(
+        staged: Path, tmp_path: Path) -> None:
+    # rpi4-paigow does not serve the scoreboard ([scoreboard] enabled = false): no drop-in.
+    assert not (staged / "etc" / "systemd" / "system" / "table-controller.service.d"
+                / "scoreboard.conf").exists()
+    if shutil.which("systemd-analyze") is None or shutil.which("unshare") is None:
+        pytest.skip("systemd-analyze or unshare is absent")
+    # The unit with the drop-in beside it (systemd-analyze reads NAME.service.d/ next to it).
+    shutil.copy(UNIT, tmp_path / UNIT.name)
+    (tmp_path / "table-controller.service.d").mkdir()
+    shutil.copy(REPO / "systemd" / "table-controller.service.d" / "scoreboard.conf",
+                tmp_path / "table-controller.service.d" / "scoreboard.conf")
+    script = 'mount --bind "$1" /opt && exec systemd-analyze verify "$2"'
+    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                             script, "sh", str(staged / "opt"), str(tmp_path / UNIT.name)],
+                            capture_output=True, text=True, timeout=120)
+    if result.returncode != 0 and "unshare failed" in result.stderr:
+        pytest.skip(f"no private mount namespace here: {result.stderr.strip()}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [line for line in (result.stdout + result.stderr).splitlines()
+            if "scoreboard.conf" in line or "table-controller.service" in line] == []

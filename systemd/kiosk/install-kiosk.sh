@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Install the table's monitor on a Raspberry Pi with a desktop (Raspberry Pi OS Bookworm):
+# Chromium in kiosk mode on the scoreboard page, started at login by the desktop's autostart.
+#
+#   sudo systemd/kiosk/install-kiosk.sh --user pi [--url http://127.0.0.1:8080/] [--no-autologin]
+#
+# Installs scoreboard-kiosk.sh in /opt/table-controller/kiosk/, the autostart entry in the
+# user's ~/.config/autostart/, and with raspi-config: the desktop logs that user in at boot
+# (do_boot_behaviour B4) and the screen never blanks (do_blanking 1: X11, wayfire and labwc).
+# The profile must serve the page: [scoreboard] enabled (docs/scoreboard.md); install.sh then
+# opens the service's loopback. --stage DIR writes the same files under DIR and nothing else.
+set -euo pipefail
+
+usage() {
+    echo "usage: $0 --user NAME [--url URL] [--no-autologin] [--stage DIR]" >&2
+    exit 2
+}
+
+SRC="$(cd "$(dirname "$0")" && pwd)"
+KIOSK_USER=""
+URL=""
+AUTOLOGIN=1
+STAGE=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --user) KIOSK_USER="${2:-}"; shift 2 ;;
+        --url) URL="${2:-}"; shift 2 ;;
+        --no-autologin) AUTOLOGIN=0; shift ;;
+        --stage) STAGE="${2:-}"; shift 2 ;;
+        *) usage ;;
+    esac
+done
+[ -n "$KIOSK_USER" ] || usage
+case "$URL" in
+    ""|http://*|https://*) ;;
+    *) echo "--url must start with http:// or https://" >&2; exit 2 ;;
+esac
+
+ROOT="${STAGE%/}"
+if [ -z "$STAGE" ]; then
+    [ "$(id -u)" = 0 ] || { echo "run as root (or use --stage DIR)" >&2; exit 1; }
+    HOME_DIR="$(getent passwd "$KIOSK_USER" | cut -d: -f6)"
+    [ -n "$HOME_DIR" ] || { echo "no user $KIOSK_USER" >&2; exit 1; }
+else
+    HOME_DIR="/home/$KIOSK_USER"
+fi
+BIN="/opt/table-controller/kiosk/scoreboard-kiosk.sh"
+AUTOSTART="$ROOT$HOME_DIR/.config/autostart"
+
+install -D -m 0755 "$SRC/scoreboard-kiosk.sh" "$ROOT$BIN"
+mkdir -p "$AUTOSTART"
+exec_line="Exec=$BIN${URL:+ $URL}"
+sed "s|^Exec=.*|$exec_line|" "$SRC/scoreboard-kiosk.desktop" > "$AUTOSTART/scoreboard-kiosk.desktop"
+chmod 0644 "$AUTOSTART/scoreboard-kiosk.desktop"
+echo "== $ROOT$BIN; autostart $AUTOSTART/scoreboard-kiosk.desktop (${URL:-default URL})"
+
+if [ -n "$STAGE" ]; then
+    echo "staged under $ROOT"
+    exit 0
+fi
+chown -R "$KIOSK_USER": "$HOME_DIR/.config/autostart"
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+    || echo "WARNING: no chromium: apt-get install chromium" >&2
+if command -v raspi-config >/dev/null 2>&1; then
+    raspi-config nonint do_blanking 1            # 1 = blanking off
+    if [ "$AUTOLOGIN" = 1 ]; then
+        # desktop, that user logged in automatically (raspi-config takes the user from SUDO_USER)
+        SUDO_USER="$KIOSK_USER" raspi-config nonint do_boot_behaviour B4
+    fi
+else
+    echo "no raspi-config: turn screen blanking off and desktop autologin on by hand" \
+         "(docs/scoreboard.md \"Kiosk\")" >&2
+fi
+echo "installed; reboot to start the kiosk"
