@@ -44,8 +44,11 @@ sys.path.insert(0, str(ROOT))
 PROFILE = ROOT / "hw_profiles" / "sim-paigow.toml"
 WAIT_S = 5.0
 FLOOD_THREADS = 16
-#: How long the number stays up before ``dealt`` in the phases with streams.
-HOLD_S = 0.2
+#: How long the number stays up before ``dealt``, and the pause after every other press: a
+#: dealer's presses are seconds apart, so each press meets a server that has finished sending
+#: the previous one's event (what a test would otherwise measure is its own pace).
+HOLD_S = 0.1
+GAP_S = 0.03
 
 
 # -- the client processes ----------------------------------------------------------------------
@@ -162,9 +165,10 @@ class Table:
         self.gpio.drive(self.pins[name], 1)
         self.gpio.clock.advance(self.gap_ms)
         self.app.call(lambda: None)
+        time.sleep(GAP_S)
 
-    def rounds(self, n: int, hold_s: float = 0.0) -> list[float]:
-        """``n`` rounds, the number held ``hold_s`` before ``dealt``; the draw latencies (ms)."""
+    def rounds(self, n: int) -> list[float]:
+        """``n`` rounds at a dealer's pace; the draw latencies (ms)."""
         samples = []
         for _ in range(n):
             for name in ("shuffled", "no_more_bets"):
@@ -183,7 +187,7 @@ class Table:
             # The number stays up while the tiles are dealt (seconds at a table): long enough
             # for every stream to get its event before `dealt` blanks it. A stream that has not
             # by then misses the round (counted: a late event is shown as missed, not hidden).
-            time.sleep(hold_s)
+            time.sleep(HOLD_S)
             for name in ("dealt", "hands_set", "settled"):
                 self.press(name)
         return samples
@@ -235,13 +239,14 @@ def measure(rounds: int, clients: int, folder: str | None) -> None:
         host, port = table.board.address
         try:
             table.rounds(3)                                   # warm up (RNG start-up test)
+            # The same pace in every phase: only the streams and the flood differ.
             _line("idle draw", table.rounds(rounds))
             for phase in ("clients", "flood"):
                 reader = _spawn("--client", host, port, str(clients))
                 flood = _spawn("--flood", host, port) if phase == "flood" else None
                 time.sleep(0.5)
                 first = table.app.call(lambda: table.app.table.model.round_id)
-                draws = table.rounds(rounds, HOLD_S)
+                draws = table.rounds(rounds)
                 answered = _stop(flood).strip() if flood is not None else ""
                 received = _stop(reader)
                 drawn = table.drawn_at()
