@@ -245,7 +245,7 @@ def measure(rounds: int, clients: int, folder: str | None) -> None:
                 reader = _spawn("--client", host, port, str(clients))
                 flood = _spawn("--flood", host, port) if phase == "flood" else None
                 time.sleep(0.5)
-                first = table.app.call(lambda: table.app.table.model.round_id)
+                first = int(str(table.app.publication.latest()[1]["round"]))
                 draws = table.rounds(rounds)
                 answered = _stop(flood).strip() if flood is not None else ""
                 received = _stop(reader)
@@ -253,7 +253,7 @@ def measure(rounds: int, clients: int, folder: str | None) -> None:
                 sse = []
                 for line in received.splitlines():
                     round_id, ns = (int(w) for w in line.split())
-                    if round_id >= int(first) and round_id in drawn:   # type: ignore[call-overload]
+                    if round_id >= first and round_id in drawn:
                         sse.append((ns - drawn[round_id]) / 1e6)
                 _line(f"{phase} draw", draws)
                 _line(f"{phase} sse", sse)
