@@ -17,15 +17,23 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
-from controller.events import Call, ConsoleLine, ConsoleRejected, Shutdown
+from controller.events import (
+    Call,
+    ConsoleLine,
+    ConsolePortBack,
+    ConsolePortLost,
+    ConsoleRejected,
+    Shutdown,
+)
 from controller.journal.store import Journal, JournalError, VerifyResult
 from controller.sdnotify import Notifier
-from controller.tables.table import Refused, Table, TableContext
+from controller.tables.table import Refused, ReplyWaiter, Table, TableContext
 
 log = logging.getLogger("controller")
 
@@ -138,10 +146,10 @@ class Application:
         self._rejected_count = 0
         self._rejected_logged_at = float("-inf")
         self._rejected_last: ConsoleRejected | None = None
-        self._pending_replies: list[tuple[Callable[[], bool], float,
-                                          Callable[[list[str]], None],
-                                          Callable[[], list[str]]]] = []
+        self._pending_replies: list[_Pending] = []
         self._alarm_lock = threading.Lock()
+        #: source -> port of serial consoles whose device is gone (being reopened)
+        self.console_ports_down: dict[str, str] = {}
         self.loop_thread_id: int | None = None
         #: What the table's monitor shows, for the scoreboard server's threads.
         self.publication = Publication()
@@ -203,7 +211,8 @@ class Application:
         from controller.devices import build_devices
         self.devices = build_devices(self.profile, self.post, self.state_dir)
         ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
-                           alarm=self.alarm, post=self.post, profile=self.profile,
+                           alarm=self.alarm, announce=self.announce, post=self.post,
+                           profile=self.profile,
                            app_faults=lambda: list(self.app_faults))
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
@@ -237,13 +246,20 @@ class Application:
 
     def alarm(self, text: str) -> None:
         """An unsolicited line for every console (``!`` prefix), journaled by the caller."""
-        line = "!" + text
-        log.warning("%s", line)
+        log.warning("!%s", text)
+        self.announce([text], None)
+
+    def announce(self, lines: list[str], skip: str | None) -> None:
+        """Unsolicited ``!`` lines for every console but ``skip`` (the console whose reply
+        already carries them), written whole, never inside a reply."""
+        marked = ["!" + line for line in lines]
         with self._alarm_lock:
             for console in self._consoles:
-                console.send_unsolicited([line])
+                if skip is None or getattr(console, "name", None) != skip:
+                    console.send_unsolicited(marked)
             if self._output is not None:
-                self._output(line)
+                for line in marked:
+                    self._output(line)
 
     def attach_console(self, console: Any) -> None:
         """Register a console transport for alarms (it posts ConsoleLine events itself)."""
@@ -384,6 +400,9 @@ class Application:
         if isinstance(event, ConsoleRejected):
             self._guarded(lambda: self._journal_rejected(event))
             return
+        if isinstance(event, ConsolePortLost | ConsolePortBack):
+            self._guarded(lambda: self._console_port(event))
+            return
         self._guarded(lambda: self.table.handle(event))
 
     def _journal_rejected(self, event: ConsoleRejected | None) -> None:
@@ -403,36 +422,62 @@ class Application:
             self._rejected_logged_at = now
             self._rejected_count = 0
 
+    def _console_port(self, event: ConsolePortLost | ConsolePortBack) -> None:
+        """A serial console's device went or came back: journaled, and said on every console
+        (the one that went cannot hear it; the journal and the others can)."""
+        if isinstance(event, ConsolePortLost):
+            self.console_ports_down[event.source] = event.port
+            self.journal.append("console.port_lost", {"source": event.source,
+                                                      "port": event.port,
+                                                      "reason": event.reason})
+            self.alarm(f"ALARM console port {event.port} gone ({event.reason}); reopening")
+            return
+        if self.console_ports_down.pop(event.source, None) is None:
+            return
+        self.journal.append("console.port_back", {"source": event.source, "port": event.port})
+        self.alarm(f"console port {event.port} is back")
+
     def _answer(self, event: ConsoleLine) -> None:
         """Reply now, or later without blocking the loop: when the command runs on a worker
-        thread (``journal verify`` walks the whole chain), or when the table says the command's
-        effect arrives later as events (a simulated shoe's frames)."""
+        thread (``journal verify`` walks the whole chain, ``rng capture`` reads its bytes), or
+        when the table says the command's effect arrives later as events (a simulated button's
+        press, a simulated shoe's frames)."""
         lines = self.console_execute(event.text, event.source)
         deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
         if deferred is not None:
-            self._pending_replies.append((deferred.ready, time.monotonic() + deferred.timeout_s,
-                                          event.reply, deferred.render))
+            self._pending_replies.append(_Pending(
+                deferred.ready, time.monotonic() + deferred.timeout_s, event.reply,
+                deferred.render, deferred.progress, event.progress))
             return
         take = getattr(self.table, "take_reply_waiter", None)
-        ready = take() if take is not None else None
-        if ready is None or ready():
+        waiter = take() if take is not None else None
+        if waiter is None:
             event.reply(lines)
             return
-        self._pending_replies.append(
-            (ready, time.monotonic() + REPLY_WAIT_S, event.reply, lambda: lines))
+        if not isinstance(waiter, ReplyWaiter):
+            waiter = ReplyWaiter(waiter)
+        finish = waiter.finish
+        self._pending_replies.append(_Pending(waiter.ready, time.monotonic() + REPLY_WAIT_S,
+                                              event.reply, lambda: finish(lines)))
+        self._flush_replies(time.monotonic())
 
     def _flush_replies(self, now: float) -> None:
         keep = []
-        for ready, deadline, reply, render in self._pending_replies:
+        for pending in self._pending_replies:
+            if pending.progress is not None and pending.send_progress is not None:
+                news: list[str] = []
+                self._guarded(functools.partial(_extend_from, pending.progress, news))
+                if news:
+                    pending.send_progress(news)
             arrived: list[bool] = []
-            self._guarded(functools.partial(_check_into, ready, arrived))
+            self._guarded(functools.partial(_check_into, pending.ready, arrived))
             if not arrived or arrived[0]:   # arrived, or its check failed (reported): answer
-                reply(render())
-            elif now >= deadline:
-                reply([f"!WARN no result within {deadline - now + REPLY_WAIT_S:.0f} s",
-                       *render()])
+                pending.reply(pending.render())
+            elif now >= pending.deadline:
+                pending.reply([f"!WARN no result within {REPLY_WAIT_S:.0f} s",
+                               *pending.render()])
             else:
-                keep.append((ready, deadline, reply, render))
+                keep.append(pending)
         self._pending_replies = keep
 
     def console_execute(self, text: str, source: str) -> list[str]:
@@ -477,6 +522,8 @@ class Application:
             info[key] = line()
         faults = self.faults()
         info["faults"] = "; ".join(faults) if faults else "none"
+        for source, port in sorted(self.console_ports_down.items()):
+            info[f"console {source}"] = f"{port} gone, reopening"
         return info
 
     def close(self) -> None:
@@ -497,6 +544,23 @@ class Application:
                     close()
             self.notifier.stopping()
             self.journal.close()
+
+
+@dataclass
+class _Pending:
+    """A console reply the loop sends once ``ready`` (or at ``deadline``, with a warning);
+    ``progress`` gives the lines a running command has to say meanwhile."""
+
+    ready: Callable[[], bool]
+    deadline: float
+    reply: Callable[[list[str]], None]
+    render: Callable[[], list[str]]
+    progress: Callable[[], list[str]] | None = None
+    send_progress: Callable[[list[str]], None] | None = None
+
+
+def _extend_from(source: Callable[[], list[str]], box: list[str]) -> None:
+    box.extend(source())
 
 
 def _check_into(ready: Callable[[], bool], box: list[bool]) -> None:

@@ -167,8 +167,6 @@ def _serve(app: Application, game: str, name: str) -> int:
     notes = app.start()
     board = _start_scoreboard(app)
     try:
-        if transport is not None:
-            transport.start()
         status = app.status()
         banner = (f"table-controller ready: {game} profile {name},"
                   f" state {status.get('state', '?')}")
@@ -177,6 +175,8 @@ def _serve(app: Application, game: str, name: str) -> int:
             print(f"scoreboard: {board.url}", file=sys.stderr)
         for note in notes:
             print(f"recovery: {note}", file=sys.stderr)
+        if transport is not None:
+            transport.start()   # after the banner: a terminal's first prompt comes last
         app.notifier.ready(banner)
         app.run()
     finally:
@@ -233,15 +233,16 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
 def _open_console(app: Application) -> ConsoleTransport | None:
     from controller.console.transport import SerialTransport, StdioTransport
     port = app.console_port
-    echo = bool(app.profile.console.echo)
+    editing = bool(app.profile.console.line_editing)
     transport: StdioTransport | SerialTransport
     if port == "none":
         return None
     if port == "stdio":
-        transport = StdioTransport(app.post, echo=echo,
+        transport = StdioTransport(app.post, line_editing=editing,
                                    on_eof=lambda: app.post(Shutdown("console end of input")))
     else:
-        transport = SerialTransport(app.post, port, baud=app.profile.console.baud, echo=echo)
+        transport = SerialTransport(app.post, port, baud=app.profile.console.baud,
+                                    line_editing=editing)
     app.attach_console(transport)
     return transport
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class ConsoleLine:
-    """One line a technician typed; ``reply`` writes the reply lines back to that console."""
+    """One line a technician typed; ``reply`` writes the whole reply back to that console and
+    ends it; ``progress`` writes lines of a reply still running (``rng capture``)."""
 
     text: str
     reply: Callable[[list[str]], None]
     source: str = "console"
+    progress: Callable[[list[str]], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,24 @@ class ConsoleRejected:
 
     reason: str
     source: str = "console"
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolePortLost:
+    """A serial console's device failed or vanished (a USB adapter unplugged); the transport
+    reopens it with back-off. Journaled and alarmed on the other consoles."""
+
+    source: str
+    port: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolePortBack:
+    """A serial console's device is open again after :class:`ConsolePortLost`."""
+
+    source: str
+    port: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,12 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
                      "--baud", str(profile.shoe.baud),
                      "--decks", str(profile.rules.baccarat.decks)],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE))
-            rig = Rig(Path(hil), state, SerialPeer(peer, profile.console.baud), hardware=True)
+            # The rig is a machine peer: the table's profile as given, its console line without
+            # a terminal's echo and prompt.
+            folder = tmp_path / f"hil{len(made)}"
+            folder.mkdir()
+            rig = Rig(override_profile(folder, Path(hil), None, scoreboard_port=None), state,
+                      SerialPeer(peer, profile.console.baud), hardware=True)
             if emulators:
                 rig.shoe = EmulatorShoe(emulators[0])
         else:

@@ -97,11 +97,13 @@ class JournalSettings:
 
 @dataclass(frozen=True)
 class ConsoleSettings:
-    """The technician's console: ``stdio``, ``none`` or a serial device path."""
+    """The technician's console: ``stdio``, ``none`` or a serial device path. ``line_editing``
+    makes it a terminal line (echo, prompt, BS/DEL, Ctrl-U, Ctrl-C) for a technician's
+    terminal; false for a machine peer (the HIL rig, a host script)."""
 
     port: str = "stdio"
     baud: int = 115200
-    echo: bool = False
+    line_editing: bool = True
 
 
 @dataclass(frozen=True)
@@ -581,7 +583,7 @@ def _console(sec: _Section | None, r: _Reader) -> ConsoleSettings:
     return ConsoleSettings(
         port=s.value("port", _path(r, ("stdio", "none")), d.port),
         baud=s.value("baud", _baud(r), d.baud),
-        echo=s.value("echo", _bool(r), d.echo),
+        line_editing=s.value("line_editing", _bool(r), d.line_editing),
     )
 
 

@@ -82,11 +82,14 @@ class Command:
 
 @dataclass(frozen=True)
 class Deferred:
-    """A reply that is ready later: ``render`` gives the whole reply once ``ready`` is true."""
+    """A reply that is ready later: ``render`` gives the whole reply once ``ready`` is true;
+    until then ``progress`` lines (if any) are sent as they come."""
 
     ready: Callable[[], bool]
     render: Callable[[], list[str]]
     timeout_s: float
+    #: Lines the running command has to say meanwhile (each call: the new ones since the last).
+    progress: Callable[[], list[str]] | None = None
 
 
 #: How long a background ``journal verify`` may take before the console says so.

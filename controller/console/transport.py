@@ -1,10 +1,22 @@
 """Console transports: read lines from stdio or a serial port and post them to the loop.
 
-The transport only frames lines and writes replies; the command interpreter runs on the loop
-thread (controller.console.interpreter). A reply and an unsolicited ``!`` line never
-interleave: both are written whole under one lock. Lines over ``MAX_LINE`` bytes or with
-non-printable bytes are refused here, before they reach the interpreter (DESIGN.md "Technician
-console").
+The transport frames lines and writes replies; the command interpreter runs on the loop thread
+(controller.console.interpreter). Two line disciplines (DESIGN.md "Technician console"):
+
+* a terminal line (:class:`LineEditor`, ``[console] line_editing = true``, the default): what a
+  technician's terminal (screen, minicom, PuTTY) needs. It echoes what is typed, shows a ``> ``
+  prompt when idle, erases with BS or DEL, clears the line with Ctrl-U, cancels it with Ctrl-C,
+  ignores the escape sequences of arrow and function keys and rings the bell for any other
+  control byte or a line past ``MAX_LINE``. An ``!`` line that arrives while a technician is
+  typing is printed over the prompt and the typed text is shown again under it.
+* a machine peer (:class:`LineFramer`, ``line_editing = false``: the HIL rig, a host script):
+  no echo, no prompt; a line over ``MAX_LINE`` bytes or with a non-printable byte is refused
+  with ``ERR SYNTAX`` before it reaches the interpreter, and the refusal is journaled.
+
+A reply and an unsolicited ``!`` line never interleave: both are written whole under one lock.
+A serial console whose device disappears (a USB adapter unplugged) is reopened with back-off;
+the loop is told (:class:`controller.events.ConsolePortLost` / ``ConsolePortBack``) so it
+journals and alarms it on the other consoles.
 """
 
 from __future__ import annotations
@@ -15,15 +27,28 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import IO, Any, Final
 
-from controller.events import ConsoleLine, ConsoleRejected
+from controller.events import ConsoleLine, ConsolePortBack, ConsolePortLost, ConsoleRejected
 
-MAX_LINE = 200
-#: How long the reader waits for a command's reply before reading the next line anyway.
-REPLY_TIMEOUT_S = 10.0
+MAX_LINE: Final = 200
+#: How long the reader waits for a command's reply before reading the next line anyway; a
+#: command that reports progress (``rng capture``) extends it with every progress line.
+REPLY_TIMEOUT_S: Final = 10.0
 #: How often a waiting reader looks at the stop flag, so close() ends it within its timeout.
-POLL_S = 0.2
+POLL_S: Final = 0.2
+#: The prompt a terminal line shows when the console waits for a command.
+PROMPT: Final = "> "
+#: Reopening a vanished serial console: the first retry after this, doubling up to the cap.
+REOPEN_FIRST_S: Final = 0.5
+REOPEN_MAX_S: Final = 10.0
+
+_CR, _LF, _BS, _DEL = 0x0D, 0x0A, 0x08, 0x7F
+_CTRL_C, _CTRL_D, _CTRL_U, _ESC = 0x03, 0x04, 0x15, 0x1B
+_BEL: Final = b"\x07"
+#: The longest escape sequence skipped (ECMA-48 CSI parameters are short; a longer run is junk).
+_MAX_ESCAPE = 16
 
 
 class LineFramer:
@@ -39,11 +64,11 @@ class LineFramer:
         """Return complete lines (bytes) and refusals (str reasons) in arrival order."""
         out: list[bytes | str] = []
         for byte in data:
-            if byte == 0x0A and self._last_cr:      # LF of a CRLF pair
+            if byte == _LF and self._last_cr:      # LF of a CRLF pair
                 self._last_cr = False
                 continue
-            self._last_cr = byte == 0x0D
-            if byte in (0x0A, 0x0D):
+            self._last_cr = byte == _CR
+            if byte in (_LF, _CR):
                 if self._overflow:
                     out.append(f"line longer than {self._max} bytes")
                 else:
@@ -66,18 +91,148 @@ def decode_line(raw: bytes) -> str | None:
     return raw.decode("ascii")
 
 
+# -- the terminal line -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Echo:
+    """Bytes to write back to the terminal; ``shown`` is the typed text on screen after them."""
+
+    data: bytes
+    shown: str
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    """A finished, non-empty line for the interpreter."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfInput:
+    """Ctrl-D on an empty line (the end of a terminal's input)."""
+
+
+EditorOutput = Echo | Submit | EndOfInput
+
+
+class LineEditor:
+    """A terminal line discipline, pure: keystrokes in, what to echo and the lines out.
+
+    Printable ASCII is echoed and kept (up to ``max_line`` characters, then the bell); CR, LF or
+    CRLF ends the line (an empty line only shows the prompt again); BS and DEL erase one
+    character; Ctrl-U erases the line; Ctrl-C cancels it (``^C`` and a new prompt); Ctrl-D on
+    an empty line is the end of input; ESC sequences (arrows, function keys) are skipped; any
+    other control byte, or a byte above 0x7E, rings the bell and is dropped.
+    """
+
+    def __init__(self, max_line: int = MAX_LINE, prompt: str = PROMPT) -> None:
+        self._buf = bytearray()
+        self._max = max_line
+        self._prompt = prompt.encode("ascii")
+        self._last_cr = False
+        self._escape = 0          # 0 none, 1 after ESC, 2 in a CSI sequence, 3 after ESC O
+        self._escape_len = 0
+
+    @property
+    def text(self) -> str:
+        """The line typed so far."""
+        return self._buf.decode("ascii")
+
+    def feed(self, data: bytes) -> list[EditorOutput]:
+        """Echoes (consecutive ones merged), finished lines and end of input, in order."""
+        out: list[EditorOutput] = []
+
+        def echo(data: bytes) -> None:
+            shown = self.text
+            if out and isinstance(out[-1], Echo):
+                out[-1] = Echo(out[-1].data + data, shown)
+            else:
+                out.append(Echo(data, shown))
+
+        for byte in data:
+            if self._escape and self._skip_escape(byte):
+                continue
+            if byte == _LF and self._last_cr:
+                self._last_cr = False
+                continue
+            self._last_cr = byte == _CR
+            if byte in (_CR, _LF):
+                line = self.text
+                self._buf.clear()
+                if line.strip():
+                    echo(b"\r\n")
+                    out.append(Submit(line))
+                else:
+                    echo(b"\r\n" + self._prompt)
+            elif byte in (_BS, _DEL):
+                if self._buf:
+                    self._buf.pop()
+                    echo(b"\b \b")
+            elif byte == _CTRL_U:
+                n = len(self._buf)
+                self._buf.clear()
+                if n:
+                    echo(b"\b" * n + b" " * n + b"\b" * n)
+            elif byte == _CTRL_C:
+                self._buf.clear()
+                echo(b"^C\r\n" + self._prompt)
+            elif byte == _CTRL_D:
+                if self._buf:
+                    echo(_BEL)
+                else:
+                    out.append(EndOfInput())
+            elif byte == _ESC:
+                self._escape, self._escape_len = 1, 0
+            elif 0x20 <= byte <= 0x7E:
+                if len(self._buf) < self._max:
+                    self._buf.append(byte)
+                    echo(bytes((byte,)))
+                else:
+                    echo(_BEL)
+            else:
+                echo(_BEL)
+        return out
+
+    def _skip_escape(self, byte: int) -> bool:
+        """True when ``byte`` belongs to the escape sequence being skipped (ECMA-48: ESC [
+        parameters final, or ESC O final); False ends the sequence and leaves ``byte`` to be
+        handled as typed."""
+        self._escape_len += 1
+        if self._escape == 1:
+            self._escape = 2 if byte == 0x5B else 3 if byte == 0x4F else 0
+            return self._escape != 0
+        if self._escape == 3 or 0x40 <= byte <= 0x7E or self._escape_len > _MAX_ESCAPE:
+            self._escape = 0
+            return 0x20 <= byte <= 0x7E
+        if 0x20 <= byte <= 0x3F:
+            return True
+        self._escape = 0
+        return False
+
+
+# -- transports --------------------------------------------------------------------------------
+
+
 class ConsoleTransport:
-    """Base: a reader thread that posts ConsoleLine events and a locked writer."""
+    """Base: a reader thread that posts ConsoleLine events, and a locked writer."""
 
     name = "console"
 
-    def __init__(self, post: Callable[[object], None], *, echo: bool = False) -> None:
+    def __init__(self, post: Callable[[object], None], *, line_editing: bool = False) -> None:
         self._post = post
-        self._echo = echo
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._framer = LineFramer()
+        self._editor: LineEditor | None = LineEditor() if line_editing else None
+        self._idle = False          # a terminal line shows the prompt (no command in flight)
+        self._shown = ""            # what the technician has typed after that prompt
+
+    @property
+    def line_editing(self) -> bool:
+        return self._editor is not None
 
     # subclasses provide these two
     def _read(self) -> bytes | None:
@@ -88,6 +243,8 @@ class ConsoleTransport:
         raise NotImplementedError
 
     def start(self) -> None:
+        if self._editor is not None:
+            self._show_prompt()
         self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader",
                                         daemon=True)
         self._thread.start()
@@ -96,8 +253,8 @@ class ConsoleTransport:
         while not self._stop.is_set():
             try:
                 data = self._read()
-            except (OSError, ValueError):
-                if self._stop.wait(0.5):
+            except (OSError, ValueError) as exc:
+                if not self._read_failed(exc):
                     return
                 continue
             if data is None:
@@ -106,63 +263,130 @@ class ConsoleTransport:
                 if self._eof():
                     return
                 continue
-            if self._echo:
-                self.send_raw(data)
-            for item in self._framer.feed(data):
-                if self._stop.is_set():
-                    return
-                if isinstance(item, str):
-                    self._reject(item)
-                    continue
-                text = decode_line(item)
-                if text is None:
-                    self._reject("line holds non-printable bytes")
-                    continue
-                self._submit(text)
+            if not self._take(data):
+                return
+
+    def _read_failed(self, exc: BaseException) -> bool:
+        """A read raised; False stops the reader. The base waits a little and goes on."""
+        return not self._stop.wait(0.5)
+
+    def _take(self, data: bytes) -> bool:
+        """Handle bytes read; False when the reader must stop."""
+        if self._editor is None:
+            return self._take_framed(data)
+        for item in self._editor.feed(data):
+            if self._stop.is_set():
+                return False
+            if isinstance(item, Echo):
+                with self._lock:
+                    self._write_quietly(item.data)
+                    self._shown = item.shown
+            elif isinstance(item, EndOfInput):
+                if self._eof():
+                    return False
+            else:
+                with self._lock:
+                    self._idle = False
+                    self._shown = ""
+                self._submit(item.text)
+        return True
+
+    def _take_framed(self, data: bytes) -> bool:
+        for item in self._framer.feed(data):
+            if self._stop.is_set():
+                return False
+            if isinstance(item, str):
+                self._reject(item)
+                continue
+            text = decode_line(item)
+            if text is None:
+                self._reject("line holds non-printable bytes")
+                continue
+            self._submit(text)
+        return True
 
     def _reject(self, reason: str) -> None:
         """Refuse a malformed line at once, and have the loop journal the refusal (bad input is
         journaled; the loop folds a flood of it into one counted row a second)."""
-        self.send_lines([f"ERR SYNTAX {reason}"])
+        self.send_reply([f"ERR SYNTAX {reason}"])
         self._post(ConsoleRejected(reason, self.name))
 
     def _submit(self, text: str) -> None:
         """Post one line and wait for its reply before reading on: one command at a time, so
         whatever a command posts itself (a simulated button press) is handled before the next
-        line, and a flood of input cannot pile up on the loop's queue."""
+        line, and a flood of input cannot pile up on the loop's queue. A command that reports
+        progress keeps the reader waiting; one silent for ``REPLY_TIMEOUT_S`` does not."""
         done = threading.Event()
+        heard = [time.monotonic()]
 
         def reply(lines: list[str]) -> None:
-            self.send_lines(lines)
+            self.send_reply(lines)
             done.set()
 
-        self._post(ConsoleLine(text, reply, self.name))
-        deadline = time.monotonic() + REPLY_TIMEOUT_S
+        def progress(lines: list[str]) -> None:
+            heard[0] = time.monotonic()
+            self.send_lines(lines)
+
+        self._post(ConsoleLine(text, reply, self.name, progress))
         while not done.wait(POLL_S):
             if self._stop.is_set():
                 return  # shutting down: the loop that would reply has stopped
-            if time.monotonic() >= deadline:
-                self.send_lines([f"!WARN no reply within {REPLY_TIMEOUT_S:.0f} s; reading on"])
+            if time.monotonic() - heard[0] >= REPLY_TIMEOUT_S:
+                self.send_reply([f"!WARN no reply within {REPLY_TIMEOUT_S:.0f} s; reading on"])
                 return
 
     def _eof(self) -> bool:
         """End of input: stop reading (stdio) or keep waiting (a serial port)."""
         return True
 
+    def _write_quietly(self, data: bytes) -> None:
+        """Write with the lock held; a port that fails is the reader's business, not a reply's."""
+        try:
+            self._write(data)
+        except (OSError, ValueError):
+            pass
+
+    def _show_prompt(self) -> None:
+        with self._lock:
+            self._idle = True
+            self._shown = ""
+            self._write_quietly(PROMPT.encode("ascii"))
+
     def send_raw(self, data: bytes) -> None:
         with self._lock:
-            self._write(data)
+            self._write_quietly(data)
 
     def send_lines(self, lines: list[str]) -> None:
-        """Write a whole reply (or alarm) at once; never interleaved with another."""
+        """Write whole lines at once (part of a reply); never interleaved with another write."""
         data = "".join(line + "\r\n" for line in lines).encode("ascii", "replace")
         with self._lock:
-            try:
-                self._write(data)
-            except (OSError, ValueError):
-                pass
+            self._write_quietly(data)
 
-    send_unsolicited = send_lines
+    def send_reply(self, lines: list[str]) -> None:
+        """The end of a reply: its lines, then (a terminal line) the prompt."""
+        data = "".join(line + "\r\n" for line in lines)
+        with self._lock:
+            if self._editor is not None:
+                data += PROMPT
+                self._idle = True
+                self._shown = ""
+            self._write_quietly(data.encode("ascii", "replace"))
+
+    def send_unsolicited(self, lines: list[str]) -> None:
+        """``!`` lines the table sends unasked. On a terminal line that shows the prompt, they
+        are written over it and the prompt and what was typed are shown again below them, so a
+        technician never finds an alarm glued to half a command."""
+        if not lines:
+            return
+        with self._lock:
+            if self._editor is None or not self._idle:
+                data = "".join(line + "\r\n" for line in lines)
+            else:
+                typed = len(PROMPT) + len(self._shown)
+                first = lines[0].ljust(typed)
+                data = "\r" + "".join(line + "\r\n" for line in [first, *lines[1:]])
+                data += PROMPT + self._shown
+            self._write_quietly(data.encode("ascii", "replace"))
 
     def close(self, timeout: float = 2.0) -> None:
         self._stop.set()
@@ -171,14 +395,15 @@ class ConsoleTransport:
 
 
 class StdioTransport(ConsoleTransport):
-    """The console on standard input/output (``--console stdio``)."""
+    """The console on standard input/output (``--console stdio``). The terminal line applies
+    only where both are a terminal (``./run-sim``): the terminal is then put in raw mode for the
+    run and restored at close; on pipes (systemd, scripts) the console is a machine peer."""
 
     name = "stdio"
 
-    def __init__(self, post: Callable[[object], None], *, echo: bool = False,
+    def __init__(self, post: Callable[[object], None], *, line_editing: bool = False,
                  stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
                  on_eof: Callable[[], None] | None = None) -> None:
-        super().__init__(post, echo=echo)
         self._in = stdin or sys.stdin.buffer
         self._out = stdout or sys.stdout.buffer
         self._on_eof = on_eof
@@ -187,6 +412,25 @@ class StdioTransport(ConsoleTransport):
         # interpreter shutdown after SIGTERM then aborts ("could not acquire lock for
         # <_io.BufferedReader name='<stdin>'>", exit -6). os.read holds no Python-level lock.
         self._fd: int | None = None if stdin is not None else sys.stdin.fileno()
+        self._saved_tty: list[Any] | None = None
+        terminal = (self._fd is not None and os.isatty(self._fd)
+                    and stdout is None and sys.stdout.isatty())
+        super().__init__(post, line_editing=line_editing and terminal)
+        if self.line_editing and self._fd is not None:
+            self._raw_terminal(self._fd)
+
+    def _raw_terminal(self, fd: int) -> None:
+        """Keystrokes straight to the line editor: no kernel echo, line editing or signals
+        (Ctrl-C cancels a line here; Ctrl-D on an empty line ends the run)."""
+        import termios
+
+        self._saved_tty = termios.tcgetattr(fd)
+        attrs = termios.tcgetattr(fd)
+        attrs[0] &= ~(termios.ICRNL | termios.IXON | termios.INLCR | termios.IGNCR)
+        attrs[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
+        attrs[6][termios.VMIN] = 1
+        attrs[6][termios.VTIME] = 0
+        termios.tcsetattr(fd, termios.TCSADRAIN, attrs)
 
     def _read(self) -> bytes | None:
         if self._fd is not None:
@@ -206,36 +450,116 @@ class StdioTransport(ConsoleTransport):
             self._on_eof()
         return True
 
+    def close(self, timeout: float = 2.0) -> None:
+        super().close(timeout)
+        if self._saved_tty is not None and self._fd is not None:
+            import termios
+
+            with self._lock:
+                self._write_quietly(b"\r\n")
+            try:
+                termios.tcsetattr(self._fd, termios.TCSADRAIN, self._saved_tty)
+            except termios.error:
+                pass
+            self._saved_tty = None
+
 
 class SerialTransport(ConsoleTransport):
-    """The console on a serial port (115200 8N1 by default), through pySerial."""
+    """The console on a serial port (115200 8N1 by default), through pySerial.
+
+    A port that fails (a USB adapter unplugged: reads raise) is closed and reopened, first after
+    :data:`REOPEN_FIRST_S`, then doubling up to :data:`REOPEN_MAX_S`, until the device is back;
+    the loop is told when it goes and when it returns. A port that cannot be opened at start is
+    handled the same way: the table plays on and the console comes when the device does.
+    """
 
     name = "serial"
 
     def __init__(self, post: Callable[[object], None], url: str, *, baud: int = 115200,
-                 echo: bool = False) -> None:
-        super().__init__(post, echo=echo)
+                 line_editing: bool = False) -> None:
+        super().__init__(post, line_editing=line_editing)
+        self._url = url
+        self._baud = baud
+        self._port: Any = None
+        self._retry_s = REOPEN_FIRST_S
+        self._lost = False
+        try:
+            self._port = self._open()
+        except (OSError, ValueError) as exc:
+            self._lost = True
+            self._post(ConsolePortLost(self.name, url, _reason(exc)))
+
+    def _open(self) -> Any:
         import serial  # type: ignore[import-untyped,unused-ignore]
 
-        self._port: Any = serial.serial_for_url(url, baudrate=baud, timeout=0.2,
-                                                write_timeout=0.5)
+        return serial.serial_for_url(self._url, baudrate=self._baud, timeout=POLL_S,
+                                     write_timeout=0.5)
 
-    def _read(self) -> bytes:
+    def _read(self) -> bytes | None:
+        port = self._port
+        if port is None:
+            self._reopen()
+            return None
         # One byte with the port's timeout, then whatever is already waiting: a line is handled
         # as soon as it ends, not when 256 bytes or the timeout have come.
-        first: bytes = self._port.read(1)
+        first: bytes = port.read(1)
         if not first:
-            return b""
-        waiting = int(self._port.in_waiting)
-        rest: bytes = self._port.read(min(waiting, 4096)) if waiting else b""
+            return None
+        waiting = int(port.in_waiting)
+        rest: bytes = port.read(min(waiting, 4096)) if waiting else b""
         return first + rest
 
+    def _read_failed(self, exc: BaseException) -> bool:
+        """The device failed or vanished: close it, tell the loop, reopen with back-off."""
+        with self._lock:
+            port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (OSError, ValueError):
+                pass
+        if not self._lost:
+            self._lost = True
+            self._retry_s = REOPEN_FIRST_S
+            self._post(ConsolePortLost(self.name, self._url, _reason(exc)))
+        return not self._stop.is_set()
+
+    def _reopen(self) -> None:
+        if self._stop.wait(self._retry_s):
+            return
+        try:
+            port = self._open()
+        except (OSError, ValueError):
+            self._retry_s = min(REOPEN_MAX_S, self._retry_s * 2)
+            return
+        with self._lock:
+            self._port = port
+        self._lost = False
+        self._retry_s = REOPEN_FIRST_S
+        self._post(ConsolePortBack(self.name, self._url))
+        if self._editor is not None:
+            self._show_prompt()
+
     def _write(self, data: bytes) -> None:
+        if self._port is None:
+            return      # gone: what it would have shown is in the journal and on other consoles
         self._port.write(data)
 
     def _eof(self) -> bool:
         return False
 
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
     def close(self, timeout: float = 2.0) -> None:
         super().close(timeout)
-        self._port.close()
+        with self._lock:
+            port, self._port = self._port, None
+        if port is not None:
+            port.close()
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text[:200]

@@ -35,12 +35,26 @@ class TableContext:
     settings: Any                      # controller.config.settings.ConfigStore
     devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
     alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
+    #: Unsolicited "!" lines for every console but the one named (None: every console): what a
+    #: button did is said unasked everywhere, except on the console whose ``sim button`` pressed
+    #: it, which hears it in its reply.
+    announce: Callable[[list[str], str | None], None] = lambda lines, skip: None
     post: Callable[[object], None] = lambda event: None    # queue an event for the loop
     #: Faults the application holds (journal, program manifest, settings) that stop play until
     #: a technician clears them; a table refuses round inputs while this is non-empty.
     app_faults: Callable[[], list[str]] = lambda: []
     rng: Any = None                    # controller.rng.certified.CertifiedRng (pai gow)
     profile: Any = None                # controller.config.profile.Profile
+
+
+@dataclass(frozen=True)
+class ReplyWaiter:
+    """A console reply that waits for the events its command caused (a simulated button's
+    press, a simulated shoe's frames): ``ready`` says they were handled; ``finish`` turns the
+    command's own reply (ending ``OK``) into the reply sent then, e.g. with what they did."""
+
+    ready: Callable[[], bool]
+    finish: Callable[[list[str]], list[str]] = lambda lines: lines
 
 
 class Table(Protocol):

@@ -164,15 +164,18 @@ class Reply:
         return "\n".join(self.lines)
 
 
-def override_profile(folder: Path, base: Path, console_port: str,
+def override_profile(folder: Path, base: Path, console_port: str | None,
                      extra: str = "", scoreboard_port: int | None = 0) -> Path:
-    """A profile that includes ``base`` (by absolute path) and moves the console to a port,
-    and serves the scoreboard on ``scoreboard_port``: by default any free port, so tests
-    running at once never collide on the sim profiles' fixed ports (None: as ``base`` says)."""
+    """A profile that includes ``base`` (by absolute path), moves the console to a port (None:
+    leaves it) and makes it a machine peer's line: the rig reads replies, not a terminal's echo
+    and prompt (``[console] line_editing = false``). It serves the scoreboard on
+    ``scoreboard_port``: by default any free port, so tests running at once never collide on
+    the sim profiles' fixed ports (None: as ``base`` says)."""
     path = folder / "rig-profile.toml"
     board = "" if scoreboard_port is None else f"scoreboard.port = {scoreboard_port}\n"
-    path.write_text(f'include = "{base.resolve()}"\n{board}{extra}\n'
-                    f'[console]\nport = "{console_port}"\n', encoding="utf-8")
+    port = "" if console_port is None else f'port = "{console_port}"\n'
+    path.write_text(f'include = "{base.resolve()}"\n{board}{extra}\n[console]\n{port}'
+                    'line_editing = false\n', encoding="utf-8")
     return path
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from controller import app as app_module
+from controller import cli as cli_module
 from controller.app import Application
 from controller.config.profile import load_profile
 from controller.console.transport import ConsoleTransport, StdioTransport
@@ -198,6 +199,13 @@ def test_run_closes_the_application_when_the_start_fails(
     receiver.settimeout(5.0)
     monkeypatch.setenv("NOTIFY_SOCKET", path)
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+
+    def no_console(_app: object) -> None:
+        raise OSError("the console could not be set up")
+
+    # (A serial console that cannot be opened is no longer a failed start: it is reopened with
+    # back-off while the table plays, tests/integration/test_console_terminal.py.)
+    monkeypatch.setattr(cli_module, "_open_console", no_console)
     try:
         status = main(["run", "--profile", str(ROOT / "hw_profiles" / "sim-paigow.toml"),
                        "--state-dir", str(tmp_path / "state"),

@@ -110,7 +110,7 @@ def test_minimal_profile_defaults(tmp_path: Path) -> None:
     assert p.journal.path == "journal.sqlite" and p.journal.key_path == "device.key"
     assert p.journal.retention_days == 90 and p.rules.recall_depth == 20
     assert p.journal.clock_floor == datetime.date(2026, 1, 1)
-    assert (p.console.port, p.console.baud, p.console.echo) == ("stdio", 115200, False)
+    assert (p.console.port, p.console.baud, p.console.line_editing) == ("stdio", 115200, True)
     assert p.rng.hwrng_path is None
     assert p.buttons is not None and p.buttons.bounce_ms == 30 and p.buttons.active_low
     assert p.display is not None and p.display.pins is not None and "dp" not in p.display.pins
