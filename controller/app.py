@@ -199,7 +199,19 @@ class Application:
 
         self.devices: dict[str, Any] = {}
         self.rng: Any = None
-        self.table: Table = self._build_table()
+        try:
+            self.table: Table = self._build_table()
+        except Exception as exc:
+            # A device the profile names could not be brought up (a GPIO library not
+            # installed, a port that is not there): journaled, what was opened closed again.
+            from controller.devices import close_devices
+            close_devices(self.devices)
+            try:
+                self.journal.append("app.device_error", {"device": "start",
+                                                         "error": str(exc)[:500]})
+            finally:
+                self.journal.close()
+            raise
 
     # -- construction ------------------------------------------------------------------------
 
@@ -314,6 +326,7 @@ class Application:
 
     def start(self) -> list[str]:
         """Recover the table from the journal and report what was resumed or voided."""
+        self._console()               # a lockout left by the last run is read back now
         self._start_background_verify()
         notes = self.table.recover()
         for note in notes:
@@ -374,6 +387,8 @@ class Application:
             self._start_background_verify()
         if self._rejected_count:
             self._journal_rejected(None)
+        if self._interpreter is not None:
+            self._interpreter.tick()
         buttons = self.devices.get("buttons")
         if buttons is not None:
             buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
@@ -480,12 +495,16 @@ class Application:
                 keep.append(pending)
         self._pending_replies = keep
 
-    def console_execute(self, text: str, source: str) -> list[str]:
-        """Run one console line through the console's command table."""
+    def _console(self) -> Any:
+        """The console's interpreter (one for every console), made on first use."""
         if self._interpreter is None:
             module = importlib.import_module("controller.console.interpreter")
             self._interpreter = module.Console(self)
-        result: list[str] = self._interpreter.execute(text, source)
+        return self._interpreter
+
+    def console_execute(self, text: str, source: str) -> list[str]:
+        """Run one console line through the console's command table."""
+        result: list[str] = self._console().execute(text, source)
         return result
 
     def _guarded(self, fn: Callable[[], object]) -> None:
@@ -530,6 +549,8 @@ class Application:
         """Stop drivers and close the journal (rows are already synced)."""
         self.stop_event.set()
         self.publication.close()
+        if self._interpreter is not None:
+            self._guarded(self._interpreter.close)   # the lockout time left, for the next start
         try:
             self.table.close()
         finally:

@@ -23,6 +23,17 @@ if TYPE_CHECKING:
     from controller.scoreboard.server import ScoreboardServer
 
 
+def _at_least_one(text: str) -> int:
+    """A count on the command line: a whole number of 1 or more (argparse says what is wrong)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-controller", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -50,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     # -- simulate: the scripted pai gow dealer (controller/tables/paigow/script.py) --
     simulate = sub.add_parser("simulate", help="deal N scripted pai gow rounds on a profile")
     simulate.add_argument("--profile", required=True, help="hardware profile (TOML), sim-*")
-    simulate.add_argument("--rounds", type=int, default=10)
+    simulate.add_argument("--rounds", type=_at_least_one, default=10,
+                          help="how many rounds to deal (1 or more)")
     simulate.add_argument("--state-dir", default=None,
                           help="journal directory (default: a fresh temporary one)")
     # -- end simulate --
@@ -135,6 +147,7 @@ def _run(args: argparse.Namespace) -> int:
     from controller.app import Application
     from controller.config.profile import ProfileError, load_profile
     from controller.journal.store import JournalError
+    from drivers.errors import DriverError
     try:
         profile = load_profile(args.profile)
     except ProfileError as exc:
@@ -145,6 +158,11 @@ def _run(args: argparse.Namespace) -> int:
         app = Application(profile, args.state_dir, console_port=args.console)
     except JournalError as exc:
         print(f"journal error: {exc}", file=sys.stderr)
+        return 1
+    except (DriverError, OSError) as exc:
+        # e.g. "GPIO backend 'rpi' needs the RPi.GPIO module, which is not installed: install
+        # the 'pi' extra ..." -- one line, never a traceback
+        print(f"device error: {exc}", file=sys.stderr)
         return 1
     try:
         return _serve(app, profile.game, profile.name)

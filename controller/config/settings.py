@@ -336,6 +336,19 @@ class RuleSettings:
             lines.append(line)
         return lines
 
+    def describe_key(self, key: str) -> list[str]:
+        """``config show KEY``: the value, then its default, range and regulation, a line each
+        (and why it has no effect, when it has none)."""
+        spec = _spec(key)
+        lines = [f"{key} = {self.get_text(key)}",
+                 f"  default: {_default_text(RuleSettings(), spec)}",
+                 f"  range: {spec.range_text()}",
+                 f"  reference: {spec.cite}"]
+        why = self.inactive_reason(key)
+        if why:
+            lines.append(f"  inactive: {why}")
+        return lines
+
     # -- changing ------------------------------------------------------------------------------
 
     def with_change(self, key: str, text: str) -> RuleSettings:

@@ -1,26 +1,23 @@
 """The technician console's command interpreter (DESIGN.md "Technician console").
 
 ``Console.execute(text, source)`` runs one line on the loop thread and returns the reply lines;
-the last is always ``OK`` or ``ERR <CODE> <reason>`` with a code from :data:`CODES`. The
-transport (controller.console.transport) has already refused over-long and non-printable lines.
+the last is always ``OK`` or ``ERR <CODE> <reason>`` with a code from
+:data:`controller.console.errors.CODES`. The transport (controller.console.transport) has
+already framed the line (and, on a terminal line, edited it).
 
-Access: read-only commands work without a login; anything that changes state needs one. There is
-no default secret: while no PIN exists, ``passwd <new>`` sets the first one without a login. The
-PIN is kept only as a salted ``hashlib.scrypt`` hash in a ``console.pin_set`` journal event (the
-journal is the device's memory). Five failed logins lock logins for five minutes. Logins,
-failures, lockouts and refusals are journaled; a PIN never is. Sessions are per source (the
-serial port and stdio each log in separately) and end after :data:`IDLE_LOGOUT_S` of silence.
+Access: read-only commands work without a login; anything that changes state needs one, and a
+few things a supervisor's (controller.console.auth: PINs, roles, sessions, the lockout). Every
+command has a syntax, an example and a summary (:class:`Command`): ``help`` lists them,
+``help CMD`` shows one, a table's actions included.
 
-Commands on the loop thread hold the table while they run, so the heavy ones are bounded
-(``rng test``, ``rng capture``) and refused mid-round.
+Nothing slow runs here: ``rng test`` and ``rng capture`` run on a worker thread and report
+progress; ``journal verify`` walks the chain on a worker; the reply comes when they are done
+(:class:`Deferred`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import os
 import threading
 import time
 import traceback
@@ -30,54 +27,30 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, Auth
+from controller.console.errors import CODES, ConsoleError
 from controller.journal.store import JournalError
 from controller.tables.table import Refused
 
-CODES: Final = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
-MAX_FAILURES: Final = 5
-LOCKOUT_S: Final = 300.0
-IDLE_LOGOUT_S: Final = 900.0
-PIN_MIN: Final = 6
-PIN_MAX: Final = 32
-#: scrypt cost: 16 MiB and about 0.1 s on a Raspberry Pi 4 per login; stored with each hash.
-SCRYPT_N: Final = 1 << 14
-SCRYPT_R: Final = 8
-SCRYPT_P: Final = 1
-SCRYPT_DKLEN: Final = 32
-#: A Pi 4 draws roughly 50,000 outcomes a second with health tests on: at most ~4 s held.
+#: The most ``rng test`` draws and ``rng capture`` bytes or outcomes a technician may ask for.
 RNG_TEST_MAX: Final = 200_000
 CAPTURE_RAW_MAX: Final = 1_000_000
 CAPTURE_FINAL_MAX: Final = 200_000
 #: Used only when the host has no rule settings (tests' fake apps): the setting's default.
 RECALL_DEFAULT: Final = 20
 CAPTURE_DIR: Final = "captures"
-PIN_EVENT: Final = "console.pin_set"
-
-
-class ConsoleError(Exception):
-    """A refused command: becomes ``ERR <code> <reason>``."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(f"{code} {reason}")
-        self.code = code
-        self.reason = reason
-
-
-@dataclass
-class Session:
-    """One source's login state."""
-
-    logged_in: bool = False
-    last_seen: float = 0.0
 
 
 @dataclass(frozen=True)
 class Command:
-    """One console command: its handler, whether it needs a login, its usage for ``help``."""
+    """One console command: its handler, whether it needs a login, and what ``help`` says:
+    the syntax, what it does, and an example a technician can type as it is."""
 
     handler: Callable[[list[str], str], list[str]]
     login: bool
-    usage: str
+    syntax: str
+    summary: str
+    example: str
 
 
 @dataclass(frozen=True)
@@ -94,6 +67,10 @@ class Deferred:
 
 #: How long a background ``journal verify`` may take before the console says so.
 VERIFY_TIMEOUT_S = 600.0
+#: How long an ``rng`` job may run (a raw capture of a million bytes through a slow hardware
+#: generator's health test: several minutes); how often it says how far it is.
+JOB_TIMEOUT_S: Final = 3600.0
+PROGRESS_EVERY_S: Final = 2.0
 
 
 class Console:
@@ -103,35 +80,22 @@ class Console:
                  scrypt_n: int = SCRYPT_N, manifest_path: Path | None = None,
                  manifest_root: Path | None = None) -> None:
         self._app = app
-        self._clock = clock
-        self._scrypt_n = scrypt_n
-        self._sessions: dict[str, Session] = {}
-        self._failures = 0
-        self._locked_until: float | None = None
+        self._auth = Auth(getattr(app, "journal", None), app.alarm, clock=clock,
+                          scrypt_n=scrypt_n)
         self._test_mode = False
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
         self._commands: dict[str, Command] = self._command_table()
         self._deferred: Deferred | None = None
-        self._restore_lockout()
+        self._job: _Job | None = None
 
-    def _restore_lockout(self) -> None:
-        """A lockout and a failure count survive a restart: a power cycle must not reset a PIN
-        guesser's budget. Read back from the journal (wall clock: the only clock that spans
-        boots; a clock set backwards can only lengthen the lock)."""
-        journal = getattr(self._app, "journal", None)
-        if journal is None or not hasattr(journal, "last"):
-            return
-        last = journal.last(["console.login_failed", "console.login", "console.locked"])
-        if last is None:
-            return
-        if last.kind == "console.login_failed":
-            self._failures = int(last.data.get("failures", 0))
-        elif last.kind == "console.locked":
-            elapsed_s = max(0.0, (time.time_ns() - last.wall_ns) / 1e9)
-            if elapsed_s < LOCKOUT_S:
-                self._failures = int(last.data.get("failures", MAX_FAILURES))
-                self._locked_until = self._clock() + (LOCKOUT_S - elapsed_s)
+    def tick(self) -> None:
+        """From the loop's tick: the end of a lockout is journaled when it runs out."""
+        self._auth.tick()
+
+    def close(self) -> None:
+        """At shutdown: the lockout time still left is journaled for the next start."""
+        self._auth.save()
 
     # -- the entry point -----------------------------------------------------------------------
 
@@ -153,9 +117,9 @@ class Console:
         if not words or words[0].startswith("#"):
             return ["OK"]
         name, args = words[0].lower(), words[1:]
-        session = self._session(source)
+        self._auth.session(source)
         try:
-            lines = self._dispatch(name, args, source, session)
+            lines = self._dispatch(name, args, source)
         except ConsoleError as exc:
             self._journal_refusal(name, source, exc.code, exc.reason)
             before = exc.lines if isinstance(exc, _ErrWithLines) else []
@@ -177,132 +141,61 @@ class Console:
             return [f"ERR FAULT internal error in {name[:32]}: {detail}"]
         return [*lines, "OK"]
 
-    def _dispatch(self, name: str, args: list[str], source: str, session: Session) -> list[str]:
+    def _dispatch(self, name: str, args: list[str], source: str) -> list[str]:
         command = self._commands.get(name)
-        who = f"technician@{source}"
         if command is None:
-            return self._table_action(name, args, who, session)
+            return self._table_action(name, args, source)
         if command.login:
-            self._require_login(session)
+            self._auth.require(source)
         return command.handler(args, source)
 
-    # -- sessions and the PIN ------------------------------------------------------------------
-
-    def _session(self, source: str) -> Session:
-        session = self._sessions.setdefault(source, Session())
-        now = self._clock()
-        if session.logged_in and now - session.last_seen > IDLE_LOGOUT_S:
-            session.logged_in = False
-            self._app.journal.append("console.logout", {"source": source, "reason": "idle"})
-        session.last_seen = now
-        return session
-
-    def _require_login(self, session: Session) -> None:
-        if not session.logged_in:
-            raise ConsoleError("AUTH", "login needed (login <pin>)")
-
-    def _locked(self) -> float | None:
-        """Seconds of lockout left, or None (a lock that ran out resets the failure count)."""
-        if self._locked_until is None:
-            return None
-        left = self._locked_until - self._clock()
-        if left > 0:
-            return left
-        self._locked_until = None
-        self._failures = 0
-        return None
-
-    def _pin_record(self) -> Mapping[str, Any] | None:
-        entry = self._app.journal.last([PIN_EVENT])
-        return None if entry is None else entry.data
-
-    def _hash(self, pin: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> bytes:
-        return hashlib.scrypt(pin.encode("utf-8"), salt=salt, n=n, r=r, p=p,
-                              maxmem=256 * n * r, dklen=dklen)
+    # -- logins (controller/console/auth.py) ---------------------------------------------------
 
     def _cmd_passwd(self, args: list[str], source: str) -> list[str]:
-        session = self._sessions[source]
-        has_pin = self._pin_record() is not None
-        if has_pin:
-            self._require_login(session)
-        elif (left := self._locked()) is not None:
-            raise ConsoleError("LOCKED", f"console locked for {left:.0f} more s")
-        if len(args) != 1:
-            raise ConsoleError("SYNTAX", "usage: passwd <new pin>")
-        pin = args[0]
-        if not PIN_MIN <= len(pin) <= PIN_MAX:
-            raise ConsoleError("RANGE", f"a PIN has {PIN_MIN} to {PIN_MAX} characters")
-        salt = os.urandom(16)
-        digest = self._hash(pin, salt, self._scrypt_n, SCRYPT_R, SCRYPT_P, SCRYPT_DKLEN)
-        self._app.journal.append(PIN_EVENT, {
-            "algorithm": "scrypt", "salt": salt.hex(), "hash": digest.hex(),
-            "n": self._scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "dklen": SCRYPT_DKLEN,
-            "who": f"technician@{source}", "first": not has_pin})
-        session.logged_in = True
-        return ["PIN changed" if has_pin else "PIN set; logged in"]
+        return self._auth.passwd(args, source)
 
     def _cmd_login(self, args: list[str], source: str) -> list[str]:
-        session = self._sessions[source]
-        if (left := self._locked()) is not None:
-            raise ConsoleError("LOCKED", f"console locked for {left:.0f} more s")
-        if len(args) != 1:
-            raise ConsoleError("SYNTAX", "usage: login <pin>")
-        record = self._pin_record()
-        if record is None:
-            raise ConsoleError("AUTH", "no PIN is set yet: set one with passwd <new pin>")
-        try:
-            want = bytes.fromhex(str(record["hash"]))
-            got = self._hash(args[0], bytes.fromhex(str(record["salt"])), int(record["n"]),
-                             int(record["r"]), int(record["p"]), int(record["dklen"]))
-        except (KeyError, ValueError) as exc:
-            raise ConsoleError("FAULT", f"the stored PIN record is unusable: {exc}") from None
-        if hmac.compare_digest(got, want):
-            self._app.journal.append("console.login", {"source": source})  # before it counts
-            self._failures = 0
-            session.logged_in = True
-            return ["logged in"]
-        self._failures += 1
-        self._app.journal.append("console.login_failed",
-                                 {"source": source, "failures": self._failures})
-        if self._failures >= MAX_FAILURES:
-            self._locked_until = self._clock() + LOCKOUT_S
-            self._app.journal.append("console.locked", {
-                "source": source, "failures": self._failures, "seconds": LOCKOUT_S})
-            self._app.alarm(f"CONSOLE LOCKED after {self._failures} failed logins"
-                            f" ({source}) for {LOCKOUT_S:.0f} s")
-            raise ConsoleError("LOCKED", f"{self._failures} failed logins: console locked for"
-                                         f" {LOCKOUT_S:.0f} s")
-        raise ConsoleError("AUTH", f"wrong PIN ({MAX_FAILURES - self._failures} tries left)")
+        return self._auth.login(args, source)
 
     def _cmd_logout(self, args: list[str], source: str) -> list[str]:
-        session = self._sessions[source]
-        if session.logged_in:
-            session.logged_in = False
-            self._app.journal.append("console.logout", {"source": source, "reason": "logout"})
-        return ["logged out"]
+        self._no_args(args, "logout")
+        return self._auth.logout(source)
 
     # -- read-only commands ------------------------------------------------------------------
 
     def _cmd_help(self, args: list[str], source: str) -> list[str]:
-        lines = ["commands (* needs a login):"]
-        for command in self._commands.values():
-            lines.append(f" {'*' if command.login else ' '} {command.usage}")
-        names = getattr(self._app.table, "action_names", None)
-        if callable(names):
-            lines.append(" * table actions: " + " ".join(sorted(names())))
-        else:
-            lines.append(" * any other word goes to the table (sim ..., bet ..., curator ...)")
+        actions = self._table_help()
+        if len(args) > 1:
+            raise ConsoleError("SYNTAX", "usage: help [COMMAND]")
+        if args:
+            word = args[0].lower()
+            command = self._commands.get(word)
+            if command is not None:
+                login = " (needs a login)" if command.login else ""
+                return [f"{command.syntax}{login}", f"  {command.summary}",
+                        f"  example: {command.example}"]
+            if word in actions:
+                entry = actions[word]
+                return [f"{entry.syntax} (needs a login)", f"  {entry.summary}",
+                        f"  example: {entry.example}"]
+            raise ConsoleError("UNKNOWN", f"no such command: {word[:32]} (help lists them)")
+        lines = ["commands (* needs a login; help COMMAND for its syntax and an example):"]
+        lines.extend(f" {'*' if c.login else ' '} {c.syntax}" for c in self._commands.values())
+        if actions:
+            lines.append(f"the {self._app.profile.game} table's actions (all need a login):")
+            lines.extend(f" * {entry.syntax}" for entry in actions.values())
         return lines
+
+    def _table_help(self) -> Mapping[str, Any]:
+        """The table's console actions: word -> ActionHelp (syntax, summary, example)."""
+        helper = getattr(self._app.table, "action_help", None)
+        return helper() if callable(helper) else {}
 
     def _cmd_status(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "status")
         lines = [f"{key}: {value}" for key, value in self._app.status().items()]
         lines.append(f"test-mode: {'ON' if self._test_mode else 'off'}")
-        session = self._sessions[source]
-        lines.append(f"console: {'logged in' if session.logged_in else 'not logged in'}"
-                     f" ({source})")
-        if (left := self._locked()) is not None:
-            lines.append(f"console: locked for {left:.0f} more s")
+        lines.extend(self._auth.describe(source))
         return lines
 
     def _cmd_config(self, args: list[str], source: str) -> list[str]:
@@ -313,10 +206,10 @@ class Console:
             if len(args) == 1:
                 return list(settings.describe())
             if len(args) == 2:
-                return [f"{args[1]} = {self._config_call(lambda: settings.get_text(args[1]))}"]
+                return list(self._config_call(lambda: settings.describe_key(args[1])))
             raise ConsoleError("SYNTAX", "usage: config show [KEY]")
         if args[0] == "set":
-            self._require_login(self._sessions[source])
+            self._auth.require(source)
             if len(args) < 3:
                 raise ConsoleError("SYNTAX", "usage: config set KEY VALUE")
             if self._app.table.round_in_progress():
@@ -324,7 +217,7 @@ class Console:
                                             " rounds")
             key, value = args[1], " ".join(args[2:])
             old, new = self._config_call(
-                lambda: self._app.config.set(key, value, f"technician@{source}"))
+                lambda: self._app.config.set(key, value, self._auth.who(source)))
             return [f"{key}: {old} -> {new}"]
         raise ConsoleError("SYNTAX", f"config {args[0][:20]}: expected show or set")
 
@@ -358,10 +251,7 @@ class Console:
         if args[:1] == ["verify"] and len(args) <= 2:
             expected = None
             if len(args) == 2:
-                seq_text, sep, mac = args[1].partition(":")
-                if not sep or not seq_text.isdigit() or not mac:
-                    raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC]")
-                expected = (int(seq_text), mac.lower())
+                expected = parse_head(args[1])
             return self._verify_in_background(expected, source)
         raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] | journal head")
 
@@ -472,34 +362,96 @@ class Console:
     # -- commands that change state ----------------------------------------------------------
 
     def _cmd_rng(self, args: list[str], source: str) -> list[str]:
+        """``rng test N`` / ``rng capture raw|final N FILE``: on a worker thread with progress
+        lines (a slow hardware generator makes a capture take minutes); the table plays on,
+        its draws interleaving with the job's (each draw takes the RNG's lock on its own)."""
         from controller.rng import lab as rng_lab
         rng = self._rng()
         if args[:1] == ["test"] and len(args) == 2:
             draws = self._int(args[1], 2, RNG_TEST_MAX, "N")
             self._between_rounds("rng test")
-            check = rng_lab.run_statistical_check(rng, draws)
-            self._app.journal.append("rng.statistical_check", {
-                "draws": draws, "counts": list(check.counts), "passed": check.passed,
-                "source": source})
-            lines = check.format_report().splitlines()
-            if not check.passed:
-                self._fail(lines, "FAULT", "the statistical check failed")
-            return lines
+
+            def test(progress: Callable[[int, int], None]) -> Callable[[], list[str]]:
+                check = rng_lab.run_statistical_check(rng, draws, progress=progress)
+
+                def finish() -> list[str]:
+                    self._app.journal.append("rng.statistical_check", {
+                        "draws": draws, "counts": list(check.counts), "passed": check.passed,
+                        "source": source})
+                    lines = check.format_report().splitlines()
+                    if not check.passed:
+                        self._fail(lines, "FAULT", "the statistical check failed")
+                    return lines
+                return finish
+
+            return self._run_job("rng", source, f"rng test: {draws:,} draws", "draws", test)
         if args[:1] == ["capture"] and len(args) == 4 and args[1] in ("raw", "final"):
             kind = args[1]
             limit = CAPTURE_RAW_MAX if kind == "raw" else CAPTURE_FINAL_MAX
             count = self._int(args[2], 1, limit, "N")
             path = self._capture_path(args[3])
+            if path.is_dir():
+                raise ConsoleError("IO", f"Is a directory: {path}")
             self._between_rounds("rng capture")
-            if kind == "raw":
-                rng_lab.capture_raw(rng, count, path)
-            else:
-                rng_lab.capture_final(rng, count, path)
-            self._app.journal.append("rng.capture", {"kind": kind, "count": count,
-                                                     "file": str(path), "source": source})
             unit = "bytes" if kind == "raw" else "outcomes"
-            return [f"captured {count} {kind} {unit} to {path}"]
+
+            def capture(progress: Callable[[int, int], None]) -> Callable[[], list[str]]:
+                if kind == "raw":
+                    rng_lab.capture_raw(rng, count, path, progress=progress)
+                else:
+                    rng_lab.capture_final(rng, count, path, progress=progress)
+
+                def finish() -> list[str]:
+                    self._app.journal.append("rng.capture", {
+                        "kind": kind, "count": count, "file": str(path), "source": source})
+                    return [f"captured {count:,} {kind} {unit} to {path}"]
+                return finish
+
+            return self._run_job("rng", source, f"rng capture: {count:,} {kind} {unit}", unit,
+                                 capture)
         raise ConsoleError("SYNTAX", "usage: rng test N | rng capture raw|final N FILE")
+
+    def _run_job(self, name: str, source: str, what: str, unit: str,
+                 work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]]
+                 ) -> list[str]:
+        """Run ``work`` on a worker thread: it returns the step that journals the outcome and
+        gives the reply's lines, run on the loop thread. The reply comes when it is done;
+        progress lines (at most one every :data:`PROGRESS_EVERY_S`) meanwhile. A job's error
+        becomes the reply's ``ERR``: an RNG fault is ``FAULT`` (the table latches it), a file
+        ``IO``."""
+        if self._job is not None and not self._job.done():
+            raise ConsoleError("STATE", f"{self._job.what} is still running")
+        job = _Job(what, unit, work)
+        self._job = job
+        if not getattr(self._app, "defers_replies", False):
+            job.run()           # a host that cannot defer a reply (tests' fake apps)
+            return self._job_reply(job, name, source, final=False)
+
+        def render() -> list[str]:
+            return self._job_reply(job, name, source, final=True)
+
+        job.start()
+        self._deferred = Deferred(job.done, render, JOB_TIMEOUT_S, job.progress_lines)
+        return []
+
+    def _job_reply(self, job: _Job, name: str, source: str, *, final: bool) -> list[str]:
+        """The reply of a finished job: its lines (journaled on this, the loop thread)."""
+        from controller.rng.certified import RngFault
+        try:
+            try:
+                lines = job.result()()
+            except RngFault as exc:
+                raise ConsoleError("FAULT", f"RNG fault: {exc.reason}") from None
+            except OSError as exc:
+                reason = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+                raise ConsoleError("IO", reason) from None
+        except ConsoleError as exc:
+            if not final:
+                raise
+            self._journal_refusal(name, source, exc.code, exc.reason)
+            before = exc.lines if isinstance(exc, _ErrWithLines) else []
+            return [*before, f"ERR {exc.code} {exc.reason}"]
+        return [*lines, "OK"] if final else lines
 
     def _cmd_selftest(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "selftest")
@@ -531,7 +483,7 @@ class Console:
     def _cmd_fault(self, args: list[str], source: str) -> list[str]:
         if args != ["clear"]:
             raise ConsoleError("SYNTAX", "usage: fault clear")
-        who = f"technician@{source}"
+        who = self._auth.who(source)
         lines: list[str] = []
         app_faults: list[str] = self._app.app_faults
         if app_faults:
@@ -575,20 +527,21 @@ class Console:
             return [f"test mode already {args[0]}"]
         if on:
             self._between_rounds("test mode")
-        lines = self._app.table.action("test-mode", [args[0]], f"technician@{source}")
+        lines = self._app.table.action("test-mode", [args[0]], self._auth.who(source))
         self._test_mode = on
         self._app.journal.append("console.test_mode", {"on": on, "source": source})
         return list(lines) or [f"test mode {args[0]}"]
 
-    def _table_action(self, name: str, args: list[str], who: str, session: Session) -> list[str]:
+    def _table_action(self, name: str, args: list[str], source: str) -> list[str]:
         known = getattr(self._app.table, "action_names", None)
         if callable(known) and name not in known():
-            raise ConsoleError("UNKNOWN", f"no such command: {name[:32]} (try help)")
-        self._require_login(session)
+            raise ConsoleError("UNKNOWN", f"no such command: {name[:32]} (help lists them)")
+        self._auth.require(source)
         try:
-            lines = self._app.table.action(name, args, who)
+            lines = self._app.table.action(name, args, self._auth.who(source))
         except NotImplementedError:
-            raise ConsoleError("UNKNOWN", f"no such command: {name[:32]} (try help)") from None
+            raise ConsoleError("UNKNOWN",
+                               f"no such command: {name[:32]} (help lists them)") from None
         return list(lines)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -645,27 +598,124 @@ class Console:
                                                      "code": code, "reason": reason[:200]})
 
     def _command_table(self) -> dict[str, Command]:
+        c = Command
         return {
-            "help": Command(self._cmd_help, False, "help"),
-            "status": Command(self._cmd_status, False, "status"),
-            "login": Command(self._cmd_login, False, "login <pin>"),
-            "logout": Command(self._cmd_logout, False, "logout"),
-            "passwd": Command(self._cmd_passwd, False,
-                              "passwd <new pin>   (no login needed only to set the first PIN)"),
-            "config": Command(self._cmd_config, False,
-                              "config show [KEY]   |  * config set KEY VALUE (between rounds)"),
-            "recall": Command(self._cmd_recall, False,
-                              "recall [N]   (1 to recall_depth; default recall_depth)"),
-            "journal": Command(self._cmd_journal, False, "journal verify [SEQ:HMAC] | head"),
-            "verify": Command(self._cmd_verify, False, "verify [SEED]   (SEED: 16-64 bytes hex)"),
-            "houseway": Command(self._cmd_houseway, False, "houseway T1 T2 T3 T4"),
-            "odds": Command(self._cmd_odds, False, "odds   (baccarat)"),
-            "rng": Command(self._cmd_rng, True,
-                           f"rng test N (2-{RNG_TEST_MAX:,}) | rng capture raw|final N FILE"),
-            "selftest": Command(self._cmd_selftest, True, "selftest"),
-            "fault": Command(self._cmd_fault, True, "fault clear"),
-            "test-mode": Command(self._cmd_test_mode, True, "test-mode on|off"),
+            "help": c(self._cmd_help, False, "help [COMMAND]",
+                      "the commands, or one command's syntax and an example", "help config"),
+            "status": c(self._cmd_status, False, "status",
+                        "game, state, round, number or coup, faults, this console's login",
+                        "status"),
+            "login": c(self._cmd_login, False, "login PIN",
+                       "log this console in; the PIN says technician or supervisor",
+                       "login 48151623"),
+            "logout": c(self._cmd_logout, False, "logout", "log this console out", "logout"),
+            "passwd": c(self._cmd_passwd, False, "passwd NEW-PIN | passwd supervisor NEW-PIN",
+                        f"set a PIN ({PIN_MIN}-{PIN_MAX} characters); the first technician PIN"
+                        " needs no login; the first supervisor PIN a technician's",
+                        "passwd 48151623"),
+            "config": c(self._cmd_config, False, "config show [KEY] | config set KEY VALUE",
+                        "settings with value, default, range and regulation; set needs a login"
+                        " and is refused mid-round", "config show recall_depth"),
+            "recall": c(self._cmd_recall, False, "recall [N]",
+                        "the last N rounds (1 to recall_depth) with every journaled input",
+                        "recall 2"),
+            "journal": c(self._cmd_journal, False, "journal verify [SEQ:HMAC] | journal head",
+                         "walk the chain (from a head printed earlier: nothing after it cut);"
+                         " print the head", "journal head"),
+            "verify": c(self._cmd_verify, False, "verify [SEED]",
+                        "program and profile files against the manifest; with a lab SEED (16-64"
+                        " bytes hex) their HMAC", "verify 00112233445566778899aabbccddeeff"),
+            "houseway": c(self._cmd_houseway, False, "houseway T1 T2 T3 T4",
+                          "how the house way sets four tiles (pai gow)",
+                          "houseway 1-2 2-4 6-6 5-5"),
+            "odds": c(self._cmd_odds, False, "odds",
+                      "exact odds of the next coup from the shoe as it stands (baccarat)", "odds"),
+            "rng": c(self._cmd_rng, True,
+                     "rng test N | rng capture raw|final N FILE",
+                     f"chi-square checks over N draws (2-{RNG_TEST_MAX:,}); or a capture to"
+                     f" {CAPTURE_DIR}/FILE in the state directory; between rounds",
+                     "rng test 10000"),
+            "selftest": c(self._cmd_selftest, True, "selftest",
+                          "RNG start-up test, journal chain and program files, afresh",
+                          "selftest"),
+            "fault": c(self._cmd_fault, True, "fault clear",
+                       "clear the faults whose cause is gone", "fault clear"),
+            "test-mode": c(self._cmd_test_mode, True, "test-mode on|off",
+                           "the display shows test mode; no round is touched; between rounds",
+                           "test-mode on"),
         }
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """``SEQ:HMAC`` as ``journal head`` prints it: a row number and 64 hex digits (SHA-256);
+    anything else is a SYNTAX error, never a verdict on the journal."""
+    seq_text, sep, mac = text.partition(":")
+    if not sep or not (seq_text.isascii() and seq_text.isdigit()):
+        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] (as journal head prints"
+                                     " it, e.g. 17:9f0c...)")
+    mac = mac.lower()
+    if len(mac) != 64 or any(ch not in "0123456789abcdef" for ch in mac):
+        raise ConsoleError("SYNTAX", f"HMAC must be 64 hex digits, got {mac[:20]!r}"
+                                     f"{'...' if len(mac) > 20 else ''}")
+    return int(seq_text), mac
+
+
+class _Job:
+    """One long console command on a worker thread, with its progress and its outcome."""
+
+    def __init__(self, what: str, unit: str,
+                 work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]]
+                 ) -> None:
+        self.what = what
+        self._unit = unit
+        self._work = work
+        self._outcome: list[Any] = []
+        self._lock = threading.Lock()
+        self._latest: tuple[int, int] | None = None
+        self._reported_at = time.monotonic()
+        self._started_said = False
+
+    def start(self) -> None:
+        threading.Thread(target=self.run, name="console-job", daemon=True).start()
+
+    def run(self) -> None:
+        try:
+            value: Any = self._work(self._progress)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reply on the loop thread
+            value = exc
+        with self._lock:
+            self._outcome.append(value)
+
+    def _progress(self, done: int, total: int) -> None:
+        with self._lock:
+            self._latest = (done, total)
+
+    def done(self) -> bool:
+        with self._lock:
+            return bool(self._outcome)
+
+    def result(self) -> Callable[[], list[str]]:
+        """The finishing step the work returned (raises what the work raised)."""
+        with self._lock:
+            value = self._outcome[0]
+        if isinstance(value, BaseException):
+            raise value
+        finish: Callable[[], list[str]] = value
+        return finish
+
+    def progress_lines(self) -> list[str]:
+        """A line saying how far the job is, at most every :data:`PROGRESS_EVERY_S`."""
+        now = time.monotonic()
+        if not self._started_said:
+            self._started_said = True
+            return [f"{self.what}: started; the table plays on meanwhile"]
+        with self._lock:
+            latest = self._latest
+            if latest is None or now - self._reported_at < PROGRESS_EVERY_S or self._outcome:
+                return []
+            self._reported_at = now
+        done, total = latest
+        return [f"{self.what}: {done:,} of {total:,} {self._unit} ({100 * done // total}%)"]
 
 
 class _ErrWithLines(ConsoleError):

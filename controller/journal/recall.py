@@ -7,9 +7,10 @@ hand can be rebuilt from the tiles or cards as they were entered or read (5324.5
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from controller.journal.store import Entry, Journal
 
@@ -22,14 +23,13 @@ class RoundRecord:
     events: tuple[Entry, ...]
 
     def summary(self) -> str:
-        """One line: round, first/last seq, the outcome row's data if there is one."""
+        """One line: the round, its rows, and the row that closed it if there is one."""
         closing = [e for e in self.events if e.kind.endswith((".settled", ".result", ".voided"))]
-        tail = ""
-        if closing:
-            last = closing[-1]
-            tail = f" {last.kind} {json.dumps(last.data, sort_keys=True)}"
-        return (f"round {self.round_id}: seq {self.events[0].seq}-{self.events[-1].seq},"
-                f" {len(self.events)} events{tail}")
+        count = len(self.events)
+        tail = f"; closed by {closing[-1].kind} (row {closing[-1].seq})" if closing else \
+            "; not closed"
+        return (f"round {self.round_id}: rows {self.events[0].seq}-{self.events[-1].seq}"
+                f" ({count} row{'' if count == 1 else 's'}){tail}")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,19 +53,49 @@ def recall(journal: Journal, count: int) -> list[RoundRecord]:
             for rid in last_round_ids(journal, count)]
 
 
-def format_recall(records: list[RoundRecord], detail: bool = True) -> list[str]:
-    """Console lines for ``recall [N]``."""
+#: What recall leaves out of a row: the whole-table snapshot recovery reads (the JSON export,
+#: ``table-controller journal export``, has it) and a bug's traceback.
+RECALL_HIDDEN: Final = ("snapshot", "trace")
+#: Console width recall wraps at (a technician's 80-column terminal).
+RECALL_WIDTH: Final = 80
+
+
+def format_recall(records: list[RoundRecord], detail: bool = True,
+                  width: int = RECALL_WIDTH) -> list[str]:
+    """Console lines for ``recall [N]``: per round a summary line, then one entry per row
+    (``seq kind key=value ...``, empty values left out), wrapped to ``width`` columns."""
     lines: list[str] = []
     for record in records:
         lines.append(record.summary())
-        if detail:
-            for e in record.events:
-                # The full state snapshot each fact row carries is for recovery and the JSON
-                # export; on a console it would drown the inputs that decided the round.
-                shown = {k: v for k, v in e.data.items() if k != "snapshot"}
-                data = json.dumps(shown, sort_keys=True, separators=(",", ":"))
-                lines.append(f"  {e.seq} {e.kind} {data}")
+        if not detail:
+            continue
+        for e in record.events:
+            words = [f"{key}={_value_text(value)}" for key, value in sorted(e.data.items())
+                     if key not in RECALL_HIDDEN and _shown(value)]
+            lines.extend(textwrap.wrap(" ".join([str(e.seq), e.kind, *words]), width,
+                                       initial_indent="  ", subsequent_indent="      ",
+                                       break_on_hyphens=False))
     return lines
+
+
+def _shown(value: Any) -> bool:
+    return value is not None and value != [] and value != {} and value != ""
+
+
+def _pruned(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _pruned(v) for k, v in value.items() if _shown(v) and v is not False}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _value_text(value: Any) -> str:
+    """A value as recall shows it: text bare (quoted when it has spaces), the rest as compact
+    JSON without empty fields."""
+    if isinstance(value, str):
+        return value if value and " " not in value else json.dumps(value)
+    return json.dumps(_pruned(value), sort_keys=True, separators=(",", ":"))
 
 
 def export_jsonl(journal: Journal, rounds: int = 0) -> Iterator[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +51,14 @@ SIGNIFICANCE = 0.01
 
 _EPS = 1e-15
 _MAX_ITERATIONS = 100_000
-_CAPTURE_CHUNK = 65536
+#: Bytes per read of a raw capture: the RNG's lock is held for one read, so the table's draw never
+#: waits longer than this many bytes of the slowest monitored source (a VM's virtio-rng gives a
+#: few kB/s: about 0.1 s).
+_CAPTURE_CHUNK = 256
+#: Draws between two progress reports.
+_PROGRESS_EVERY = 1000
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: how far a long lab job is (the console reports it)."""
 
 
 # -- p-values -----------------------------------------------------------------------------------
@@ -223,18 +230,26 @@ def check_outcomes(
 
 
 def run_statistical_check(
-    rng: CertifiedRng, draws: int, low: int = 1, high: int = 8, significance: float = SIGNIFICANCE
+    rng: CertifiedRng, draws: int, low: int = 1, high: int = 8, significance: float = SIGNIFICANCE,
+    progress: Progress | None = None,
 ) -> StatisticalCheck:
-    """Draw ``draws`` outcomes from ``rng`` (health tests on, as at the table) and check them."""
+    """Draw ``draws`` outcomes from ``rng`` (health tests on, as at the table) and check them.
+    Each draw takes the RNG's lock on its own, so the table's draw never waits behind this."""
     if draws < 2:
         raise ValueError(f"the serial test needs at least 2 draws, got {draws}")
-    return check_outcomes([rng.draw(low, high) for _ in range(draws)], low, high, significance)
+    outcomes = []
+    for i in range(draws):
+        outcomes.append(rng.draw(low, high))
+        if progress is not None and (i + 1) % _PROGRESS_EVERY == 0:
+            progress(i + 1, draws)
+    return check_outcomes(outcomes, low, high, significance)
 
 
 # -- captures -----------------------------------------------------------------------------------
 
 
-def capture_raw(rng: CertifiedRng, count: int, path: Path | str) -> None:
+def capture_raw(rng: CertifiedRng, count: int, path: Path | str,
+                progress: Progress | None = None) -> None:
     """Write ``count`` health-tested raw source bytes, before any scaling, to ``path``."""
     if count < 0:
         raise ValueError(f"byte count must be >= 0, got {count}")
@@ -244,6 +259,8 @@ def capture_raw(rng: CertifiedRng, count: int, path: Path | str) -> None:
             chunk = min(remaining, _CAPTURE_CHUNK)
             out.write(rng.read_raw(chunk))
             remaining -= chunk
+            if progress is not None and (count - remaining) % (_CAPTURE_CHUNK * 16) == 0:
+                progress(count - remaining, count)
 
 
 def capture_final(
@@ -253,6 +270,7 @@ def capture_final(
     low: int = 1,
     high: int = 8,
     raw_path: Path | str | None = None,
+    progress: Progress | None = None,
 ) -> None:
     """Write ``count`` outcomes as the table shows them, one per line, to ``path``; with
     ``raw_path``, also every raw byte those draws consumed (rejected attempts included)."""
@@ -260,10 +278,12 @@ def capture_final(
         raise ValueError(f"draw count must be >= 0, got {count}")
     raw = bytearray()
     lines = []
-    for _ in range(count):
+    for i in range(count):
         value, consumed = rng.draw_with_raw(low, high)
         lines.append(f"{value}\n")
         raw += consumed
+        if progress is not None and (i + 1) % _PROGRESS_EVERY == 0:
+            progress(i + 1, count)
     Path(path).write_text("".join(lines), encoding="ascii")
     if raw_path is not None:
         Path(raw_path).write_bytes(bytes(raw))

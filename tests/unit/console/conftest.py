@@ -148,8 +148,8 @@ class Rig:
 
     def login(self, source: str = "serial") -> None:
         if self.app.journal.last(["console.pin_set"]) is None:
-            self.ok("passwd 246810", source)
-        self.ok("login 246810", source)
+            self.ok("passwd 2468101212", source)
+        self.ok("login 2468101212", source)
 
 
 @pytest.fixture

@@ -33,11 +33,11 @@ def test_config_set_on_a_full_disk_replies_err_io_and_changes_nothing(
 
 def test_login_on_a_full_disk_is_refused_and_does_not_log_in(
         rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
-    rig.ok("passwd 246810")
+    rig.ok("passwd 2468101212")
     rig.ok("logout")
     with monkeypatch.context() as m:
         _disk_full(rig, m)
-        rig.err("login 246810", "IO")
+        rig.err("login 2468101212", "IO")
     # the login was never journaled, so it must not count
     assert "console: not logged in (serial)" in rig.ok("status")
     rig.err("config set recall_depth 30", "AUTH")

@@ -1,0 +1,17 @@
+"""The console's reply codes and the error a refused command raises (DESIGN.md "Technician
+console": every reply ends ``OK`` or ``ERR <CODE> <reason>``)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+CODES: Final = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
+
+
+class ConsoleError(Exception):
+    """A refused command: becomes ``ERR <code> <reason>``."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code} {reason}")
+        self.code = code
+        self.reason = reason

@@ -1,0 +1,130 @@
+"""The console as a technician's terminal sees it, against the real process over a
+pseudo-terminal (DESIGN.md "Technician console"): echo, the ``> `` prompt, BS/DEL, Ctrl-U,
+Ctrl-C, ``!`` lines, and a serial console whose device is unplugged and plugged back."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.hil.rig import PROFILES, PtyMaster, Rig
+
+TIMEOUT_S = 15.0
+
+
+class Terminal:
+    """The technician's end: raw bytes, and waits for what the console writes."""
+
+    def __init__(self, pty: PtyMaster) -> None:
+        self.pty = pty
+        self.seen = b""
+
+    def type(self, data: bytes) -> None:
+        self.pty.write(data)
+
+    def expect(self, wanted: bytes, timeout: float = TIMEOUT_S) -> bytes:
+        """Everything written since the last expect, up to and including ``wanted``."""
+        deadline = time.monotonic() + timeout
+        while wanted not in self.seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {wanted!r} within {timeout} s; got {self.seen!r}")
+            self.seen += self.pty.read(min(left, 0.2))
+        got, _, self.seen = self.seen.partition(wanted)
+        return got + wanted
+
+
+def terminal_profile(folder: Path, port: str, base: str = "sim-paigow.toml") -> Path:
+    path = folder / "terminal-profile.toml"
+    path.write_text(f'include = "{(PROFILES / base).resolve()}"\n[console]\nport = "{port}"\n'
+                    "line_editing = true\n", encoding="utf-8")
+    return path
+
+
+def journal_kinds(state_dir: Path, *kinds: str) -> list[dict[str, object]]:
+    db = sqlite3.connect(f"file:{state_dir / 'journal.sqlite'}?mode=ro", uri=True)
+    try:
+        marks = ",".join("?" * len(kinds))
+        return [json.loads(r[0]) | {"kind": r[1]} for r in db.execute(
+            f"SELECT data, kind FROM events WHERE kind IN ({marks}) ORDER BY seq", kinds)]
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def term(tmp_path: Path) -> Iterator[tuple[Terminal, Rig]]:
+    pty = PtyMaster()
+    rig = Rig(terminal_profile(tmp_path, pty.slave_path), tmp_path / "state", pty)
+    # Rig.start() asks `status` as a machine peer would; on a terminal line the answer comes
+    # with echo and prompt, so start the process and wait for its banner without it.
+    original_status = rig.status
+    rig.status = lambda: {"game": "paigow"}  # type: ignore[method-assign]
+    rig.start()
+    rig.status = original_status  # type: ignore[method-assign]
+    yield Terminal(pty), rig
+    rig.close()
+
+
+def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
+        term: tuple[Terminal, Rig]) -> None:
+    t, rig = term
+    t.expect(b"> ")
+    # BS and DEL erase (a backspace used to be "ERR SYNTAX line holds non-printable bytes")
+    t.type(b"statq\x08x\x7fus\r")
+    echoed = t.expect(b"\r\n")
+    assert echoed == b"statq\b \bx\b \bus\r\n"
+    reply = t.expect(b"OK\r\n> ")
+    assert b"state: inspection\r\n" in reply and b"ERR" not in reply
+    # Ctrl-U clears the line: nothing of it runs
+    t.type(b"frobnicate\x15help status\r")
+    assert t.expect(b"\r\n") == b"frobnicate" + b"\b" * 10 + b" " * 10 + b"\b" * 10 + \
+        b"help status\r\n"
+    assert b"status" in t.expect(b"OK\r\n> ")
+    # Ctrl-C cancels the line and prompts again
+    t.type(b"passwd 48151623\x03")
+    assert t.expect(b"^C\r\n> ") == b"passwd 48151623^C\r\n> "
+    # an empty line only prompts again; arrow keys are skipped
+    t.type(b"\r\x1b[A\x1b[Dstatus\r")
+    assert t.expect(b"status\r\n") == b"\r\n> status\r\n"
+    assert b"console: not logged in" in t.expect(b"OK\r\n> ")
+    # what was cancelled or cleared never reached the table: no PIN, no refused command
+    assert journal_kinds(rig.state_dir, "console.pin_set", "console.refused") == []
+
+
+def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(
+        tmp_path: Path) -> None:
+    link = tmp_path / "ttyUSB-console"
+    first = PtyMaster()
+    link.symlink_to(first.slave_path)
+    rig = Rig(terminal_profile(tmp_path, str(link)), tmp_path / "state", first)
+    rig.status = lambda: {"game": "paigow"}  # type: ignore[method-assign]
+    rig.start()
+    try:
+        t = Terminal(first)
+        t.expect(b"> ")
+        first.close()                 # the adapter is unplugged: its device goes away
+        link.unlink()
+        deadline = time.monotonic() + TIMEOUT_S
+        while not journal_kinds(rig.state_dir, "console.port_lost"):
+            assert time.monotonic() < deadline, "the loss of the console was not journaled"
+            time.sleep(0.1)
+        time.sleep(1.5)               # a few reopen attempts fail while it is gone
+        second = PtyMaster()          # plugged back (a new device node, the same name)
+        link.symlink_to(second.slave_path)
+        rig.port = second
+        t = Terminal(second)
+        t.expect(b"!console port " + str(link).encode() + b" is back")
+        t.type(b"status\r")
+        assert b"state: inspection" in t.expect(b"OK\r\n> ")
+        rows = journal_kinds(rig.state_dir, "console.port_lost", "console.port_back")
+        assert [r["kind"] for r in rows] == ["console.port_lost", "console.port_back"]
+        assert rows[0]["port"] == str(link)
+    finally:
+        rig.close()
+        if link.is_symlink():
+            link.unlink()
