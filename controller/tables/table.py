@@ -48,6 +48,16 @@ class TableContext:
 
 
 @dataclass(frozen=True)
+class ActionHelp:
+    """What the console's ``help`` says of one table action: its syntax, what it does, and an
+    example a technician can type as it is."""
+
+    syntax: str
+    summary: str
+    example: str
+
+
+@dataclass(frozen=True)
 class ReplyWaiter:
     """A console reply that waits for the events its command caused (a simulated button's
     press, a simulated shoe's frames): ``ready`` says they were handled; ``finish`` turns the

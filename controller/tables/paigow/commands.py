@@ -55,9 +55,9 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
     if head in ("open", "idle", "no-bank") and not rest:
         return head.replace("-", "_"), {}
     if head == "void":
-        if not rest:
-            return "void", {"reason": "voided by the dealer (console)"}
-        return "void_hand", {"seat": seat_of(rest, "void | void seat N")}
+        if rest[:1] == ["seat"] or (len(rest) == 1 and rest[0].isdigit()):
+            return "void_hand", {"seat": seat_of(rest, "void [REASON] | void seat N")}
+        return "void", {"reason": " ".join(rest)[:200] or None}
     if head in ("bank", "cobank"):
         return head, {"seat": seat_of(rest, f"{head} seat N")}
     if head == "surrender":
@@ -93,8 +93,10 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
         return "tiles", parse_tiles(head, rest, bad)
     if head == "test-mode" and rest in (["on"], ["off"]):
         return "test_mode", {"on": rest == ["on"]}
-    if head == "sim" and len(rest) == 2 and rest[0] == "button":
-        return "sim_button", {"button": rest[1]}
+    if head == "sim" and rest[:1] == ["button"] and len(rest) <= 2:
+        return "sim_button", {"button": rest[1] if len(rest) == 2 else None}
+    if head == "shift" and rest == ["start"]:
+        return "shift_start", {}
     raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", "UNKNOWN")
 
 def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:

@@ -115,7 +115,7 @@ TRANSITIONS: Final[tuple[Step, ...]] = (
     Step("tiles", "dealer_hands", "dealer_hands", ("tiles_allowed",)),
     Step("surrender", "dealer_hands", "dealer_hands", ("surrender_allowed",)),
     Step("settled", "dealer_hands", "washing", ("entries_complete",)),
-    *(Step("void", s, "washing") for s in STATE_NAMES[2:]),
+    *(Step("void", s, "washing", ("void_allowed",)) for s in STATE_NAMES[2:]),
 )
 TRIGGERS: Final = tuple(dict.fromkeys(t.trigger for t in TRANSITIONS))
 
@@ -159,7 +159,9 @@ INPUTS: Final[Mapping[str, Input]] = {
     "surrender": Input("-", "`surrender seat N`", "seat 1-6 (f)(5)"),
     "settled": Input("`settled`", "`sim button settled`",
                      "none; with entries, the settlement in cents (f)(7)-(10), (g)(14)-(18)"),
-    "void": Input("`void` (optional)", "`void`", "none: the dealer voids the round"),
+    "void": Input("`void` (optional)", "`void [REASON]`",
+                  "none: the dealer voids the round; after the draw only a supervisor, at the "
+                  "console, with a reason (raises an alarm)"),
 }
 
 #: What recovery does with a round found in each state after a restart, and why.
@@ -180,7 +182,43 @@ RECOVERY_RULES: Final[Mapping[str, tuple[str, str]]] = {
 
 #: Console words :meth:`PaigowTable.action` takes.
 ACTION_NAMES: Final = ("open", "idle", "no-bank", "void", "bank", "cobank", "surrender", "style",
-                       "dice", "expose", "sim", "test-mode", "wager", "tiles", "hands")
+                       "dice", "expose", "sim", "test-mode", "wager", "tiles", "hands", "shift")
+
+#: What ``help`` says of each console action: syntax, what it does, an example to type.
+ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
+    "open": ("open", "the first player arrived: tiles face down for the wash (5324.50(d)(3))",
+             "open"),
+    "idle": ("idle", "no gaming activity: tiles face up for inspection (5324.50(d)(7))",
+             "idle"),
+    "bank": ("bank seat N", "seat N accepts the bank this round (5324.50(g)(3))",
+             "bank seat 2"),
+    "cobank": ("cobank seat N", "seat N banks with the house covering half (5324.50(g)(5))",
+               "cobank seat 2"),
+    "no-bank": ("no-bank", "the house banks this round (undoes bank/cobank)", "no-bank"),
+    "wager": ("wager SEAT CENTS [AREA] | wager dealer CENTS",
+              "enter a stake in whole cents while betting; 0 withdraws it", "wager 3 2500"),
+    "style": ("style NAME", "a banking player's style of delivery (5324.50(g)(9)): "
+              + ", ".join(("house_way_from_right", "jung_quat", "...")), "style jung_quat"),
+    "dice": ("dice TOTAL | dice A B C",
+             "the dice total when the dealer shakes the dice (5324.50(a)(3))", "dice 11"),
+    "expose": ("expose stacking | player N | dealer | bank | dead | unwagered [N]",
+               "a tile was exposed: (d)(5) re-wash, (i)(1) the player may void, (i)(2) every "
+               "hand void", "expose player 3"),
+    "void": ("void [REASON] | void seat N",
+             "void the round (after the draw: a supervisor, with a reason) or seat N's "
+             "exposed hand (5324.50(i)(1))", "void seat 3"),
+    "surrender": ("surrender seat N", "seat N surrenders its wager (5324.50(f)(5))",
+                  "surrender seat 4"),
+    "tiles": ("tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]",
+              "a hand's four tiles; the dealer's set by the house way (5324.50(f)(4))",
+              "tiles dealer 1-2 2-4 6-6 5-5"),
+    "hands": ("hands bank|N Ta-Tb Tc-Td", "a hand as the player set it: high, then low",
+              "hands 3 4-5,6-6 1-3,2-2"),
+    "sim": ("sim button NAME", "press a dealer's button on the simulated table",
+            "sim button shuffled"),
+    "shift": ("shift start", "a supervisor starts a shift: the count of voids after a draw "
+              "starts again", "shift start"),
+}
 
 #: (i)(2): an exposed tile of these voids every hand and forces a reshuffle.
 VOIDING_EXPOSURES: Final = ("dealer", "bank", "dead", "unwagered")

@@ -178,6 +178,20 @@ class PaigowRound:
         return tiles_problem(self.record, event.kwargs["whose"], list(event.kwargs["tiles"]),
                              None if high is None else list(high), self._settings())
 
+    def why_void_allowed(self, event: EventData) -> str | None:
+        """Before the draw the dealer voids a round at will. After it (the number is out) a
+        void would let a number be drawn again: only a supervisor, at the console, with a
+        reason (it raises an alarm; docs/paigow-table.md "Voids after the draw")."""
+        number = self.record.number
+        if number is None:
+            return None
+        if not event.kwargs.get("supervisor"):
+            return (f"the number {number} is out: a void after the draw needs a supervisor's "
+                    "login at the console (`void REASON`)")
+        if not str(event.kwargs.get("reason") or "").strip():
+            return f"the number {number} is out: say why (`void REASON`)"
+        return None
+
     def why_entries_complete(self, event: EventData) -> str | None:
         if not has_entries(self.record):
             return None
@@ -271,7 +285,7 @@ class PaigowRound:
             closing = True
             kind = "paigow.settled" if trigger == "settled" else "paigow.voided"
             if trigger == "void":
-                record.closing_reason = str(kwargs.get("reason", "voided by the dealer"))
+                record.closing_reason = str(kwargs.get("reason") or "voided by the dealer")
             elif "settlement_seq" in kwargs:
                 record.settlement_seq = int(kwargs["settlement_seq"])
             if trigger == "expose_void":

@@ -55,13 +55,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
 from controller.tables.paigow.commands import parse_action
 from controller.tables.paigow.definition import (
+    ACTION_HELP,
     ACTION_NAMES,
     IN_ROUND,
     INPUTS,
@@ -80,7 +81,7 @@ from controller.tables.paigow.entries import (
 )
 from controller.tables.paigow.machine import PaigowRound, build_machine
 from controller.tables.paigow.record import RoundRecord, Snapshot
-from controller.tables.table import Refused, TableContext
+from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 
 #: How long the power-up lamp test lights every segment before the display shows the state.
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -108,6 +109,10 @@ class PaigowTable:
         self.machine = build_machine(self.model)
         self._lamp_test_until: int | None = None
         self._test_mode = False
+        self._display_shown: str | None = None     # what the last !DISPLAY line said
+        self._sim_press: _SimPress | None = None    # a `sim button` waiting for its press
+        self._reply_waiter: ReplyWaiter | None = None
+        self._voids_after_draw = 0                  # this shift (docs "Voids after the draw")
         self._power_up_lamp_test()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -127,20 +132,31 @@ class PaigowTable:
     def _log(self, kind: str, data: Mapping[str, Any]) -> int:
         return self._journal.append(kind, data, round_id=self.model.round_id)
 
-    def _device(self, what: str, fn: Callable[[], object]) -> None:
-        """Drive an output; a driver error is journaled and alarmed, never fatal."""
+    def _device(self, what: str, fn: Callable[[], object]) -> bool:
+        """Drive an output; a driver error is journaled and alarmed, never fatal. True when the
+        output was driven."""
         try:
             fn()
         except Exception as exc:  # noqa: BLE001 - any driver failure: report, keep the loop
             self._log("paigow.device_error", {"device": what, "error": str(exc)})
             self._ctx.alarm(f"FAULT {what}: {exc}")
+            return False
+        return True
+
+    def _show(self, shown: str, fn: Callable[[], object]) -> None:
+        """Drive the display, and say what it now shows on every console when that changed
+        (``!DISPLAY 6``, ``!DISPLAY blank``), so the simulated table can be followed without
+        asking ``status``."""
+        if self._device("display", fn) and shown != self._display_shown:
+            self._display_shown = shown
+            self._ctx.alarm(f"DISPLAY {shown}")
 
     # -- power-up and outputs ----------------------------------------------------------------------
 
     def _power_up_lamp_test(self) -> None:
         """Every segment and lamp lit at power-up, so a dead segment is seen (issue 4)."""
         if self._display is not None:
-            self._device("display", self._display.lamp_test)
+            self._show("test (every segment lit)", self._display.lamp_test)
         if self._lamps is not None:
             self._device("seat lamps", self._lamps.lamp_test)
         self._lamp_test_until = self._clock_ns() + LAMP_TEST_NS
@@ -156,11 +172,11 @@ class PaigowTable:
         if display is not None:
             if showing:
                 number = rec.number
-                self._device("display", lambda: display.show(number))
+                self._show(str(number), lambda: display.show(number))
             elif self.model.rng_fault is not None or self._rng_live_fault():
-                self._device("display", display.fault)
+                self._show("fault (RNG: dice mode)", display.fault)
             else:
-                self._device("display", display.blank)
+                self._show("blank", display.blank)
         if lamps is not None:
             seat = seat_of(rec.start_position)
             if showing and seat is not None and seat in lamps.positions:
@@ -206,7 +222,9 @@ class PaigowTable:
             raise self._refuse(trigger, "a guard refused the transition")
         self._refresh_outputs()
 
-    def _trigger(self, trigger: str, **kwargs: Any) -> list[str]:
+    def _trigger(self, trigger: str, who: str = "dealer", **kwargs: Any) -> list[str]:
+        """Fire ``trigger`` for ``who`` (``dealer`` for a button, ``role@source`` for the
+        console); return what changed, for the reply and the ``!`` lines."""
         if self._test_mode:
             raise self._refuse(trigger, "test mode is on: no round is touched (test-mode off)")
         blocking = self._ctx.app_faults()
@@ -217,8 +235,28 @@ class PaigowTable:
             return self._draw()
         if trigger == "settled" and has_entries(self.model.record):
             return self._settle()
+        before = (self.model.round_id, RoundRecord(**asdict(self.model.record)))
         self._fire(trigger, **kwargs)
-        return self._describe(trigger, kwargs)
+        if trigger in ("void", "expose_void") and before[1].number is not None:
+            reason = str(kwargs.get("reason") or "") if trigger == "void" else \
+                f"a tile of the {kwargs.get('whose')} hand was exposed (5324.50(i)(2))"
+            self._alarm_void_after_draw(trigger, before[0], before[1], who, reason)
+        return self._describe(trigger, kwargs, before)
+
+    def _alarm_void_after_draw(self, trigger: str, round_id: int, rec: RoundRecord,
+                               who: str, reason: str) -> None:
+        """A round voided after its number was out could be drawn again: journaled as an
+        alarm, said on every console, counted in ``status`` for the shift."""
+        self._voids_after_draw += 1
+        shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
+            f"dice total {rec.dice_total}"
+        self._journal.append("paigow.void_after_draw", {
+            "trigger": trigger, "number": rec.number, "mode": rec.mode, "who": who,
+            "reason": reason, "shift_count": self._voids_after_draw}, round_id=round_id)
+        n = self._voids_after_draw
+        self._ctx.alarm(f"ALARM void after the draw: round {round_id} ({shown} shown) voided by "
+                        f"{who}: {reason}; {n} void{'' if n == 1 else 's'} after a draw this "
+                        "shift")
 
     def _settle(self) -> list[str]:
         """``settled`` with entries: the settlement (computed from the journaled record) is
@@ -256,7 +294,9 @@ class PaigowTable:
             self.model.rng_fault = reason
             self._ctx.alarm(f"FAULT RNG: {reason}; dice mode (5324.50(a)(3)) until cleared")
 
-    def _describe(self, trigger: str, kwargs: Mapping[str, Any] | None = None) -> list[str]:
+    def _describe(self, trigger: str, kwargs: Mapping[str, Any] | None = None,
+                  before: tuple[int, RoundRecord] | None = None) -> list[str]:
+        """The reply to a trigger: the state it left, then what changed, said plainly."""
         rec = self.model.record
         lines = [f"round {self.model.round_id} {self.model.state}"]
         if trigger == "wager":
@@ -278,7 +318,64 @@ class PaigowTable:
             line = f"STYLE round {self.model.round_id}: {rec.style} ({rec.style_by})"
             self._ctx.alarm(line)  # shown for surveillance (g)(9)
             lines.append(line)
+        lines.extend(self._confirmation(trigger, dict(kwargs or {}), before))
         return lines
+
+    def _confirmation(self, trigger: str, kwargs: Mapping[str, Any],
+                      before: tuple[int, RoundRecord] | None) -> list[str]:
+        """What an accepted input changed at the table, in the regulation's words."""
+        rec = self.model.record
+        rid, old = before if before is not None else (self.model.round_id, rec)
+        seat = kwargs.get("seat")
+        if trigger == "open":
+            return ["tiles face down for the wash and the eight stacks (5324.50(d)(3)-(4))"]
+        if trigger == "idle":
+            return ["tiles face up in 16 pairs for inspection (5324.50(d)(7))"]
+        if trigger == "shuffled":
+            redone = " (the (d)(5) re-wash is done)" if old.reshuffle_pending else ""
+            return [f"the wash is done and the eight stacks formed{redone}: betting is open"]
+        if trigger == "expose_stacking":
+            return [f"a tile was exposed while stacking: every tile is re-washed and re-stacked "
+                    f"(5324.50(d)(5)); {rec.reshuffles} this round"]
+        if trigger == "bank":
+            return [f"seat {seat} banks round {rid}: the count starts at seat {seat}'s "
+                    "position (5324.50(g)(10)); the dealer may wager against it (g)(8)"]
+        if trigger == "cobank":
+            return [f"seat {seat} co-banks round {rid}: the house covers half of the winning "
+                    "wagers, and the dealer sets the bank's hands (5324.50(g)(5))"]
+        if trigger == "no_bank":
+            return [f"the house banks round {rid}"]
+        if trigger == "no_more_bets":
+            if self.model.state == "bank_style":
+                return [f"no more bets: seat {rec.bank_seat} (the bank) may choose the style of "
+                        "delivery (`style NAME`); draw deals house way from the right"]
+            nxt = "enter the dice total (`dice T`)" if self.model.dice_required() else \
+                "press draw"
+            return [f"no more bets: {nxt}"]
+        if trigger == "dealt":
+            return ["the deal is complete: the number is blanked (5324.50(e)(6)); the players "
+                    "set their hands"]
+        if trigger == "hands_set":
+            banker = "dealer's" if rec.bank == "house" else "bank's"
+            return [f"the players' hands are set: the {banker} tiles are turned over "
+                    "(5324.50(f)(3))"]
+        if trigger == "expose_player":
+            return [f"a tile of seat {seat} was exposed: seat {seat} may void its hand without "
+                    f"looking (`void seat {seat}`) or play it (5324.50(i)(1))"]
+        if trigger == "void_hand":
+            return [f"seat {seat}'s hand is void; its wager is returned (5324.50(i)(1))"]
+        if trigger == "surrender":
+            return [f"area {seat} surrenders: its wager is collected and its tiles stacked "
+                    "unexposed (5324.50(f)(5))"]
+        if trigger == "expose_void":
+            return [f"round {rid} voided: a tile of the {kwargs.get('whose')} hand was exposed;"
+                    " every hand is void and the tiles are re-shuffled (5324.50(i)(2))"]
+        if trigger == "void":
+            reason = kwargs.get("reason") or "voided by the dealer"
+            return [f"round {rid} voided ({reason}): every wager stands returned"]
+        if trigger == "settled":
+            return [f"round {rid} settled (the dealer's confirmation; nothing was entered)"]
+        return []
 
     def _wager_lines(self, kwargs: Mapping[str, Any]) -> list[str]:
         rec = self.model.record
@@ -310,6 +407,9 @@ class PaigowTable:
     def recover(self) -> list[str]:
         """Rebuild from the newest fact row and the fault latch; apply :data:`RECOVERY_RULES`."""
         notes: list[str] = []
+        shift = self._journal.last(["paigow.void_after_draw", "paigow.shift_start"])
+        if shift is not None and shift.kind == "paigow.void_after_draw":
+            self._voids_after_draw = int(shift.data.get("shift_count", 1))
         fault = self._journal.last(FAULT_KINDS)
         if fault is not None and fault.kind == "paigow.rng_fault":
             self.model.rng_fault = str(fault.data.get("reason", "latched before power-down"))
@@ -369,12 +469,24 @@ class PaigowTable:
         self._log("paigow.input", {"source": "button", "button": name,
                                    "monotonic_ns": getattr(event, "monotonic_ns", None),
                                    "state": self.model.state})
+        press = self._sim_press
+        if press is not None and (press.button != name or press.done):
+            press = None
+        skip = press.source if press is not None else None
         try:
             if name not in INPUTS or INPUTS[name].button == "-":
                 raise self._refuse(name, f"no pai gow button {name!r}", "UNKNOWN")
-            self._trigger(name)
+            kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
+            lines = self._trigger(name, "dealer", **kwargs)
         except Refused as exc:
-            self._ctx.alarm(f"REFUSED {name}: {exc.reason}")
+            # said on every console; the one whose `sim button` pressed it hears it as its ERR
+            self._ctx.announce([f"REFUSED {name}: {exc.reason}"], skip)
+            if press is not None:
+                press.finish([], exc)
+            return
+        self._ctx.announce([f"BUTTON {name}: {line}" for line in lines], skip)
+        if press is not None:
+            press.finish(lines, None)
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         """A console action (grammar in docs/paigow-table.md); raises :class:`Refused`."""
@@ -384,8 +496,34 @@ class PaigowTable:
         if trigger == "test_mode":
             return self._set_test_mode(bool(kwargs["on"]), who)
         if trigger == "sim_button":
-            return self._sim_button(str(kwargs["button"]))
-        return self._trigger(trigger, **kwargs)
+            return self._sim_button(kwargs["button"], who)
+        if trigger == "shift_start":
+            return self._shift_start(who)
+        if trigger == "void":
+            kwargs["supervisor"] = who.startswith("supervisor@")
+            why = None if kwargs["supervisor"] else self.refusal("void", **kwargs)
+            if why is not None and self.model.record.number is not None:
+                raise self._refuse("void", why, "AUTH")     # a login question, not the state's
+        return self._trigger(trigger, who, **kwargs)
+
+    def take_reply_waiter(self) -> ReplyWaiter | None:
+        """For the application: the reply to the last ``sim button`` waits for the press (the
+        GPIO driver posts it to the loop's queue) and then says what the button did."""
+        waiter, self._reply_waiter = self._reply_waiter, None
+        return waiter
+
+    def action_help(self) -> Mapping[str, ActionHelp]:
+        """What ``help`` says of each console action (syntax, what it does, an example)."""
+        return {word: ActionHelp(*entry) for word, entry in ACTION_HELP.items()}
+
+    def _shift_start(self, who: str) -> list[str]:
+        """A supervisor starts a shift: the count of voids after a draw starts again."""
+        if not who.startswith("supervisor@"):
+            raise self._refuse("shift_start", "a supervisor's login is needed to start a shift",
+                               "AUTH")
+        self._log("paigow.shift_start", {"who": who, "voids_after_draw": self._voids_after_draw})
+        was, self._voids_after_draw = self._voids_after_draw, 0
+        return [f"shift started by {who}: voids after a draw counted from 0 (last shift: {was})"]
 
     def _parse(self, name: str, args: list[str]) -> tuple[str, dict[str, Any]]:
         """Console words -> (trigger, data); a malformed line is journaled and refused."""
@@ -405,18 +543,22 @@ class PaigowTable:
         self._test_mode = on
         if on:
             if self._display is not None:
-                self._device("display", self._display.lamp_test)
+                self._show("test (every segment lit: test mode)", self._display.lamp_test)
             return ["test mode on: display shows every segment; round inputs refused"]
         self._refresh_outputs()
         return ["test mode off"]
 
-    def _sim_button(self, button: str) -> list[str]:
+    def _sim_button(self, button: str | None, who: str) -> list[str]:
         """Press a button on the simulated GPIO: the pin goes to its active level and back, so
-        the real DealerButtons driver debounces it and posts the press to the loop's queue."""
+        the real DealerButtons driver debounces it and posts the press to the loop's queue. The
+        reply waits for the press and says what it did (:meth:`take_reply_waiter`)."""
         gpio = self._ctx.devices.get("gpio")
         pins: Mapping[str, int] = self._ctx.devices.get("button_pins") or {}
         if gpio is None or not hasattr(gpio, "drive") or not hasattr(gpio, "clock"):
             raise self._refuse("sim_button", "the buttons are not on the simulated GPIO", "STATE")
+        if button is None:
+            raise self._refuse("sim_button", f"usage: sim button NAME; buttons: "
+                                             f"{', '.join(pins)}", "SYNTAX")
         if button not in pins:
             raise self._refuse("sim_button", f"no button {button!r}; buttons: {', '.join(pins)}",
                                "RANGE")
@@ -425,6 +567,9 @@ class PaigowTable:
         active_low = bool(self._ctx.devices.get("buttons_active_low", True))
         pin = pins[button]
         press, release = (0, 1) if active_low else (1, 0)
+        waiting = _SimPress(button, who.partition("@")[2] or None)
+        self._sim_press = waiting
+        self._reply_waiter = ReplyWaiter(waiting.is_done, waiting.reply)
         # Hold longer than the bouncetime so the release edge is accepted, and leave the same
         # gap after it so the next press is not swallowed by the lockout.
         gpio.drive(pin, press)
@@ -460,8 +605,10 @@ class PaigowTable:
         last = self._journal.last(["paigow.drawn"])
         info["last_rng"] = "-" if last is None else (
             f"{last.data['snapshot']['record']['number']} (round {last.round_id})")
+        n = self._voids_after_draw
+        info["voids_after_draw"] = f"{n} this shift" + (" (alarmed)" if n else "")
         if has_entries(rec):
-            info["entries"] = (f"{len(rec.wagers)} wagers"
+            info["entries"] = (f"{len(rec.wagers)} wager{'' if len(rec.wagers) == 1 else 's'}"
                                + (f", dealer {rec.dealer_wager}c" if rec.dealer_wager else "")
                                + f", hands {', '.join(sorted(rec.hands)) or '-'}")
         if rec.start_position is not None:
@@ -536,6 +683,34 @@ class PaigowTable:
 
     def close(self) -> None:
         """Nothing of its own to stop: the application closes the devices it built."""
+
+
+@dataclass
+class _SimPress:
+    """A ``sim button`` press waiting for the loop to handle it: the button, the console that
+    pressed it (which hears the outcome in its reply, not as ``!`` lines), and the outcome."""
+
+    button: str
+    source: str | None
+    done: bool = False
+    lines: list[str] = field(default_factory=list)
+    refused: Refused | None = None
+
+    def finish(self, lines: list[str], refused: Refused | None) -> None:
+        self.lines, self.refused, self.done = list(lines), refused, True
+
+    def is_done(self) -> bool:
+        return self.done
+
+    def reply(self, reply: list[str]) -> list[str]:
+        """The console's reply (``pressed ...``, ``OK``) with what the press did; a refused
+        press ends ``ERR``."""
+        if not self.done or not reply or reply[-1] != "OK":
+            return reply
+        if self.refused is not None:
+            code = self.refused.code if self.refused.code != "UNKNOWN" else "STATE"
+            return [*reply[:-1], f"ERR {code} {self.button} refused: {self.refused.reason}"]
+        return [*reply[:-1], *self.lines, "OK"]
 
 
 @dataclass

@@ -116,13 +116,13 @@ class Rig:
     def press(self, name: str) -> None:
         self.table.handle(ButtonPressed(name, 0))
 
-    def act(self, line: str) -> list[str]:
+    def act(self, line: str, who: str = "technician@test") -> list[str]:
         words = line.split()
-        return self.table.action(words[0], words[1:], "tester")
+        return self.table.action(words[0], words[1:], who)
 
-    def try_act(self, line: str) -> Refused | None:
+    def try_act(self, line: str, who: str = "technician@test") -> Refused | None:
         try:
-            self.act(line)
+            self.act(line, who)
         except Refused as exc:
             return exc
         return None
@@ -151,7 +151,8 @@ def make_rig(path: Path, rules: RuleSettings | None = None, rng: Any = "good",
     devices = {"gpio": gpio, "display": display, "seat_lamps": lamps,
                "button_pins": dict(BUTTON_PINS), "buttons_active_low": True}
     ctx = TableContext(journal=journal, settings=ConfigStore(journal, rules), devices=devices,
-                       alarm=alarms.append, rng=rng)
+                       alarm=alarms.append, announce=lambda lines, skip: alarms.extend(lines),
+                       rng=rng)
     table = PaigowTable(ctx)
     rig = Rig(path, journal, table, display, lamps, gpio, rules, rng, alarms, posted)
     if recover:

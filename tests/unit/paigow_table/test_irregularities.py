@@ -105,13 +105,15 @@ def test_surrender(tmp_path: Path) -> None:
     assert exc is not None and "not offered" in exc.reason
 
 
-def test_void_button_voids_the_round(tmp_path: Path) -> None:
+def test_void_button_voids_the_round_before_the_draw(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
-    for name in ("shuffled", "no_more_bets", "draw"):
+    for name in ("shuffled", "no_more_bets"):
         rig.press(name)
     rig.press("void")
     assert rig.state == "washing"
-    assert rig.rows("paigow.voided")[-1].data["record"]["closing_reason"]
+    assert rig.rows("paigow.voided")[-1].data["record"]["closing_reason"] == \
+        "voided by the dealer (button)"
+    assert not rig.rows("paigow.void_after_draw")
 
 
 def test_banking_players_tile_is_the_banks(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ SEND = {
     "void_hand": "void seat 1",
     "expose_void": "expose dead",
     "surrender": "surrender seat 1",
-    "void": "void",
+    "void": "void tiles knocked over",   # after the draw a supervisor's (Voids after the draw)
     "wager": "wager 1 1000",
     "tiles": "tiles dealer 6-6 4-5 1-3 2-2",
 }
@@ -105,7 +105,8 @@ def send(rig: Rig, trigger: str) -> Refused | None:
         rig.press(trigger)
         refused = [a for a in rig.alarms[before:] if a.startswith(f"REFUSED {trigger}")]
         return Refused(refused[0]) if refused else None
-    return rig.try_act(SEND[trigger])
+    return rig.try_act(SEND[trigger], "supervisor@test" if trigger == "void" else
+                       "technician@test")
 
 
 def test_the_hand_written_table_covers_the_machine() -> None:
