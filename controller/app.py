@@ -325,10 +325,13 @@ class Application:
         self._verify_thread.start()
 
     def start(self) -> list[str]:
-        """Recover the table from the journal and report what was resumed or voided."""
+        """Recover the table from the journal, run the RNG's start-up health test, and report
+        what was resumed or voided (all before READY=1)."""
         self._console()               # a lockout left by the last run is read back now
         self._start_background_verify()
         notes = self.table.recover()
+        if self.rng is not None:
+            notes.append(self._rng_startup())
         for note in notes:
             log.info("recovery: %s", note)
         self._publish()
@@ -351,6 +354,27 @@ class Application:
                 self.alarm(f"ERROR scoreboard view: {detail}")
         else:
             self._publish_error = None
+
+    def _rng_startup(self) -> str:
+        """The RNG's start-up health test (SP 800-90B 4.3) before the table is ready, so the
+        first draw never waits on it: a slow hardware generator is waited for (its silence
+        bound), a failure is a fault the table latches into the journal at its next tick."""
+        from controller.rng.certified import RngNotReady
+        started = time.monotonic()
+        try:
+            report = self.rng.self_test()
+        except RngNotReady as exc:
+            self.journal.append("rng.startup", {"passed": None, "note": exc.reason})
+            return f"RNG start-up test deferred to the first draw: {exc.reason}"
+        seconds = round(time.monotonic() - started, 3)
+        self.journal.append("rng.startup", {
+            "passed": report.passed, "monitors": list(report.monitors),
+            "samples": report.samples, "failure": report.failure, "seconds": seconds,
+            "hwrng": self.rng.hwrng_note})
+        if not report.passed:
+            return f"RNG start-up test FAILED in {seconds:.1f} s: {report.failure}"
+        return (f"RNG start-up test passed in {seconds:.1f} s"
+                f" ({', '.join(report.monitors)}; {self.rng.hwrng_note})")
 
     def run(self, *, max_events: int | None = None) -> None:
         """Serve events until Shutdown arrives or ``stop_event`` is set."""

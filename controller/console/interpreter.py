@@ -230,19 +230,22 @@ class Console:
             raise ConsoleError(code, str(exc)) from None
 
     def _cmd_recall(self, args: list[str], source: str) -> list[str]:
-        from controller.journal.recall import format_recall, recall
+        from controller.journal.recall import format_recall, format_recall_json, recall
         # The rule setting recall_depth (issue 6: at least 10, configurable) is both the default
         # and the most a console recall shows.
         depth = _recall_depth(self._app)
         count = depth
+        machine = bool(args) and args[-1] == "json"
+        if machine:
+            args = args[:-1]
         if len(args) > 1:
-            raise ConsoleError("SYNTAX", "usage: recall [N]")
+            raise ConsoleError("SYNTAX", "usage: recall [N] [json]")
         if args:
             count = self._int(args[0], 1, depth, "N")
         records = recall(self._app.journal, count)
         if not records:
             return ["no rounds in the journal"]
-        return format_recall(records)
+        return format_recall_json(records) if machine else format_recall(records)
 
     def _cmd_journal(self, args: list[str], source: str) -> list[str]:
         if args[:1] == ["head"] and len(args) == 1:
@@ -616,9 +619,9 @@ class Console:
             "config": c(self._cmd_config, False, "config show [KEY] | config set KEY VALUE",
                         "settings with value, default, range and regulation; set needs a login"
                         " and is refused mid-round", "config show recall_depth"),
-            "recall": c(self._cmd_recall, False, "recall [N]",
-                        "the last N rounds (1 to recall_depth) with every journaled input",
-                        "recall 2"),
+            "recall": c(self._cmd_recall, False, "recall [N] [json]",
+                        "the last N rounds (1 to recall_depth) with every journaled input; json:"
+                        " a row a line, for a program", "recall 2"),
             "journal": c(self._cmd_journal, False, "journal verify [SEQ:HMAC] | journal head",
                          "walk the chain (from a head printed earlier: nothing after it cut);"
                          " print the head", "journal head"),

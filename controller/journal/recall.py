@@ -78,6 +78,19 @@ def format_recall(records: list[RoundRecord], detail: bool = True,
     return lines
 
 
+def format_recall_json(records: list[RoundRecord]) -> list[str]:
+    """``recall N json``, for a program on the console: per round its summary line, then a row a
+    line, ``seq kind {data}`` (compact JSON, the snapshot left out), never wrapped."""
+    lines: list[str] = []
+    for record in records:
+        lines.append(record.summary())
+        for e in record.events:
+            shown = {k: v for k, v in e.data.items() if k not in RECALL_HIDDEN}
+            lines.append(f"  {e.seq} {e.kind} "
+                         f"{json.dumps(shown, sort_keys=True, separators=(',', ':'))}")
+    return lines
+
+
 def _shown(value: Any) -> bool:
     return value is not None and value != [] and value != {} and value != ""
 

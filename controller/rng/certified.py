@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 import errno
 import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ __all__ = [
     "CertifiedRng",
     "SelfTestReport",
     "kernel_rng_initialised",
+    "readable_hwrng",
     "scaling_plan",
     "outcomes_from_raw",
 ]
@@ -58,8 +60,13 @@ HWRNG_DEFAULT_PATH: Final = "/dev/hwrng"
 # Rejection is below 1/2 per attempt, so a healthy source needs more than 128 attempts with
 # probability below 2**-128; a source that keeps producing rejected values is broken.
 _MAX_ATTEMPTS: Final = 128
-# How long a read of the hardware generator may wait for data before the generator counts as dead.
-_HWRNG_TIMEOUT_S: Final = 0.5
+#: A hardware generator silent for longer than this is a fault. A slow one is waited for: a
+#: VM's virtio-rng gives 3-9 kB/s in bursts, so the 1,024 start-up bytes may take a second, and a
+#: pause of a second between bursts is normal; only silence this long means a dead generator.
+HWRNG_SILENCE_S: Final = 10.0
+#: How long a non-blocking read that found nothing waits before it asks again (a device with no
+#: poll support, like /dev/hwrng, reports itself always ready).
+_HWRNG_RETRY_S: Final = 0.005
 
 
 class _Default(enum.Enum):
@@ -173,28 +180,67 @@ class SelfTestReport:
 
 
 class _HwrngFile:
-    """Reads the hardware generator's device without blocking forever on a dead generator."""
+    """Reads the hardware generator's device: a slow generator is waited for, a silent one is
+    an error after ``silence_s`` without a byte, an unreadable one names the fix."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, silence_s: float = HWRNG_SILENCE_S) -> None:
         self.path = path
+        self._silence_s = silence_s
         self._fd: int | None = None
+
+    def _open(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except PermissionError as exc:
+            raise OSError(exc.errno, f"cannot read {self.path} as user {_user()}: permission "
+                                     "denied (give the service user read access: "
+                                     "systemd/install.sh installs a udev rule)",
+                          self.path) from None
 
     def __call__(self, count: int) -> bytes:
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            self._fd = self._open()
         data = bytearray()
-        deadline = time.monotonic() + _HWRNG_TIMEOUT_S
+        deadline = time.monotonic() + self._silence_s
         while len(data) < count:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OSError(errno.ETIMEDOUT, f"{self.path} gave no data for "
+                                               f"{self._silence_s:g} s", self.path)
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                continue
             try:
                 chunk = os.read(self._fd, count - len(data))
             except BlockingIOError:
                 chunk = b""
             if not chunk:
-                if time.monotonic() > deadline:
-                    raise OSError(errno.ETIMEDOUT, f"{self.path} produced no data", self.path)
-                time.sleep(0.001)
+                time.sleep(min(_HWRNG_RETRY_S, max(0.0, left)))
+                continue
             data += chunk
+            deadline = time.monotonic() + self._silence_s    # slow is fine; silent is not
         return bytes(data)
+
+
+def _user() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return str(os.geteuid())
+
+
+def readable_hwrng(path: str = HWRNG_DEFAULT_PATH) -> tuple[str | None, str]:
+    """The board's generator to monitor by default: ``(path, note)`` when this user can read it,
+    ``(None, why not)`` when it is absent or unreadable (then only the kernel's generator is
+    tested; a profile that names ``rng.hwrng_path`` makes an unreadable one a fault)."""
+    if not os.path.exists(path):
+        return None, f"no {path} on this machine"
+    if not os.access(path, os.R_OK):
+        return None, (f"{path} is not readable by user {_user()}: not monitored (name it in "
+                      "the profile's rng.hwrng_path to make that a fault)")
+    return path, f"{path} monitored"
 
 
 class CertifiedRng:
@@ -215,6 +261,7 @@ class CertifiedRng:
         *,
         hwrng_path: str | None | _Default = _Default.HWRNG,
         hwrng_reader: ByteSource | None = None,
+        hwrng_silence_s: float = HWRNG_SILENCE_S,
         entropy_ready: Callable[[], bool] = kernel_rng_initialised,
         source_health: HealthParams = OS_SOURCE_PARAMS,
         hwrng_health: HealthParams = HWRNG_PARAMS,
@@ -222,10 +269,15 @@ class CertifiedRng:
     ) -> None:
         if startup_samples < STARTUP_SAMPLES:
             raise ValueError(f"SP 800-90B 4.3: start-up test needs >= {STARTUP_SAMPLES} samples")
+        self.hwrng_note = "hardware generator not monitored"
         if hwrng_path is _Default.HWRNG:
-            hwrng_path = HWRNG_DEFAULT_PATH if os.path.exists(HWRNG_DEFAULT_PATH) else None
+            hwrng_path, self.hwrng_note = readable_hwrng(HWRNG_DEFAULT_PATH)
+        elif isinstance(hwrng_path, str):
+            self.hwrng_note = f"{hwrng_path} monitored"
         if hwrng_reader is None and isinstance(hwrng_path, str):
-            hwrng_reader = _HwrngFile(hwrng_path)
+            hwrng_reader = _HwrngFile(hwrng_path, hwrng_silence_s)
+        elif hwrng_reader is not None and not isinstance(hwrng_path, str):
+            self.hwrng_note = "hardware generator (a given reader) monitored"
         self._source = source
         self._hwrng = hwrng_reader
         self._entropy_ready = entropy_ready
@@ -362,7 +414,7 @@ class CertifiedRng:
                 # Start-up samples are tested and discarded, never drawn from.
                 monitor.feed(_read_exact(read, self._startup_samples, monitor.name))
             except (HealthTestFailure, OSError) as exc:
-                failure = str(exc)
+                failure = _reason(exc)
                 break
         if failure is not None:
             self._started = False
@@ -377,7 +429,7 @@ class CertifiedRng:
             data = _read_exact(self._source, count, self._source_monitor.name)
             self._source_monitor.feed(data)
         except (HealthTestFailure, OSError) as exc:
-            raise self._latch(str(exc)) from exc
+            raise self._latch(_reason(exc)) from exc
         return data
 
     def _monitor_hwrng(self, count: int) -> None:
@@ -387,7 +439,15 @@ class CertifiedRng:
         try:
             self._hwrng_monitor.feed(_read_exact(self._hwrng, count, self._hwrng_monitor.name))
         except (HealthTestFailure, OSError) as exc:
-            raise self._latch(str(exc)) from exc
+            raise self._latch(_reason(exc)) from exc
+
+
+def _reason(exc: BaseException) -> str:
+    """What failed, for the journal and the console: an OSError's own words, without the
+    ``[Errno N]`` and file name Python adds around them."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return str(exc.strerror)
+    return str(exc)
 
 
 def _read_exact(read: ByteSource, count: int, name: str) -> bytes:

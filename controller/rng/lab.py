@@ -259,7 +259,8 @@ def capture_raw(rng: CertifiedRng, count: int, path: Path | str,
             chunk = min(remaining, _CAPTURE_CHUNK)
             out.write(rng.read_raw(chunk))
             remaining -= chunk
-            if progress is not None and (count - remaining) % (_CAPTURE_CHUNK * 16) == 0:
+            if progress is not None and (
+                    remaining == 0 or (count - remaining) % (_CAPTURE_CHUNK * 16) == 0):
                 progress(count - remaining, count)
 
 

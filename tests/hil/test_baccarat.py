@@ -38,9 +38,9 @@ def press(rig: Rig, button: str, *states: str) -> dict[str, str]:
 
 
 def round_rows(rig: Rig) -> list[tuple[str, dict[str, Any]]]:
-    """The newest round's journal rows from ``recall 1``: (kind, data)."""
+    """The newest round's journal rows from ``recall 1 json``: (kind, data)."""
     rows = []
-    for line in rig.ok("recall 1")[1:]:
+    for line in rig.ok("recall 1 json")[1:]:
         _seq, kind, data = line.strip().split(" ", 2)
         rows.append((kind, json.loads(data)))
     return rows

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "hw_profiles" / "sim-paigow.toml"
 REPLY_TIMEOUT_S = 20.0
-PIN = "314159"
+PIN = "31415926"
 
 
 class Controller:
@@ -110,7 +110,9 @@ def test_sigkill_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
         assert after["start_position"] == before["start_position"]
         # A second press of draw after the restart is refused; the number stays.
         second.ok(f"login {PIN}")
-        second.ok("sim button draw")
+        refused = second.ask("sim button draw")    # the reply says what the press did
+        assert refused[-1].startswith("ERR STATE draw refused: draw is not allowed in state"
+                                      " dealing"), refused
         again = second.status()
         assert (again["state"], again["round"], again["number"]) == (
             "dealing", before["round"], before["number"])

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from pathlib import Path
+
 # 1,024 bytes that pass the start-up test: every value four times, never twice in a row, and
 # twice per 512-sample APT window.
 STARTUP_BYTES = bytes(range(256)) * 4
@@ -36,3 +40,47 @@ class CyclingSource:
         out = bytes((self.position + i) % 256 for i in range(count))
         self.position += count
         return out
+
+
+class SlowGenerator:
+    """A FIFO fed like a slow hardware generator: ``burst`` bytes every ``every_s``, a pause of
+    ``pause_s`` after ``pause_after`` bytes, and silence after ``stop_after`` bytes."""
+
+    def __init__(self, path: Path, *, burst: int = 64, every_s: float = 0.02,
+                 pause_after: int | None = None, pause_s: float = 0.0,
+                 stop_after: int | None = None) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self._stop = threading.Event()
+        self.written = 0
+        self._args = (burst, every_s, pause_after, pause_s, stop_after)
+        self._thread = threading.Thread(target=self._feed, daemon=True)
+        self._thread.start()
+
+    def _feed(self) -> None:
+        burst, every_s, pause_after, pause_s, stop_after = self._args
+        fd = os.open(self.path, os.O_WRONLY)       # waits for the reader to open
+        try:
+            paused = False
+            while not self._stop.is_set():
+                if stop_after is not None and self.written >= stop_after:
+                    self._stop.wait(60)             # silent, but the device stays open
+                    continue
+                if pause_after is not None and not paused and self.written >= pause_after:
+                    paused = True
+                    self._stop.wait(pause_s)
+                os.write(fd, os.urandom(burst))
+                self.written += burst
+                self._stop.wait(every_s)
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        self._stop.set()
+        try:                                     # release a writer still waiting for a reader
+            os.close(os.open(self.path, os.O_RDONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        self._thread.join(5)
