@@ -216,8 +216,21 @@ class Application:
     # -- construction ------------------------------------------------------------------------
 
     def _state_path(self, name: str) -> Path:
+        """A state file named in the profile's [journal]: inside the state directory (or, for
+        the anchor, under the profile's second medium) once symlinks are resolved; the profile
+        refuses absolute paths and '..' (controller/config/profile.py), this refuses a symlink
+        that leads out."""
         p = Path(name)
-        return p if p.is_absolute() else self.state_dir / p
+        path = p if p.is_absolute() else self.state_dir / p
+        resolved = path.resolve()
+        roots = [self.state_dir.resolve()]
+        medium = getattr(self.profile.journal, "second_medium", None)
+        if medium:
+            roots.append(Path(medium).resolve())
+        if not any(resolved.is_relative_to(root) for root in roots):
+            raise JournalError(f"{name} resolves to {resolved}, outside the state directory "
+                               f"{roots[0]}: refused (a symlink out of it?)")
+        return path
 
     def _build_table(self) -> Table:
         from controller.devices import build_devices

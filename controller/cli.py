@@ -154,6 +154,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"profile error: {exc}", file=sys.stderr)
         _journal_refused_start(Path(args.state_dir), args.profile, str(exc))
         return 1
+    clash = _console_clash(profile, args.console)
+    if clash:
+        print(f"console error: {clash}", file=sys.stderr)
+        return 1
     try:
         app = Application(profile, args.state_dir, console_port=args.console)
     except JournalError as exc:
@@ -168,6 +172,18 @@ def _run(args: argparse.Namespace) -> int:
         return _serve(app, profile.game, profile.name)
     finally:
         app.close()   # drivers, consoles and the journal, however the start or the loop ended
+
+
+def _console_clash(profile: object, port: str | None) -> str | None:
+    """``--console PORT`` naming a device the profile gives another role (the profile's own
+    ports are checked when it loads: one serial device, one role)."""
+    if port is None or port in ("stdio", "none"):
+        return None
+    for role in ("shoe", "display", "dealer_display"):
+        other = getattr(getattr(profile, role, None), "port", None)
+        if other and other != "sim" and os.path.realpath(other) == os.path.realpath(port):
+            return f"--console {port} is the {role.replace('_', ' ')}'s port ({other})"
+    return None
 
 
 def _serve(app: Application, game: str, name: str) -> int:

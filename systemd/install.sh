@@ -114,8 +114,16 @@ else
     rm -f "$DROPIN_DIR/scoreboard.conf"
 fi
 
+echo "== udev rule: the service user reads /dev/hwrng (the RNG health-tests it; root-only by default)"
+UDEV_DIR="$ROOT/etc/udev/rules.d"
+mkdir -p "$UDEV_DIR"
+printf '%s\n' '# table-controller: the RNG health-tests the board'"'"'s hardware generator (docs/rng.md)' \
+    'KERNEL=="hw_random", GROUP="table-controller", MODE="0440"' \
+    >"$UDEV_DIR/60-table-controller-hwrng.rules"
+
 if [ -z "$STAGE" ]; then
     chmod -R a-w "$OPT/venv/lib"
+    udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
     systemctl daemon-reload
     systemd-analyze verify "$UNIT_DIR/table-controller.service"
     systemctl enable table-controller.service

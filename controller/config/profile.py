@@ -87,10 +87,14 @@ class ProfileError(ValueError):
 
 @dataclass(frozen=True)
 class JournalSettings:
-    """Where the journal lives; paths are relative to the state directory unless absolute."""
+    """Where the journal lives: every file inside the state directory (relative paths), the
+    anchor possibly under ``second_medium`` (:func:`_rel_path`)."""
 
     path: str = "journal.sqlite"
     key_path: str = "device.key"
+    #: A directory on another medium (a second SD card, a USB stick) where the anchor may live
+    #: instead of the state directory (docs/configuration.md "State files").
+    second_medium: str | None = None
     clock_floor: datetime.date = datetime.date(2026, 1, 1)
     retention_days: int = 90
 
@@ -295,6 +299,8 @@ class _Reader:
         self.used: set[str] = set()
         self.asked: dict[str, set[str]] = {}
         self.report: list[tuple[str, str, str]] = []
+        #: ``journal.second_medium`` once read (the anchor may live there).
+        self.second_medium: str | None = None
 
     def file_of(self, key: str) -> str:
         while key:
@@ -470,11 +476,33 @@ def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any
     return conv
 
 
+#: State files that may instead live on a second medium (DESIGN.md "Anchor": a rollback of the
+#: disk must not take the anchor with it): absolute, under ``journal.second_medium``.
+SECOND_MEDIUM_KEYS: Final = frozenset({"journal.anchor_path"})
+
+
 def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
+    """A file of the table's state: a path inside the state directory (relative, no ``..``),
+    or, for :data:`SECOND_MEDIUM_KEYS`, an absolute path under ``journal.second_medium``. A
+    journal, key or anchor elsewhere would let a profile point the record at a file another
+    part of the system writes (Application re-checks the resolved path: symlinks)."""
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
         if "\0" in text:
             raise reader.error(key, "a path cannot contain a NUL byte")
+        parts = Path(text).parts
+        if ".." in parts:
+            raise reader.error(key, f"{text!r} climbs out of the state directory with '..'")
+        medium = reader.second_medium
+        if text.startswith("/"):
+            if key in SECOND_MEDIUM_KEYS and medium is not None and _under(text, medium):
+                return text
+            where = (f" or under journal.second_medium {medium}" if medium is not None and
+                     key in SECOND_MEDIUM_KEYS else
+                     " (a second medium: journal.second_medium)" if key in SECOND_MEDIUM_KEYS
+                     else "")
+            raise reader.error(key, f"{text!r} is outside the state directory: give a path "
+                                    f"relative to it{where}")
         return text
     return conv
 
@@ -489,6 +517,11 @@ def _address(reader: _Reader) -> Callable[[str, Any], str]:
             hint = " (use 127.0.0.1)" if text == "localhost" else ""
             raise reader.error(key, f"{text!r} is not an IP address{hint}") from None
     return conv
+
+
+def _under(path: str, folder: str) -> bool:
+    return Path(os.path.normpath(path)).is_relative_to(os.path.normpath(folder)) and \
+        os.path.normpath(path) != os.path.normpath(folder)
 
 
 def _baud(reader: _Reader) -> Callable[[str, Any], int]:
@@ -550,6 +583,7 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
 
     r.check_unused()
     _check_pins(r, gpio_backend, console)
+    _check_serial_ports(r)
 
     profile = Profile(
         name=name, game=game, source_files=tuple(files),
@@ -568,7 +602,9 @@ def _defaults(sec: _Section | None, r: _Reader, prefix: str) -> _Section:
 def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
     s = _defaults(sec, r, "journal.")
     d = JournalSettings()
+    r.second_medium = s.value("second_medium", _path(r), d.second_medium)
     return JournalSettings(
+        second_medium=r.second_medium,
         path=s.value("path", _rel_path(r), d.path),
         key_path=s.value("key_path", _rel_path(r), d.key_path),
         clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
@@ -722,6 +758,33 @@ def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
             raise r.error(key, f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
                                f" used by console.port {console.port}")
         users[pin] = key
+
+
+#: Keys that name a serial device, and the names that are no device.
+_PORT_KEYS: Final = ("console.port", "devices.shoe.port", "devices.display.port",
+                     "devices.dealer_display.port")
+_NOT_A_DEVICE: Final = ("stdio", "none", "sim")
+
+
+def _check_serial_ports(r: _Reader) -> None:
+    """One serial device, one role (as one GPIO pin, one use): a console and a shoe on the same
+    port would each read the other's bytes. Symlinks are followed (``/dev/serial0`` is the
+    header UART ``/dev/ttyAMA0`` or ``/dev/ttyS0``; ``/dev/serial/by-id/...`` names a USB port)."""
+    users: dict[str, str] = {}
+    for key in _PORT_KEYS:
+        try:
+            port = _get(r.data, key)
+        except (KeyError, TypeError):
+            continue
+        if not isinstance(port, str) or port in _NOT_A_DEVICE:
+            continue
+        device = os.path.realpath(port)
+        if device in users:
+            other = users[device]
+            same = "" if _get(r.data, other) == port else f" (both are {device})"
+            raise r.error(key, f"{port} is also {other} ({r.file_of(other)}){same}: one serial"
+                               " device, one role")
+        users[device] = key
 
 
 def _is_pin_key(key: str) -> bool:

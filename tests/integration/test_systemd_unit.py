@@ -83,6 +83,14 @@ def test_staged_install_runs_and_its_manifest_matches(staged: Path) -> None:
     assert "all files match" in verify.stdout
 
 
+def test_the_service_user_is_given_the_hardware_generator(staged: Path) -> None:
+    """/dev/hwrng is root-only on Raspberry Pi OS and Debian: the install gives the service's
+    group read access, or the RNG's hardware health test could not run as the service user."""
+    rule = (staged / "etc" / "udev" / "rules.d" / "60-table-controller-hwrng.rules").read_text()
+    lines = [line for line in rule.splitlines() if line and not line.startswith("#")]
+    assert lines == ['KERNEL=="hw_random", GROUP="table-controller", MODE="0440"']
+
+
 def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Path) -> None:
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze is absent: install the Debian package 'systemd'")
