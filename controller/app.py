@@ -33,7 +33,7 @@ from controller.events import (
 )
 from controller.journal.store import Journal, JournalError, VerifyResult
 from controller.sdnotify import Notifier
-from controller.tables.table import Refused, ReplyWaiter, Table, TableContext
+from controller.tables.table import Refused, Table, TableContext
 
 log = logging.getLogger("controller")
 
@@ -506,8 +506,6 @@ class Application:
         if waiter is None:
             event.reply(lines)
             return
-        if not isinstance(waiter, ReplyWaiter):
-            waiter = ReplyWaiter(waiter)
         finish = waiter.finish
         self._pending_replies.append(_Pending(waiter.ready, time.monotonic() + REPLY_WAIT_S,
                                               event.reply, lambda: finish(lines)))

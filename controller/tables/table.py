@@ -67,6 +67,36 @@ class ReplyWaiter:
     finish: Callable[[list[str]], list[str]] = lambda lines: lines
 
 
+@dataclass
+class PressWaiter:
+    """A simulated button press (``sim button NAME``) waiting for the loop to handle it: the
+    button, the console that pressed it (which hears the outcome in its reply, not as ``!``
+    lines), and the outcome once the table has handled the press."""
+
+    button: str
+    source: str | None
+    done: bool = False
+    lines: list[str] = field(default_factory=list)
+    refused: Refused | None = None
+
+    def finish(self, lines: list[str], refused: Refused | None) -> None:
+        self.lines, self.refused, self.done = list(lines), refused, True
+
+    def waiter(self) -> ReplyWaiter:
+        """The console reply's waiter: ready once the press is handled."""
+        return ReplyWaiter(lambda: self.done, self.reply)
+
+    def reply(self, reply: list[str]) -> list[str]:
+        """The console's reply (``pressed ...``, ``OK``) with what the press did; a refused
+        press ends ``ERR``."""
+        if not self.done or not reply or reply[-1] != "OK":
+            return reply
+        if self.refused is not None:
+            code = self.refused.code if self.refused.code != "UNKNOWN" else "STATE"
+            return [*reply[:-1], f"ERR {code} {self.button} refused: {self.refused.reason}"]
+        return [*reply[:-1], *self.lines, "OK"]
+
+
 class Table(Protocol):
     """The interface the application and the console rely on."""
 

@@ -41,8 +41,8 @@ class Terminal:
 
 def terminal_profile(folder: Path, port: str, base: str = "sim-paigow.toml") -> Path:
     path = folder / "terminal-profile.toml"
-    path.write_text(f'include = "{(PROFILES / base).resolve()}"\n[console]\nport = "{port}"\n'
-                    "line_editing = true\n", encoding="utf-8")
+    path.write_text(f'include = "{(PROFILES / base).resolve()}"\nscoreboard.port = 0\n'
+                    f'[console]\nport = "{port}"\nline_editing = true\n', encoding="utf-8")
     return path
 
 

@@ -4,7 +4,7 @@ wagers, the shoe's curator and passing, remedies, vigorish collection, void and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from controller.games import baccarat
@@ -22,6 +22,30 @@ from controller.tables.table import Refused
 #: The console actions of the baccarat table (besides ``sim`` and ``odds``).
 ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
                             "void", "clear"})
+
+#: What ``help`` says of each console action: syntax, what it does, an example to type.
+ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
+    "curator": ("curator SEAT", "SEAT accepts the shoe: offered from seat 1 (5324.20(f)(1)) or,"
+                " when passed, from the right of the last curator ((h)(2))", "curator 1"),
+    "nobody": ("nobody", "no player accepts the shoe: the cards are turned over (5324.20(h)(2))",
+               "nobody"),
+    "bet": ("bet SEAT WAGER CENTS", "a wager while betting: banker, player, tie, dragon, ..."
+            " in whole cents", "bet 3 banker 2500"),
+    "pass": ("pass [ordered]", "the curator passes the shoe (5324.20(h)(1)); ordered: by the"
+             " dealer or floorperson ((h)(1)(ii))", "pass"),
+    "disclose": ("disclose", "a card held for the next hand was seen (5324.20(i)(1)-(3))",
+                 "disclose"),
+    "remedy": ("remedy burn|dead", "the dealer's remedy for a disclosed card (5324.20(i)(1))",
+               "remedy burn"),
+    "collect": ("collect SEAT", "collect SEAT's deferred vigorish (5324.20(d)(2))",
+                "collect 3"),
+    "void": ("void [REASON]", "void the round in progress: every wager returned, reshuffle",
+             "void shoe jammed"),
+    "clear": ("clear", "clear an integrity halt: the shoe is reshuffled", "clear"),
+    "odds": ("odds", "exact odds of the next coup from the cards left", "odds"),
+    "sim": ("sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe fault KIND | "
+            "sim button NAME", "drive the simulated shoe and buttons", "sim shoe deal burn"),
+}
 
 
 class DealerActions:
@@ -118,18 +142,34 @@ class DealerActions:
             return self._bet(args)
         if name == "curator":
             seat = self._seat(args)
-            self._seq.fire("accept_shoe")
-            prev = d.curator
-            d.curator = seat
+            state = self._seq.current
+            if state not in ("offering", "passing"):
+                held = f"seat {d.curator} holds the shoe" if d.curator else "no shoe is in play"
+                raise Refused(f"the shoe is offered only after the burn (5324.20(f)(1)) or when "
+                              f"it passes ((h)(2)); {held} (state {state})")
+            prev = d.curator if state == "passing" else None
+            offer_back = self._s.opts.offer_back_to_previous
             order = (opening_offer_order(self._s.ring, self._s.ring.seats_ccw) if prev is None
                      else passing_offer_order(self._s.ring, self._s.ring.seats_ccw, prev,
-                                              offer_back=self._s.opts.offer_back_to_previous))
+                                              offer_back=offer_back))
+            if seat not in order:
+                # 5324.20(h)(2): the shoe goes to the player to the right of the previous
+                # curator, then to "each of the other players, in turn"
+                raise Refused(f"seat {seat} gave up the shoe: 5324.20(h)(2) offers it to the "
+                              f"other players in turn ({', '.join(map(str, order))}) and not "
+                              "back to the previous curator (baccarat.offer_back_to_previous ="
+                              " false)")
+            self._seq.fire("accept_shoe")
+            d.curator = seat
             self._rec.emit("baccarat.curator", {"seat": seat, "previous": prev,
                                                 "offer_order": list(order),
                                                 "section": "5324.20(f)(1)-(2)" if prev is None
                                                 else "5324.20(h)(2)"})
             self._view.show_state()
-            return [f"seat {seat} holds the shoe"]
+            section = "5324.20(f)(1)" if prev is None else "5324.20(h)(2)"
+            return [f"seat {seat} holds the shoe (offered in turn: "
+                    f"{', '.join(map(str, order[:8]))}{', ...' if len(order) > 8 else ''};"
+                    f" {section}); betting is open"]
         if name == "nobody":
             self._seq.fire("nobody_accepts")
             self._play.end_shoe("no player accepted the shoe (5324.20(h)(2))")
@@ -177,6 +217,9 @@ class DealerActions:
 
     def _bet(self, args: list[str]) -> list[str]:
         d = self._s.data
+        if self._seq.current in ("offering", "passing"):
+            raise Refused("no player holds the shoe yet: `curator SEAT` first, then wagers "
+                          "(5324.20(f)(1), (h)(2))")
         if self._seq.current != "betting":
             # 5324.20(b)(3): no wager after "no more bets".
             raise Refused(f"wagers are taken only while betting (state {self._seq.current})")

@@ -236,6 +236,7 @@ class CoupPlay:
         d.coup_no += 1
         d.round_id = self._rec.input_seq
         d.dead_hand = dead
+        d.last_result = ""          # the last coup's result is not this one's (status)
         d.coup = []
         self._s.coup = CoupInProgress()
         if dead:

@@ -38,14 +38,22 @@ class Presenter:
         self._state = state
         self._sequence = sequence
         self._record = record
+        self._shown: list[str] = []
 
     def show(self, first: str, second: str = "") -> None:
+        """Both lines on the dealer display; what it now shows is said on every console when
+        it changed (``!DISPLAY PLAYER DRAWS / P 5 B 3``)."""
         if self._record.replaying or self._display is None:
             return
+        lines = [fit_line(first), fit_line(second)]
         try:
-            self._display.show([fit_line(first), fit_line(second)])
+            self._display.show(lines)
         except Exception as exc:  # noqa: BLE001 - a display failure must not stop the table
             log.warning("dealer display: %s", exc)
+            return
+        if lines != self._shown:
+            self._shown = lines
+            self._record.alarm("DISPLAY " + " / ".join(line for line in lines if line))
 
     def show_state(self) -> None:
         s = self._state

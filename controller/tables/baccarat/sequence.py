@@ -49,8 +49,11 @@ class Sequence:
         before = self.current
         try:
             moved = bool(getattr(self._model, trigger)())
-        except MachineError as exc:
-            raise Refused(f"{trigger} is not allowed in state {before}: {exc.value}") from None
+        except MachineError:
+            allowed = sorted(t for t in self._machine.get_triggers(before)
+                             if not t.startswith("to_"))
+            raise Refused(f"{trigger} is not allowed in state {before}"
+                          f" (allowed: {', '.join(allowed) or 'none'})") from None
         if not moved:
             raise Refused(f"{trigger} refused in state {before}: {self._why_not(trigger)}")
         self._record.emit("baccarat.state", {"from": before, "to": self.current,

@@ -12,7 +12,7 @@ from controller.games.baccarat.shoe import BurnProgress
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import Refused
+from controller.tables.table import PressWaiter, Refused, ReplyWaiter
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
 PEEK: Final = 12
@@ -25,12 +25,13 @@ class SimDealer:
         self._devices = devices
         self._s = state
         self._seq = sequence
-        self._waiter: Callable[[], bool] | None = None
+        self._waiter: ReplyWaiter | None = None
+        self._press: PressWaiter | None = None
 
     # -- the simulated devices -----------------------------------------------------------------
 
-    def run(self, args: list[str]) -> list[str]:
-        """One ``sim ...`` console action."""
+    def run(self, args: list[str], who: str = "") -> list[str]:
+        """One ``sim ...`` console action (``who``: ``role@source`` of the console)."""
         devices = self._devices
         if len(args) >= 2 and args[0] == "shoe":
             sim = devices.get("shoe_sim")
@@ -39,7 +40,7 @@ class SimDealer:
             verb, rest = args[1], args[2:]
             # The reply waits until the shoe's frames have been journaled and handled, so a
             # scripted console session sees their effect on the next line.
-            self._waiter = lambda: sim.status().unacked == 0
+            self._waiter = ReplyWaiter(lambda: sim.status().unacked == 0)
             if verb == "deal" and rest and rest[0] in ("coup", "burn"):
                 n = self._cards_needed(rest[0], sim.peek(PEEK))
                 return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
@@ -57,12 +58,18 @@ class SimDealer:
                     self._waiter = None
                 return [reply]
             raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
-        if len(args) == 2 and args[0] == "button":
+        if len(args) in (1, 2) and args[0] == "button":
             pins = devices.get("button_pins") or {}
             gpio = devices.get("gpio")
+            if len(args) == 1:
+                raise Refused(f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX")
             if args[1] not in pins or gpio is None:
-                raise Refused(f"no button {args[1]!r}; buttons are {sorted(pins)}", "SYNTAX")
+                raise Refused(f"no button {args[1]!r}; buttons: {', '.join(pins)}", "SYNTAX")
             pin = pins[args[1]]
+            # The reply waits for the press (the GPIO driver posts it to the loop's queue) and
+            # says what it did; that console hears it there, not as `!` lines.
+            self._press = PressWaiter(args[1], who.partition("@")[2] or None)
+            self._waiter = self._press.waiter()
             clock = getattr(gpio, "clock", None)
             gpio.drive(pin, 0)
             if clock is not None:
@@ -111,10 +118,18 @@ class SimDealer:
                           "STATE")
         return used
 
-    def take_reply_waiter(self) -> Callable[[], bool] | None:
-        """For the application: a readiness test for the last console action's reply, once."""
+    def take_reply_waiter(self) -> ReplyWaiter | None:
+        """For the application: what the last console action's reply waits for, once."""
         waiter, self._waiter = self._waiter, None
         return waiter
+
+    def take_press(self, button: str) -> PressWaiter | None:
+        """The ``sim button`` press waiting for ``button``'s press, once."""
+        press = self._press
+        if press is None or press.button != button or press.done:
+            return None
+        self._press = None
+        return press
 
     @staticmethod
     def _sim_fault(sim: Any, kind: str) -> str:

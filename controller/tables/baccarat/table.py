@@ -24,12 +24,12 @@ link (``link.ShoeLink``), the coup (``coup.CoupPlay``), the dealer's buttons and
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from controller.games import baccarat
 from controller.games.baccarat.vig_ledger import VigLedger
-from controller.tables.baccarat.actions import ACTIONS, DealerActions
+from controller.tables.baccarat.actions import ACTION_HELP, ACTIONS, DealerActions
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
     K_ACTION,
@@ -47,7 +47,7 @@ from controller.tables.baccarat.recovery import Recovery
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import Refused, TableContext
+from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
 
 
@@ -72,6 +72,8 @@ class BaccaratTable:
         self._recovery = Recovery(self._state, self._sequence, self._record, self._view,
                                   self._play, self._actions)
         self._sim = SimDealer(devices, self._state, self._sequence)
+        #: Why the last button press was refused (None: it was not), for tests and tools.
+        self.last_refusal: Refused | None = None
         self._state.rebuild(self._sequence.current)
         self._sequence.sync()
         open_shoe = devices.get("shoe_open")
@@ -105,11 +107,30 @@ class BaccaratTable:
         if isinstance(event, SHOE_EVENTS):
             self.link.handle(event)
         elif isinstance(event, ButtonPressed):
-            seq = self._record.log(K_BUTTON, {"name": event.name})
-            self._record.input_seq = seq
-            self._guarded_input(seq, lambda: self._button_unless_fault(event.name))
+            self._button(event.name)
         else:
             self._record.log("baccarat.unknown_event", {"type": type(event).__name__})
+
+    def _button(self, name: str) -> None:
+        """A dealer's button: journaled, then acted on; what it did (or why it was refused) is
+        said on every console as ``!BUTTON``/``!REFUSED`` lines, and in the reply of the
+        console whose ``sim button`` pressed it."""
+        seq = self._record.log(K_BUTTON, {"name": name})
+        self._record.input_seq = seq
+        press = self._sim.take_press(name)
+        skip = press.source if press is not None else None
+        try:
+            lines = self._guarded_input(seq, lambda: self._button_unless_fault(name))
+        except Refused as exc:
+            self.last_refusal = exc
+            self._ctx.announce([f"REFUSED {name}: {exc.reason}"], skip)
+            if press is not None:
+                press.finish([], exc)
+            return
+        self.last_refusal = None
+        self._ctx.announce([f"BUTTON {name}: {line}" for line in lines], skip)
+        if press is not None:
+            press.finish(lines, None)
 
     def _guarded_input(self, seq: int, fn: Callable[[], list[str]]) -> list[str]:
         try:
@@ -123,7 +144,7 @@ class BaccaratTable:
         """A console action. ``sim ...`` drives the simulated devices (never replayed)."""
         if name == "sim":
             self._record.log(K_SIM, {"args": args, "who": who})
-            return self._sim.run(args)
+            return self._sim.run(args, who)
         if name == "odds":
             return self.odds()
         if name not in ACTIONS:
@@ -150,9 +171,17 @@ class BaccaratTable:
         self._play_stopped(name)
         return self._actions.action(name, args, who)
 
-    def take_reply_waiter(self) -> Callable[[], bool] | None:
-        """For the application: a readiness test for the last console action's reply, once."""
+    def take_reply_waiter(self) -> ReplyWaiter | None:
+        """For the application: the last console action's reply waits for what it caused."""
         return self._sim.take_reply_waiter()
+
+    def action_help(self) -> Mapping[str, ActionHelp]:
+        """What ``help`` says of each console action (syntax, what it does, an example)."""
+        return {word: ActionHelp(*entry) for word, entry in ACTION_HELP.items()}
+
+    def action_names(self) -> tuple[str, ...]:
+        """The console words :meth:`action` takes (the console routes these here)."""
+        return tuple(sorted({*ACTIONS, "sim", "odds"}))
 
     def tick(self, now_ns: int) -> None:
         """Nothing is timed at the table: the shoe driver keeps the watchdog."""
@@ -169,12 +198,23 @@ class BaccaratTable:
             "round": "-" if d.round_id is None else str(d.round_id),
             "cards_left": str(s.cards_left()),
             "curator": "" if d.curator is None else str(d.curator),
+            "coup_cards": self._coup_cards(),
             "last_result": d.last_result or "none",
             "last_hand": "yes" if s.last_hand.last_hand else "no",
             "vig_owed_cents": str(s.ledger.total_owed()),
             "shoe_link": "up" if self.link.up else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
+
+    def _coup_cards(self) -> str:
+        """The coup in progress, hand by hand (``P 4S 2C (6)  B 9H (9)``), or ``-``."""
+        coup = self._state.coup
+        if not coup.cards:
+            return "-"
+        player = " ".join(c.code for c in coup.player)
+        banker = " ".join(c.code for c in coup.banker) or "-"
+        return (f"P {player} ({coup.player_total})  B {banker}"
+                + (f" ({coup.banker_total})" if coup.banker else ""))
 
     def published(self) -> dict[str, object]:
         """The monitor's view: the shoe and coup numbers, this shoe's results (roads.Result

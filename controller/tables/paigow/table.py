@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
@@ -81,7 +81,13 @@ from controller.tables.paigow.entries import (
 )
 from controller.tables.paigow.machine import PaigowRound, build_machine
 from controller.tables.paigow.record import RoundRecord, Snapshot
-from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
+from controller.tables.table import (
+    ActionHelp,
+    PressWaiter,
+    Refused,
+    ReplyWaiter,
+    TableContext,
+)
 
 #: How long the power-up lamp test lights every segment before the display shows the state.
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -110,7 +116,7 @@ class PaigowTable:
         self._lamp_test_until: int | None = None
         self._test_mode = False
         self._display_shown: str | None = None     # what the last !DISPLAY line said
-        self._sim_press: _SimPress | None = None    # a `sim button` waiting for its press
+        self._sim_press: PressWaiter | None = None    # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
         self._voids_after_draw = 0                  # this shift (docs "Voids after the draw")
         self._power_up_lamp_test()
@@ -567,9 +573,9 @@ class PaigowTable:
         active_low = bool(self._ctx.devices.get("buttons_active_low", True))
         pin = pins[button]
         press, release = (0, 1) if active_low else (1, 0)
-        waiting = _SimPress(button, who.partition("@")[2] or None)
+        waiting = PressWaiter(button, who.partition("@")[2] or None)
         self._sim_press = waiting
-        self._reply_waiter = ReplyWaiter(waiting.is_done, waiting.reply)
+        self._reply_waiter = waiting.waiter()
         # Hold longer than the bouncetime so the release edge is accepted, and leave the same
         # gap after it so the next press is not swallowed by the lockout.
         gpio.drive(pin, press)
@@ -683,34 +689,6 @@ class PaigowTable:
 
     def close(self) -> None:
         """Nothing of its own to stop: the application closes the devices it built."""
-
-
-@dataclass
-class _SimPress:
-    """A ``sim button`` press waiting for the loop to handle it: the button, the console that
-    pressed it (which hears the outcome in its reply, not as ``!`` lines), and the outcome."""
-
-    button: str
-    source: str | None
-    done: bool = False
-    lines: list[str] = field(default_factory=list)
-    refused: Refused | None = None
-
-    def finish(self, lines: list[str], refused: Refused | None) -> None:
-        self.lines, self.refused, self.done = list(lines), refused, True
-
-    def is_done(self) -> bool:
-        return self.done
-
-    def reply(self, reply: list[str]) -> list[str]:
-        """The console's reply (``pressed ...``, ``OK``) with what the press did; a refused
-        press ends ``ERR``."""
-        if not self.done or not reply or reply[-1] != "OK":
-            return reply
-        if self.refused is not None:
-            code = self.refused.code if self.refused.code != "UNKNOWN" else "STATE"
-            return [*reply[:-1], f"ERR {code} {self.button} refused: {self.refused.reason}"]
-        return [*reply[:-1], *self.lines, "OK"]
 
 
 @dataclass

@@ -43,14 +43,20 @@ class Rig:
             base.baccarat, deferred_vig=deferred_vig))
         self.settings = ConfigStore(self.journal, rules)
         self.alarms: list[str] = []
+        #: ``!DISPLAY`` lines (what the dealer display shows), apart from the alarms
+        self.displays: list[str] = []
         self.display = SimDealerDisplay()
         self.reader = FakeShoeReader()
         self.ctx = TableContext(journal=self.journal, settings=self.settings,
                                 devices={"dealer_display": self.display,
                                          "shoe_reader": self.reader},
-                                alarm=self.alarms.append)
+                                alarm=self._alarm,
+                                announce=lambda lines, skip: self.alarms.extend(lines))
         self.table = BaccaratTable(self.ctx)
         self.seq = seq
+
+    def _alarm(self, text: str) -> None:
+        (self.displays if text.startswith("DISPLAY ") else self.alarms).append(text)
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -67,7 +73,11 @@ class Rig:
         self.seq = (self.seq + 1) % 10000
 
     def press(self, name: str) -> None:
+        """A dealer's button; a refusal (said on the consoles as ``!REFUSED``) is raised here,
+        so a test can assert on it."""
         self.table.handle(ButtonPressed(name, 0))
+        if self.table.last_refusal is not None:
+            raise self.table.last_refusal
 
     def act(self, line: str, who: str = "tech") -> list[str]:
         name, *args = line.split()
@@ -98,11 +108,13 @@ class Rig:
         rig = Rig.__new__(Rig)
         rig.__dict__.update(self.__dict__)
         rig.alarms = []
+        rig.displays = []
         rig.display = SimDealerDisplay()
         rig.reader = FakeShoeReader()
         rig.ctx = TableContext(journal=self.journal, settings=self.settings,
                                devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
-                               alarm=rig.alarms.append)
+                               alarm=rig._alarm,
+                               announce=lambda lines, skip: rig.alarms.extend(lines))
         rig.table = BaccaratTable(rig.ctx)
         rig.notes = rig.table.recover()
         return rig

@@ -157,8 +157,8 @@ def test_too_few_cards_left_voids_the_round(rig: Rig) -> None:
         rig.frame("CARD", next(it))
     rig.act("curator 1")
     while rig.table.state != "shuffle":
-        if rig.table.state == "passing":
-            rig.act("curator 1")
+        if rig.table.state == "passing":   # (h)(2): to the right of the last curator
+            rig.act(f"curator {(rig.table.data.curator or 0) % 8 + 1}")
         rig.press("no_more_bets")
         while rig.table.state not in ("settling", "shuffle"):
             rig.frame("CARD", next(it))

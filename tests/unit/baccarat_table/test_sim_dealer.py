@@ -60,7 +60,7 @@ class Dealer:
         lines = self.table.action(name, args, "tech")
         waiter = self.table.take_reply_waiter()
         if waiter is not None:
-            self.pump_until(waiter)
+            self.pump_until(waiter.ready)
             self.pump_until(lambda: self.queue.empty())
         return lines
 
