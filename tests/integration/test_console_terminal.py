@@ -5,6 +5,7 @@ Ctrl-C, ``!`` lines, and a serial console whose device is unplugged and plugged 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -128,3 +129,72 @@ def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(
         rig.close()
         if link.is_symlink():
             link.unlink()
+
+
+def test_run_sim_prompts_echoes_and_says_what_the_display_shows(tmp_path: Path) -> None:
+    """README's quick start on a terminal: ``./run-sim`` shows a prompt, echoes, and prints
+    ``!DISPLAY`` lines as the simulated table changes."""
+    import pty
+    import select
+    import signal
+
+    repo = Path(__file__).resolve().parents[2]
+    pid, fd = pty.fork()
+    if pid == 0:                                     # the child: ./run-sim on a terminal
+        os.environ["TC_STATE_DIR"] = str(tmp_path / "sim-state")
+        os.execv(str(repo / "run-sim"), [str(repo / "run-sim")])
+
+    class Term(Terminal):
+        def __init__(self) -> None:
+            self.seen = b""
+
+        def type(self, data: bytes) -> None:
+            os.write(fd, data)
+
+        def expect(self, wanted: bytes, timeout: float = 60.0) -> bytes:
+            deadline = time.monotonic() + timeout
+            while wanted not in self.seen:
+                left = deadline - time.monotonic()
+                assert left > 0, f"no {wanted!r}; got {self.seen!r}"
+                ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+                if ready:
+                    try:
+                        self.seen += os.read(fd, 4096)
+                    except OSError:
+                        break
+            got, _, self.seen = self.seen.partition(wanted)
+            return got + wanted
+
+    t = Term()
+    try:
+        t.expect(b"table-controller ready")
+        t.expect(b"> ")
+        t.type(b"passwd 48151623\r")
+        assert b"passwd 48151623\r" in t.expect(b"PIN set; logged in")
+        t.expect(b"OK\r")
+        said = b""
+        for button in (b"shuffled", b"no_more_bets", b"draw"):
+            t.type(b"sim button " + button + b"\r")
+            said += t.expect(b"OK\r")
+        assert b"round 1 betting" in said and b"round 1 dealing" in said
+        drawn = said.split(b"!DISPLAY ")[-1].split(b"\r")[0]
+        assert drawn.isdigit() and 1 <= int(drawn) <= 8, said
+        t.expect(b"> ")
+        t.type(b"sim button dealt\r")
+        assert b"!DISPLAY blank" in t.expect(b"OK\r")
+        t.type(b"\x04")                             # Ctrl-D on an empty line quits
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                assert os.waitstatus_to_exitcode(status) == 0
+                return
+            time.sleep(0.1)
+        raise AssertionError("run-sim did not end on Ctrl-D")
+    finally:
+        try:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)

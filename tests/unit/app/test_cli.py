@@ -36,3 +36,45 @@ def test_no_journal_is_created_for_a_refused_profile(tmp_path: Path) -> None:
                  "--console", "none"]) == 1
     assert not (tmp_path / "s" / "journal.sqlite").exists()
     assert not (tmp_path / "s" / "device.key").exists()
+
+
+@pytest.mark.parametrize("rounds", ["-3", "0", "ten"])
+def test_simulate_with_a_bad_round_count_is_a_usage_error(
+        rounds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(__file__).resolve().parents[3]
+    with pytest.raises(SystemExit) as stopped:
+        main(["simulate", "--profile", str(root / "hw_profiles" / "sim-paigow.toml"),
+              "--rounds", rounds])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --rounds:" in err and "Traceback" not in err
+
+
+def test_run_without_the_gpio_library_names_the_extra_to_install(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+    real = importlib.import_module
+
+    def no_rpi(name: str, *args: object, **kwargs: object) -> object:
+        if name.startswith("RPi"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib, "import_module", no_rpi)
+    root = Path(__file__).resolve().parents[3]
+    status = main(["run", "--profile", str(root / "hw_profiles" / "rpi4-paigow.toml"),
+                   "--state-dir", str(tmp_path / "state"), "--console", "none"])
+    assert status == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("device error: GPIO backend 'rpi' needs the RPi.GPIO module")
+    assert "'pi' extra" in err[0] and "'pi5' extra" in err[0]
+    journal = Journal.open(tmp_path / "state" / "journal.sqlite", tmp_path / "state" /
+                           "device.key")
+    try:
+        assert list(journal.events(kinds=["app.device_error"]))
+    finally:
+        journal.close()
