@@ -150,8 +150,9 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
                 if state() == "settling":
                     call("sim", "button", "settled")
                     wait_state(("settling",))
-                    if state() == "passing":
-                        call("curator", "2")
+                    if state() == "passing":    # (h)(2): never back to the last curator
+                        held = int(str(app.call(lambda: table.status()["curator"], WAIT_S)))
+                        call("curator", str(held % 8 + 1))
             if state() in ("dealing", "player_third", "banker_third", "betting", "settling"):
                 call("void", "bench", "end")
     finally:

@@ -208,8 +208,8 @@ def run_baccarat(work: Path, coups: int) -> tuple[list[Guarded], int, int, list[
                     raise TimeoutError("card not acknowledged")
             elif state == "shuffle":
                 c.ok("sim button shuffled")
-            elif state in ("offering", "passing"):
-                c.ok(f"curator {done % 8 + 1}")
+            elif state in ("offering", "passing"):   # (h)(2): never back to the last one
+                c.ok(f"curator {int(c.status().get('curator') or 0) % 8 + 1}")
             elif state == "betting":
                 c.ok("sim button no_more_bets")
             elif state == "settling":

@@ -108,7 +108,8 @@ def _value_text(value: Any) -> str:
     JSON without empty fields."""
     if isinstance(value, str):
         return value if value and " " not in value else json.dumps(value)
-    return json.dumps(_pruned(value), sort_keys=True, separators=(",", ":"))
+    # ", " lets a long value wrap after a comma instead of inside a word
+    return json.dumps(_pruned(value), sort_keys=True, separators=(", ", ":"))
 
 
 def export_jsonl(journal: Journal, rounds: int = 0) -> Iterator[str]:

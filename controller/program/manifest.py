@@ -360,6 +360,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_manifest(manifest, Path(args.out))
             print(f"manifest of {len(manifest['program'])} program files and"
                   f" {len(manifest['profiles'])} profile files written to {args.out}")
+            if not profiles:
+                print("warning: no profile recorded (give --profile-of PROFILE): a table "
+                      "started with any profile will find its files missing", file=sys.stderr)
             return 0
         problems = check_manifest(args.manifest, profiles, root)
         for problem in problems:

@@ -60,8 +60,8 @@ def settle(rig: Rig, coup_no: int) -> dict[str, str]:
     """Press settled; pass the shoe when the banker's hand lost, (h)(1)(i). The status after
     ``settled`` (it still shows the coup's result)."""
     status = press(rig, "settled", *AFTER_SETTLED)
-    if status["state"] == "passing":
-        rig.ok(f"curator {coup_no % 8 + 1}")       # accepted: betting
+    if status["state"] == "passing":              # (h)(2): to the last curator's right
+        rig.ok(f"curator {int(status['curator']) % 8 + 1}")
     return status
 
 

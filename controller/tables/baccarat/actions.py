@@ -93,8 +93,10 @@ class DealerActions:
                 self._play.void(f"{left} cards left cannot finish a coup (5324.20(i)(4))")
                 return ["round void: too few cards (5324.20(i)(4))"]
             self._view.show_state()
-            return [f"coup {d.coup_no}: cards"]
+            return [f"coup {d.coup_no}: no more bets; the cards come player, banker, player,"
+                    " banker (5324.20(f)(5))"]
         if name == "settled":
+            result = d.last_result
             self._seq.fire("settled")
             self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no,
                                                      "result": d.last_result,
@@ -112,7 +114,7 @@ class DealerActions:
                     d.compelled_pass = False
                 self._play.snapshot()
                 self._view.show_state()
-            return [f"settled; next: {state}"]
+            return [f"coup {d.coup_no} settled ({result or 'no result'}); next: {state}"]
         if name == "disclose":
             return self._disclose()
         raise Refused(f"no dealer button {name!r} at baccarat", "UNKNOWN")

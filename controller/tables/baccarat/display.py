@@ -53,7 +53,7 @@ class Presenter:
             return
         if lines != self._shown:
             self._shown = lines
-            self._record.alarm("DISPLAY " + " / ".join(line for line in lines if line))
+            self._record.say("DISPLAY " + " / ".join(line for line in lines if line))
 
     def show_state(self) -> None:
         s = self._state

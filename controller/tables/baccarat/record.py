@@ -18,10 +18,13 @@ class Record:
     """Journals decisions and inputs for one table; knows whether recovery is replaying."""
 
     def __init__(self, journal: Journal, data: Callable[[], ShoeData],
-                 alarm: Callable[[str], None]) -> None:
+                 alarm: Callable[[str], None],
+                 announce: Callable[[list[str], str | None], None] = lambda lines, skip: None
+                 ) -> None:
         self.journal = journal
         self._data = data
         self._alarm = alarm
+        self._announce = announce
         self.replay: Replay | None = None
         #: The journal row of the input being handled (a coup's round id, a settings snapshot).
         self.input_seq = 0
@@ -50,3 +53,9 @@ class Record:
         """An unsolicited console line, never while replaying."""
         if self.replay is None:
             self._alarm(text)
+
+    def say(self, text: str) -> None:
+        """An unsolicited console line that is news, not an alarm (what the dealer display
+        shows), never while replaying."""
+        if self.replay is None:
+            self._announce([text], None)

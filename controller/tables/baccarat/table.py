@@ -60,7 +60,7 @@ class BaccaratTable:
         self._ctx = ctx
         devices = ctx.devices
         self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
-        self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm)
+        self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
         self._view = Presenter(devices.get("dealer_display"), self._state, self._sequence,
                                self._record)

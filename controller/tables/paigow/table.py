@@ -155,7 +155,7 @@ class PaigowTable:
         asking ``status``."""
         if self._device("display", fn) and shown != self._display_shown:
             self._display_shown = shown
-            self._ctx.alarm(f"DISPLAY {shown}")
+            self._ctx.announce([f"DISPLAY {shown}"], None)    # news, not an alarm
 
     # -- power-up and outputs ----------------------------------------------------------------------
 
@@ -275,7 +275,7 @@ class PaigowTable:
         seq = self._log("paigow.settlement", settlement)
         self._fire("settled", settlement_seq=seq)
         return [f"round {round_id} settled", *settlement_summary(settlement),
-                *self._describe("settled", {})]
+                *self._describe("settled", {"settlement_seq": seq})]
 
     def _draw(self) -> list[str]:
         """One draw per round (5324.50(a)(4)): refused unless the state allows it; the value and
@@ -379,8 +379,9 @@ class PaigowTable:
         if trigger == "void":
             reason = kwargs.get("reason") or "voided by the dealer"
             return [f"round {rid} voided ({reason}): every wager stands returned"]
-        if trigger == "settled":
-            return [f"round {rid} settled (the dealer's confirmation; nothing was entered)"]
+        if trigger == "settled" and "settlement_seq" not in kwargs:
+            return [f"round {rid} settled: the dealer's confirmation (no wagers or tiles were "
+                    "entered)"]
         return []
 
     def _wager_lines(self, kwargs: Mapping[str, Any]) -> list[str]:

@@ -51,7 +51,7 @@ class Rig:
                                 devices={"dealer_display": self.display,
                                          "shoe_reader": self.reader},
                                 alarm=self._alarm,
-                                announce=lambda lines, skip: self.alarms.extend(lines))
+                                announce=lambda lines, skip: [self._alarm(x) for x in lines])
         self.table = BaccaratTable(self.ctx)
         self.seq = seq
 
@@ -114,7 +114,7 @@ class Rig:
         rig.ctx = TableContext(journal=self.journal, settings=self.settings,
                                devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
                                alarm=rig._alarm,
-                               announce=lambda lines, skip: rig.alarms.extend(lines))
+                               announce=lambda lines, skip: [rig._alarm(x) for x in lines])
         rig.table = BaccaratTable(rig.ctx)
         rig.notes = rig.table.recover()
         return rig

@@ -108,5 +108,5 @@ def test_recall_fits_an_80_column_terminal_and_leaves_the_snapshot_to_the_export
     assert not any("snapshot" in line for line in lines)
     assert lines[0].startswith("round 1: rows ") and "closed by paigow.settled" in lines[0]
     text = "\n".join(lines)
-    assert 'args=["3","2500"]' in text and "who=technician@s" in text
+    assert 'args=["3", "2500"]' in text and "who=technician@s" in text
     assert "x" * 70 in text.replace("\n      ", "")     # a long value is wrapped, not cut
