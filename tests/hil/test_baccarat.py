@@ -168,7 +168,9 @@ def test_an_unreadable_card_halts_and_voids_the_coup(make_rig: Callable[..., Rig
     assert any(k == "baccarat.integrity" and d["problem"] == "unreadable card" for k, d in rows)
     voided = [d for k, d in rows if k == "baccarat.coup.voided"]
     assert voided and voided[0]["cards"] == cards
-    press(rig, "no_more_bets", "halted")  # no play until cleared (refused, state unchanged)
+    refused = rig.command("sim button no_more_bets")   # no play until cleared: the reply
+    assert refused.code == "STATE" and "no_more_bets refused" in refused.status  # says so
+    assert rig.status()["state"] == "halted"
     _cleared(rig)
 
 
