@@ -64,6 +64,11 @@ class Running:
     def state(self) -> str:
         return str(self.on_loop(lambda: self.table.state))
 
+    def pass_shoe(self) -> None:
+        """The shoe to the player right of the curator who gave it up (5324.20(h)(2))."""
+        held = int(self.on_loop(lambda: self.table.data.curator) or 0)
+        self.action("curator", str(held % 8 + 1))
+
     def cards_seen(self) -> int:
         return int(self.on_loop(lambda: len(self.table.data.cards_out)))
 
@@ -129,7 +134,7 @@ class Dealer:
         if self.run.state() == "settling":
             self.run.press("settled")
         if self.run.state() == "passing":
-            self.run.action("curator", "2")
+            self.run.pass_shoe()
 
 
 def check_journal(journal: Journal, dealt: list[str]) -> int:
@@ -222,7 +227,7 @@ def test_a_controller_restart_mid_coup_loses_no_card_and_counts_none_twice(
             dealer.card()
         run.press("settled")
         if run.state() == "passing":
-            run.action("curator", "3")
+            run.pass_shoe()
         dealer.coup()
         assert check_journal(run.app.journal, dealer.dealt) == 4
         recovery = list(run.app.journal.events(kinds=["baccarat.recovery"]))
