@@ -1,5 +1,6 @@
 """Print a technician's console session on a simulated table, from a real run: the README's
-transcripts are made with this (``python scripts/console_transcript.py paigow``).
+transcripts are made with this (``python scripts/console_transcript.py paigow``, or
+``--readme`` to write both into README.md between their ``<!-- transcript: GAME -->`` marks).
 
 It starts ``table-controller run`` on ``hw_profiles/sim-GAME.toml`` with the console on a
 pseudo-terminal (a terminal line: prompt and echo, as ``./run-sim`` shows it) and a fresh state
@@ -113,6 +114,21 @@ def transcript(game: str) -> str:
         os.close(fd)
 
 
+def write_readme(path: Path = ROOT / "README.md") -> None:
+    """Replace each game's transcript in the README with a fresh one."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    for game in SESSIONS:
+        body = "```\n" + transcript(game).rstrip("\n") + "\n```\n"
+        text = re.sub(rf"(<!-- transcript: {game} -->\n)(.*?)(<!-- end transcript: {game} -->)",
+                      lambda m, body=body: m.group(1) + body + m.group(3), text, flags=re.S)
+    path.write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
-    for name in sys.argv[1:] or ["paigow"]:
-        print(transcript(name))
+    if sys.argv[1:] == ["--readme"]:
+        write_readme()
+    else:
+        for name in sys.argv[1:] or ["paigow"]:
+            print(transcript(name))
