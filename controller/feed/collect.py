@@ -1,0 +1,230 @@
+"""``table-controller collect``: subscribe to a site, verify every table's messages and store
+them (docs/feed.md "The collector").
+
+paho's network thread only queues what arrives; this module's loop takes the queue in batches,
+runs each message through the :class:`~controller.feed.verifier.Verifier`, commits the store, and
+only then acknowledges the batch to the broker (MQTT 5 manual PUBACK). The session is persistent
+(a fixed client id, ``clean_start`` false, a session expiry), so while the collector is down or
+restarting the broker keeps its messages, and anything received but not committed is delivered
+again. The collector needs no table's journal or secret: only the tables' public keys.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from controller.feed.broker import BrokerSettings, new_client
+from controller.feed.keys import KeyRing
+from controller.feed.messages import site_filter
+from controller.feed.store import Store, StoreError
+from controller.feed.verifier import Verifier, VerifierSettings
+
+log = logging.getLogger("controller.feed")
+
+#: Messages verified per store transaction at most.
+BATCH: Final = 500
+TICK_S: Final = 1.0
+#: How long the broker keeps the collector's session while it is away (seconds).
+SESSION_EXPIRY_S: Final = 7 * 24 * 3600
+#: Messages the collector lets the broker have in flight to it (MQTT 5 Receive Maximum).
+RECEIVE_MAXIMUM: Final = 1000
+BACKOFF_S: Final = (0.5, 15.0)
+
+
+@dataclass(frozen=True)
+class CollectorSettings:
+    """Everything ``collect`` is told on its command line."""
+
+    broker: BrokerSettings
+    site: str
+    store_url: str
+    keys_dir: Path
+    client_id: str
+    gap_timeout_s: float = 60.0
+    silence_s: float = 900.0
+    coalesce_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class _Message:
+    generation: int
+    mid: int
+    qos: int
+    topic: str
+    payload: bytes
+
+
+class Collector:
+    """The subscriber, the verifier and the store, run until ``stop`` is set."""
+
+    def __init__(self, settings: CollectorSettings, *,
+                 out: Callable[[str], None] = print) -> None:
+        self.settings = settings
+        self._out = out
+        self.store = Store.open(settings.store_url)
+        self.keys = KeyRing(settings.keys_dir)
+        self.verifier = Verifier(self.store, self.keys, VerifierSettings(
+            settings.site, settings.gap_timeout_s, settings.silence_s, settings.coalesce_s),
+            on_alarm=out)
+        self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
+        self._generation = 0
+        self._client: Any = None
+        self._connected = threading.Event()
+        self._lost = threading.Event()
+        self.connected_once = threading.Event()
+
+    # -- paho's thread ----------------------------------------------------------------------
+
+    def _callbacks(self, client: Any, generation: int) -> None:
+        def on_connect(c: Any, u: Any, flags: Any, rc: Any, props: Any) -> None:
+            if rc.is_failure:
+                log.warning("collector: broker refused the connection: %s", rc)
+                self._lost.set()
+                return
+            c.subscribe(site_filter(self.settings.site), qos=1)
+            self._connected.set()
+            self.connected_once.set()
+
+        def on_disconnect(c: Any, u: Any, flags: Any, rc: Any, props: Any) -> None:
+            self._connected.clear()
+            self._lost.set()
+
+        def on_message(c: Any, u: Any, msg: Any) -> None:
+            self._inbox.put(_Message(generation, msg.mid, msg.qos, msg.topic,
+                                     bytes(msg.payload)))
+
+        client.on_connect = on_connect
+        client.on_disconnect = on_disconnect
+        client.on_message = on_message
+
+    def _connect(self) -> bool:
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        s = self.settings
+        self._generation += 1
+        client = new_client(s.broker, s.client_id, manual_ack=True)
+        self._callbacks(client, self._generation)
+        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        props.SessionExpiryInterval = SESSION_EXPIRY_S
+        props.ReceiveMaximum = RECEIVE_MAXIMUM
+        self._lost.clear()
+        try:
+            client.connect(s.broker.host, s.broker.port, keepalive=30, clean_start=False,
+                           properties=props)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            log.warning("collector: cannot reach %s: %s", s.broker.url, exc)
+            return False
+        client.loop_start()
+        self._client = client
+        return True
+
+    def _disconnect(self) -> None:
+        client, self._client = self._client, None
+        self._connected.clear()
+        if client is None:
+            return
+        try:
+            client.disconnect()
+        except (OSError, ValueError):
+            pass
+        stopper = threading.Thread(target=client.loop_stop, daemon=True)
+        stopper.start()
+        stopper.join(5.0)
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> int:
+        s = self.settings
+        self._out(f"collector: site {s.site}, broker {s.broker.url}, store {self.store.dialect},"
+                  f" {len(self.keys.known())} table keys in {s.keys_dir}")
+        backoff = BACKOFF_S[0]
+        next_tick = time.monotonic()
+        try:
+            while not stop.is_set():
+                if self._client is None:
+                    if not self._connect():
+                        stop.wait(backoff)
+                        backoff = min(backoff * 2, BACKOFF_S[1])
+                        continue
+                if self._lost.is_set():
+                    self._disconnect()
+                    stop.wait(backoff)
+                    backoff = min(backoff * 2, BACKOFF_S[1])
+                    continue
+                if self._connected.is_set():
+                    backoff = BACKOFF_S[0]
+                batch = self._take(0.2)
+                now = time.monotonic()
+                try:
+                    for msg in batch:
+                        self.verifier.handle(msg.topic, msg.payload)
+                    if now >= next_tick:
+                        next_tick = now + TICK_S
+                        self.verifier.tick()
+                    self.verifier.flush()
+                    self.store.commit()
+                except StoreError as exc:
+                    self._store_failed(exc, stop, backoff)
+                    backoff = min(backoff * 2, BACKOFF_S[1])
+                    continue
+                self._ack(batch)
+        finally:
+            self._disconnect()
+            c = self.verifier.counters
+            self._out(f"collector stopped: {c.messages} messages, {c.rows_stored} rows stored,"
+                      f" {c.duplicates} duplicates, {c.heads_stored} heads, {c.refused} refused,"
+                      f" {c.alarms} alarms")
+            self.store.close()
+        return 0
+
+    def _take(self, wait: float) -> list[_Message]:
+        try:
+            batch = [self._inbox.get(timeout=wait)]
+        except queue.Empty:
+            return []
+        while len(batch) < BATCH:
+            try:
+                batch.append(self._inbox.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _ack(self, batch: list[_Message]) -> None:
+        client = self._client
+        if client is None:
+            return
+        for msg in batch:
+            # a message from an earlier connection is not this connection's to acknowledge:
+            # the broker delivers it again (and the store drops it as a duplicate)
+            if msg.qos > 0 and msg.generation == self._generation:
+                client.ack(msg.mid, msg.qos)
+
+    def _store_failed(self, exc: StoreError, stop: threading.Event, backoff: float) -> None:
+        """The store could not take the batch: nothing of it is acknowledged; reconnecting
+        makes the broker deliver it again once the store is back."""
+        log.error("collector: store failed: %s", exc)
+        self._out(f"collector: store failed ({exc}); retrying")
+        try:
+            self.store.rollback()
+        except StoreError:
+            pass
+        self._disconnect()
+        while True:            # drop what was queued: it is delivered again after reconnecting
+            try:
+                self._inbox.get_nowait()
+            except queue.Empty:
+                break
+        stop.wait(backoff)
+        try:
+            self.verifier.reload()
+        except StoreError as again:
+            log.error("collector: store still failing: %s", again)

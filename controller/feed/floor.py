@@ -1,0 +1,69 @@
+"""``table-controller floor``: one line per table from the collector's store: its last round,
+when it was last heard, its backlog as the collector sees it, and its alarms."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from controller.feed.store import Store, TableRecord
+
+HEADER = ("table", "status", "last round", "last seen", "rows", "backlog", "signed", "alarms")
+
+
+def _age(now_ns: int, then_ns: int | None) -> str:
+    if then_ns is None:
+        return "never"
+    seconds = max(0, (now_ns - then_ns) // 1_000_000_000)
+    stamp = datetime.fromtimestamp(then_ns / 1e9, UTC).strftime("%H:%M:%SZ")
+    if seconds < 120:
+        return f"{stamp} ({seconds} s ago)"
+    if seconds < 7200:
+        return f"{stamp} ({seconds // 60} min ago)"
+    return f"{stamp} ({seconds // 3600} h ago)"
+
+
+def backlog(rec: TableRecord, pending: int) -> int:
+    """Rows the collector knows of but has not stored in order: those held behind a gap, and
+    those up to the newest signed head that have not arrived."""
+    return max(pending, rec.head_seq - rec.frontier_seq, 0)
+
+
+def floor_lines(store: Store, *, site: str | None = None, now_ns: int | None = None,
+                last_alarms: int = 0) -> list[str]:
+    """The floor view; with ``last_alarms``, the newest alarms after it."""
+    now = time.time_ns() if now_ns is None else now_ns
+    alarms = store.alarm_counts()
+    pending = store.pending_counts()
+    records = [r for r in store.tables() if site is None or r.site == site]
+    rows = [HEADER]
+    for rec in records:
+        status = rec.status or "-"
+        if rec.silent:
+            status += " SILENT"
+        key = (rec.site, rec.table)
+        rows.append((
+            rec.table if site is not None else f"{rec.site}/{rec.table}",
+            status,
+            "-" if rec.last_round is None else str(rec.last_round),
+            _age(now, rec.last_seen_ns),
+            str(rec.frontier_seq),
+            str(backlog(rec, pending.get(key, 0))),
+            str(rec.signed_seq),
+            str(alarms.get(key, 0)),
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+             for r in rows]
+    if len(rows) == 1:
+        lines.append("(no table has been heard yet)")
+    if last_alarms:
+        recent = store.alarms()[-last_alarms:]
+        if recent:
+            lines.append("")
+            lines.append(f"last {len(recent)} alarms:")
+        for a in recent:
+            stamp = datetime.fromtimestamp(a.ts_ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            times = f" (x{a.count})" if a.count > 1 else ""
+            lines.append(f"  {stamp} {a.site}/{a.table} {a.kind}{times}: {a.detail}")
+    return lines

@@ -1,0 +1,422 @@
+"""The table's publisher: the journal to the casino's broker (DESIGN.md "Host feed (MQTT)").
+
+The journal is the outbox. On its own thread the publisher reads the rows (and signed heads)
+after the last ones the broker acknowledged, publishes them in order with QoS 1, and records the
+acknowledged position durably (controller/feed/position.py). It never touches the loop: the loop
+only wakes it after an append (:meth:`Publisher.wake`, an Event) and reads its state
+(:meth:`Publisher.state`, an immutable snapshot). A broker that is down, slow or refusing costs
+the table nothing but a growing backlog, which is sent when the broker is back.
+
+Each connection uses a fresh paho client with a clean session: paho would re-send its own queue
+on reconnect, and the position, not paho, decides what is sent. Delivery is therefore at least
+once; the collector drops duplicates by (table, seq). The MQTT will publishes ``offline`` on
+``status`` when the connection is lost; ``online`` is published on connect and repeated every
+``heartbeat_s`` so the collector can tell an idle table from a silent one.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import ssl
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol
+
+from controller.feed.broker import BrokerSettings, new_client
+from controller.feed.messages import head_payload, row_payload, status_payload, topic
+from controller.feed.position import (
+    Position,
+    PositionError,
+    load_position,
+    save_position,
+)
+
+log = logging.getLogger("controller.feed")
+
+#: Rows read from the journal at a time.
+BATCH: Final = 200
+#: Seconds between two writes of the position file (its fsync is off the loop, but cheap is
+#: better on an SD card).
+SAVE_EVERY_S: Final = 1.0
+#: Seconds an unacknowledged message may wait before the connection is taken for dead.
+ACK_TIMEOUT_S: Final = 30.0
+#: Reconnection back-off: first wait, longest wait (seconds).
+BACKOFF_S: Final = (0.5, 30.0)
+KEEPALIVE_S: Final = 30
+
+
+class OutboxRow(Protocol):
+    """A journal row as the outbox yields it (controller/journal/chain.py Row)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def hash(self) -> str: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class OutboxHead(Protocol):
+    """A signed head as the outbox yields it (controller/journal/heads.py SignedHead)."""
+
+    @property
+    def seq(self) -> int: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class Outbox(Protocol):
+    """What the publisher reads: the journal on a read-only connection of its own."""
+
+    def rows_after(self, seq: int, limit: int) -> Sequence[OutboxRow]: ...
+    def heads_after(self, seq: int, limit: int) -> Sequence[OutboxHead]: ...
+    def close(self) -> None: ...
+
+
+FeedStateName = Literal["starting", "connecting", "connected", "down", "refused", "stopped"]
+
+
+@dataclass(frozen=True)
+class FeedState:
+    """What ``status`` shows about the feed; replaced whole, so any thread may read it."""
+
+    state: FeedStateName = "starting"
+    acked_seq: int = 0
+    acked_head: int = 0
+    sent_seq: int = 0
+    error: str = ""
+    connects: int = 0
+    published: int = 0
+
+    @property
+    def connected(self) -> bool:
+        return self.state == "connected"
+
+    def describe(self, journal_seq: int) -> str:
+        """``connected, backlog N, acked seq S`` (``down (why)`` when not connected)."""
+        word = "connected" if self.connected else "down"
+        if not self.connected and self.error:
+            word += f" ({self.state}: {self.error})"
+        elif not self.connected:
+            word += f" ({self.state})"
+        backlog = max(0, journal_seq - self.acked_seq)
+        return f"{word}, backlog {backlog}, acked seq {self.acked_seq}"
+
+
+@dataclass(frozen=True)
+class PublisherSettings:
+    """The publisher's part of the profile's ``[feed]``."""
+
+    broker: BrokerSettings
+    site: str
+    table: str
+    position_path: Path
+    heartbeat_s: float = 60.0
+    window: int = 20
+
+
+@dataclass
+class _Sent:
+    kind: Literal["row", "head", "status"]
+    seq: int
+    hash: str
+    at: float
+    acked: bool = False
+
+
+class Publisher:
+    """Publishes a journal to a broker on a thread of its own (see the module docstring)."""
+
+    def __init__(self, settings: PublisherSettings, open_outbox: Callable[[], Outbox], *,
+                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+        self.settings = settings
+        self._open_outbox = open_outbox
+        self._wall_ns = wall_ns
+        self._state = FeedState()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._topics: dict[str, str] = {
+            "rows": topic(settings.site, settings.table, "rows"),
+            "heads": topic(settings.site, settings.table, "heads"),
+            "status": topic(settings.site, settings.table, "status")}
+        self._position = Position()     # acknowledged by the broker
+        self._saved = Position()        # on disk
+        self._saved_at = float("-inf")
+
+    # -- what other threads call ------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="feed-publisher", daemon=True)
+        self._thread.start()
+
+    def wake(self, _row: object = None) -> None:
+        """A row was appended (a journal listener on the loop thread: sets an Event, no I/O)."""
+        self._wake.set()
+
+    def state(self) -> FeedState:
+        return self._state
+
+    def stop(self, timeout: float = 8.0) -> None:
+        """Say ``offline``, save the position and end the thread (waits at most ``timeout``)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("feed publisher did not stop within %.0f s", timeout)
+
+    def _set(self, **changes: Any) -> None:
+        self._state = replace(self._state, **changes)
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        backoff = BACKOFF_S[0]
+        outbox: Outbox | None = None
+        try:
+            while not self._stop.is_set():
+                ok = False
+                try:
+                    if outbox is None:
+                        outbox = self._open_outbox()
+                        self._position = self._saved = self._checked_position(outbox)
+                        self._set(acked_seq=self._position.row_seq,
+                                  acked_head=self._position.head_seq,
+                                  sent_seq=self._position.row_seq)
+                    ok = _Session(self, outbox).run()
+                except Exception as exc:  # noqa: BLE001 - a journal read failed: retried
+                    log.warning("feed: %s", exc)
+                    self._set(state="down", error=f"journal: {exc}")
+                    if outbox is not None:
+                        self._save(force=True)
+                        outbox.close()
+                    outbox = None
+                if self._stop.is_set():
+                    break
+                backoff = BACKOFF_S[0] if ok else min(backoff * 2, BACKOFF_S[1])
+                self._stop.wait(backoff)
+        finally:
+            if outbox is not None:
+                self._save(force=True)
+                outbox.close()
+            self._set(state="stopped")
+
+    def _checked_position(self, outbox: Outbox) -> Position:
+        """The stored position if the journal still holds the row it names; else the start
+        (the journal was replaced or rolled back: the collector must see it all again)."""
+        path = self.settings.position_path
+        try:
+            pos = load_position(path)
+        except PositionError as exc:
+            log.warning("feed: %s; sending the journal from its first row", exc)
+            return Position()
+        if pos.row_seq == 0:
+            return pos
+        rows = outbox.rows_after(pos.row_seq - 1, 1)
+        if not rows or rows[0].seq != pos.row_seq or rows[0].hash != pos.row_hash:
+            log.warning("feed: the journal no longer holds row %d as acknowledged; sending it"
+                        " from its first row", pos.row_seq)
+            return Position()
+        return pos
+
+    def _acked(self, pos: Position) -> None:
+        self._position = pos
+        self._set(acked_seq=pos.row_seq, acked_head=pos.head_seq)
+        self._save()
+
+    def _save(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if self._position == self._saved or (not force and now - self._saved_at < SAVE_EVERY_S):
+            return
+        try:
+            save_position(self.settings.position_path, self._position)
+            self._saved, self._saved_at = self._position, now
+        except OSError as exc:
+            log.warning("feed: cannot save the position: %s", exc)
+
+
+class _Session:
+    """One connection: connect, publish the backlog in order, follow the journal, until the
+    connection drops or the publisher stops. Runs on the publisher's thread only."""
+
+    def __init__(self, pub: Publisher, outbox: Outbox) -> None:
+        self.pub = pub
+        self.outbox = outbox
+        s = pub.settings
+        self.client = new_client(s.broker, f"tc-{s.site}-{s.table}")
+        self.client.will_set(pub._topics["status"], status_payload("offline", pub._wall_ns()),
+                             qos=1, retain=True)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.connack: Any = None
+        self.receive_max = 65535
+        self.closed = False
+        self.refused = ""
+        self.sent: collections.OrderedDict[int, _Sent] = collections.OrderedDict()
+        self.rows: collections.deque[_Sent] = collections.deque()
+        self.heads: collections.deque[_Sent] = collections.deque()
+        self.next_row = pub._position.row_seq
+        self.next_head = pub._position.head_seq
+        self.buffer: collections.deque[OutboxRow] = collections.deque()
+        self.heartbeat_at = 0.0
+
+    # paho callbacks: called from client.loop() on this same thread
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, rc: Any,
+                    properties: Any) -> None:
+        self.connack = rc
+        maximum = getattr(properties, "ReceiveMaximum", None)
+        if isinstance(maximum, int) and maximum > 0:
+            self.receive_max = maximum
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, rc: Any,
+                       properties: Any) -> None:
+        self.closed = True
+        if getattr(rc, "is_failure", False):
+            self.pub._set(error=f"disconnected: {rc}")
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, rc: Any,
+                    properties: Any) -> None:
+        sent = self.sent.pop(mid, None)
+        if sent is None:
+            return
+        if getattr(rc, "is_failure", False):
+            # MQTT 5 PUBACK with a failure reason (0x87 not authorized: the ACL refused it)
+            self.refused = f"broker refused {sent.kind} {sent.seq}: {rc}"
+            return
+        sent.acked = True
+
+    # the session
+
+    def run(self) -> bool:
+        """True when a connection was made (the back-off starts again from its shortest)."""
+        pub = self.pub
+        pub._set(state="connecting")
+        b = pub.settings.broker
+        try:
+            self.client.connect(b.host, b.port, keepalive=KEEPALIVE_S, clean_start=True)
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            pub._set(state="down", error=f"{b.url}: {exc}")
+            return False
+        try:
+            return self._serve()
+        finally:
+            self._close()
+
+    def _serve(self) -> bool:
+        pub = self.pub
+        deadline = time.monotonic() + 10.0
+        while self.connack is None and not self.closed and time.monotonic() < deadline \
+                and not pub._stop.is_set():
+            self.client.loop(0.1)
+        if self.connack is None or self.connack.is_failure:
+            why = "no CONNACK" if self.connack is None else f"connection refused: {self.connack}"
+            pub._set(state="refused" if self.connack is not None else "down", error=why)
+            return False
+        pub._set(state="connected", error="", connects=pub.state().connects + 1)
+        window = max(1, min(pub.settings.window, self.receive_max))
+        self._heartbeat()
+        while not pub._stop.is_set():
+            self._advance()
+            if self.refused:
+                pub._set(state="refused", error=self.refused)
+                return False
+            if self.closed:
+                pub._set(state="down", error=pub.state().error or "connection lost")
+                return True
+            self._fill(window)
+            if self.sent:
+                oldest = next(iter(self.sent.values()))
+                if time.monotonic() - oldest.at > ACK_TIMEOUT_S:
+                    pub._set(state="down", error=f"no PUBACK within {ACK_TIMEOUT_S:.0f} s")
+                    return True
+                rc = self.client.loop(0.05)
+            else:
+                pub._wake.wait(min(0.5, max(0.0, self.heartbeat_at - time.monotonic())))
+                pub._wake.clear()
+                rc = self.client.loop(0.0)
+            if rc != 0:
+                self.closed = True
+            if time.monotonic() >= self.heartbeat_at:
+                self._heartbeat()
+        self._goodbye()
+        return True
+
+    def _fill(self, window: int) -> None:
+        """Publish rows, then heads no newer than the rows sent, while the window has room."""
+        while len(self.sent) < window:
+            if not self.buffer:
+                self.buffer.extend(self.outbox.rows_after(self.next_row, BATCH))
+            if self.buffer:
+                row = self.buffer.popleft()
+                if row.seq != self.next_row + 1 and self.next_row:
+                    log.warning("feed: the journal skips from row %d to %d", self.next_row,
+                                row.seq)
+                self._publish("row", row.seq, row.hash, row_payload(row.as_dict()))
+                self.next_row = row.seq
+                continue
+            heads = [h for h in self.outbox.heads_after(self.next_head, window - len(self.sent))
+                     if h.seq <= self.next_row]
+            if not heads:
+                return
+            for head in heads:
+                self._publish("head", head.seq, "", head_payload(head.as_dict()))
+                self.next_head = head.seq
+
+    def _publish(self, kind: Literal["row", "head", "status"], seq: int, hash_: str,
+                 payload: bytes) -> None:
+        channel = {"row": "rows", "head": "heads", "status": "status"}[kind]
+        info = self.client.publish(self.pub._topics[channel], payload, qos=1,
+                                   retain=kind != "row")
+        entry = _Sent(kind, seq, hash_, time.monotonic())
+        self.sent[info.mid] = entry
+        if kind == "row":
+            self.rows.append(entry)
+        elif kind == "head":
+            self.heads.append(entry)
+        self.pub._set(sent_seq=self.next_row if kind != "row" else seq,
+                      published=self.pub.state().published + 1)
+
+    def _advance(self) -> None:
+        """Move the acknowledged position over the acknowledged prefix of what was sent."""
+        pos = self.pub._position
+        row_seq, row_hash, head_seq = pos.row_seq, pos.row_hash, pos.head_seq
+        while self.rows and self.rows[0].acked:
+            done = self.rows.popleft()
+            row_seq, row_hash = done.seq, done.hash
+        while self.heads and self.heads[0].acked:
+            head_seq = self.heads.popleft().seq
+        new = Position(row_seq, row_hash, head_seq)
+        if new != pos:
+            self.pub._acked(new)
+        else:
+            self.pub._save()
+
+    def _heartbeat(self) -> None:
+        self._publish("status", 0, "", status_payload("online", self.pub._wall_ns()))
+        self.heartbeat_at = time.monotonic() + self.pub.settings.heartbeat_s
+
+    def _goodbye(self) -> None:
+        """Stopping: publish ``offline`` and wait briefly for what is in flight."""
+        self._publish("status", 0, "", status_payload("offline", self.pub._wall_ns()))
+        deadline = time.monotonic() + 2.0
+        while self.sent and not self.closed and time.monotonic() < deadline:
+            self.client.loop(0.05)
+        self._advance()
+
+    def _close(self) -> None:
+        try:
+            self.client.disconnect()
+            self.client.loop(0.0)
+        except (OSError, ValueError):
+            pass
+        try:
+            sock = self.client.socket()
+            if sock is not None:
+                sock.close()
+        except OSError:
+            pass

@@ -1,0 +1,397 @@
+"""The collector's judgement: each feed message checked against what was already received,
+then stored or refused with an alarm (docs/feed.md "What the collector checks").
+
+- A row's ``hash`` must be what its fields and ``prev`` compute (chain.py), and its ``prev``
+  the stored hash of the row before: otherwise the row breaks the chain (``chain``).
+- A row at a seq already stored is a duplicate when its hash is the same (dropped quietly:
+  delivery is at least once) and a ``fork`` when it differs.
+- A row that arrives before the rows it follows waits in ``feed_pending``; when the missing rows
+  have not come after ``gap_timeout_s`` the ``gap`` is alarmed and the rows after it are stored,
+  the first flagged ``gap_before`` (a late arrival still fills the hole).
+- A head must be signed by the table's registered key (``bad-signature``); a head lower than
+  one already seen is a ``rollback``, another hash at a seen head or at a stored row a ``fork``.
+- A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
+  ``malformed``; a table that sends nothing for ``silence_s`` is ``silent``.
+
+Nothing here touches the network: the runner hands messages in (:meth:`Verifier.handle`) and
+commits the store after a batch. Bad input is never an exception out of ``handle``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from controller.feed.keys import KeyRing
+from controller.feed.messages import (
+    MessageError,
+    decode_head,
+    decode_row,
+    decode_status,
+    parse_topic,
+)
+from controller.feed.store import Store, TableRecord
+from controller.journal.chain import ChainError, row_hash
+from controller.journal.heads import verify_head
+
+#: Alarm kinds (docs/feed.md "Alarms").
+ALARM_KINDS: Final = ("gap", "fork", "rollback", "chain", "bad-signature", "unknown-table",
+                      "malformed", "silent")
+UNKNOWN: Final = "?"
+
+
+@dataclass(frozen=True)
+class VerifierSettings:
+    """How long a gap may stay open, silence may last, and one alarm absorbs its repeats."""
+
+    site: str
+    gap_timeout_s: float = 60.0
+    silence_s: float = 900.0
+    coalesce_s: float = 60.0
+
+
+@dataclass
+class _Table:
+    rec: TableRecord
+    pending: dict[int, dict[str, Any]] = field(default_factory=dict)
+    gap_since_ns: int | None = None
+    gap_alarmed: bool = False
+    heads_waiting: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Counters:
+    """What the verifier did since it started (printed by the collector)."""
+
+    messages: int = 0
+    rows_stored: int = 0
+    duplicates: int = 0
+    heads_stored: int = 0
+    refused: int = 0
+    alarms: int = 0
+
+
+class Verifier:
+    """Checks and stores one site's messages; keeps each table's chain position in memory and
+    in the store (so a restarted collector resumes exactly)."""
+
+    def __init__(self, store: Store, keys: KeyRing, settings: VerifierSettings, *,
+                 on_alarm: Callable[[str], None] = print,
+                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+        self.store = store
+        self.keys = keys
+        self.settings = settings
+        self._on_alarm = on_alarm
+        self._wall_ns = wall_ns
+        self.counters = Counters()
+        self._tables: dict[str, _Table] = {}
+        self._open_alarms: dict[tuple[str, str], tuple[int, int]] = {}
+        self._dirty: set[str] = set()
+        self.reload()
+
+    # -- state ------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """(Re)read every table's position from the store: at start, and after a failed commit
+        (what was in memory may be ahead of what is stored)."""
+        site = self.settings.site
+        self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
+        self._dirty.clear()
+        now = self._wall_ns()
+        for s, table, row, received in self.store.pending():
+            if s == site and table in self._tables:
+                t = self._tables[table]
+                t.pending[int(row["seq"])] = row
+                t.gap_since_ns = min(t.gap_since_ns or now, received)
+        for s, table, seq, hash_ in self.store.unmatched_heads():
+            if s == site and table in self._tables:
+                self._tables[table].heads_waiting[seq] = hash_
+
+    def _table(self, table: str) -> _Table:
+        t = self._tables.get(table)
+        if t is None:
+            t = self._tables[table] = _Table(TableRecord(self.settings.site, table))
+            self._dirty.add(table)
+        return t
+
+    def flush(self) -> None:
+        """Write every changed table position (the runner calls it before committing)."""
+        for name in sorted(self._dirty):
+            self.store.save_table(self._tables[name].rec)
+        self._dirty.clear()
+
+    def table_records(self) -> list[TableRecord]:
+        return [t.rec for t in self._tables.values()]
+
+    # -- alarms -----------------------------------------------------------------------------
+
+    def alarm(self, table: str, kind: str, detail: str) -> None:
+        """Store and print an alarm; repeats of one kind for one table within ``coalesce_s``
+        raise the stored alarm's count instead of adding rows (a rolled-back table would
+        otherwise raise one per row)."""
+        now = self._wall_ns()
+        self.counters.alarms += 1
+        key = (table, kind)
+        open_ = self._open_alarms.get(key)
+        window = int(self.settings.coalesce_s * 1e9)
+        if open_ is not None and now - open_[1] < window:
+            self.store.repeat_alarm(open_[0], now)
+            self._open_alarms[key] = (open_[0], now)
+            return
+        alarm_id = self.store.add_alarm(now, self.settings.site, table, kind, detail)
+        self._open_alarms[key] = (alarm_id, now)
+        stamp = datetime.fromtimestamp(now / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self._on_alarm(f"ALARM {stamp} {self.settings.site}/{table} {kind}: {detail}")
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """Check one message and store it or refuse it with an alarm; never raises for bad
+        input (the store's own errors do propagate: the runner retries the batch)."""
+        self.counters.messages += 1
+        try:
+            where = parse_topic(topic)
+        except MessageError as exc:
+            self._refuse(UNKNOWN, "malformed", str(exc))
+            return
+        if where.site != self.settings.site:
+            return          # not subscribed to; a broker's stray delivery
+        table = where.table
+        if self.keys.get(table) is None:
+            problem = self.keys.problems.get(table)
+            self._refuse(table, "unknown-table", problem or
+                         f"no key {table}.pem in {self.keys.directory} (not commissioned)")
+            return
+        try:
+            if where.channel == "rows":
+                row = decode_row(payload)
+                self._seen(table)
+                self._row(table, row)
+            elif where.channel == "heads":
+                head = decode_head(payload)
+                self._seen(table)
+                self._head(table, head)
+            else:
+                status = decode_status(payload)
+                self._seen(table)
+                t = self._table(table)
+                t.rec.status, t.rec.status_ts = status["state"], status["ts"]
+        except MessageError as exc:
+            self._refuse(table, "malformed", f"{where.channel}: {exc}")
+
+    def _refuse(self, table: str, kind: str, detail: str) -> None:
+        self.counters.refused += 1
+        self.alarm(table, kind, detail)
+
+    def _seen(self, table: str) -> None:
+        t = self._table(table)
+        t.rec.last_seen_ns = self._wall_ns()
+        if t.rec.silent:
+            t.rec.silent = False
+        self._dirty.add(table)
+
+    # -- rows -------------------------------------------------------------------------------
+
+    def _row(self, table: str, row: dict[str, Any]) -> None:
+        t = self._table(table)
+        seq = int(row["seq"])
+        try:
+            computed = row_hash(row["prev"], row)
+        except ChainError as exc:
+            self._refuse(table, "malformed", f"row {seq}: {exc}")
+            return
+        if computed != row["hash"]:
+            self._refuse(table, "chain", f"row {seq}: its hash does not match its content"
+                                         " (changed after it was written)")
+            return
+        rec = t.rec
+        if rec.frontier_seq and seq <= rec.frontier_seq:
+            self._old_row(t, row)
+            return
+        held = t.pending.get(seq)
+        if held is not None:
+            if held["hash"] == row["hash"]:
+                self.counters.duplicates += 1
+            else:
+                self._refuse(table, "fork", f"row {seq} arrived twice with different hashes"
+                                            f" ({held['hash'][:12]}.. then {row['hash'][:12]}..)")
+            return
+        if self._follows(t, row):
+            self._store_row(t, row, gap_before=False)
+            self._drain(t)
+        elif rec.frontier_seq and seq == rec.frontier_seq + 1:
+            self._refuse(table, "chain", f"row {seq} does not follow the stored row"
+                                         f" {rec.frontier_seq}: its prev {row['prev'][:12]}.."
+                                         f" is not {rec.frontier_hash[:12]}..")
+        else:
+            self._hold(t, row)
+
+    def _follows(self, t: _Table, row: dict[str, Any]) -> bool:
+        """True when ``row`` extends the stored chain (or starts it: seq 1)."""
+        rec = t.rec
+        if not rec.frontier_seq:
+            # the first row of a journal; its prev is the genesis or, after a revision-1
+            # journal, that journal's head (docs/journal.md "Row")
+            return int(row["seq"]) == 1
+        return int(row["seq"]) == rec.frontier_seq + 1 and row["prev"] == rec.frontier_hash
+
+    def _store_row(self, t: _Table, row: dict[str, Any], *, gap_before: bool) -> None:
+        rec = t.rec
+        self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before)
+        self.counters.rows_stored += 1
+        rec.frontier_seq, rec.frontier_hash = int(row["seq"]), str(row["hash"])
+        if row["round"] is not None:
+            rec.last_round = int(row["round"])
+        rec.last_row_ts = int(row["ts"])
+        self._dirty.add(rec.table)
+        waiting = t.heads_waiting.pop(rec.frontier_seq, None)
+        if waiting is not None:
+            self._match_head(t, rec.frontier_seq, waiting, str(row["hash"]))
+
+    def _hold(self, t: _Table, row: dict[str, Any]) -> None:
+        seq = int(row["seq"])
+        t.pending[seq] = row
+        self.store.add_pending(t.rec.site, t.rec.table, row, self._wall_ns())
+        if t.gap_since_ns is None:
+            t.gap_since_ns = self._wall_ns()
+
+    def _drain(self, t: _Table) -> None:
+        """Store held rows that now follow the chain, in order."""
+        rec = t.rec
+        while rec.frontier_seq + 1 in t.pending:
+            row = t.pending.pop(rec.frontier_seq + 1)
+            self.store.drop_pending(rec.site, rec.table, int(row["seq"]))
+            if row["prev"] != rec.frontier_hash:
+                self._refuse(rec.table, "chain", f"row {row['seq']} does not follow row"
+                                                 f" {rec.frontier_seq}: prev differs")
+                break
+            self._store_row(t, row, gap_before=False)
+        if not t.pending:
+            t.gap_since_ns, t.gap_alarmed = None, False
+        elif rec.frontier_seq + 1 not in t.pending:
+            # another hole further on: its clock starts now
+            t.gap_since_ns, t.gap_alarmed = self._wall_ns(), False
+
+    def _old_row(self, t: _Table, row: dict[str, Any]) -> None:
+        """A row at or below the frontier: a duplicate, a fork, or a late row filling a gap
+        that was passed over."""
+        rec = t.rec
+        seq = int(row["seq"])
+        stored = self.store.row_link(rec.site, rec.table, seq)
+        if stored is not None:
+            if stored[1] == row["hash"]:
+                self.counters.duplicates += 1
+            else:
+                self._refuse(rec.table, "fork", f"row {seq} differs from the stored row {seq}"
+                                                f" ({row['hash'][:12]}.. vs {stored[1][:12]}..):"
+                                                " the table's journal was rewritten or rolled"
+                                                " back")
+            return
+        before = self.store.row_link(rec.site, rec.table, seq - 1) if seq > 1 else None
+        after = self.store.row_link(rec.site, rec.table, seq + 1)
+        if (before is not None and before[1] != row["prev"]) or \
+                (after is not None and after[0] != row["hash"]):
+            self._refuse(rec.table, "chain", f"late row {seq} does not fit between the stored"
+                                             " rows around it")
+            return
+        self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before=before is None
+                           and seq > 1)
+        self.counters.rows_stored += 1
+        waiting = t.heads_waiting.pop(seq, None)
+        if waiting is not None:
+            self._match_head(t, seq, waiting, str(row["hash"]))
+
+    # -- heads ------------------------------------------------------------------------------
+
+    def _head(self, table: str, head: dict[str, Any]) -> None:
+        t = self._table(table)
+        rec = t.rec
+        seq = int(head["seq"])
+        if head["table"] != table:
+            self._refuse(table, "malformed", f"head names table {head['table']!r} on"
+                                             f" {table!r}'s topic")
+            return
+        key = self.keys.get(table)
+        assert key is not None      # handle() refused unknown tables
+        if head["key_id"] != key.key_id:
+            self._refuse(table, "bad-signature", f"head {seq} is signed by key"
+                                                 f" {head['key_id']}, the table's key is"
+                                                 f" {key.key_id}")
+            return
+        if not verify_head(head, head["sig"], key.key):
+            self._refuse(table, "bad-signature", f"head {seq}: the signature does not verify"
+                                                 " with the table's key")
+            return
+        known = self.store.head_hash(rec.site, table, seq)
+        if known is not None:
+            if known == head["hash"]:
+                self.counters.duplicates += 1
+            else:
+                self._refuse(table, "fork", f"signed head {seq} names {head['hash'][:12]}..,"
+                                            f" an earlier signed head {seq} named"
+                                            f" {known[:12]}..")
+            return
+        if seq < rec.head_seq:
+            self._refuse(table, "rollback", f"signed head {seq} is lower than the signed head"
+                                            f" {rec.head_seq} already received: the table's"
+                                            " journal went back")
+            return
+        stored = self.store.row_link(rec.site, table, seq)
+        self.store.add_head(rec.site, table, head, self._wall_ns(), None)
+        self.counters.heads_stored += 1
+        rec.head_seq, rec.head_hash = seq, str(head["hash"])
+        self._dirty.add(table)
+        if stored is not None:
+            self._match_head(t, seq, str(head["hash"]), stored[1])
+        else:
+            t.heads_waiting[seq] = str(head["hash"])
+
+    def _match_head(self, t: _Table, seq: int, head_hash: str, row_hash_: str) -> None:
+        """A signed head and the stored row at its seq: they agree, or the table forked."""
+        rec = t.rec
+        ok = head_hash == row_hash_
+        self.store.set_head_matched(rec.site, rec.table, seq, ok)
+        if ok:
+            rec.signed_seq = max(rec.signed_seq, seq)
+            self._dirty.add(rec.table)
+        else:
+            self.alarm(rec.table, "fork", f"signed head {seq} names {head_hash[:12]}.., the"
+                                          f" stored row {seq} hashes to {row_hash_[:12]}..")
+
+    # -- time -------------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Gaps that did not fill and tables gone silent (the runner calls it every second)."""
+        now = self._wall_ns()
+        gap_ns = int(self.settings.gap_timeout_s * 1e9)
+        silence_ns = int(self.settings.silence_s * 1e9)
+        for t in list(self._tables.values()):
+            rec = t.rec
+            if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
+                self._close_gap(t)
+            if rec.last_seen_ns is not None and not rec.silent and \
+                    now - rec.last_seen_ns >= silence_ns:
+                rec.silent = True
+                self._dirty.add(rec.table)
+                self.alarm(rec.table, "silent", f"nothing received for"
+                                                f" {(now - rec.last_seen_ns) / 1e9:.0f} s"
+                                                f" (status {rec.status or 'unknown'})")
+
+    def _close_gap(self, t: _Table) -> None:
+        """The rows before the lowest held row did not come: alarm, then store the held rows
+        from there on (the first flagged ``gap_before``)."""
+        rec = t.rec
+        first = min(t.pending)
+        missing = f"{rec.frontier_seq + 1}..{first - 1}" if first - 1 > rec.frontier_seq + 1 \
+            else f"{first - 1}"
+        waited = (self._wall_ns() - (t.gap_since_ns or 0)) / 1e9
+        self.alarm(rec.table, "gap", f"rows {missing} did not arrive within {waited:.0f} s;"
+                                     f" rows from {first} stored after the gap")
+        row = t.pending.pop(first)
+        self.store.drop_pending(rec.site, rec.table, first)
+        self._store_row(t, row, gap_before=True)
+        t.gap_since_ns = None
+        self._drain(t)
