@@ -67,6 +67,34 @@ def _parser() -> argparse.ArgumentParser:
                           help="journal directory (default: a fresh temporary one)")
     # -- end simulate --
 
+    # -- the host feed's collector (controller/feed/, docs/feed.md): runs off the table --
+    collect = sub.add_parser("collect", help="subscribe to a site's feed, verify and store it")
+    collect.add_argument("--broker", required=True, metavar="URL",
+                         help="mqtts://host:port (mqtt:// for a development broker)")
+    collect.add_argument("--site", required=True, help="the site id in the topics")
+    collect.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL",
+                         help="sqlite:///PATH (default sqlite:///collector.sqlite) or"
+                              " postgresql://user:password@host:port/db")
+    collect.add_argument("--keys", required=True, metavar="DIR",
+                         help="the tables' public keys, <table id>.pem each")
+    collect.add_argument("--ca", default=None, help="the broker's CA (PEM)")
+    collect.add_argument("--cert", default=None, help="the collector's client certificate")
+    collect.add_argument("--key", default=None, help="the collector's client key")
+    collect.add_argument("--client-id", default=None,
+                         help="MQTT client id, fixed so the broker keeps the session"
+                              " (default tc-collector-SITE)")
+    collect.add_argument("--gap-timeout", type=float, default=60.0, metavar="S",
+                         help="seconds missing rows may take to arrive before a gap alarm")
+    collect.add_argument("--silence", type=float, default=900.0, metavar="S",
+                         help="seconds without a message from a table before a silent alarm")
+    collect.add_argument("--log-level", default="WARNING")
+    floor = sub.add_parser("floor", help="one line per table from a collector's store")
+    floor.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL")
+    floor.add_argument("--site", default=None)
+    floor.add_argument("--alarms", type=int, default=5, metavar="N",
+                       help="also list the newest N alarms (0: none)")
+    # -- end collector --
+
     manifest = sub.add_parser("manifest", add_help=False,
                               help="program manifest: build | check | hmac (see --help)")
     manifest.add_argument("rest", nargs=argparse.REMAINDER)
@@ -84,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check_profile(args.file)
     if args.command == "journal":
         return _journal(args)
+    if args.command == "collect":
+        return _collect(args)
+    if args.command == "floor":
+        return _floor(args)
     if args.command == "simulate":
         return simulate(args.profile, args.rounds, args.state_dir)
     return _run(args)
@@ -138,6 +170,61 @@ def _journal(args: argparse.Namespace) -> int:
         return 0
     finally:
         journal.close()
+
+
+def _collect(args: argparse.Namespace) -> int:
+    """``table-controller collect``: runs until SIGTERM or SIGINT (exit 0); 1 when it cannot
+    start (a bad broker URL, a store it cannot open, no keys directory)."""
+    import threading
+
+    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+                        stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from controller.feed.broker import BrokerError, parse_broker_url
+    from controller.feed.collect import Collector, CollectorSettings
+    from controller.feed.messages import is_token
+    from controller.feed.store import StoreError
+
+    if not is_token(args.site):
+        print(f"collect: site {args.site!r} is not a topic-safe id", file=sys.stderr)
+        return 1
+    try:
+        broker = parse_broker_url(args.broker, ca=args.ca, cert=args.cert, key=args.key)
+        settings = CollectorSettings(
+            broker=broker, site=args.site, store_url=args.store, keys_dir=Path(args.keys),
+            client_id=args.client_id or f"tc-collector-{args.site}",
+            gap_timeout_s=args.gap_timeout, silence_s=args.silence)
+        collector = Collector(settings, out=lambda line: print(line, flush=True))
+    except (BrokerError, StoreError, OSError) as exc:
+        print(f"collect: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+
+    def _on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    return collector.run(stop)
+
+
+def _floor(args: argparse.Namespace) -> int:
+    from controller.feed.floor import floor_lines
+    from controller.feed.store import Store, StoreError
+    try:
+        store = Store.open(args.store)
+    except StoreError as exc:
+        print(f"floor: {exc}", file=sys.stderr)
+        return 1
+    try:
+        for line in floor_lines(store, site=args.site, last_alarms=args.alarms):
+            print(line)
+    except StoreError as exc:
+        print(f"floor: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -14,12 +14,14 @@ import datetime
 import difflib
 import ipaddress
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
+from urllib.parse import urlsplit
 
 from controller.config.settings import SETTING_KEYS, ConfigError, RuleSettings
 
@@ -30,10 +32,12 @@ __all__ = [
     "PAIGOW_BUTTONS",
     "PAIGOW_OPTIONAL_BUTTONS",
     "STANDARD_BAUDS",
+    "TOPIC_ID_PATTERN",
     "ButtonSettings",
     "ConsoleSettings",
     "DealerDisplaySettings",
     "DisplaySettings",
+    "FeedSettings",
     "JournalSettings",
     "Profile",
     "ProfileError",
@@ -60,6 +64,11 @@ GPIO_MAX: Final = 27
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
 SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
+#: A site or table id of the host feed: one MQTT topic level (no wildcard, separator or space)
+#: and a safe file name (the collector's keys directory holds ``<table>.pem``).
+TOPIC_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+#: Hosts a plain-TCP (``mqtt://``) broker may be on: this machine only (development).
+LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
@@ -179,6 +188,23 @@ class DealerDisplaySettings:
 
 
 @dataclass(frozen=True)
+class FeedSettings:
+    """The host feed (docs/feed.md): the broker (``mqtts://host:port``; ``mqtt://`` only to
+    this machine, for development), the site and table ids in the topics, and the TLS files
+    (absolute paths). ``position_path`` is relative to the state directory unless absolute."""
+
+    broker: str
+    site: str
+    table: str
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+    position_path: str = "feed.position"
+    heartbeat_s: float = 60.0
+    window: int = 20
+
+
+@dataclass(frozen=True)
 class Profile:
     """A whole, checked hardware profile."""
 
@@ -196,6 +222,7 @@ class Profile:
     shoe: ShoeSettings | None = None
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
+    feed: FeedSettings | None = None
 
 
 # -- public functions --------------------------------------------------------------------------
@@ -556,6 +583,8 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
         r.record("rng.hwrng_path", None, given=False)
     rules = _rules(top, r)
     scoreboard = _scoreboard(top.section("scoreboard"), r)
+    feed_sec = top.section("feed")
+    feed = _feed(feed_sec, r, name) if feed_sec is not None else None
 
     required, optional = _DEVICES[game]
     devices = top.section("devices", required=True,
@@ -590,7 +619,7 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
         gpio_backend=gpio_backend,
         journal=journal, console=console, rng=rng, rules=rules, display=display,
         buttons=buttons, seat_lamps=seat_lamps, shoe=shoe, dealer_display=dealer,
-        scoreboard=scoreboard)
+        scoreboard=scoreboard, feed=feed)
     return profile, r
 
 
@@ -632,6 +661,74 @@ def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
         address=s.value("address", _address(r), d.address),
         port=s.value("port", _int(r, 0, 65535), d.port),
         max_clients=s.value("max_clients", _int(r, 1, 256), d.max_clients),
+    )
+
+
+def _topic_id(reader: _Reader) -> Callable[[str, Any], str]:
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        if re.fullmatch(TOPIC_ID_PATTERN, text) is None:
+            raise reader.error(key, f"{text!r} cannot be an MQTT topic level: letters, digits,"
+                                    " '.', '_' and '-', at most 64, starting with a letter or"
+                                    " digit")
+        return text
+    return conv
+
+
+def _broker_url(reader: _Reader) -> Callable[[str, Any], str]:
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        parts = urlsplit(text)
+        if parts.scheme not in ("mqtt", "mqtts"):
+            raise reader.error(key, f"{text!r}: the broker URL must start mqtts:// (or mqtt://"
+                                    " for a broker on this machine)")
+        try:
+            port = parts.port
+        except ValueError:
+            raise reader.error(key, f"{text!r}: bad port") from None
+        if not parts.hostname or parts.path not in ("", "/") or parts.query or \
+                parts.username or port == 0:
+            raise reader.error(key, f"{text!r}: expected mqtts://host[:port]")
+        if parts.scheme == "mqtt" and parts.hostname not in LOOPBACK_HOSTS:
+            raise reader.error(key, f"{text!r}: plain mqtt:// sends the journal unencrypted and"
+                                    " unauthenticated; only to this machine (development),"
+                                    " use mqtts:// with a client certificate")
+        return text
+    return conv
+
+
+def _pem_file(reader: _Reader) -> Callable[[str, Any], str]:
+    def conv(key: str, raw: Any) -> str:
+        text = _path(reader)(key, raw)
+        if not os.path.isfile(text):
+            raise reader.error(key, f"{text}: no such file")
+        return text
+    return conv
+
+
+def _feed(s: _Section, r: _Reader, name: str) -> FeedSettings:
+    d = FeedSettings("", "", "")
+    broker = s.value("broker", _broker_url(r), why=" (mqtts://host:port of the casino's broker)")
+    tls = broker.startswith("mqtts:")
+    if not tls:
+        s.refuse(("ca", "cert", "key"), "TLS files need mqtts://")
+    why = " (mqtts:// needs the table's client certificate and key: the broker's ACL knows" \
+          " the table by it)"
+    cert = s.value("cert", _pem_file(r), _REQUIRED if tls else None, why)
+    key = s.value("key", _pem_file(r), _REQUIRED if tls else None, why)
+    table = s.value("table", _topic_id(r), name)
+    if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
+        raise s.missing("table", f": the profile's name {name!r} cannot be the table id in"
+                                 " the feed's topics")
+    return FeedSettings(
+        broker=broker,
+        site=s.value("site", _topic_id(r), why=" (the casino's site id, in every topic)"),
+        table=table,
+        ca=s.value("ca", _pem_file(r), None),
+        cert=cert, key=key,
+        position_path=s.value("position_path", _rel_path(r), d.position_path),
+        heartbeat_s=s.value("heartbeat_s", _float(r, 5.0, 3600.0), d.heartbeat_s),
+        window=s.value("window", _int(r, 1, 1000), d.window),
     )
 
 

@@ -90,6 +90,13 @@ class Collector:
                 self._lost.set()
                 return
             c.subscribe(site_filter(self.settings.site), qos=1)
+
+        def on_subscribe(c: Any, u: Any, mid: int, rcs: list[Any], props: Any) -> None:
+            if any(rc.is_failure for rc in rcs):
+                log.warning("collector: subscription refused: %s", rcs)
+                self._lost.set()
+                return
+            self._out(f"collector: subscribed to {site_filter(self.settings.site)}")
             self._connected.set()
             self.connected_once.set()
 
@@ -103,6 +110,7 @@ class Collector:
 
         client.on_connect = on_connect
         client.on_disconnect = on_disconnect
+        client.on_subscribe = on_subscribe
         client.on_message = on_message
 
     def _connect(self) -> bool:

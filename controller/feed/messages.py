@@ -13,14 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from controller.config.profile import TOPIC_ID_PATTERN
 from controller.journal.chain import ROW_FIELDS, canonical
 
 #: The feed's message version (the journal's revision).
 VERSION: Final = 2
-#: What may name a site or a table: one MQTT topic level without wildcards, separators or
-#: spaces, short enough for a log line; also a safe file name (the collector's keys directory).
-TOKEN_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
-_TOKEN: Final = re.compile(TOKEN_PATTERN)
+_TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 #: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
@@ -36,7 +34,7 @@ class MessageError(ValueError):
 
 
 def is_token(text: str) -> bool:
-    """True when ``text`` may be a site or table id (:data:`TOKEN_PATTERN`)."""
+    """True when ``text`` may be a site or table id (one topic level, a safe file name)."""
     return _TOKEN.fullmatch(text) is not None
 
 
@@ -44,14 +42,14 @@ def topic(site: str, table: str, channel: Channel) -> str:
     """``tc/<site>/<table>/<channel>``."""
     for name, value in (("site", site), ("table", table)):
         if not is_token(value):
-            raise MessageError(f"{name} {value!r} is not a topic-safe id ({TOKEN_PATTERN})")
+            raise MessageError(f"{name} {value!r} is not a topic-safe id ({TOPIC_ID_PATTERN})")
     return f"tc/{site}/{table}/{channel}"
 
 
 def site_filter(site: str) -> str:
     """The subscription that receives every table of ``site``."""
     if not is_token(site):
-        raise MessageError(f"site {site!r} is not a topic-safe id ({TOKEN_PATTERN})")
+        raise MessageError(f"site {site!r} is not a topic-safe id ({TOPIC_ID_PATTERN})")
     return f"tc/{site}/#"
 
 

@@ -1,0 +1,225 @@
+"""The feed through a real Mosquitto (TLS, a client certificate per table, the ACL
+``tc/+/%u/#``): rows and heads in order to the collector, the ACL refusing another table's
+topic, the broker stopped during play, the collector killed and restarted, a forged head and a
+row that breaks the chain sent over the broker (docs/feed.md "Failures")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from controller.feed.messages import head_payload, row_payload
+from controller.feed.store import Store
+from controller.journal.chain import row_hash, verify_rows
+from tests.feed_journal import TableJournal
+from tests.feed_rig import (
+    CollectorThread,
+    collect_process,
+    kill,
+    persistent,
+    publisher,
+    stored,
+    wait_for,
+    write_keys,
+)
+
+if TYPE_CHECKING:
+    from tests.services.mosquitto import MosquittoBroker
+
+SITE = "site1"
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'collector.sqlite'}"
+
+
+def _alarms(store_url: str) -> list[str]:
+    store = Store.open(store_url)
+    try:
+        return [a.kind for a in store.alarms()]
+    finally:
+        store.close()
+
+
+def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: MosquittoBroker,
+                                                     tmp_path: Path, store_url: str) -> None:
+    t7, t8 = TableJournal("table-07"), TableJournal("table-08")
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7, t8))
+    try:
+        pubs = [publisher(mosquitto_broker, t, t.table, tmp_path) for t in (t7, t8)]
+        for t in (t7, t8):
+            t.rounds(10)
+            t.sign()
+        for p in pubs:
+            p.wake()
+        for t, p in zip((t7, t8), pubs, strict=True):
+            wait_for(lambda t=t: len(stored(store_url, SITE, t.table)) == 30, 20,
+                     f"{t.table}'s 30 rows stored")
+            wait_for(lambda p=p: p.state().acked_head == 30, 10, "head acknowledged")
+            rows = stored(store_url, SITE, t.table)
+            assert [r["hash"] for r in rows] == [r.hash for r in t.rows]
+            assert verify_rows(rows).ok
+            state = p.state()
+            assert state.connected and state.acked_seq == 30
+            assert state.describe(30) == "connected, backlog 0, acked seq 30"
+        for p in pubs:
+            p.stop()
+        store = Store.open(store_url)
+        recs = {r.table: r for r in store.tables()}
+        store.close()
+        for t in (t7, t8):
+            assert (recs[t.table].signed_seq, recs[t.table].last_round) == (30, 10)
+            assert recs[t.table].status == "offline"       # said on stop
+    finally:
+        collector.stop()
+    assert _alarms(store_url) == []
+
+
+def test_the_acl_refuses_another_tables_topic(mosquitto_broker: MosquittoBroker,
+                                              tmp_path: Path, store_url: str) -> None:
+    from tests.services.mqtt import NOT_AUTHORIZED, MqttTestClient
+
+    t7, t8 = TableJournal("table-07"), TableJournal("table-08")
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7, t8))
+    try:
+        forged = t8.rounds(1, 1)[0]
+        with MqttTestClient.connect_to(mosquitto_broker, "table-07") as c:
+            rc = c.publish(f"tc/{SITE}/table-08/rows", row_payload(forged.as_dict()))
+            assert rc is not None and rc.value == NOT_AUTHORIZED
+            ok = c.publish(f"tc/{SITE}/table-07/status", b'{"v":2,"state":"online","ts":1}')
+            assert ok is not None and not ok.is_failure
+        # a publisher whose certificate is table-07's but whose profile says table-08
+        t8.sign()
+        pub = publisher(mosquitto_broker, t8, "table-08", tmp_path, identity="table-07")
+        try:
+            wait_for(lambda: pub.state().state == "refused", 10, "publisher refused")
+            assert "0x87" in pub.state().error or "authori" in pub.state().error.lower()
+            assert pub.state().acked_seq == 0
+        finally:
+            pub.stop()
+        wait_for(lambda: any(r.table == "table-07" for r in Store.open(store_url).tables()),
+                 10, "table-07's own status stored")
+    finally:
+        collector.stop()
+    assert stored(store_url, SITE, "table-08") == []
+
+
+def test_broker_stopped_during_play_loses_and_repeats_nothing(
+        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    t7 = TableJournal("table-07")
+    persistent(mosquitto_broker)
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
+    pub = publisher(mosquitto_broker, t7, "table-07", tmp_path)
+    try:
+        t7.rounds(5)
+        pub.wake()
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 15, 20, "first rounds")
+        mosquitto_broker.stop()
+        wait_for(lambda: not pub.state().connected, 10, "publisher sees the broker down")
+        for _ in range(10):                 # play goes on while the broker is down
+            t7.rounds(1)
+            t7.sign()
+            pub.wake()
+        state = pub.state()
+        assert state.acked_seq == 15 and state.describe(len(t7.rows)).startswith("down")
+        assert "backlog 30" in state.describe(len(t7.rows))
+        mosquitto_broker.start()
+        wait_for(lambda: pub.state().acked_seq == 45, 30, "backlog acknowledged")
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 45, 20, "backlog stored")
+        rows = stored(store_url, SITE, "table-07")
+        assert [r["seq"] for r in rows] == list(range(1, 46))
+        assert [r["hash"] for r in rows] == [r.hash for r in t7.rows]
+        assert not any(r["gap_before"] for r in rows)
+    finally:
+        pub.stop()
+        collector.stop()
+    assert _alarms(store_url) == []
+
+
+def test_collector_killed_and_restarted_loses_nothing(mosquitto_broker: MosquittoBroker,
+                                                      tmp_path: Path, store_url: str) -> None:
+    t7 = TableJournal("table-07")
+    keys = write_keys(tmp_path / "k", t7)
+    log = tmp_path / "collector.log"
+    proc = collect_process(mosquitto_broker, store_url, keys, log)
+    # the first start makes the broker's session: rows before it are not kept for it
+    wait_for(lambda: "subscribed" in log.read_text(), 20, "collector subscribed")
+    pub = publisher(mosquitto_broker, t7, "table-07", tmp_path)
+    try:
+        t7.rounds(5)
+        pub.wake()
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 15, 30,
+                 "first rows stored")
+        for _ in range(20):                 # the collector dies mid-stream
+            t7.rounds(2)
+            pub.wake()
+        kill(proc)
+        for _ in range(20):
+            t7.rounds(2)
+            t7.sign()
+            pub.wake()
+        wait_for(lambda: pub.state().acked_seq == len(t7.rows), 20, "all acknowledged")
+        proc = collect_process(mosquitto_broker, store_url, keys, log)
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows), 30,
+                 "every row stored after the restart")
+        rows = stored(store_url, SITE, "table-07")
+        assert [r["hash"] for r in rows] == [r.hash for r in t7.rows]
+    finally:
+        pub.stop()
+        kill(proc, 15)
+    assert _alarms(store_url) == []
+    assert "ALARM" not in log.read_text()
+
+
+def test_forged_head_and_broken_row_over_the_broker_are_refused(
+        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    """Someone holding table-07's broker certificate, not its journal key, sends a head signed
+    with another key, a row chained on nothing and a payload that is not JSON: each is refused
+    with its alarm and nothing of it is stored; the table's own rows keep flowing. A row they
+    chain correctly onto the last one is stored, and the table's next signed head exposes it
+    (``fork``): rows are trusted up to the newest head that matches (``signed_seq``)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from tests.services.mqtt import MqttTestClient
+
+    t7 = TableJournal("table-07")
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
+    rows_topic = f"tc/{SITE}/table-07/rows"
+    try:
+        rows = t7.rounds(2)
+        with MqttTestClient.connect_to(mosquitto_broker, "table-07", client_id="intruder") as c:
+            for r in rows[:3]:
+                c.publish(rows_topic, row_payload(r.as_dict()))
+            forged = t7.sign(3, key=ec.generate_private_key(ec.SECP256R1()))
+            t7.heads.remove(forged)
+            c.publish(f"tc/{SITE}/table-07/heads", head_payload(forged.as_dict()))
+            broken = rows[3].as_dict() | {"data": {"number": 8}, "prev": "ab" * 32}
+            broken["hash"] = row_hash(broken["prev"], broken)
+            c.publish(rows_topic, json.dumps({"v": 2, **broken}).encode())
+            c.publish(rows_topic, b"not json")
+            wait_for(lambda: {"bad-signature", "chain", "malformed"} <= set(_alarms(store_url)),
+                     10, "three alarms")
+            assert [r["seq"] for r in stored(store_url, SITE, "table-07")] == [1, 2, 3]
+            c.publish(rows_topic, row_payload(rows[3].as_dict()))      # the genuine row 4
+            wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 4, 10, "row 4")
+            # an injected row that does chain: stored, until the table's signed head says no
+            injected = rows[4].as_dict() | {"data": {"number": 1}}
+            injected["hash"] = row_hash(injected["prev"], injected)
+            c.publish(rows_topic, json.dumps({"v": 2, **injected}).encode())
+            wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 5, 10, "row 5")
+            c.publish(f"tc/{SITE}/table-07/heads", head_payload(t7.sign(5).as_dict()))
+            wait_for(lambda: "fork" in _alarms(store_url), 10, "fork alarm")
+    finally:
+        collector.stop()
+    assert [r["hash"] for r in stored(store_url, SITE, "table-07")][:4] == \
+        [r.hash for r in rows[:4]]
+    store = Store.open(store_url)
+    assert store.tables()[0].signed_seq == 0
+    store.close()
+    printed = [line for line in collector.lines if line.startswith("ALARM")]
+    assert {line.split()[3].rstrip(":") for line in printed} == \
+        {"bad-signature", "chain", "malformed", "fork"}
