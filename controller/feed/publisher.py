@@ -26,7 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
-from controller.feed.broker import BrokerSettings, new_client
+from controller.config.profile import FeedSettings
+from controller.feed.broker import BrokerSettings, new_client, parse_broker_url
 from controller.feed.messages import head_payload, row_payload, status_payload, topic
 from controller.feed.position import (
     Position,
@@ -420,3 +421,14 @@ class _Session:
                 sock.close()
         except OSError:
             pass
+
+
+def publisher_for(feed: FeedSettings, state_dir: Path,
+                  open_outbox: Callable[[], Outbox]) -> Publisher:
+    """The publisher a profile's ``[feed]`` asks for (paths relative to ``state_dir``)."""
+    position = Path(feed.position_path)
+    broker = parse_broker_url(feed.broker, ca=feed.ca, cert=feed.cert, key=feed.key)
+    settings = PublisherSettings(broker, feed.site, feed.table,
+                                 position if position.is_absolute() else state_dir / position,
+                                 heartbeat_s=feed.heartbeat_s, window=feed.window)
+    return Publisher(settings, open_outbox)

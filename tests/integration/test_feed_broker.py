@@ -37,6 +37,14 @@ def store_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'collector.sqlite'}"
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The collector's store on SQLite and on a real PostgreSQL (``postgres_server``)."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("postgres_url"))
+    return f"sqlite:///{tmp_path / 'collector.sqlite'}"
+
+
 def _alarms(store_url: str) -> list[str]:
     store = Store.open(store_url)
     try:
@@ -46,7 +54,8 @@ def _alarms(store_url: str) -> list[str]:
 
 
 def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: MosquittoBroker,
-                                                     tmp_path: Path, store_url: str) -> None:
+                                                     tmp_path: Path, any_store_url: str) -> None:
+    store_url = any_store_url
     t7, t8 = TableJournal("table-07"), TableJournal("table-08")
     collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7, t8))
     try:
@@ -109,7 +118,8 @@ def test_the_acl_refuses_another_tables_topic(mosquitto_broker: MosquittoBroker,
 
 
 def test_broker_stopped_during_play_loses_and_repeats_nothing(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+        mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str) -> None:
+    store_url = any_store_url
     t7 = TableJournal("table-07")
     persistent(mosquitto_broker)
     collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
@@ -223,3 +233,54 @@ def test_forged_head_and_broken_row_over_the_broker_are_refused(
     printed = [line for line in collector.lines if line.startswith("ALARM")]
     assert {line.split()[3].rstrip(":") for line in printed} == \
         {"bad-signature", "chain", "malformed", "fork"}
+
+
+def test_publisher_sigkilled_mid_publish_resumes_from_its_position(
+        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    """The publisher's process killed (SIGKILL) while a backlog is going out: started again,
+    it resumes from the last position it saved; the collector stores every row exactly once
+    (what was sent twice is dropped as a duplicate) and raises no alarm."""
+    import subprocess
+    import sys
+
+    from tests.feed_publisher_proc import write_journal
+    from tests.feed_rig import ROOT
+
+    t7 = TableJournal("table-07")
+    jdir, state = tmp_path / "journal", tmp_path / "state"
+    jdir.mkdir()
+    state.mkdir()
+    pair = mosquitto_broker.make_client_cert("table-07")
+    argv = [sys.executable, "-m", "tests.feed_publisher_proc", str(jdir), str(state),
+            mosquitto_broker.host, str(mosquitto_broker.port), str(mosquitto_broker.ca_path),
+            str(pair.cert_path), str(pair.key_path), SITE, "table-07"]
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
+    log = open(tmp_path / "pub.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log)
+    try:
+        t7.rounds(20)
+        t7.sign()
+        write_journal(jdir, t7.rows, t7.heads)
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) >= 60, 20, "first rows")
+        t7.rounds(600)                                  # a backlog of 1800 rows
+        t7.sign()
+        write_journal(jdir, t7.rows, t7.heads)
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) > 200, 20, "backlog moving")
+        kill(proc)                                      # mid-publish
+        got = len(stored(store_url, SITE, "table-07"))
+        assert got < len(t7.rows), "the backlog was all out before the kill: no test"
+        saved = json.loads((state / "feed.position").read_text())["row_seq"]
+        assert 0 < saved <= got
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log)
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows), 60,
+                 "every row after the restart")
+        store = Store.open(store_url)
+        wait_for(lambda: store.tables()[0].signed_seq == len(t7.rows), 10, "head matched")
+        store.close()
+    finally:
+        kill(proc, 15)
+        log.close()
+        collector.stop()
+    rows = stored(store_url, SITE, "table-07")
+    assert [r["hash"] for r in rows] == [r.hash for r in t7.rows]
+    assert _alarms(store_url) == []

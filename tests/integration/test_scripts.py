@@ -62,5 +62,5 @@ def test_run_sim_names_the_games_for_a_misspelt_one() -> None:
     result = subprocess.run([str(ROOT / "run-sim"), "bacarat"], capture_output=True, text=True,
                             timeout=30)
     assert result.returncode == 2
-    assert result.stderr.strip() == ("run-sim: no game 'bacarat': one of paigow, baccarat"
-                                     " (./run-sim baccarat)")
+    assert result.stderr.strip() == ("run-sim: no game 'bacarat': one of paigow, baccarat,"
+                                     " paigow-feed, baccarat-feed (./run-sim baccarat)")
