@@ -173,12 +173,13 @@ class Collector:
                 batch = self._take(0.2)
                 now = time.monotonic()
                 try:
-                    for msg in batch:
-                        self.verifier.handle(msg.topic, msg.payload)
-                    if now >= next_tick:
-                        next_tick = now + TICK_S
-                        self.verifier.tick()
-                    self.verifier.flush()
+                    with self.store.batch():
+                        for msg in batch:
+                            self.verifier.handle(msg.topic, msg.payload)
+                        if now >= next_tick:
+                            next_tick = now + TICK_S
+                            self.verifier.tick()
+                        self.verifier.flush()
                     self.store.commit()
                 except StoreError as exc:
                     self._store_failed(exc, stop, backoff)

@@ -10,6 +10,7 @@ second row.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping
@@ -150,12 +151,21 @@ class Store:
         return (sqlite3.Error,)
 
     def execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Run one statement; its rows (if any). Any database error is :class:`StoreError`."""
+        """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
+        error is :class:`StoreError`."""
+        returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         try:
             cur = self._conn.execute(self._sql(sql), args)
-            return list(cur.fetchall()) if cur.description is not None else []
+            return list(cur.fetchall()) if returns else []
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: {exc}") from exc
+
+    def batch(self) -> contextlib.AbstractContextManager[Any]:
+        """Around a batch of writes: PostgreSQL's pipeline mode (statements go out without
+        waiting for each answer; a read waits for what it needs); nothing for SQLite."""
+        if self.dialect == "postgresql":
+            return self._conn.pipeline()  # type: ignore[no-any-return]
+        return contextlib.nullcontext()
 
     def _create(self) -> None:
         for statement in _SCHEMA:
