@@ -116,6 +116,8 @@ class PublisherSettings:
     position_path: Path
     heartbeat_s: float = 60.0
     window: int = 20
+    #: Seconds from the TCP connection to the broker's CONNACK before the attempt is given up.
+    connack_timeout_s: float = 10.0
 
 
 @dataclass
@@ -310,7 +312,7 @@ class _Session:
 
     def _serve(self) -> bool:
         pub = self.pub
-        deadline = time.monotonic() + 10.0
+        deadline = time.monotonic() + pub.settings.connack_timeout_s
         while self.connack is None and not self.closed and time.monotonic() < deadline \
                 and not pub._stop.is_set():
             self.client.loop(0.1)
