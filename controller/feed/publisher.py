@@ -48,6 +48,8 @@ ACK_TIMEOUT_S: Final = 30.0
 #: Reconnection back-off: first wait, longest wait (seconds).
 BACKOFF_S: Final = (0.5, 30.0)
 KEEPALIVE_S: Final = 30
+#: Seconds a stopping publisher keeps sending the backlog before it says ``offline``.
+DRAIN_S: Final = 3.0
 
 
 class OutboxRow(Protocol):
@@ -190,6 +192,9 @@ class Publisher:
                                   acked_head=self._position.head_seq,
                                   sent_seq=self._position.row_seq)
                     ok = _Session(self, outbox).run()
+                except ImportError as exc:
+                    self._set(state="down", error=f"{exc}: pip install 'table-controller[feed]'")
+                    break
                 except Exception as exc:  # noqa: BLE001 - a journal read failed: retried
                     log.warning("feed: %s", exc)
                     self._set(state="down", error=f"journal: {exc}")
@@ -346,7 +351,7 @@ class _Session:
                 self.closed = True
             if time.monotonic() >= self.heartbeat_at:
                 self._heartbeat()
-        self._goodbye()
+        self._goodbye(window)
         return True
 
     def _fill(self, window: int) -> None:
@@ -403,10 +408,18 @@ class _Session:
         self._publish("status", 0, "", status_payload("online", self.pub._wall_ns()))
         self.heartbeat_at = time.monotonic() + self.pub.settings.heartbeat_s
 
-    def _goodbye(self) -> None:
-        """Stopping: publish ``offline`` and wait briefly for what is in flight."""
+    def _goodbye(self, window: int) -> None:
+        """Stopping: send what the journal still holds for up to :data:`DRAIN_S` (a clean
+        shutdown leaves no backlog when the broker keeps up), then ``offline``."""
+        deadline = time.monotonic() + DRAIN_S
+        while not self.closed and not self.refused and time.monotonic() < deadline:
+            self._advance()
+            self._fill(window)
+            if not self.sent:
+                break
+            self.client.loop(0.05)
         self._publish("status", 0, "", status_payload("offline", self.pub._wall_ns()))
-        deadline = time.monotonic() + 2.0
+        deadline = time.monotonic() + 1.0
         while self.sent and not self.closed and time.monotonic() < deadline:
             self.client.loop(0.05)
         self._advance()
