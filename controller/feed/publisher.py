@@ -194,6 +194,7 @@ class Publisher:
                     ok = _Session(self, outbox).run()
                 except ImportError as exc:
                     self._set(state="down", error=f"{exc}: pip install 'table-controller[feed]'")
+                    self._stop.wait()     # nothing to retry: the state says why until stop
                     break
                 except Exception as exc:  # noqa: BLE001 - a journal read failed: retried
                     log.warning("feed: %s", exc)
