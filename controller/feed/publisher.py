@@ -150,6 +150,7 @@ class Publisher:
         self._position = Position()     # acknowledged by the broker
         self._saved = Position()        # on disk
         self._saved_at = float("-inf")
+        self._stop_at = float("inf")
 
     # -- what other threads call ------------------------------------------------------------
 
@@ -165,13 +166,19 @@ class Publisher:
         return self._state
 
     def stop(self, timeout: float = 8.0) -> None:
-        """Say ``offline``, save the position and end the thread (waits at most ``timeout``)."""
+        """Send what is left for a few seconds (:data:`DRAIN_S`), say ``offline``, save the
+        position and end the thread (waits at most ``timeout``)."""
+        self._stop_at = time.monotonic()
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 log.warning("feed publisher did not stop within %.0f s", timeout)
+
+    def _stop_deadline(self) -> float:
+        """When a stopping publisher gives up sending (infinity while not stopping)."""
+        return self._stop_at + DRAIN_S if self._stop.is_set() else float("inf")
 
     def _set(self, **changes: Any) -> None:
         self._state = replace(self._state, **changes)
@@ -319,8 +326,10 @@ class _Session:
     def _serve(self) -> bool:
         pub = self.pub
         deadline = time.monotonic() + pub.settings.connack_timeout_s
-        while self.connack is None and not self.closed and time.monotonic() < deadline \
-                and not pub._stop.is_set():
+        # a stop while connecting still waits a little: a table shut down right after it
+        # started (or restarted) sends its backlog if the broker is there
+        while self.connack is None and not self.closed and \
+                time.monotonic() < min(deadline, pub._stop_deadline()):
             self.client.loop(0.1)
         if self.connack is None or self.connack.is_failure:
             why = "no CONNACK" if self.connack is None else f"connection refused: {self.connack}"
@@ -412,7 +421,7 @@ class _Session:
     def _goodbye(self, window: int) -> None:
         """Stopping: send what the journal still holds for up to :data:`DRAIN_S` (a clean
         shutdown leaves no backlog when the broker keeps up), then ``offline``."""
-        deadline = time.monotonic() + DRAIN_S
+        deadline = self.pub._stop_deadline()
         while not self.closed and not self.refused and time.monotonic() < deadline:
             self._advance()
             self._fill(window)
