@@ -87,6 +87,9 @@ class Verifier:
         self._on_alarm = on_alarm
         self._wall_ns = wall_ns
         self.counters = Counters()
+        #: Silence and gaps are timed from here at the earliest: what a collector that was
+        #: away receives first is what the broker kept for it, not the tables' silence.
+        self.started_ns = wall_ns()
         self._tables: dict[str, _Table] = {}
         self._open_alarms: dict[tuple[str, str], tuple[int, int]] = {}
         self._dirty: set[str] = set()
@@ -105,7 +108,7 @@ class Verifier:
             if s == site and table in self._tables:
                 t = self._tables[table]
                 t.pending[int(row["seq"])] = row
-                t.gap_since_ns = min(t.gap_since_ns or now, received)
+                t.gap_since_ns = max(min(t.gap_since_ns or now, received), self.started_ns)
         for s, table, seq, hash_ in self.store.unmatched_heads():
             if s == site and table in self._tables:
                 self._tables[table].heads_waiting[seq] = hash_
@@ -372,12 +375,12 @@ class Verifier:
             rec = t.rec
             if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
                 self._close_gap(t)
-            if rec.last_seen_ns is not None and not rec.silent and \
-                    now - rec.last_seen_ns >= silence_ns:
+            heard = None if rec.last_seen_ns is None else max(rec.last_seen_ns, self.started_ns)
+            if heard is not None and not rec.silent and now - heard >= silence_ns:
                 rec.silent = True
                 self._dirty.add(rec.table)
                 self.alarm(rec.table, "silent", f"nothing received for"
-                                                f" {(now - rec.last_seen_ns) / 1e9:.0f} s"
+                                                f" {(now - heard) / 1e9:.0f} s"
                                                 f" (status {rec.status or 'unknown'})")
 
     def _close_gap(self, t: _Table) -> None:

@@ -329,3 +329,26 @@ def test_any_delivery_order_with_duplicates_stores_each_row_once(
     assert [r["hash"] for r in stored] == [r.hash for r in rows]
     assert rig.kinds() == []
     assert rig.store.tables()[0].signed_seq == 10
+
+
+def test_a_restarted_collector_times_silence_and_gaps_from_its_start(
+        tmp_path: Path, table: TableJournal) -> None:
+    """A collector that was away longer than the silence and gap settings first receives what
+    the broker kept for it: no alarm until the settings pass with the collector listening."""
+    rig = Rig(tmp_path, table, gap=30.0, silence=300.0)
+    rows = table.rounds(3, 1)
+    rig.row(table, rows[0])
+    rig.row(table, rows[2])                           # row 2 not yet here
+    rig.store.close()
+    again = Rig(tmp_path, table, gap=30.0, silence=300.0)
+    again.clock.advance(3600)                         # an hour later it starts again
+    again.v.started_ns = again.clock()
+    again.v.reload()
+    again.tick()
+    assert again.kinds() == []
+    again.clock.advance(31)
+    again.tick()
+    assert again.kinds() == ["gap"]
+    again.clock.advance(300)
+    again.tick()
+    assert again.kinds() == ["gap", "silent"]
