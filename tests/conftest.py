@@ -29,6 +29,10 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# Real services for any test: mosquitto_broker, postgres_server, softhsm_token, chromium_browser
+# (tests/services/fixtures.py; TC_REQUIRE_SERVICES=1 turns a missing part into a failure).
+pytest_plugins = ("tests.services.fixtures",)
+
 LOCK_TIMEOUT_S = 120.0
 DEFAULT_LOCK = "/tmp/table-controller-hil.lock"
 

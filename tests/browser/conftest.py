@@ -1,9 +1,10 @@
 """Headless Chromium (Debian's ``chromium`` and ``chromium-driver`` packages; nothing is
 downloaded) driven by Selenium against the real controller process on the sim profiles.
 
-A test that cannot get its browser says so: it fails under CI (``TC_REQUIRE_SERVICES=1``) and is
-skipped elsewhere with the reason. Screenshots go to the test's directory and, when
-``TC_SCREENSHOTS`` names a directory, there too (docs/scoreboard.md: how docs/img was made).
+A test that cannot get its browser says so (tests/services: it fails under CI, where
+``TC_REQUIRE_SERVICES=1``, and is skipped elsewhere with the reason). Screenshots go to the
+test's directory and, when ``TC_SCREENSHOTS`` names a directory, there too (docs/scoreboard.md:
+how docs/img was made).
 """
 
 from __future__ import annotations
@@ -19,56 +20,30 @@ import pytest
 
 from tests.hil.rig import PROFILES, PtyMaster, Rig, override_profile
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 WIDTH, HEIGHT = 1920, 1080            # the table's monitor
 PAGE_TIMEOUT_S = 30.0
 WAIT_S = 15.0
 
 
-def _unavailable(why: str) -> None:
-    if os.environ.get("TC_REQUIRE_SERVICES") == "1":
-        pytest.fail(f"browser test needs {why} (TC_REQUIRE_SERVICES=1: CI must have it;"
-                    " .ci/run installs Debian's chromium and chromium-driver)")
-    pytest.skip(f"no {why}: apt-get install chromium chromium-driver; pip install selenium")
-
-
 @pytest.fixture
-def chromium_browser() -> Iterator[Callable[[], Any]]:
-    """A factory of headless Chromium WebDrivers with a 1920x1080 viewport; all quit at the
-    end of the test."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _unavailable("selenium")
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(path, os.X_OK):
-            _unavailable(str(path))
-    drivers: list[Any] = []
+def monitor(chromium_browser: Any) -> Callable[[], Any]:
+    """A factory of headless Chromium WebDrivers (tests/services' ``chromium_browser``: Debian's
+    browser and driver, nothing downloaded) whose viewport is exactly a 1080p monitor in kiosk
+    mode; the services fixture quits them all at the end of the test."""
 
     def make() -> Any:
-        options = webdriver.ChromeOptions()
-        options.binary_location = str(CHROMIUM)
-        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars",
-                    "--force-device-scale-factor=1", f"--window-size={WIDTH},{HEIGHT}"):
-            options.add_argument(arg)
-        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
-                                  options=options)
-        drivers.append(driver)
+        driver = chromium_browser.new_driver(
+            width=WIDTH, height=HEIGHT,
+            extra_args=("--hide-scrollbars", "--force-device-scale-factor=1"))
         driver.set_page_load_timeout(PAGE_TIMEOUT_S)
         driver.set_script_timeout(PAGE_TIMEOUT_S)
-        # The viewport itself at 1080p (the window size includes no chrome when headless, but
-        # be exact): what a 1080p monitor in kiosk mode shows.
+        # A headless window's size includes its toolbars: set the viewport itself.
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1,
                                 "mobile": False})
         return driver
 
-    yield make
-    for driver in drivers:
-        driver.quit()
+    return make
 
 
 class Page:

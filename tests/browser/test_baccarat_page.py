@@ -63,13 +63,13 @@ def check_board(page: Page, rig: Rig, shoe: int, coup: int) -> list[str]:
 
 @pytest.mark.slow
 def test_a_shoe_on_the_board_is_the_roads_of_its_results(
-        table: Callable[..., Rig], chromium_browser: Callable[[], Any],
+        table: Callable[..., Rig], monitor: Callable[[], Any],
         tmp_path: Path) -> None:
     rig = table("baccarat", PROFILE_EXTRA)
     rig.shoe = ConsoleShoe(rig)
     rig.login()
     rig.wait_status("shoe_link", "up")
-    page = Page(chromium_browser(), scoreboard_url(rig), tmp_path)
+    page = Page(monitor(), scoreboard_url(rig), tmp_path)
     assert page.foreign_resources() == []
     open_shoe(rig)
     page.wait(lambda: page.text("shoe") == "1", "shoe 1")

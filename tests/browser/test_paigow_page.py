@@ -31,10 +31,10 @@ def number_shown(page: Page) -> str:
 
 
 def test_the_drawn_number_then_blank_after_the_deal(
-        table: Callable[..., Rig], chromium_browser: Callable[[], Any], tmp_path: Path) -> None:
+        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
     rig = table("paigow")
     rig.login()
-    page = Page(chromium_browser(), scoreboard_url(rig), tmp_path)
+    page = Page(monitor(), scoreboard_url(rig), tmp_path)
     assert number_shown(page) == "" and page.data("#mode")[0]["mode"] == "rng"
     assert page.foreign_resources() == []
     press(rig, "shuffled", "betting")
@@ -60,11 +60,11 @@ def test_the_drawn_number_then_blank_after_the_deal(
 
 
 def test_dice_mode_shows_dice_then_the_count(
-        table: Callable[..., Rig], chromium_browser: Callable[[], Any], tmp_path: Path) -> None:
+        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
     rig = table("paigow")
     rig.login()
     rig.ok("config set start_mode dice")
-    page = Page(chromium_browser(), scoreboard_url(rig), tmp_path)
+    page = Page(monitor(), scoreboard_url(rig), tmp_path)
     press(rig, "shuffled", "betting")
     press(rig, "no_more_bets", ("no_more_bets", "bank_style"))
     page.wait(lambda: page.data("#mode")[0]["mode"] == "dice", "dice mode")
@@ -85,11 +85,11 @@ def _free_port() -> int:
 
 
 def test_a_page_reconnects_and_catches_up_after_a_restart(
-        table: Callable[..., Rig], chromium_browser: Callable[[], Any], tmp_path: Path) -> None:
+        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
     port = _free_port()
     rig = table("paigow", port=port)
     rig.login()
-    page = Page(chromium_browser(), scoreboard_url(rig), tmp_path)
+    page = Page(monitor(), scoreboard_url(rig), tmp_path)
     press(rig, "shuffled", "betting")
     press(rig, "no_more_bets", ("no_more_bets", "bank_style"))
     number = press(rig, "draw", "dealing")["number"]

@@ -1,0 +1,1 @@
+"""Real services for tests (Mosquitto, PostgreSQL, SoftHSM2, Chromium): see fixtures.py."""
