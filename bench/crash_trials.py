@@ -114,13 +114,15 @@ class PaigowLedger:
                 elif r.kind == "paigow.input" and r.data.get("source") == "button":
                     self.by_pid.setdefault(self.pid, []).append(r.data["button"])
                 elif r.kind == "paigow.drawn":
-                    self.draws.setdefault(int(r.round_id), []).append(
-                        str(r.data["snapshot"]["record"]["number"]))
-                if r.kind in PAIGOW_FACTS:
-                    snap = r.data.get("snapshot", {})
-                    if "round_id" in snap:
-                        self.facts.add((int(snap["round_id"]), snap["state"]))
-                        self.newest_fact = snap
+                    self.draws.setdefault(int(r.round), []).append(
+                        str(r.data["record"]["number"]))
+                if r.kind in PAIGOW_FACTS and "state" in r.data:
+                    # a closing row's snapshot is the next round's; other fact rows are in
+                    # their own round (docs/journal.md "Small rows")
+                    snap = r.data.get("snapshot") or {"round_id": r.round,
+                                                      "state": r.data["state"]}
+                    self.facts.add((int(snap["round_id"]), snap["state"]))
+                    self.newest_fact = snap
         finally:
             j.close()
 

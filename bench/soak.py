@@ -70,8 +70,8 @@ def journal_size(state_dir: Path) -> int:
 def count_rows(state_dir: Path, kind: str) -> int:
     con = sqlite3.connect(f"file:{state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
-        return int(con.execute("SELECT COUNT(*) FROM events WHERE kind = ?", (kind,))
-                   .fetchone()[0])
+        return int(con.execute("SELECT COUNT(*) FROM rows r JOIN kinds k ON k.id = r.kind"
+                               " WHERE k.kind = ?", (kind,)).fetchone()[0])
     finally:
         con.close()
 

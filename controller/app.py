@@ -31,15 +31,16 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
-from controller.journal.store import Journal, JournalError, VerifyResult
+from controller.journal.store import JournalError
+from controller.journal.summary import Summaries
+from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
+from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
 
 log = logging.getLogger("controller")
 
 TICK_S = 0.1
-#: How often the whole journal chain is walked again in the background while running.
-VERIFY_EVERY_S = 3600.0
 #: How long a console reply may wait for the events its command caused (simulated devices).
 REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
@@ -141,11 +142,6 @@ class Application:
         self._output = output
         self._consoles: list[Any] = []
         self._interpreter: Any = None
-        self._verify_thread: threading.Thread | None = None
-        self._verify_started = time.monotonic()
-        self._rejected_count = 0
-        self._rejected_logged_at = float("-inf")
-        self._rejected_last: ConsoleRejected | None = None
         self._pending_replies: list[_Pending] = []
         self._alarm_lock = threading.Lock()
         #: source -> port of serial consoles whose device is gone (being reopened)
@@ -157,29 +153,28 @@ class Application:
         self._status_lines: dict[str, Callable[[], str]] = {}
 
         jset = profile.journal
-        self.journal = Journal.open(self._state_path(jset.path), self._state_path(jset.key_path))
-        # Start-up verifies the rows since the last full verification synchronously (fast, so
-        # READY=1 comes within a second even after years of rounds); the whole chain is walked
-        # again on a reader thread right after, and a break found there is a fault too.
-        checkpoint = self.journal.last(["journal.verified"])
-        if checkpoint is not None:
-            verdict = self.journal.verify_from(int(checkpoint.data["through_seq"]),
-                                               str(checkpoint.data["mac"]))
-        else:
-            verdict = self.journal.verify()
+        # The journal, its signer, the notary that signs heads and the background worker
+        # (controller/journal/trust.py). A journal that cannot be trusted to go on (its key
+        # missing, another key, another table) refuses the start: StartRefused.
+        opened = open_journal(jset, self._state_path, jset.table_id or profile.name)
+        self.journal = opened.journal
+        self.trust = JournalTrust(
+            opened, jset, self._state_path, post=lambda fn: self.post(Call(fn)),
+            raise_fault=self._raise_fault,
+            carry_kinds=lambda: getattr(getattr(self, "table", None), "carry_kinds", ()),
+            snapshot_kinds=_snapshot_kinds(profile.game))
+        #: Repeated events (refused console lines) folded into counted rows.
+        self.summaries = Summaries(self.journal)
+        # Start-up checks the rows after the newest signed head and the anchor (bounded: a
+        # minute of rows); the whole journal is re-checked by the background scrub.
+        verdict = self.trust.check_at_start()
         self.last_verify: VerifyResult = verdict
         self.journal.append("app.start", {
             "profile": profile.name, "game": profile.game,
             "profile_files": list(profile.source_files),
             "journal_verified": verdict.ok, "pid": os.getpid(),
         })
-        if verdict.ok:
-            # The verified head becomes the next start's starting point: a restart (or a kill
-            # before the background walk ends) never re-checks the same rows before READY=1.
-            self.journal.append("journal.verified", {
-                "through_seq": verdict.head_seq, "mac": verdict.head_mac,
-                "rows": verdict.rows, "scope": "tail" if checkpoint is not None else "full"})
-        else:
+        if not verdict.ok:
             self._raise_fault(f"journal verification failed: {verdict.describe()}")
         floor = datetime.combine(jset.clock_floor, datetime.min.time(), tzinfo=UTC)
         for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
@@ -210,6 +205,7 @@ class Application:
                 self.journal.append("app.device_error", {"device": "start",
                                                          "error": str(exc)[:500]})
             finally:
+                self.trust.close()
                 self.journal.close()
             raise
 
@@ -270,7 +266,11 @@ class Application:
         return result
 
     def alarm(self, text: str) -> None:
-        """An unsolicited line for every console (``!`` prefix), journaled by the caller."""
+        """An unsolicited line for every console (``!`` prefix), journaled by the caller; in a
+        transaction it goes out once that is committed (an output, like any other)."""
+        self.journal.after_commit(functools.partial(self._send_alarm, text))
+
+    def _send_alarm(self, text: str) -> None:
         log.warning("!%s", text)
         self.announce([text], None)
 
@@ -290,35 +290,27 @@ class Application:
         """Register a console transport for alarms (it posts ConsoleLine events itself)."""
         self._consoles.append(console)
 
-    def _verify_whole_journal(self) -> None:
-        """Walk the whole chain on a read-only connection; hand the verdict to the loop."""
-        try:
-            reader = self.journal.reader()
-            try:
-                verdict = reader.verify()
-            finally:
-                reader.close()
-        except JournalError as exc:
-            verdict = VerifyResult(False, 0, 0, "", None, f"journal unreadable: {exc}")
-
-        def record() -> None:
-            self.last_verify = verdict
-            if verdict.ok:
-                self.journal.append("journal.verified", {
-                    "through_seq": verdict.head_seq, "mac": verdict.head_mac,
-                    "rows": verdict.rows, "scope": "full"})
-            else:
-                self._raise_fault(f"journal verification failed: {verdict.describe()}")
-
-        self.post(Call(record))
-
     def journal_fault(self, exc: JournalError) -> None:
         """A journal read or write failed: latch a fault and alarm (it cannot be journaled)."""
         log.error("journal error: %s", exc)
         text = f"journal: {exc}"
         if text not in self.app_faults:
             self.app_faults.append(text)
-            self.alarm(f"FAULT {text}")
+            self._send_alarm(f"FAULT {text}")   # now: the transaction it was in is lost
+
+    def acknowledge_journal(self, who: str) -> list[str]:
+        """A technician acknowledges the journal's findings (``fault clear``): journaled with
+        what was found; the table then voids the round the journal can no longer vouch for
+        (``journal_untrusted``), so no round is drawn twice. Returns the console lines."""
+        if not self.trust.findings:
+            return []
+        lost = self.trust.rows_lost()
+        record = self.trust.acknowledge(who)
+        lines = acknowledgment_lines(record)
+        hook = getattr(self.table, "journal_untrusted", None)
+        if callable(hook):
+            lines.extend(hook(lost, who))
+        return lines
 
     def _raise_fault(self, text: str) -> None:
         if text not in self.app_faults:
@@ -328,27 +320,48 @@ class Application:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def _start_background_verify(self) -> None:
-        """Walk the whole chain again on a worker thread (at start and every VERIFY_EVERY_S)."""
-        if self._verify_thread is not None and self._verify_thread.is_alive():
-            return
-        self._verify_started = time.monotonic()
-        self._verify_thread = threading.Thread(target=self._verify_whole_journal,
-                                               name="journal-verify", daemon=True)
-        self._verify_thread.start()
-
     def start(self) -> list[str]:
         """Recover the table from the journal, run the RNG's start-up health test, and report
         what was resumed or voided (all before READY=1)."""
         self._console()               # a lockout left by the last run is read back now
-        self._start_background_verify()
-        notes = self.table.recover()
+        notes: list[str] = self._in_transaction(self.table.recover) or []
         if self.rng is not None:
             notes.append(self._rng_startup())
+        self.trust.start()            # the journal's notary and background worker
         for note in notes:
             log.info("recovery: %s", note)
         self._publish()
         return notes
+
+    @property
+    def transactional(self) -> bool:
+        """True when the table journals each loop event as one transaction, its outputs after
+        the commit (docs/journal.md "One sync per decision"); a table says so itself."""
+        return bool(getattr(self.table, "journal_transactions", False))
+
+    def _in_transaction(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` as one journal transaction (when the table takes part): one commit, one
+        sync; the signed heads that arrived meanwhile are stored with it. A failed commit is a
+        journal fault, and what the loop holds in memory is re-read from the journal."""
+        if not self.transactional:
+            return fn()
+        result: Any = None
+        try:
+            with self.journal.transaction():
+                result = fn()
+                self.trust.store_heads()
+        except JournalError as exc:
+            self._rolled_back(exc)
+        return result
+
+    def _rolled_back(self, exc: JournalError) -> None:
+        self.journal_fault(exc)
+        try:
+            self.config.replay()
+        except JournalError:
+            pass
+        if self._interpreter is not None:
+            self._interpreter.forget_sessions()
 
     def _publish(self) -> None:
         """Hand the table's current view to the publication (see :class:`Publication`). A
@@ -402,6 +415,7 @@ class Application:
                 event = None
             if event is not None:
                 if isinstance(event, Shutdown):
+                    self._in_transaction(lambda: self._guarded(self.trust.store_heads))
                     self._guarded(functools.partial(self.journal.append, "app.shutdown",
                                                     {"reason": event.reason}))
                     break
@@ -415,15 +429,13 @@ class Application:
                 self._flush_replies(now)
             if now >= next_tick:
                 next_tick = now + TICK_S
-                self._guarded(self._tick)
+                self._in_transaction(lambda: self._guarded(self._tick))
                 self._publish()
                 self.notifier.watchdog(now)
 
     def _tick(self) -> None:
-        if time.monotonic() - self._verify_started >= VERIFY_EVERY_S:
-            self._start_background_verify()
-        if self._rejected_count:
-            self._journal_rejected(None)
+        self.summaries.flush()
+        self.trust.tick()
         if self._interpreter is not None:
             self._interpreter.tick()
         buttons = self.devices.get("buttons")
@@ -432,7 +444,11 @@ class Application:
         self.table.tick(time.monotonic_ns())
 
     def dispatch(self, event: object) -> None:
-        """Handle one event; any failure is journaled and reported, never fatal to the loop."""
+        """Handle one event as one journal transaction (see :meth:`_in_transaction`); any
+        failure is journaled and reported, never fatal to the loop."""
+        self._in_transaction(lambda: self._dispatch(event))
+
+    def _dispatch(self, event: object) -> None:
         if isinstance(event, Call):
             if event.done is None:
                 self._guarded(event.fn)
@@ -444,7 +460,10 @@ class Application:
                 result = exc
             except Exception as exc:  # noqa: BLE001 - handed back to the caller
                 result = exc
-            event.done(result)
+            done = event.done
+            self.journal.after_commit(lambda: done(result))
+            self.journal.on_rollback(lambda: done(JournalError(
+                "the journal could not record this (commit failed)")))
             return
         if isinstance(event, ConsoleLine):
             self._guarded(lambda: self._answer(event))
@@ -457,22 +476,19 @@ class Application:
             return
         self._guarded(lambda: self.table.handle(event))
 
-    def _journal_rejected(self, event: ConsoleRejected | None) -> None:
-        """Journal refused console lines: the first at once, then at most one row a second
-        carrying how many more came (a flood must not become a synced write per line); the
-        tick flushes what is left, so every refused line is counted in the journal."""
-        if event is not None:
-            self._rejected_count += 1
-            self._rejected_last = event
-        now = time.monotonic()
-        last = self._rejected_last
-        if self._rejected_count and last is not None and \
-                now - self._rejected_logged_at >= 1.0:
-            self.journal.append("console.rejected", {"source": last.source,
-                                                     "reason": last.reason,
-                                                     "count": self._rejected_count})
-            self._rejected_logged_at = now
-            self._rejected_count = 0
+    def _journal_rejected(self, event: ConsoleRejected) -> None:
+        """Journal refused console lines: the first at once, then one counted row a minute
+        (controller/journal/summary.py): a flood must not become a synced write per line, and
+        every refused line is counted in the journal."""
+        self.summaries.note("console.rejected", f"rejected {event.source} {event.reason}",
+                            {"source": event.source, "reason": event.reason})
+
+    def reply(self, reply: Callable[[list[str]], None], lines: list[str]) -> None:
+        """Send a console reply once the transaction it answers is committed; if the commit
+        fails, the reply says so instead."""
+        self.journal.after_commit(lambda: reply(lines))
+        self.journal.on_rollback(lambda: reply(
+            ["ERR IO the journal could not record this (commit failed)"]))
 
     def _console_port(self, event: ConsolePortLost | ConsolePortBack) -> None:
         """A serial console's device went or came back: journaled, and said on every console
@@ -504,12 +520,12 @@ class Application:
         take = getattr(self.table, "take_reply_waiter", None)
         waiter = take() if take is not None else None
         if waiter is None:
-            event.reply(lines)
+            self.reply(event.reply, lines)
             return
         finish = waiter.finish
         self._pending_replies.append(_Pending(waiter.ready, time.monotonic() + REPLY_WAIT_S,
                                               event.reply, lambda: finish(lines)))
-        self._flush_replies(time.monotonic())
+        self.journal.after_commit(lambda: self._flush_replies(time.monotonic()))
 
     def _flush_replies(self, now: float) -> None:
         keep = []
@@ -599,6 +615,7 @@ class Application:
                 if close is not None:
                     close()
             self.notifier.stopping()
+            self.trust.close()
             self.journal.close()
 
 
@@ -613,6 +630,14 @@ class _Pending:
     render: Callable[[], list[str]]
     progress: Callable[[], list[str]] | None = None
     send_progress: Callable[[list[str]], None] | None = None
+
+
+def _snapshot_kinds(game: str) -> tuple[str, ...]:
+    """The kinds of the rows a table recovers from (an archive never cuts past the newest):
+    the table's class says (``snapshot_kinds``); a table that does not is never archived."""
+    module_name, class_name = TABLES[game]
+    table_class = getattr(importlib.import_module(module_name), class_name)
+    return tuple(getattr(table_class, "snapshot_kinds", ()))
 
 
 def _extend_from(source: Callable[[], list[str]], box: list[str]) -> None:

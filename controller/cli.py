@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the table controller")
     run.add_argument("--profile", required=True, help="hardware profile (TOML)")
     run.add_argument("--state-dir", default="/var/lib/table-controller",
-                     help="where the journal and the device key live")
+                     help="where the journal, its anchor and its signing key live")
     run.add_argument("--console", default=None,
                      help="'stdio', 'none', or a serial port (default: the profile's)")
     run.add_argument("--log-level", default="WARNING")
@@ -49,15 +49,32 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check-profile", help="validate a profile and print what it resolves to")
     check.add_argument("file")
 
-    journal = sub.add_parser("journal", help="inspect a journal offline")
-    journal.add_argument("action", choices=["verify", "head", "export"])
+    journal = sub.add_parser(
+        "journal", help="inspect and verify a journal offline (no secret is read)",
+        description="verify: the chain, every signed head and the anchor, with the public key"
+                    " alone (or an archive segment with --archive, or a revision-1 journal with"
+                    " --rev1 and its old key); pubkey: print the table's public key (PEM);"
+                    " keygen: create the signing key of a new table (commissioning); head: the"
+                    " chain's head and the newest signed head; export: JSON lines.")
+    journal.add_argument("action", choices=["verify", "pubkey", "keygen", "head", "export"])
     journal.add_argument("--state-dir", default="/var/lib/table-controller")
     journal.add_argument("--db", default="journal.sqlite")
-    journal.add_argument("--key", default="device.key")
-    journal.add_argument("--expect-head", default=None, metavar="SEQ:HMAC",
-                         help="prove nothing after a head printed earlier was truncated")
+    journal.add_argument("--pubkey", default=None, metavar="FILE",
+                         help="the table's public key (PEM), as printed at commissioning")
+    journal.add_argument("--anchor", default=None, metavar="FILE",
+                         help="the anchor file (default: journal.anchor in the state dir)")
+    journal.add_argument("--archive", default=None, metavar="FILE",
+                         help="verify: an archive segment instead of the live journal")
+    journal.add_argument("--rev1", default=None, metavar="FILE",
+                         help="verify: a revision-1 journal set aside, with --key")
+    journal.add_argument("--key", default=None, metavar="FILE",
+                         help="--rev1: the revision-1 HMAC key (device.key)")
+    journal.add_argument("--profile", default=None,
+                         help="pubkey/keygen: ask the profile's signer (file or pkcs11 token)")
+    journal.add_argument("--expect-head", default=None, metavar="SEQ:HASH",
+                         help="verify: also prove the row a head printed earlier is unchanged")
     journal.add_argument("--rounds", type=int, default=0,
-                         help="export: only the last N rounds (0: every event)")
+                         help="export: only the last N rounds (0: every row)")
     # -- simulate: the scripted pai gow dealer (controller/tables/paigow/script.py) --
     simulate = sub.add_parser("simulate", help="deal N scripted pai gow rounds on a profile")
     simulate.add_argument("--profile", required=True, help="hardware profile (TOML), sim-*")
@@ -132,31 +149,36 @@ def _check_profile(path: str) -> int:
 
 
 def _journal(args: argparse.Namespace) -> int:
-    from controller.journal.store import Journal, JournalError
+    """``table-controller journal ...`` (docs/journal.md "Verifying"). ``verify`` and ``head``
+    read no secret: the public key comes from ``--pubkey`` (or, said plainly, from the
+    journal itself)."""
     state = Path(args.state_dir)
+    if args.action == "verify" and args.archive:
+        return _verify_archive(Path(args.archive), _public_key(args, None))
+    if args.action == "verify" and args.rev1:
+        return _verify_rev1(Path(args.rev1), args.key)
+    if args.action in ("pubkey", "keygen"):
+        return _pubkey(args, state, create=args.action == "keygen")
+    from controller.journal.store import Journal, JournalError
     db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
-    key = Path(args.key) if Path(args.key).is_absolute() else state / args.key
-    if not db.exists() or not key.exists():
-        print(f"no journal at {db} (key {key})", file=sys.stderr)
+    if not db.exists():
+        print(f"no journal at {db}", file=sys.stderr)
         return 1
     try:
-        journal = Journal.open(db, key)
+        journal = Journal(db, readonly=True)
     except JournalError as exc:
         print(f"journal error: {exc}", file=sys.stderr)
         return 1
     try:
         if args.action == "head":
-            seq, mac = journal.head()
-            print(f"{seq}:{mac}")
+            seq, digest = journal.head()
+            print(f"{seq}:{digest}")
+            signed = journal.newest_head()
+            if signed is not None:
+                print(signed.line())
             return 0
         if args.action == "verify":
-            expected = None
-            if args.expect_head:
-                seq_text, _, mac = args.expect_head.partition(":")
-                expected = (int(seq_text), mac)
-            result = journal.verify(expected)
-            print(result.describe())
-            return 0 if result.ok else 1
+            return _verify_live(args, state, journal)
         from controller.journal.recall import export_jsonl
         try:
             for line in export_jsonl(journal, rounds=args.rounds):
@@ -224,6 +246,126 @@ def _floor(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
+
+
+def _public_key(args: argparse.Namespace, journal: object) -> bytes | None:
+    """The public key of ``--pubkey``; without it, the one the journal stores (with a warning:
+    whoever rewrote the journal could have replaced that too)."""
+    if args.pubkey:
+        try:
+            return Path(args.pubkey).read_bytes()
+        except OSError as exc:
+            print(f"cannot read the public key: {exc}", file=sys.stderr)
+            return None
+    stored = getattr(journal, "meta", lambda key: None)("public_key")
+    if stored is None:
+        print("give the table's public key: --pubkey FILE", file=sys.stderr)
+        return None
+    print("warning: no --pubkey: checking with the key stored in the journal itself, which"
+          " proves nothing against whoever could rewrite the journal", file=sys.stderr)
+    return str(stored).encode("ascii")
+
+
+def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
+    from controller.journal.anchor import read_anchor
+    from controller.journal.store import Journal
+    from controller.journal.verify import verify_journal
+    assert isinstance(journal, Journal)
+    pem = _public_key(args, journal)
+    if pem is None:
+        return 1
+    anchor_path = Path(args.anchor) if args.anchor else state / "journal.anchor"
+    result = verify_journal(journal, pem, read_anchor(anchor_path))
+    signer = str(journal.meta("signer") or "")
+    if signer.startswith("file:"):      # looked for, never opened: it is the one secret
+        key = Path(signer[5:]) if Path(signer[5:]).is_absolute() else state / signer[5:]
+        if not key.exists():
+            result.fail(f"the signing key {key} is missing: the table refuses to start and"
+                        " will not make a new one (docs/journal.md \"A lost key\")")
+    if args.expect_head:
+        seq_text, _, digest = args.expect_head.partition(":")
+        row = journal.row(int(seq_text)) if seq_text.isdigit() else None
+        if row is None:
+            result.fail(f"row {seq_text}, named by the head given, is not in the journal"
+                        " (truncated or archived)")
+        elif row.hash != digest.lower():
+            result.fail(f"row {seq_text} differs from the head given (rewritten)", row.seq)
+    print(result.describe())
+    if result.anchor_seq is not None:
+        print(f"anchor {anchor_path}: newest signed head at row {result.anchor_seq}")
+    return 0 if result.ok else 1
+
+
+def _verify_archive(path: Path, pem: bytes | None) -> int:
+    from controller.journal.archive import verify_archive
+    if pem is None:
+        return 1
+    result = verify_archive(path, pem)
+    print(f"archive {path}: {result.describe()}")
+    return 0 if result.ok else 1
+
+
+def _verify_rev1(path: Path, key: str | None) -> int:
+    from controller.journal import legacy
+    if key is None:
+        print("--rev1 needs the revision-1 key: --key device.key", file=sys.stderr)
+        return 2
+    try:
+        verdict = legacy.verify_revision1(path, legacy.read_key(key))
+    except (OSError, ValueError) as exc:
+        print(f"revision-1 key: {exc}", file=sys.stderr)
+        return 1
+    print(verdict.describe())
+    return 0 if verdict.ok else 1
+
+
+def _pubkey(args: argparse.Namespace, state: Path, *, create: bool) -> int:
+    """Print the table's public key (PEM): from the profile's signer (a file key or a token),
+    else from the default key file or the journal. ``keygen`` creates the key first when
+    there is none (commissioning; an existing key is never replaced)."""
+    from controller.journal.signer import SignerError
+    from controller.journal.trust import open_signer
+    settings = None
+    if args.profile:
+        from controller.config.profile import ProfileError, load_profile
+        try:
+            settings = load_profile(args.profile).journal
+        except ProfileError as exc:
+            print(f"profile error: {exc}", file=sys.stderr)
+            return 1
+    if settings is None and (create or (state / "journal-key.pem").exists()):
+        from controller.config.profile import JournalSettings
+        settings = JournalSettings()
+    if settings is not None:
+        def state_path(name: str) -> Path:
+            return Path(name) if Path(name).is_absolute() else state / name
+        try:
+            signer = open_signer(settings, state_path, create=create)
+        except SignerError as exc:
+            print(f"signer: {exc}", file=sys.stderr)
+            return 1
+        try:
+            sys.stdout.write(signer.public_key_pem().decode("ascii"))
+            print(f"key id {signer.key_id} ({signer.description})", file=sys.stderr)
+        finally:
+            signer.close()
+        return 0
+    from controller.journal.store import Journal, JournalError
+    db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
+    try:
+        journal = Journal(db, readonly=True)
+    except JournalError as exc:
+        print(f"no signing key or journal in {state}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        stored = journal.meta("public_key")
+    finally:
+        journal.close()
+    if stored is None:
+        print(f"no public key in {db}", file=sys.stderr)
+        return 1
+    sys.stdout.write(stored)
+    print("(the public key stored in the journal)", file=sys.stderr)
     return 0
 
 
@@ -234,6 +376,7 @@ def _run(args: argparse.Namespace) -> int:
     from controller.app import Application
     from controller.config.profile import ProfileError, load_profile
     from controller.journal.store import JournalError
+    from controller.journal.trust import StartRefused
     from drivers.errors import DriverError
     try:
         profile = load_profile(args.profile)
@@ -247,6 +390,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     try:
         app = Application(profile, args.state_dir, console_port=args.console)
+    except StartRefused as exc:
+        print(f"refusing to start: {exc}", file=sys.stderr)
+        return 1
     except JournalError as exc:
         print(f"journal error: {exc}", file=sys.stderr)
         return 1
@@ -334,14 +480,14 @@ def _start_scoreboard(app: Application) -> ScoreboardServer | None:
 
 def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> None:
     """A refused profile is journaled when the table already has a journal (the default file
-    names: the profile that would name others is the thing that failed), so a technician finds
-    why the table did not start in the table's own record. Never creates a journal or a key."""
+    name: the profile that would name another is the thing that failed), so a technician finds
+    why the table did not start in the table's own record. Never creates a journal."""
     from controller.journal.store import Journal, JournalError
-    db, key = state_dir / "journal.sqlite", state_dir / "device.key"
-    if not (db.exists() and key.exists()):
+    db = state_dir / "journal.sqlite"
+    if not db.exists():
         return
     try:
-        journal = Journal.open(db, key)
+        journal = Journal.open(db)
         try:
             journal.append("app.start_refused", {"profile": str(profile_path),
                                                  "error": error[:500]})
@@ -381,6 +527,7 @@ def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
     from controller.config.profile import ProfileError, load_profile
     from controller.events import Shutdown
     from controller.journal.store import JournalError
+    from controller.journal.trust import StartRefused
     from controller.tables.paigow.script import ScriptError, run_script
 
     try:
@@ -394,7 +541,7 @@ def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
     with tempfile.TemporaryDirectory(prefix="paigow-sim-") as tmp:
         try:
             app = Application(profile, state_dir or tmp, console_port="none")
-        except JournalError as exc:
+        except (JournalError, StartRefused) as exc:
             out(f"journal error: {exc}")
             return 1
         for note in app.start():

@@ -31,6 +31,7 @@ __all__ = [
     "GAMES",
     "PAIGOW_BUTTONS",
     "PAIGOW_OPTIONAL_BUTTONS",
+    "SIGNERS",
     "STANDARD_BAUDS",
     "TOPIC_ID_PATTERN",
     "ButtonSettings",
@@ -94,18 +95,39 @@ class ProfileError(ValueError):
 # -- the typed result --------------------------------------------------------------------------
 
 
+#: The journal's signer backends (docs/journal.md "Signer").
+SIGNERS: Final = ("file", "pkcs11")
+
+
 @dataclass(frozen=True)
 class JournalSettings:
-    """Where the journal lives: every file inside the state directory (relative paths), the
-    anchor possibly under ``second_medium`` (:func:`_rel_path`)."""
+    """Where the journal, its anchor and its archive live (every file inside the state directory:
+    relative paths; the anchor possibly under ``second_medium``, :func:`_rel_path`), how its
+    heads are signed, and how long rows stay live."""
 
     path: str = "journal.sqlite"
-    key_path: str = "device.key"
     #: A directory on another medium (a second SD card, a USB stick) where the anchor may live
     #: instead of the state directory (docs/configuration.md "State files").
     second_medium: str | None = None
+    #: The name signed into every head (the feed's collector knows the table by it); the
+    #: profile's ``name`` when unset.
+    table_id: str | None = None
+    signer: str = "file"
+    #: ``file`` signer: the PEM private key (mode 0600), created only with a new journal.
+    key_path: str = "journal-key.pem"
+    #: ``pkcs11`` signer: the module (e.g. /usr/lib/aarch64-linux-gnu/pkcs11/libtpm2_pkcs11.so),
+    #: the token's label, the key's label and a file holding the user PIN (absolute paths).
+    pkcs11_module: str | None = None
+    pkcs11_token: str | None = None
+    pkcs11_key_label: str = "table-journal"
+    pkcs11_pin_file: str | None = None
+    #: Every signed head is also appended here and synced: better on a second medium.
+    anchor_path: str = "journal.anchor"
+    archive_dir: str = "archive"
     clock_floor: datetime.date = datetime.date(2026, 1, 1)
-    retention_days: int = 90
+    retain_days: int = 90
+    #: Hours between the starts of two background passes over the whole journal.
+    scrub_hours: int = 24
 
 
 @dataclass(frozen=True)
@@ -632,13 +654,26 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
     s = _defaults(sec, r, "journal.")
     d = JournalSettings()
     r.second_medium = s.value("second_medium", _path(r), d.second_medium)
+    signer = s.value("signer", _str(r, SIGNERS), d.signer)
+    pkcs11 = signer == "pkcs11"
+    why = " (signer = \"pkcs11\" needs the module, the token's label and the PIN file)"
     return JournalSettings(
         second_medium=r.second_medium,
         path=s.value("path", _rel_path(r), d.path),
+        table_id=s.value("table_id", _str(r), d.table_id),
+        signer=signer,
         key_path=s.value("key_path", _rel_path(r), d.key_path),
+        pkcs11_module=s.value("pkcs11_module", _path(r), _REQUIRED if pkcs11 else None, why),
+        pkcs11_token=s.value("pkcs11_token", _str(r), _REQUIRED if pkcs11 else None, why),
+        pkcs11_key_label=s.value("pkcs11_key_label", _str(r), d.pkcs11_key_label),
+        pkcs11_pin_file=s.value("pkcs11_pin_file", _path(r), _REQUIRED if pkcs11 else None,
+                                why),
+        anchor_path=s.value("anchor_path", _rel_path(r), d.anchor_path),
+        archive_dir=s.value("archive_dir", _rel_path(r), d.archive_dir),
         clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
         # issue 6: events are kept at least 90 days
-        retention_days=s.value("retention_days", _int(r, 90, 3650), d.retention_days),
+        retain_days=s.value("retain_days", _int(r, 90, 3650), d.retain_days),
+        scrub_hours=s.value("scrub_hours", _int(r, 1, 24 * 7), d.scrub_hours),
     )
 
 

@@ -98,8 +98,8 @@ class Auth:
             return
         seconds = float(last.data.get("seconds", LOCKOUT_S))
         elapsed = 0.0
-        if last.boot_id == getattr(journal, "boot_id", None):
-            elapsed = max(0.0, self._clock() - last.mono_ns / 1e9)
+        if last.boot == getattr(journal, "boot_id", None):
+            elapsed = max(0.0, self._clock() - last.mono / 1e9)
         if seconds - elapsed > 0:
             self._failures = int(last.data.get("failures", MAX_FAILURES))
             self._locked_until = self._clock() + (seconds - elapsed)
@@ -132,6 +132,11 @@ class Auth:
                                                        "failures": self._failures})
 
     # -- sessions ----------------------------------------------------------------------------
+
+    def forget(self) -> None:
+        """Log every source out (a journal transaction that held a login failed to commit)."""
+        for session in self._sessions.values():
+            session.role = None
 
     def session(self, source: str) -> Session:
         """The source's session, logged out first if it was idle too long."""

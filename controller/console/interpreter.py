@@ -11,7 +11,7 @@ command has a syntax, an example and a summary (:class:`Command`): ``help`` list
 ``help CMD`` shows one, a table's actions included.
 
 Nothing slow runs here: ``rng test`` and ``rng capture`` run on a worker thread and report
-progress; ``journal verify`` walks the chain on a worker; the reply comes when they are done
+progress; ``journal verify`` walks the journal on a worker; the reply comes when they are done
 (:class:`Deferred`).
 """
 
@@ -66,7 +66,9 @@ class Deferred:
 
 
 #: How long a background ``journal verify`` may take before the console says so.
-VERIFY_TIMEOUT_S = 600.0
+VERIFY_TIMEOUT_S = 3600.0
+#: The share of one core (and of the storage's time) a console ``journal verify`` may take.
+VERIFY_SHARE = 0.25
 #: How long an ``rng`` job may run (a raw capture of a million bytes through a slow hardware
 #: generator's health test: several minutes); how often it says how far it is.
 JOB_TIMEOUT_S: Final = 3600.0
@@ -249,27 +251,51 @@ class Console:
 
     def _cmd_journal(self, args: list[str], source: str) -> list[str]:
         if args[:1] == ["head"] and len(args) == 1:
-            seq, mac = self._app.journal.head()
-            return [f"head {seq}:{mac}"]
+            return self._journal_head()
         if args[:1] == ["verify"] and len(args) <= 2:
             expected = None
             if len(args) == 2:
                 expected = parse_head(args[1])
             return self._verify_in_background(expected, source)
-        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] | journal head")
+        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HASH] | journal head")
+
+    def _journal_head(self) -> list[str]:
+        """The chain's head, and the newest signed head as the anchor holds it (one JSON line
+        an auditor can carry off and check with the public key)."""
+        seq, digest = self._app.journal.head()
+        lines = [f"head {seq}:{digest}"]
+        trust = getattr(self._app, "trust", None)
+        if trust is not None:
+            signed = trust.newest_signed()
+            lines.append("signed " + (signed.line() if signed is not None else "(none yet)"))
+            lines.append(f"key {trust.signer.key_id} ({trust.signer.description})")
+        return lines
 
     def _verify_in_background(self, expected: tuple[int, str] | None,
                               source: str) -> list[str]:
-        """Walk the chain on a read-only connection in a worker thread (a long journal must not
-        stall the loop and its watchdog); the application replies when the walk is done. With
-        a host that cannot defer a reply (tests' fake apps) the walk runs here instead."""
+        """Check the whole journal (chain, signed heads, anchor) on a read-only connection in a
+        worker thread, in slices with pauses (controller/journal/scrub.py): a long journal never
+        stalls the loop and its watchdog; the application replies when the walk is done. With a
+        host that cannot defer a reply (tests' fake apps) the walk runs here instead."""
         box: list[Any] = []
+        trust = self._app.trust
 
         def walk() -> None:
+            from controller.journal.scrub import walk_slowly
             try:
                 reader = self._app.journal.reader()
                 try:
-                    box.append(reader.verify(expected))
+                    result = walk_slowly(reader, trust.public_pem, trust.anchor_path,
+                                         share=VERIFY_SHARE, stop=threading.Event())
+                    if expected is not None:
+                        row = reader.row(expected[0])
+                        if row is None:
+                            result.fail(f"row {expected[0]}, named by the head given, is not in"
+                                        " the journal (truncated or archived)", expected[0])
+                        elif row.hash != expected[1]:
+                            result.fail(f"row {expected[0]} differs from the head given"
+                                        " (rewritten)", expected[0])
+                    box.append(result)
                 finally:
                     reader.close()
             except Exception as exc:  # noqa: BLE001 - handed to the reply on the loop thread
@@ -281,7 +307,7 @@ class Console:
                 raise ConsoleError("IO", f"journal unreadable: {result}")
             if not result.ok:
                 raise ConsoleError("FAULT", f"journal verification failed: {result.describe()}")
-            return [result.describe(), f"head {result.head_seq}:{result.head_mac}"]
+            return [result.describe(), f"head {result.head_seq}:{result.head_hash}"]
 
         if not getattr(self._app, "defers_replies", False):
             walk()
@@ -297,6 +323,11 @@ class Console:
         threading.Thread(target=walk, name="console-journal-verify", daemon=True).start()
         self._deferred = Deferred(lambda: bool(box), render, VERIFY_TIMEOUT_S)
         return []
+
+    def forget_sessions(self) -> None:
+        """Log every console out: a transaction that failed to commit may have held a login
+        (the application calls this; the journal is the memory, and it does not have it)."""
+        self._auth.forget()
 
     def take_deferred(self) -> Deferred | None:
         """For the application: the reply of the last command if it will come later, once."""
@@ -343,8 +374,9 @@ class Console:
             except mf.ManifestError as exc:
                 raise ConsoleError(exc.code, str(exc)) from None
             digest = mf.hmac_files(seed, items)
-            self._app.journal.append("program.hmac", {"seed": args[0].lower(), "hmac": digest,
-                                                      "files": len(items), "source": source})
+            self._journal_folded("program.hmac", f"hmac {source} {args[0].lower()} {digest}",
+                                 {"seed": args[0].lower(), "hmac": digest, "files": len(items),
+                                  "source": source})
             return [f"hmac-sha256 {digest} over {len(items)} files"]
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
@@ -464,9 +496,9 @@ class Console:
             report = self._app.rng.self_test()
             lines.append(report.format())
             failed |= not report.passed
-        verdict = self._app.journal.verify()
-        lines.append(f"journal: {verdict.describe()}")
-        failed |= not verdict.ok
+        journal_lines, journal_ok = self._journal_selftest()
+        lines.extend(journal_lines)
+        failed |= not journal_ok
         from controller.program import manifest as mf
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
@@ -483,6 +515,28 @@ class Console:
             self._fail(lines, "FAULT", "self-test failed")
         return lines
 
+    def _journal_selftest(self) -> tuple[list[str], bool]:
+        """The journal's part of ``selftest``, without a walk on the loop: the start-up check,
+        the background scrub's last pass (a new one is started), unacknowledged findings."""
+        trust = self._app.trust
+        lines: list[str] = []
+        start = trust.start_verdict
+        if start is not None:
+            lines.append(f"journal: start-up check {start.describe()}")
+        status = trust.maintenance.status
+        last = status.last
+        if status.running:
+            lines.append(f"journal: scrub running, {status.rows_done:,} of"
+                         f" {status.rows_total:,} rows checked")
+        if last is None:
+            lines.append("journal: no full scrub finished yet in this run (one is starting)")
+        else:
+            lines.append(f"journal: last scrub {last.describe()} ({status.last_seconds:.0f} s)")
+        for finding in trust.findings:
+            lines.append(f"journal: NOT ACKNOWLEDGED {finding.describe()}")
+        trust.maintenance.scrub_now()
+        return lines, not trust.findings
+
     def _cmd_fault(self, args: list[str], source: str) -> list[str]:
         if args != ["clear"]:
             raise ConsoleError("SYNTAX", "usage: fault clear")
@@ -493,6 +547,7 @@ class Console:
             still = self._app_fault_causes()
             if still:
                 raise ConsoleError("FAULT", "cannot clear: " + "; ".join(still[:3]))
+            lines.extend(self._app.acknowledge_journal(who))
             for fault in list(app_faults):
                 self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
                 lines.append(f"cleared: {fault}")
@@ -510,12 +565,11 @@ class Console:
         return lines or ["no faults"]
 
     def _app_fault_causes(self) -> list[str]:
-        """What still stands behind the application's faults (journal chain, program files)."""
+        """What still stands behind the application's faults (program files). The journal's
+        findings do not go away: clearing them is the technician's acknowledgment, journaled
+        with what was found (``acknowledge_journal``); nothing walks the journal here."""
         from controller.program import manifest as mf
         causes: list[str] = []
-        verdict = self._app.journal.verify()
-        if not verdict.ok:
-            causes.append(f"journal: {verdict.describe()}")
         path = self._manifest_path or mf.configured_manifest()
         if path is not None:
             causes.extend(mf.check_manifest(path, list(self._app.profile.source_files),
@@ -597,8 +651,19 @@ class Console:
         # Never the arguments: they may hold a PIN.
         if name in ("login", "passwd"):
             reason = reason if code != "SYNTAX" else "malformed"
-        self._app.journal.append("console.refused", {"source": source, "command": name[:32],
-                                                     "code": code, "reason": reason[:200]})
+        self._journal_folded("console.refused", f"refused {source} {name[:32]} {code} {reason}",
+                             {"source": source, "command": name[:32], "code": code,
+                              "reason": reason[:200]})
+
+    def _journal_folded(self, kind: str, key: str, data: dict[str, Any]) -> None:
+        """Journal an event that repeats (a flood of refused lines, the same ``verify SEED``):
+        the first at once, the repeats as one counted row a minute (the application's
+        ``summaries``, controller/journal/summary.py); one row each without them."""
+        summaries = getattr(self._app, "summaries", None)
+        if summaries is None:
+            self._app.journal.append(kind, data)
+        else:
+            summaries.note(kind, key, data)
 
     def _command_table(self) -> dict[str, Command]:
         c = Command
@@ -622,9 +687,10 @@ class Console:
             "recall": c(self._cmd_recall, False, "recall [N] [json]",
                         "the last N rounds (1 to recall_depth) with every journaled input; json:"
                         " a row a line, for a program", "recall 2"),
-            "journal": c(self._cmd_journal, False, "journal verify [SEQ:HMAC] | journal head",
-                         "walk the chain (from a head printed earlier: nothing after it cut);"
-                         " print the head", "journal head"),
+            "journal": c(self._cmd_journal, False, "journal verify [SEQ:HASH] | journal head",
+                         "check the chain, the signed heads and the anchor on a worker (with a"
+                         " head printed earlier: that row unchanged); print the chain head, the"
+                         " newest signed head and the key", "journal head"),
             "verify": c(self._cmd_verify, False, "verify [SEED]",
                         "program and profile files against the manifest; with a lab SEED (16-64"
                         " bytes hex) their HMAC", "verify 00112233445566778899aabbccddeeff"),
@@ -639,10 +705,11 @@ class Console:
                      f" {CAPTURE_DIR}/FILE in the state directory; between rounds",
                      "rng test 10000"),
             "selftest": c(self._cmd_selftest, True, "selftest",
-                          "RNG start-up test, journal chain and program files, afresh",
-                          "selftest"),
+                          "RNG start-up test and program files afresh; the journal's start-up"
+                          " check and last background scrub (a new one starts)", "selftest"),
             "fault": c(self._cmd_fault, True, "fault clear",
-                       "clear the faults whose cause is gone", "fault clear"),
+                       "clear the faults whose cause is gone; a journal finding is"
+                       " acknowledged (journaled with what was found)", "fault clear"),
             "test-mode": c(self._cmd_test_mode, True, "test-mode on|off",
                            "the display shows test mode; no round is touched; between rounds",
                            "test-mode on"),
@@ -650,17 +717,17 @@ class Console:
 
 
 def parse_head(text: str) -> tuple[int, str]:
-    """``SEQ:HMAC`` as ``journal head`` prints it: a row number and 64 hex digits (SHA-256);
+    """``SEQ:HASH`` as ``journal head`` prints it: a row number and 64 hex digits (SHA-256);
     anything else is a SYNTAX error, never a verdict on the journal."""
-    seq_text, sep, mac = text.partition(":")
+    seq_text, sep, digest = text.partition(":")
     if not sep or not (seq_text.isascii() and seq_text.isdigit()):
-        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HMAC] (as journal head prints"
+        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HASH] (as journal head prints"
                                      " it, e.g. 17:9f0c...)")
-    mac = mac.lower()
-    if len(mac) != 64 or any(ch not in "0123456789abcdef" for ch in mac):
-        raise ConsoleError("SYNTAX", f"HMAC must be 64 hex digits, got {mac[:20]!r}"
-                                     f"{'...' if len(mac) > 20 else ''}")
-    return int(seq_text), mac
+    digest = digest.lower()
+    if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+        raise ConsoleError("SYNTAX", f"HASH must be 64 hex digits, got {digest[:20]!r}"
+                                     f"{'...' if len(digest) > 20 else ''}")
+    return int(seq_text), digest
 
 
 class _Job:

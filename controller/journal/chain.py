@@ -91,3 +91,25 @@ def verify_rows(rows: Iterable[Mapping[str, Any]], prev: str = GENESIS,
                               f"row {seq} was changed (its hash does not match its content)")
         count, head_seq, head = count + 1, seq, computed
     return ChainCheck(count, head_seq, head)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One journal row as the store reads it back: the fields its hash covers and the chain's
+    links ``prev`` and ``hash`` (hex)."""
+
+    seq: int
+    ts: int                   # wall clock, ns since the epoch (unreliable on a Pi: no RTC)
+    boot: str                 # the kernel's boot id
+    mono: int                 # monotonic clock, ns (orders rows within one boot)
+    kind: str
+    round: int | None
+    data: dict[str, Any]
+    prev: str
+    hash: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as the feed and the export write it (every field, the chain links too)."""
+        return {"seq": self.seq, "ts": self.ts, "boot": self.boot, "mono": self.mono,
+                "kind": self.kind, "round": self.round, "data": self.data, "prev": self.prev,
+                "hash": self.hash}

@@ -11,7 +11,9 @@ SubjectPublicKeyInfo.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from cryptography.exceptions import InvalidSignature
@@ -55,3 +57,60 @@ def verify_head(head: Mapping[str, Any], sig_hex: str, key: ec.EllipticCurvePubl
     except (InvalidSignature, ValueError, ChainError):
         return False
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class SignedHead:
+    """A head and its signature (DER, hex) by the key ``key_id``: a row of the database's
+    ``heads`` table, a line of the anchor file, a message of the feed."""
+
+    table: str
+    seq: int
+    hash: str
+    ts: int
+    sig: str
+    key_id: str
+
+    def head(self) -> dict[str, Any]:
+        """The signed part."""
+        return {"table": self.table, "seq": self.seq, "hash": self.hash, "ts": self.ts}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The anchor line's and the feed's form."""
+        return {**self.head(), "sig": self.sig, "key_id": self.key_id}
+
+    def line(self) -> str:
+        """One anchor-file line (canonical JSON, no newline)."""
+        return canonical(self.as_dict()).decode("utf-8")
+
+    def verify(self, key: ec.EllipticCurvePublicKey) -> bool:
+        return verify_head(self.head(), self.sig, key)
+
+    @classmethod
+    def from_mapping(cls, m: Mapping[str, Any]) -> SignedHead:
+        """From an anchor line or a feed message; ValueError when a field is missing or of the
+        wrong type."""
+        try:
+            seq, ts = m["seq"], m["ts"]
+            head = cls(str(m["table"]), int(seq), str(m["hash"]), int(ts), str(m["sig"]),
+                       str(m["key_id"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a signed head: {exc}") from exc
+        if not (isinstance(seq, int) and isinstance(ts, int)):
+            raise ValueError("not a signed head: seq and ts must be integers")
+        return head
+
+    @classmethod
+    def from_line(cls, line: str) -> SignedHead:
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a signed head: {exc}") from exc
+        if not isinstance(obj, dict):
+            raise ValueError("not a signed head: not a JSON object")
+        return cls.from_mapping(obj)
+
+
+def pem_key_id(public_key_pem: bytes) -> str:
+    """:func:`key_id` of a PEM public key."""
+    return key_id(load_public_key(public_key_pem))

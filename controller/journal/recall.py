@@ -1,7 +1,9 @@
 """Game recall: the last rounds with every journaled input that decided them.
 
-Rounds are identified by the ``round_id`` every table stamps on its journal rows, so a disputed
-hand can be rebuilt from the tiles or cards as they were entered or read (5324.50(f)(11)).
+Rounds are identified by the round id every table stamps on its journal rows, so a disputed
+hand can be rebuilt from the tiles or cards as they were entered or read (5324.50(f)(11)). The
+rounds are found by walking back from the newest row, and each round's rows are read by the
+index on the round: a recall costs the same with ten rows or ten million.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from controller.journal.store import Entry, Journal
+from controller.journal.chain import Row
+from controller.journal.store import Journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +23,7 @@ class RoundRecord:
     """One round's journal rows in sequence order."""
 
     round_id: int
-    events: tuple[Entry, ...]
+    events: tuple[Row, ...]
 
     def summary(self) -> str:
         """One line: the round, its rows, and the row that closed it if there is one."""
@@ -35,8 +38,8 @@ class RoundRecord:
         return {
             "round": self.round_id,
             "events": [
-                {"seq": e.seq, "wall_ns": e.wall_ns, "boot_id": e.boot_id, "kind": e.kind,
-                 "data": e.data}
+                {"seq": e.seq, "ts": e.ts, "boot": e.boot, "kind": e.kind, "data": e.data,
+                 "hash": e.hash}
                 for e in self.events
             ],
         }
@@ -113,13 +116,12 @@ def _value_text(value: Any) -> str:
 
 
 def export_jsonl(journal: Journal, rounds: int = 0) -> Iterator[str]:
-    """JSON lines: one per round when ``rounds`` > 0, else one per journal row."""
+    """JSON lines: one per round when ``rounds`` > 0, else one per journal row with every field
+    and its chain links (``prev``, ``hash``), which ``journal verify`` and the collector check."""
     if rounds > 0:
         for record in recall(journal, rounds):
             yield json.dumps(record.as_dict(), sort_keys=True, separators=(",", ":"))
         return
     for e in journal.events():
-        yield json.dumps({"seq": e.seq, "wall_ns": e.wall_ns, "mono_ns": e.mono_ns,
-                          "boot_id": e.boot_id, "round": e.round_id, "kind": e.kind,
-                          "data": e.data, "mac": e.mac},
-                         sort_keys=True, separators=(",", ":"))
+        yield json.dumps(e.as_dict(), sort_keys=True, separators=(",", ":"),
+                         ensure_ascii=False)

@@ -119,7 +119,8 @@ def test_long_and_binary_lines_are_refused_and_the_console_goes_on(console: Rig)
     db = sqlite3.connect(f"file:{console.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
         rows = [json.loads(r[0]) for r in db.execute(
-            "SELECT data FROM events WHERE kind = 'console.rejected' ORDER BY seq")]
+            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
+            " WHERE k.kind = 'console.rejected' ORDER BY r.seq")]
     finally:
         db.close()
     assert rows and rows[0]["reason"] == "line longer than 200 bytes"

@@ -245,9 +245,8 @@ class KillTimer:
 
 def open_journal(state_dir: Path) -> Any:
     """The journal the process writes, read-only (safe while the process runs: WAL)."""
-    from controller.journal.store import Journal, load_or_create_key
-    return Journal(state_dir / "journal.sqlite", load_or_create_key(state_dir / "device.key"),
-                   readonly=True)
+    from controller.journal.store import Journal
+    return Journal(state_dir / "journal.sqlite", readonly=True)
 
 
 def fast_tmpdir(prefix: str) -> Path:

@@ -18,11 +18,12 @@ import crash_trials as ct  # noqa: E402
 
 def _journal(state: Path) -> Journal:
     state.mkdir(parents=True, exist_ok=True)
-    return Journal.open(state / "journal.sqlite", state / "device.key")
+    return Journal.open(state / "journal.sqlite")
 
 
 def _snap(rnd: int, state: str, number: int | None = None) -> dict[str, object]:
-    return {"snapshot": {"round_id": rnd, "state": state, "record": {"number": number}}}
+    """A pai gow fact row's data: the state and the record's changed fields."""
+    return {"trigger": "x", "state": state, "record": {"number": number}}
 
 
 def test_paigow_checker_flags_a_reroll_a_lost_and_an_invented_press(tmp_path: Path) -> None:

@@ -93,12 +93,12 @@ def _pg_check(t: Table) -> None:
     draws: dict[int, int] = {}
     for r in rows:
         if r.kind == "paigow.drawn":
-            draws[r.round_id] = draws.get(r.round_id, 0) + 1
+            draws[r.round] = draws.get(r.round, 0) + 1
     assert all(n == 1 for n in draws.values()), draws
     if before["number"] != "-":
         drawn = [r for r in rows if r.kind == "paigow.drawn"
-                 and r.round_id == int(before["round"])]
-        assert str(drawn[0].data["snapshot"]["record"]["number"]) == after["number"]
+                 and r.round == int(before["round"])]
+        assert str(drawn[0].data["record"]["number"]) == after["number"]
 
 
 def test_paigow_killed_in_every_state_resumes(paigow: Table) -> None:

@@ -34,7 +34,7 @@ from controller.tables.paigow.entries import (
     wager_on,
     wager_problem,
 )
-from controller.tables.paigow.record import RoundRecord, Snapshot
+from controller.tables.paigow.record import RoundRecord, Snapshot, full_record
 
 
 class PaigowRound:
@@ -42,7 +42,8 @@ class PaigowRound:
 
     state: str  # set by transitions.Machine
 
-    def __init__(self, commit: Callable[[str, str, str, Snapshot, dict[str, Any]], None],
+    def __init__(self, commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, Any]],
+                                        None],
                  settings: Callable[[], Any], rng_faulted: Callable[[], bool]) -> None:
         self._commit_row = commit
         self._settings = settings
@@ -300,22 +301,26 @@ class PaigowRound:
             new_record = RoundRecord(round_id=next_round)
         else:
             new_record = record
-        snap = Snapshot(dest, next_round, asdict(new_record), asdict(rotation))
-        self._commit_row(kind, trigger, self.state, snap, {**extra, "args": _jsonable(kwargs)})
+        after = Snapshot(dest, next_round, asdict(new_record), asdict(rotation))
+        self._commit_row(kind, trigger, self.snapshot(), after, closing, extra)
         self.record, self.rotation, self.round_id = new_record, rotation, next_round
 
     def load(self, snap: Snapshot) -> None:
         """Take a journaled snapshot (recovery)."""
         self.round_id = snap.round_id
-        self.record = RoundRecord(**snap.record)
+        self.record = full_record(snap.record)
         self.rotation = BankRotation(**snap.rotation)
+
+    def apply(self, row_data: Mapping[str, Any]) -> str:
+        """Replay one fact row after the snapshot: its changed fields; returns its state."""
+        if "record" in row_data:
+            self.record = full_record({**asdict(self.record), **row_data["record"]})
+        if "rotation" in row_data:
+            self.rotation = BankRotation(**{**asdict(self.rotation), **row_data["rotation"]})
+        return str(row_data["state"])
 
     def snapshot(self) -> Snapshot:
         return Snapshot(self.state, self.round_id, asdict(self.record), asdict(self.rotation))
-
-
-def _jsonable(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
 
 
 def build_machine(model: PaigowRound, initial: str = "inspection") -> Machine:

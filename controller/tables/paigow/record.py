@@ -1,9 +1,12 @@
-"""What one pai gow round decided (:class:`RoundRecord`) and the complete table state a fact
-row carries (:class:`Snapshot`)."""
+"""What one pai gow round decided (:class:`RoundRecord`), the complete table state a snapshot
+row carries (:class:`Snapshot`), and the compact forms the journal keeps: a snapshot leaves out
+the record's fields at their defaults, a fact row carries only the fields its transition changed
+(docs/journal.md "Small rows")."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
@@ -52,3 +55,34 @@ class Snapshot:
     rotation: dict[str, Any]
 
 
+
+
+_DEFAULTS: dict[str, Any] = asdict(RoundRecord(round_id=0))
+
+
+def compact_record(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's fields that differ from a fresh round's, and always its round id."""
+    return {k: v for k, v in values.items() if k == "round_id" or _DEFAULTS.get(k) != v}
+
+
+def full_record(values: Mapping[str, Any]) -> RoundRecord:
+    """A record from a compact (or a complete) one; ``TypeError`` for an unknown field."""
+    return RoundRecord(**{**_DEFAULTS, **values})
+
+
+def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``after`` that differ from ``before`` (a fact row's changes)."""
+    return {k: v for k, v in after.items() if before.get(k) != v}
+
+
+def compact_snapshot(snap: Snapshot) -> dict[str, Any]:
+    """A snapshot as a row carries it: the record compact, the rotation whole."""
+    return {"state": snap.state, "round_id": snap.round_id,
+            "record": compact_record(snap.record), "rotation": dict(snap.rotation)}
+
+
+def load_snapshot(data: Mapping[str, Any]) -> Snapshot:
+    """A snapshot from a row (compact or complete); ``KeyError``/``TypeError`` when it is not
+    one."""
+    record = asdict(full_record(data["record"]))
+    return Snapshot(str(data["state"]), int(data["round_id"]), record, dict(data["rotation"]))

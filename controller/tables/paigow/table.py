@@ -21,14 +21,23 @@ Who does what (STYLE.md "State machines", "One owner of state"):
   acting, journals every refusal with its reason, draws from the RNG before firing ``draw`` (so
   the draw is journaled before it is shown), and drives the display and seat lamps from the model.
 
-Journal rows (every one carries the round id; recall groups by it):
+Journal rows (every one carries the round id; recall groups by it). One input and everything it
+causes are one transaction of the journal (the application opens it around each event; this
+table says ``journal_transactions``): one commit, one sync, and the display, the lamps and the
+alarms are driven only after that commit (``Journal.after_commit``); a commit that fails puts the
+model back as it was before the input.
 
-* ``paigow.input`` -- a button press or console action, before anything acts on it;
+* every input (a button press or console action) is carried, as ``input``, by the first row it
+  causes (a fact row, a refusal, a settlement); an input that causes no other row is journaled
+  alone as ``paigow.input``;
 * ``paigow.refused`` -- a refused input: the trigger, the state, the reason;
-* fact rows ``paigow.state``, ``paigow.drawn`` (the RNG value and raw bytes), ``paigow.dice``,
-  ``paigow.settled`` / ``paigow.voided`` (the round's closing rows) and ``paigow.recovered``:
-  each carries ``snapshot``, the complete table state after the row, so recovery reads only the
-  newest fact row (the closing row of a round is the snapshot at the round boundary);
+* fact rows ``paigow.state``, ``paigow.drawn`` (the RNG value and raw bytes) and
+  ``paigow.dice``: the transition (trigger, from, state) and only the record's and rotation's
+  fields it changed (``record``, ``rotation``);
+* snapshot rows ``paigow.settled`` / ``paigow.voided`` (the round's closing rows: the closed
+  round's ``record`` and the ``snapshot`` of the table after it, a round boundary, where a
+  signed head is asked for) and ``paigow.recovered`` (each start-up): recovery reads the newest
+  snapshot row and replays the fact rows after it;
 * ``paigow.settlement`` -- at ``settled``, when wagers or tiles were entered: every wager's line
   (seat, area, stake, outcome, commission, net cents) and the ledger, journaled before the
   closing row (which names it by ``record.settlement_seq``);
@@ -80,7 +89,14 @@ from controller.tables.paigow.entries import (
     settlement_summary,
 )
 from controller.tables.paigow.machine import PaigowRound, build_machine
-from controller.tables.paigow.record import RoundRecord, Snapshot
+from controller.tables.paigow.record import (
+    RoundRecord,
+    Snapshot,
+    changed,
+    compact_record,
+    compact_snapshot,
+    load_snapshot,
+)
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
@@ -93,15 +109,25 @@ from controller.tables.table import (
 LAMP_TEST_NS: Final = 1_000_000_000
 
 
-FACT_KINDS: Final = ("paigow.state", "paigow.drawn", "paigow.dice", "paigow.settled",
-                     "paigow.voided", "paigow.recovered")
+#: Rows that carry the whole table state (recovery starts from the newest).
+SNAPSHOT_KINDS: Final = ("paigow.settled", "paigow.voided", "paigow.recovered")
+#: Rows that carry a transition's changes (replayed after the snapshot).
+CHANGE_KINDS: Final = ("paigow.state", "paigow.drawn", "paigow.dice")
+FACT_KINDS: Final = CHANGE_KINDS + SNAPSHOT_KINDS
 FAULT_KINDS: Final = ("paigow.rng_fault", "paigow.rng_fault_cleared")
+
 
 
 class PaigowTable:
     """The pai gow :class:`controller.tables.table.Table` (see the module docstring)."""
 
     game = "paigow"
+    #: The application journals each event as one transaction (docs/journal.md).
+    journal_transactions = True
+    #: What an archive of old rows must keep live (controller/journal/archive.py), and the
+    #: rows it carries forward when they are older (the RNG fault latch).
+    snapshot_kinds = SNAPSHOT_KINDS
+    carry_kinds = (FAULT_KINDS,)
 
     def __init__(self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
                  ) -> None:
@@ -119,6 +145,10 @@ class PaigowTable:
         self._sim_press: PressWaiter | None = None    # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
         self._voids_after_draw = 0                  # this shift (docs "Voids after the draw")
+        self._memo_txn = -1
+        self._outputs_txn = -1
+        #: The input being handled, journaled with the first row it causes.
+        self._pending_input: dict[str, Any] | None = None
         self._power_up_lamp_test()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -129,14 +159,78 @@ class PaigowTable:
     def _rng_live_fault(self) -> bool:
         return self._rng is None or bool(self._rng.faulted)
 
-    def _commit_row(self, kind: str, trigger: str, source: str, snap: Snapshot,
-                    extra: dict[str, Any]) -> None:
-        data = {"trigger": trigger, "from": source, "state": snap.state,
-                "snapshot": asdict(snap), **extra}
-        self._journal.append(kind, data, round_id=self.model.round_id)
+    def _commit_row(self, kind: str, trigger: str, before: Snapshot, after: Snapshot,
+                    closing: bool, extra: dict[str, Any]) -> None:
+        """Journal a transition: a closing row carries the closed round's record and the
+        snapshot after it (a round boundary: a signed head is asked for); any other fact row
+        only what changed. A draw or a dice total asks for a signed head too, so the anchor
+        learns of it soon after its commit (docs/journal.md "What remains")."""
+        self._remember()
+        data: dict[str, Any] = {"trigger": trigger, "from": before.state, "state": after.state,
+                                **extra}
+        if closing:
+            data["record"] = compact_record(data["record"])
+            data["snapshot"] = compact_snapshot(after)
+        else:
+            for part, old, new in (("record", before.record, after.record),
+                                   ("rotation", before.rotation, after.rotation)):
+                diff = changed(old, new)
+                if diff:
+                    data[part] = diff
+        self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
+        if closing:
+            self._journal.want_head("boundary")
+        elif kind in ("paigow.drawn", "paigow.dice"):
+            self._journal.want_head("decision")
+
+    def _remember(self) -> None:
+        """Once per journal transaction: how to put the model back if its commit fails."""
+        journal = self._journal
+        if not journal.in_transaction or self._memo_txn == journal.transaction_number:
+            return
+        self._memo_txn = journal.transaction_number
+        model = self.model
+        memo = (model.state, model.round_id, asdict(model.record), model.rotation,
+                model.rng_fault, self._test_mode)
+
+        def restore() -> None:
+            state, round_id, record, rotation, rng_fault, test_mode = memo
+            model.round_id, model.rotation, model.rng_fault = round_id, rotation, rng_fault
+            model.record = RoundRecord(**record)
+            self._test_mode = test_mode
+            self.machine.set_state(state)
+
+        journal.on_rollback(restore)
+
+    def _outputs(self) -> None:
+        """Drive the display and lamps from the model once the journal has it (after the
+        transaction's commit, once per transaction; at once outside one)."""
+        journal = self._journal
+        if journal.in_transaction:
+            if self._outputs_txn == journal.transaction_number:
+                return
+            self._outputs_txn = journal.transaction_number
+        journal.after_commit(self._refresh_outputs)
 
     def _log(self, kind: str, data: Mapping[str, Any]) -> int:
-        return self._journal.append(kind, data, round_id=self.model.round_id)
+        self._remember()
+        return self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
+
+    def _with_input(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The row's data with the input being handled, if no row carries it yet (one input,
+        its rows, one transaction: the input needs no row of its own)."""
+        pending, self._pending_input = self._pending_input, None
+        return {**data, "input": pending} if pending is not None else dict(data)
+
+    def _taking(self, data: dict[str, Any], act: Callable[[], Any]) -> Any:
+        """Handle one input: ``act`` journals it with its first row; an input that caused no
+        row is journaled alone (``paigow.input``)."""
+        self._pending_input = data
+        try:
+            return act()
+        finally:
+            if self._pending_input is not None:
+                self._log("paigow.input", {**self._pending_input, "state": self.model.state})
 
     def _device(self, what: str, fn: Callable[[], object]) -> bool:
         """Drive an output; a driver error is journaled and alarmed, never fatal. True when the
@@ -226,7 +320,7 @@ class PaigowTable:
         fired = getattr(self.model, trigger)(**kwargs)
         if not fired:  # pragma: no cover - refusal() evaluates the same guards
             raise self._refuse(trigger, "a guard refused the transition")
-        self._refresh_outputs()
+        self._outputs()
 
     def _trigger(self, trigger: str, who: str = "dealer", **kwargs: Any) -> list[str]:
         """Fire ``trigger`` for ``who`` (``dealer`` for a button, ``role@source`` for the
@@ -288,7 +382,7 @@ class PaigowTable:
             number, raw = self._rng.draw_with_raw(1, 8)
         except RngFault as exc:
             self._latch_fault(exc.reason)
-            self._refresh_outputs()
+            self._outputs()
             raise self._refuse("draw", f"RNG fault: {exc.reason}; enter the dice total "
                                        "(5324.50(a)(3)): `dice T`", "FAULT") from exc
         self._fire("draw", number=number, raw=raw.hex())
@@ -412,7 +506,8 @@ class PaigowTable:
     # -- Table protocol ---------------------------------------------------------------------------
 
     def recover(self) -> list[str]:
-        """Rebuild from the newest fact row and the fault latch; apply :data:`RECOVERY_RULES`."""
+        """Rebuild from the newest snapshot row and the fact rows after it, and the fault latch;
+        apply :data:`RECOVERY_RULES`; journal the result as a snapshot (``paigow.recovered``)."""
         notes: list[str] = []
         shift = self._journal.last(["paigow.void_after_draw", "paigow.shift_start"])
         if shift is not None and shift.kind == "paigow.void_after_draw":
@@ -421,34 +516,43 @@ class PaigowTable:
         if fault is not None and fault.kind == "paigow.rng_fault":
             self.model.rng_fault = str(fault.data.get("reason", "latched before power-down"))
             notes.append(f"RNG fault still latched: {self.model.rng_fault}")
-        row = self._journal.last(FACT_KINDS)
-        if row is None:
+        row = self._journal.last(SNAPSHOT_KINDS)
+        changes = list(self._journal.events(kinds=CHANGE_KINDS,
+                                            since_seq=row.seq if row is not None else 0))
+        if row is None and not changes:
             self._commit_recovered("fresh", "no pai gow history in the journal")
             notes.append(f"fresh table: round {self.model.round_id} inspection")
         else:
             try:
-                snap = Snapshot(**row.data["snapshot"])
-                if snap.state not in STATE_NAMES:
-                    raise ValueError(f"unknown state {snap.state!r}")
-                self.model.load(snap)
-                self.machine.set_state(snap.state)
+                state = "inspection"
+                if row is not None:
+                    snap = load_snapshot(row.data["snapshot"])
+                    self.model.load(snap)
+                    state = snap.state
+                for change in changes:
+                    state = self.model.apply(change.data)
+                if state not in STATE_NAMES:
+                    raise ValueError(f"unknown state {state!r}")
+                self.machine.set_state(state)
             except (KeyError, TypeError, ValueError, BankingError) as exc:
-                notes.append(self._void_unreadable(row.round_id, str(exc)))
+                last = changes[-1] if changes else row
+                notes.append(self._void_unreadable(last.round if last is not None else None,
+                                                   str(exc)))
             else:
-                rule, why = RECOVERY_RULES[snap.state]
+                rule, why = RECOVERY_RULES[state]
                 self._commit_recovered(rule, why)
                 shown = f", showing {self.model.record.number}" if self.model.state == \
                     "dealing" else ""
-                notes.append(f"round {self.model.round_id} {snap.state}: {rule} ({why}){shown}")
+                notes.append(f"round {self.model.round_id} {state}: {rule} ({why}){shown}")
         if self._lamp_test_until is None:
-            self._refresh_outputs()
+            self._outputs()
         return notes
 
-    def _commit_recovered(self, rule: str, why: str) -> None:
+    def _commit_recovered(self, rule: str, why: str, **more: Any) -> None:
         snap = self.model.snapshot()
         self._log("paigow.recovered", {"trigger": "power_up", "from": snap.state,
                                        "state": snap.state, "rule": rule, "reason": why,
-                                       "snapshot": asdict(snap)})
+                                       **more, "snapshot": compact_snapshot(snap)})
 
     def _void_unreadable(self, round_id: int | None, problem: str) -> str:
         rid = round_id if round_id is not None else 0
@@ -463,55 +567,92 @@ class PaigowTable:
         self._commit_recovered(rule, f"{why}: {problem}")
         return f"round {rid}: {rule} ({problem}); round {rid + 1} washing"
 
+    def journal_untrusted(self, lost: int, who: str) -> list[str]:
+        """A technician acknowledged that the journal lost ``lost`` committed rows (a tail cut,
+        a lost WAL) or that rows were rewritten: the round the journal shows cannot be trusted
+        (its draw may be gone, or another), so a round in progress is voided and the tiles
+        re-shuffled; after a loss the round ids also skip past every round the lost rows could
+        have held. No round is ever drawn twice."""
+        old_id, state = self.model.round_id, self.model.state
+        if not lost and state not in IN_ROUND:
+            return []
+        self._remember()
+        new_id = old_id + lost + 1
+        what = (f"{lost} committed journal rows were lost" if lost
+                else "journal rows were rewritten")
+        reason = (f"{what} (acknowledged by {who}) in round {old_id} {state}: the round is"
+                  " void, the tiles are re-shuffled")
+        record = asdict(self.model.record)
+        record["closing_reason"] = reason
+        self.model.round_id = new_id
+        self.model.record = RoundRecord(round_id=new_id, reshuffle_pending=True)
+        self.machine.set_state("washing")
+        self._journal.append("paigow.voided", {
+            "trigger": "journal_loss", "from": state, "state": "washing",
+            "record": compact_record(record),
+            "snapshot": compact_snapshot(self.model.snapshot())}, round_id=old_id)
+        self._journal.want_head("boundary")
+        self._outputs()
+        return [f"round {old_id} ({state}) voided: journal rows lost; next round {new_id},"
+                " washing"]
+
     def handle(self, event: object) -> None:
         """A dealer button (``ButtonPressed``): journaled first, then fired; a refusal is
         journaled and reported as an unsolicited console line, never raised to the loop."""
         name = getattr(event, "name", None)
         if not isinstance(name, str):
-            self._log("paigow.input", {"source": "unknown", "event": type(event).__name__})
+            self._pending_input = {"source": "unknown", "event": type(event).__name__}
             self._log("paigow.refused", {"trigger": None, "state": self.model.state,
                                          "reason": f"not a pai gow input: {type(event).__name__}",
                                          "code": "SYNTAX"})
             return
-        self._log("paigow.input", {"source": "button", "button": name,
-                                   "monotonic_ns": getattr(event, "monotonic_ns", None),
-                                   "state": self.model.state})
         press = self._sim_press
         if press is not None and (press.button != name or press.done):
             press = None
         skip = press.source if press is not None else None
-        try:
-            if name not in INPUTS or INPUTS[name].button == "-":
-                raise self._refuse(name, f"no pai gow button {name!r}", "UNKNOWN")
-            kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
-            lines = self._trigger(name, "dealer", **kwargs)
-        except Refused as exc:
-            # said on every console; the one whose `sim button` pressed it hears it as its ERR
-            self._ctx.announce([f"REFUSED {name}: {exc.reason}"], skip)
+
+        def announce(lines: list[str]) -> None:   # an output: after the commit
+            self._journal.after_commit(lambda: self._ctx.announce(lines, skip))
+
+        def act() -> None:
+            try:
+                if name not in INPUTS or INPUTS[name].button == "-":
+                    raise self._refuse(name, f"no pai gow button {name!r}", "UNKNOWN")
+                kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
+                lines = self._trigger(name, "dealer", **kwargs)
+            except Refused as exc:
+                # said on every console; the one whose `sim button` pressed it hears it as its
+                # ERR
+                announce([f"REFUSED {name}: {exc.reason}"])
+                if press is not None:
+                    press.finish([], exc)
+                return
+            announce([f"BUTTON {name}: {line}" for line in lines])
             if press is not None:
-                press.finish([], exc)
-            return
-        self._ctx.announce([f"BUTTON {name}: {line}" for line in lines], skip)
-        if press is not None:
-            press.finish(lines, None)
+                press.finish(lines, None)
+
+        self._taking({"button": name, "mono_ns": getattr(event, "monotonic_ns", None)}, act)
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         """A console action (grammar in docs/paigow-table.md); raises :class:`Refused`."""
-        self._log("paigow.input", {"source": "console", "action": name, "args": list(args),
-                                   "who": who, "state": self.model.state})
-        trigger, kwargs = self._parse(name, list(args))
-        if trigger == "test_mode":
-            return self._set_test_mode(bool(kwargs["on"]), who)
-        if trigger == "sim_button":
-            return self._sim_button(kwargs["button"], who)
-        if trigger == "shift_start":
-            return self._shift_start(who)
-        if trigger == "void":
-            kwargs["supervisor"] = who.startswith("supervisor@")
-            why = None if kwargs["supervisor"] else self.refusal("void", **kwargs)
-            if why is not None and self.model.record.number is not None:
-                raise self._refuse("void", why, "AUTH")     # a login question, not the state's
-        return self._trigger(trigger, who, **kwargs)
+        def act() -> list[str]:
+            trigger, kwargs = self._parse(name, list(args))
+            if trigger == "test_mode":
+                return self._set_test_mode(bool(kwargs["on"]), who)
+            if trigger == "sim_button":
+                return self._sim_button(kwargs["button"], who)
+            if trigger == "shift_start":
+                return self._shift_start(who)
+            if trigger == "void":
+                kwargs["supervisor"] = who.startswith("supervisor@")
+                why = None if kwargs["supervisor"] else self.refusal("void", **kwargs)
+                if why is not None and self.model.record.number is not None:
+                    raise self._refuse("void", why, "AUTH")   # a login question, not the state's
+            return self._trigger(trigger, who, **kwargs)
+
+        result: list[str] = self._taking(
+            {"source": "console", "action": name, "args": list(args), "who": who}, act)
+        return result
 
     def take_reply_waiter(self) -> ReplyWaiter | None:
         """For the application: the reply to the last ``sim button`` waits for the press (the
@@ -549,10 +690,12 @@ class PaigowTable:
         self._log("paigow.test_mode", {"on": on, "who": who})  # journaled before it applies
         self._test_mode = on
         if on:
-            if self._display is not None:
-                self._show("test (every segment lit: test mode)", self._display.lamp_test)
+            display = self._display
+            if display is not None:
+                self._journal.after_commit(lambda: self._show(
+                    "test (every segment lit: test mode)", display.lamp_test))
             return ["test mode on: display shows every segment; round inputs refused"]
-        self._refresh_outputs()
+        self._outputs()
         return ["test mode off"]
 
     def _sim_button(self, button: str | None, who: str) -> list[str]:
@@ -590,9 +733,10 @@ class PaigowTable:
         raised outside a draw (a console self-test), so it survives a power cycle."""
         if self._rng is not None and self._rng.faulted and self.model.rng_fault is None:
             self._latch_fault(str(self._rng.fault_reason))
-            self._refresh_outputs()
+            self._outputs()
         if self._lamp_test_until is not None and now_ns >= self._lamp_test_until:
-            self._refresh_outputs()
+            self._lamp_test_until = None
+            self._outputs()
 
     def status(self) -> dict[str, str]:
         rec = self.model.record
@@ -611,7 +755,7 @@ class PaigowTable:
         }
         last = self._journal.last(["paigow.drawn"])
         info["last_rng"] = "-" if last is None else (
-            f"{last.data['snapshot']['record']['number']} (round {last.round_id})")
+            f"{last.data['record']['number']} (round {last.round})")
         n = self._voids_after_draw
         info["voids_after_draw"] = f"{n} this shift" + (" (alarmed)" if n else "")
         if has_entries(rec):
@@ -665,8 +809,12 @@ class PaigowTable:
 
     def clear_fault(self, who: str) -> list[str]:
         """Clear the RNG fault only after its self-test passes (issue 4)."""
-        self._log("paigow.input", {"source": "console", "action": "fault clear", "who": who,
-                                   "state": self.model.state})
+        result: list[str] = self._taking(
+            {"source": "console", "action": "fault clear", "who": who},
+            lambda: self._clear_rng_fault(who))
+        return result
+
+    def _clear_rng_fault(self, who: str) -> list[str]:
         if self._rng is None:
             raise self._refuse("clear_fault", "no RNG is fitted", "FAULT")
         if self.model.rng_fault is None and not self._rng.faulted:
@@ -685,7 +833,7 @@ class PaigowTable:
         self._log("paigow.rng_fault_cleared", {"who": who, "self_test": report.format(),
                                                "was": self.model.rng_fault})
         self.model.rng_fault = None
-        self._refresh_outputs()
+        self._outputs()
         return [report.format(), "RNG fault cleared"]
 
     def close(self) -> None:

@@ -54,7 +54,7 @@ def test_a_whole_shoe_is_journaled_as_the_rules_engine_deals_it(rig: Rig) -> Non
     for row, coup in zip(results, expected.coups, strict=True):
         assert (row.data["player_total"], row.data["banker_total"], row.data["winner"]) == (
             coup.player_total, coup.banker_total, coup.winner)
-        assert row.round_id is not None
+        assert row.round is not None
     burn = rig.rows("baccarat.burn.done")[0].data
     assert burn["face_up"] == expected.burn_face_up.code
     assert burn["burned"] == [c.code for c in expected.burned]

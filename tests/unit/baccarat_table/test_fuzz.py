@@ -16,7 +16,7 @@ Properties (checked on the journal, after every step and at the end):
 5. a power cycle (a new table recovered from the same journal) keeps the state, the shoe, the
    coup, its cards, the cards left and the faults (the shoe watchdog is the process's own, not
    journaled state, and is not compared);
-6. ``journal.verify().ok``.
+6. ``check_chain(journal).ok``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from hypothesis.stateful import (
 
 from controller.games import baccarat
 from controller.games.baccarat.wagers import WAGERS
+from controller.journal.verify import check_chain
 from controller.tables.baccarat.data import INPUT_KINDS, K_FRAME, K_SESSION
 from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
@@ -76,7 +77,7 @@ class BaccaratFuzz(RuleBasedStateMachine):
         try:
             if self.rig is not None:
                 self.walk()
-                assert self.rig.journal.verify().ok
+                assert check_chain(self.rig.journal).ok
                 self.rig.table.close()
                 self.rig.journal.close()
         finally:
@@ -247,7 +248,7 @@ class BaccaratFuzz(RuleBasedStateMachine):
                     accounted = True
                 elif e.kind == "baccarat.fault" and repr(card) in data["fault"]:
                     accounted = True  # no card at all: a halt naming it
-            self.decision(e.kind, data, e.round_id)
+            self.decision(e.kind, data, e.round)
         assert accounted, f"CARD {card!r} journaled but not accounted for"
         assert len(list(rig.journal.events(kinds=[K_FRAME]))) == self.frames
         assert len(list(rig.journal.events(kinds=[K_SESSION]))) == self.sessions

@@ -144,7 +144,7 @@ def test_a_cover_card_behind_the_last_card_voids_the_coup(rig: Rig) -> None:
     rig.frame("COVR")  # the second cover card: no cards left, (i)(4)
     voided = rig.rows("baccarat.coup.voided")[-1]
     assert voided.data["cards"] == ["9S", "2H"] and "5324.20(i)(4)" in voided.data["reason"]
-    assert voided.round_id is not None
+    assert voided.round is not None
     assert rig.table.state == "shuffle"
 
 

@@ -107,8 +107,8 @@ def test_board_alone_is_not_a_profile() -> None:
 def test_minimal_profile_defaults(tmp_path: Path) -> None:
     p = load_profile(write(tmp_path, "t.toml", PAIGOW))
     assert p.name == "t"
-    assert p.journal.path == "journal.sqlite" and p.journal.key_path == "device.key"
-    assert p.journal.retention_days == 90 and p.rules.recall_depth == 20
+    assert p.journal.path == "journal.sqlite" and p.journal.key_path == "journal-key.pem"
+    assert p.journal.retain_days == 90 and p.rules.recall_depth == 20
     assert p.journal.clock_floor == datetime.date(2026, 1, 1)
     assert (p.console.port, p.console.baud, p.console.line_editing) == ("stdio", 115200, True)
     assert p.rng.hwrng_path is None
@@ -205,8 +205,8 @@ def test_nonstandard_baud(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "key", "problem"), [
-    ("[journal]\nretention_days = 89\n", "journal.retention_days", "89 is out of range 90..3650"),
-    ("[journal]\nretention_days = 30\n", "journal.retention_days", "30 is out of range 90..3650"),
+    ("[journal]\nretain_days = 89\n", "journal.retain_days", "89 is out of range 90..3650"),
+    ("[journal]\nretain_days = 30\n", "journal.retain_days", "30 is out of range 90..3650"),
     ('[journal]\nclock_floor = "2026-01-01"\n', "journal.clock_floor", "wrong type"),
     ("[journal]\nclock_floor = 2026-01-01T00:00:00\n", "journal.clock_floor", "wrong type"),
     ('[console]\nport = "ttyS0"\n', "console.port",

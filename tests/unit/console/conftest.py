@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from controller.config.profile import JournalSettings
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.console.interpreter import Console
-from controller.journal.store import Journal
+from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.rng.certified import CertifiedRng
 from controller.tables.table import Refused
 
@@ -87,7 +88,13 @@ class FakeApp:
 
     def __init__(self, state_dir: Path, table: FakeTable, with_rng: bool = True) -> None:
         self.state_dir = state_dir
-        self.journal = Journal.open(state_dir / "journal.sqlite", state_dir / "device.key")
+        settings = JournalSettings()
+        opened = open_journal(settings, lambda name: state_dir / name, "console-test")
+        self.journal = opened.journal
+        # The notary and the scrub are not started: nothing runs on another thread here.
+        self.trust = JournalTrust(opened, settings, lambda name: state_dir / name,
+                                  post=lambda fn: fn(), raise_fault=self._raise_fault)
+        self.trust.check_at_start()
         self.config = ConfigStore(self.journal, RuleSettings())
         self.table = table
         self.rng = (CertifiedRng(HashCounterSource(), hwrng_path=None,
@@ -98,6 +105,16 @@ class FakeApp:
 
     def alarm(self, text: str) -> None:
         self.alarms.append(text)
+
+    def _raise_fault(self, text: str) -> None:
+        if text not in self.app_faults:
+            self.app_faults.append(text)
+
+    def acknowledge_journal(self, who: str) -> list[str]:
+        """As Application.acknowledge_journal (no table hook here)."""
+        if not self.trust.findings:
+            return []
+        return acknowledgment_lines(self.trust.acknowledge(who))
 
     def journal_fault(self, exc: Exception) -> None:
         """As Application.journal_fault: latch the fault (it cannot be journaled)."""

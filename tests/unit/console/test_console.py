@@ -230,7 +230,14 @@ def test_recall_prints_rounds_with_their_inputs(rig: Rig) -> None:
 def test_journal_head_and_verify(rig: Rig) -> None:
     rig.app.journal.append("x", {})
     seq, mac = rig.app.journal.head()
-    assert rig.ok("journal head") == [f"head {seq}:{mac}"]
+    head = rig.ok("journal head")
+    assert head[0] == f"head {seq}:{mac}"
+    assert head[1] == "signed (none yet)"            # the notary is not running in this rig
+    assert head[2].startswith(f"key {rig.app.trust.signer.key_id} (file ")
+    signed = rig.app.trust.notary.sign(seq, mac)     # as the notary does after a commit
+    rig.app.trust.notary.anchor.append(signed)
+    rig.app.journal.add_heads([signed])
+    assert rig.ok("journal head")[1] == "signed " + signed.line()
     lines = rig.ok(f"journal verify {seq}:{mac}")
     assert f"head {seq}:{mac}" in lines
     assert "rewritten" in rig.err(f"journal verify {seq}:{'0' * 64}", "FAULT")

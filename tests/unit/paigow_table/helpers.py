@@ -138,7 +138,7 @@ def make_rig(path: Path, rules: RuleSettings | None = None, rng: Any = "good",
              journal: Journal | None = None, recover: bool = True) -> Rig:
     path.mkdir(parents=True, exist_ok=True)
     if journal is None:
-        journal = Journal.open(path / "journal.sqlite", path / "device.key")
+        journal = Journal.open(path / "journal.sqlite")
     rules = rules or settings()
     gpio = SimGPIO()
     gpio.setmode(gpio.BCM)

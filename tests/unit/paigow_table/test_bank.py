@@ -98,7 +98,7 @@ def test_bank_chooses_style(tmp_path: Path) -> None:
     assert exc is not None and exc.code == "RANGE"
     rig.act("style jung_quat")
     assert rig.state == "no_more_bets"
-    assert rig.rows("paigow.state")[-1].data["snapshot"]["record"]["style"] == "jung_quat"
+    assert rig.rows("paigow.state")[-1].data["record"]["style"] == "jung_quat"
     assert any("STYLE round 2: jung_quat (bank)" in a for a in rig.alarms)
     rig.press("draw")
     assert rig.table.model.record.style_by == "bank"

@@ -26,7 +26,7 @@ def test_dice_mode_by_setting(tmp_path: Path, total: int, ordinal: int) -> None:
     lines = rig.act(f"dice {total}")
     assert rig.state == "dealing"
     row = rig.rows("paigow.dice")[-1]
-    rec = row.data["snapshot"]["record"]
+    rec = row.data["record"]   # the fields the dice total changed
     assert rec["mode"] == "dice" and rec["dice"] == [total] and rec["dice_total"] == total
     # (e)(3): count from the dealer as one until the count matches the total.
     assert rec["start_ordinal"] == ordinal and rec["start_position"] == ordinal
@@ -92,7 +92,7 @@ def test_rng_fault_falls_back_to_dice(tmp_path: Path) -> None:
     assert "RNG is in fault" in rig.rows("paigow.refused")[-1].data["reason"]
     rig.act("dice 10")
     assert rig.state == "dealing" and rig.display.lit() == digit(2)
-    assert rig.rows("paigow.dice")[-1].data["snapshot"]["record"]["mode"] == "dice"
+    assert rig.rows("paigow.dice")[-1].data["record"]["mode"] == "dice"
 
 
 def test_fault_survives_power_cycle_and_clears_only_after_self_test(tmp_path: Path) -> None:

@@ -27,8 +27,8 @@ def test_draw_is_journaled_before_the_display_shows_it(tmp_path: Path) -> None:
     rig.press("draw")
     drawn = rig.rows("paigow.drawn")
     assert len(drawn) == 1
-    number = drawn[0].data["snapshot"]["record"]["number"]
-    raw = drawn[0].data["snapshot"]["record"]["raw"]
+    number = drawn[0].data["record"]["number"]
+    raw = drawn[0].data["record"]["raw"]
     assert 1 <= number <= 8 and len(bytes.fromhex(raw)) >= 1
     shows = [c for c in rig.display.calls if c[0] == "show"]
     assert shows == [("show", number, shows[0][2])]
@@ -44,7 +44,7 @@ def test_number_from_the_rng_bytes(tmp_path: Path) -> None:
     for _ in range(5):
         play_round(rig)
     for row in rig.rows("paigow.drawn"):
-        rec = row.data["snapshot"]["record"]
+        rec = row.data["record"]
         assert outcomes_from_raw(bytes.fromhex(rec["raw"])) == [rec["number"]]
 
 
@@ -63,7 +63,7 @@ def test_second_draw_refused_and_number_unchanged(tmp_path: Path) -> None:
     assert len(rig.rows("paigow.drawn")) == 1
     refusals = rig.rows("paigow.refused")
     assert len(refusals) == 2 and all(r.data["trigger"] == "draw" for r in refusals)
-    assert all(r.round_id == 1 for r in refusals)
+    assert all(r.round == 1 for r in refusals)
     assert [a for a in rig.alarms if a.startswith("REFUSED draw")]
 
 

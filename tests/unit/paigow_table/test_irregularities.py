@@ -57,7 +57,7 @@ def test_exposed_house_tile_voids_every_hand(tmp_path: Path, whose: str, when: s
     rig.act(f"expose {whose}")
     assert rig.state == "washing"
     voided = rig.rows("paigow.voided")[-1]
-    assert voided.round_id == 1
+    assert voided.round == 1
     assert "(i)(2)" in voided.data["record"]["closing_reason"]
     assert voided.data["record"]["number"] is not None
     assert rig.table.model.round_id == 2

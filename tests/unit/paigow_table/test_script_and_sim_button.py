@@ -38,8 +38,8 @@ def test_script_on_a_bare_table(tmp_path: Path) -> None:
     drawn = rig.rows("paigow.drawn")
     assert len(lines) == 5 == len(drawn)
     for line, row in zip(lines, drawn, strict=True):
-        rec = row.data["snapshot"]["record"]
-        assert line.startswith(f"round {row.round_id}: rng {rec['number']}, starting position "
+        rec = row.data["record"]
+        assert line.startswith(f"round {row.round}: rng {rec['number']}, starting position "
                                f"{rec['start_position']} (")
     assert rig.state == "washing" and rig.table.model.round_id == 6
 

@@ -1,0 +1,390 @@
+"""The journal's trust machinery for a running table (docs/journal.md "Trust"): opening the
+journal with its signer, the start-up check, the notary that signs heads, the background worker,
+the acknowledgment of a fault, and the daily archive.
+
+The application (controller/app.py) owns one :class:`JournalTrust`; everything here that runs on
+another thread reports back through ``post`` (a callable the loop runs later), so the loop stays
+the only thread that writes the journal's rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from controller.journal import legacy
+from controller.journal.anchor import Anchor, read_anchor
+from controller.journal.archive import plan_cut, write_segment
+from controller.journal.heads import SignedHead, load_public_key
+from controller.journal.notary import Notary
+from controller.journal.scrub import Maintenance
+from controller.journal.signer import (
+    FileSigner,
+    Pkcs11Signer,
+    Signer,
+    SignerError,
+    SignerKeyMissing,
+    read_pin,
+)
+from controller.journal.store import Journal, JournalError
+from controller.journal.verify import VerifyResult, startup_check
+
+log = logging.getLogger("controller.journal")
+
+#: A signed head at least this often while rows are added (DESIGN.md: once a minute).
+HEAD_EVERY_S: Final = 60.0
+#: Signed heads wait for the next event's transaction to be stored; at most this long.
+STORE_HEADS_AFTER_S: Final = 5.0
+#: How long shutdown waits for the last head to be signed and anchored.
+CLOSE_WAIT_S: Final = 5.0
+#: The revision-1 HMAC key's file name (the default of revision 1's profiles).
+REV1_KEY: Final = "device.key"
+
+
+class StartRefused(Exception):
+    """The journal cannot be trusted to go on: the controller does not start (the message says
+    what was found and what to do)."""
+
+
+def open_signer(settings: Any, state_path: Callable[[str], Path], *, create: bool) -> Signer:
+    """The signer the profile's ``[journal]`` names; a key is created only with ``create``."""
+    if settings.signer == "pkcs11":
+        pin = read_pin(settings.pkcs11_pin_file)   # absolute: outside the state directory
+        return Pkcs11Signer.open(settings.pkcs11_module, settings.pkcs11_token,
+                                 settings.pkcs11_key_label, pin, create=create)
+    path = state_path(settings.key_path)
+    if create and not path.exists():
+        return FileSigner.create(path)
+    return FileSigner.load(path)
+
+
+@dataclass
+class Opened:
+    """A journal opened with its signer."""
+
+    journal: Journal
+    signer: Signer
+    fresh: bool
+    previous: dict[str, Any] | None = None
+
+
+def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str,
+                 **journal_kwargs: Any) -> Opened:
+    """Open the journal and its signer, or refuse (:class:`StartRefused`).
+
+    A revision-1 journal is set aside (still verifiable with its old key) and a new journal
+    starts whose first row names its head. A journal with history whose key is missing, or
+    signed by another key, or kept for another table, is refused: nothing is re-keyed silently.
+    """
+    db = state_path(settings.path)
+    previous = _set_aside_revision1(db) if legacy.is_revision1(db) else None
+    try:
+        journal = Journal(db, autocheckpoint=False, **journal_kwargs)
+    except JournalError as exc:
+        raise StartRefused(f"journal {db}: {exc}") from exc
+    anchor_path = state_path(settings.anchor_path)
+    history = (journal.last_seq > 0 or journal.meta("key_id") is not None
+               or anchor_path.exists())
+    try:
+        signer = open_signer(settings, state_path, create=not history)
+    except SignerKeyMissing as exc:
+        journal.close()
+        raise StartRefused(
+            f"the journal {db} has {journal.last_seq} rows but its signing key is missing"
+            f" ({exc}). Refusing to start: a new key would let a rewritten journal pass as"
+            " genuine. Restore the key (or the token), or set the journal and its anchor aside"
+            " to start a new one (docs/journal.md \"A lost key\").") from exc
+    except SignerError as exc:
+        journal.close()
+        raise StartRefused(f"journal signer: {exc}") from exc
+    named, table = journal.meta("key_id"), journal.meta("table")
+    problem = None
+    if named is not None and named != signer.key_id:
+        problem = (f"the journal {db} is signed by key {named}, but the signer"
+                   f" ({signer.description}) holds key {signer.key_id}: refusing to start"
+                   " (docs/journal.md \"A lost key\")")
+    elif table is not None and table != table_id:
+        problem = (f"the journal {db} belongs to table {table!r}, the profile names"
+                   f" {table_id!r}: refusing to start")
+    if problem is not None:
+        signer.close()
+        journal.close()
+        raise StartRefused(problem)
+    if named is None:
+        if previous is not None and journal.last_seq == 0:
+            journal.begin_after(str(previous["head_mac"]))
+        with journal.transaction():
+            journal.set_meta("key_id", signer.key_id)
+            journal.set_meta("public_key", signer.public_key_pem().decode("ascii"))
+            journal.set_meta("table", table_id)
+            journal.set_meta("signer", _signer_name(settings))
+            if previous is not None:
+                journal.append("journal.migrated", {"previous_head": previous["head_mac"],
+                                                    **previous})
+    return Opened(journal, signer, not history, previous)
+
+
+def _signer_name(settings: Any) -> str:
+    """Where the journal's key is, as ``journal verify`` reports a missing one (never read)."""
+    if settings.signer == "pkcs11":
+        return f"pkcs11:{settings.pkcs11_token}/{settings.pkcs11_key_label}"
+    return f"file:{settings.key_path}"
+
+
+def _set_aside_revision1(db: Path) -> dict[str, Any]:
+    """Rename a revision-1 journal and check it with its old key; what the new journal's first
+    row says about it."""
+    moved = legacy.set_aside(db, time.strftime("%Y%m%dT%H%M%S"))
+    key_file = db.parent / REV1_KEY
+    try:
+        verdict = legacy.verify_revision1(moved, legacy.read_key(key_file))
+        head_seq, head_mac, ok, problem = (verdict.head_seq, verdict.head_mac, verdict.ok,
+                                           verdict.problem)
+    except (OSError, ValueError) as exc:
+        head_seq, head_mac, ok, problem = 0, "0" * 64, False, f"not verified: {exc}"
+    if not head_mac:
+        head_mac = "0" * 64
+    log.warning("revision-1 journal set aside as %s (%s)", moved, problem or "verified")
+    return {"previous_file": moved.name, "previous_rows": head_seq,
+            "previous_head_seq": head_seq, "head_mac": head_mac, "previous_verified": ok,
+            "previous_problem": problem}
+
+
+def acknowledgment_lines(record: dict[str, Any]) -> list[str]:
+    """Console lines for a journaled acknowledgment."""
+    lines = [f"journal: acknowledged by {record['who']}: " + "; ".join(
+        p for f in record["found"] for p in f.get("problems", []))[:300]]
+    if record["withdrawn_heads"]:
+        lines.append(f"journal: {len(record['withdrawn_heads'])} signed heads that no longer"
+                     " match withdrawn (listed in the journal)")
+    lines.append(f"journal: the anchor restarts at row {record['journal_head'] + 1}")
+    return lines
+
+
+class JournalTrust:
+    """Signed heads, the anchor, the checks and the acknowledgment for one running journal."""
+
+    def __init__(self, opened: Opened, settings: Any, state_path: Callable[[str], Path], *,
+                 post: Callable[[Callable[[], None]], None],
+                 raise_fault: Callable[[str], None],
+                 carry_kinds: Callable[[], Sequence[Sequence[str]]] = lambda: (),
+                 snapshot_kinds: Sequence[str] = (),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.journal = opened.journal
+        self.signer = opened.signer
+        self.public_pem = self.signer.public_key_pem()
+        self.public_key = load_public_key(self.public_pem)
+        self.table = self.journal.meta("table") or ""
+        self.settings = settings
+        self.anchor_path = state_path(settings.anchor_path)
+        self.archive_dir = state_path(settings.archive_dir)
+        self._post = post
+        self._raise_fault = raise_fault
+        self._carry_kinds = carry_kinds
+        self._snapshot_kinds = tuple(snapshot_kinds)
+        self._clock = clock
+        self.unstored: list[tuple[float, SignedHead]] = []
+        self._unstored_lock = threading.Lock()
+        self.findings: list[VerifyResult] = []
+        self.acknowledged: set[str] = set()
+        self.start_verdict: VerifyResult | None = None
+        self.notary = Notary(self.signer, Anchor(self.anchor_path), self.table,
+                             on_signed=self._signed, on_error=self._sign_error)
+        self.maintenance = Maintenance(
+            self.journal.path, self.public_pem, self.anchor_path, post=post,
+            on_scrubbed=self._scrubbed, scrub_every_s=settings.scrub_hours * 3600.0,
+            archive=self._archive)
+        self.journal.set_head_hook(self.notary.request)
+        for row in self.journal.events(kinds=["journal.acknowledged"]):
+            for found in row.data.get("found", []):
+                self.acknowledged.update(str(p) for p in found.get("problems", []))
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def check_at_start(self) -> VerifyResult:
+        """The bounded start-up check (controller/journal/verify.py ``startup_check``); heads
+        the anchor holds and the database lost (a crash before they were stored) are stored
+        again. A problem is a finding a technician must acknowledge."""
+        anchor = read_anchor(self.anchor_path)
+        verdict = startup_check(self.journal, self.public_pem, anchor)
+        self.start_verdict = verdict
+        if verdict.ok and anchor is not None:
+            newest = self.journal.newest_head()
+            missing = [h for h in anchor.heads
+                       if (newest is None or h.seq > newest.seq) and h.seq <= self.journal.last_seq
+                       and h.verify(self.public_key)
+                       and (row := self.journal.row(h.seq)) is not None and row.hash == h.hash]
+            if missing:
+                self.journal.add_heads(missing)
+        if not verdict.ok:
+            self.findings.append(verdict)
+        return verdict
+
+    def start(self) -> None:
+        """Start the notary and the background worker; ask for a head of the start."""
+        self.notary.start()
+        self.maintenance.start()
+        self.journal.want_head("start")
+
+    # -- heads -------------------------------------------------------------------------------
+
+    def _signed(self, head: SignedHead, reason: str) -> None:
+        """Notary thread: hand the signed head to the loop, which stores it with its next
+        transaction (:meth:`store_heads`)."""
+        with self._unstored_lock:
+            self.unstored.append((self._clock(), head))
+
+    def _sign_error(self, text: str) -> None:
+        self._post(lambda: self._raise_fault(f"journal signing: {text}"))
+
+    def store_heads(self) -> None:
+        """Loop: store the signed heads that arrived (inside the current transaction; if it
+        fails they are in the anchor, and the next start stores them)."""
+        with self._unstored_lock:
+            heads = [h for _, h in self.unstored]
+            self.unstored = []
+        if heads:
+            self.journal.add_heads(heads)
+
+    def tick(self) -> None:
+        """Loop, every tick: a head at least once a minute while rows are added; heads that
+        waited long enough for an event are stored on their own."""
+        now = self._clock()
+        if (self.journal.last_seq > self.notary.requested_seq
+                and now - self.notary.requested_at >= HEAD_EVERY_S):
+            self.journal.want_head("periodic")
+        with self._unstored_lock:
+            waited = bool(self.unstored) and now - self.unstored[0][0] >= STORE_HEADS_AFTER_S
+        if waited:
+            self.store_heads()
+
+    def newest_signed(self) -> SignedHead | None:
+        """The newest head signed so far (stored or waiting to be stored)."""
+        with self._unstored_lock:
+            waiting = [h for _, h in self.unstored]
+        stored = self.journal.newest_head()
+        heads = [*waiting, *([stored] if stored is not None else [])]
+        return max(heads, key=lambda h: h.seq) if heads else None
+
+    # -- the scrub's verdict, the acknowledgment ---------------------------------------------
+
+    def _scrubbed(self, result: VerifyResult) -> None:
+        """Loop: a pass of the scrub ended; journal it; a new problem is a finding."""
+        self.journal.append("journal.scrubbed", {
+            "ok": result.ok, "rows": result.rows, "heads": result.heads,
+            "head_seq": result.head_seq, "seconds": round(self.maintenance.status.last_seconds,
+                                                         1),
+            "problems": result.problems[:5]})
+        fresh = [p for p in result.problems if p not in self.acknowledged]
+        if fresh:
+            self.findings.append(result)
+            self._raise_fault(f"journal verification failed: {result.describe()}")
+
+    def acknowledge(self, who: str) -> dict[str, Any]:
+        """Loop, a technician acknowledges the findings (``fault clear``): journal what was
+        found and the signed heads it invalidates, withdraw those heads, and anchor the new
+        head alone, so the journal goes on from here. Returns the journaled record."""
+        stale = self.journal.stale_heads()
+        stale_seqs = {s for s, _ in stale}
+        for head in self.journal.heads_after(max(0, self.journal.last_seq - 100_000), 100_000
+                                             )[-200:]:
+            if head.seq not in stale_seqs and not head.verify(self.public_key):
+                stale.append((head.seq, head.hash))
+        found = [f.as_dict() for f in self.findings]
+        record = {"who": who, "found": found,
+                  "withdrawn_heads": [{"seq": s, "hash": h} for s, h in sorted(stale)][:500],
+                  "journal_head": self.journal.last_seq}
+        self.journal.append("journal.acknowledged", record)
+        if stale:
+            self.journal.withdraw_heads(sorted(s for s, _ in stale))
+        self.journal.after_commit(lambda: self.notary.request(
+            self.journal.last_seq, self.journal.last_hash, "acknowledged", reset_anchor=True))
+        for f in self.findings:
+            self.acknowledged.update(f.problems)
+        self.findings = []
+        return record
+
+    def rows_lost(self) -> int:
+        """Rows the unacknowledged findings prove lost."""
+        return max((f.rows_lost for f in self.findings), default=0)
+
+    # -- the daily archive (background worker) -----------------------------------------------
+
+    def _archive(self, maint: Journal) -> None:
+        """Worker: move the rows older than ``retain_days`` to a signed segment."""
+        if not self._snapshot_kinds:
+            return   # a table that does not name its snapshots is never cut short
+        snapshot = maint.last(self._snapshot_kinds)
+        cut = plan_cut(maint, self.settings.retain_days, time.time_ns(),
+                       snapshot.seq if snapshot is not None else None)
+        if cut is None:
+            return
+        first, last = cut
+        row = maint.row(last)
+        if row is None:
+            return
+        closing = self.notary.sign(last, row.hash)
+        segment = write_segment(maint, first, last, closing, self.archive_dir, self.public_pem)
+        done = threading.Event()
+        failed: list[str] = []
+
+        def record() -> None:
+            try:
+                with self.journal.transaction():
+                    self.journal.after_commit(done.set)
+                    self.carry_forward(last)
+                    self.journal.append("journal.archived", {
+                        "file": segment.path.name, "sha256": segment.sha256,
+                        "first_seq": first, "last_seq": last, "last_hash": segment.last_hash})
+                    self.journal.add_heads([closing])
+            except JournalError as exc:
+                failed.append(str(exc))
+                done.set()
+                raise
+
+        self._post(record)
+        if not done.wait(60.0) or failed:
+            log.warning("journal archive of rows %s-%s not recorded: %s", first, last,
+                        failed or "timeout")
+            return
+        maint.delete_archived(last, row.hash)
+        log.info("journal rows %s-%s archived to %s", first, last, segment.path)
+
+    def carry_forward(self, through_seq: int) -> int:
+        """Loop: re-journal what the live journal needs from rows up to ``through_seq``: each
+        setting's newest change, and the newest row of each carried group (the PIN, latches).
+        Returns the rows written."""
+        carried = 0
+        newest_by_key: dict[str, Any] = {}
+        for row in self.journal.events(kinds=["config.changed"]):
+            newest_by_key[str(row.data.get("key"))] = row
+        rows = [r for r in newest_by_key.values() if r.seq <= through_seq]
+        for kinds in [("console.pin_set",), *self._carry_kinds()]:
+            newest = self.journal.last(kinds)
+            if newest is not None and newest.seq <= through_seq:
+                rows.append(newest)
+        for row in sorted(rows, key=lambda r: r.seq):
+            self.journal.append(row.kind, {**row.data, "carried_from": row.seq}, row.round)
+            carried += 1
+        return carried
+
+    # -- shutdown ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Sign and anchor the last head (waiting a little), stop the workers."""
+        if self.journal.last_seq > self.notary.requested_seq:
+            self.journal.want_head("shutdown")
+        if not self.notary.stop(CLOSE_WAIT_S):
+            log.warning("the journal's last head was not anchored within %s s", CLOSE_WAIT_S)
+        self.maintenance.stop()
+        try:
+            self.store_heads()
+        except JournalError as exc:
+            log.warning("signed heads not stored at shutdown (the anchor has them): %s", exc)
+        self.signer.close()
+

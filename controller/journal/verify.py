@@ -1,0 +1,337 @@
+"""Checking a journal: its chain, its signed heads and its anchor (docs/journal.md "Trust").
+
+Nothing here needs a secret: a public key (PEM) is enough, so an auditor can run the same checks
+as the table. :class:`Walker` checks the chain a slice at a time (the background scrub walks the
+whole journal that way, off the loop thread); :func:`startup_check` checks only what start-up
+must (the rows after the newest signed head, the heads and the anchor); :func:`verify_journal`
+checks everything (``journal verify``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from controller.journal.anchor import AnchorRead
+from controller.journal.chain import GENESIS, row_hash
+from controller.journal.heads import SignedHead, load_public_key, pem_key_id, verify_head
+from controller.journal.store import Journal, JournalError
+
+#: Rows one slice of a walk reads (the scrub sleeps between slices).
+SLICE_ROWS = 2000
+
+
+@dataclass
+class VerifyResult:
+    """Outcome of a check: the rows and heads checked, the chain's head, what is wrong."""
+
+    rows: int = 0
+    heads: int = 0
+    head_seq: int = 0
+    head_hash: str = GENESIS
+    problems: list[str] = field(default_factory=list)
+    first_bad_seq: int | None = None
+    #: Rows the anchor or a signed head proves were written but are gone (tail cut, WAL lost).
+    rows_lost: int = 0
+    anchor_seq: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def problem(self) -> str | None:
+        return "; ".join(self.problems) if self.problems else None
+
+    def fail(self, problem: str, seq: int | None = None) -> None:
+        self.problems.append(problem)
+        if seq is not None and self.first_bad_seq is None:
+            self.first_bad_seq = seq
+
+    def describe(self) -> str:
+        if self.ok:
+            return (f"journal verified: {self.rows} rows, {self.heads} signed heads, head"
+                    f" {self.head_seq} {self.head_hash}")
+        where = f" at seq {self.first_bad_seq}" if self.first_bad_seq is not None else ""
+        return f"journal BROKEN{where}: {self.problem}"
+
+    def as_dict(self) -> dict[str, object]:
+        """What was found, for the journal row a technician's acknowledgment writes."""
+        return {"ok": self.ok, "rows": self.rows, "head_seq": self.head_seq,
+                "head_hash": self.head_hash, "problems": self.problems[:10],
+                "first_bad_seq": self.first_bad_seq, "rows_lost": self.rows_lost,
+                "anchor_seq": self.anchor_seq}
+
+
+class Walker:
+    """Checks the chain from (``after_seq``, ``prev``) forward, ``step`` rows at a time, in
+    rowid order: what is stored, not what an index claims."""
+
+    def __init__(self, journal: Journal, after_seq: int, prev: str,
+                 result: VerifyResult | None = None) -> None:
+        self.journal = journal
+        self.next_seq = after_seq + 1
+        self.prev = prev
+        self.result = result or VerifyResult(head_seq=after_seq, head_hash=prev)
+        self.done = False
+
+    def step(self, limit: int = SLICE_ROWS) -> bool:
+        """Check up to ``limit`` rows; True when the end or a break was reached."""
+        if self.done:
+            return True
+        result = self.result
+        try:
+            rows = self.journal.raw_rows(self.next_seq - 1, limit)
+        except JournalError as exc:
+            result.fail(f"database unreadable after row {self.next_seq - 1}: {exc}",
+                        self.next_seq)
+            self.done = True
+            return True
+        for seq, ts, boot, mono, kind, rnd, text, stored in rows:
+            if seq != self.next_seq:
+                problem = (f"row {self.next_seq} is missing (deleted)" if seq > self.next_seq
+                           else f"row {seq} is out of order (reordered)")
+                result.fail(problem, self.next_seq)
+                self.done = True
+                return True
+            try:
+                data = json.loads(text)
+                if not isinstance(data, dict):
+                    raise ValueError("data is not a JSON object")
+                good = row_hash(self.prev, {"seq": seq, "ts": ts, "boot": boot, "mono": mono,
+                                            "kind": kind, "round": rnd, "data": data})
+            except (ValueError, TypeError) as exc:
+                result.fail(f"row {seq} ({kind}) is unreadable: {exc}", seq)
+                self.done = True
+                return True
+            if stored.hex() != good:
+                result.fail(f"row {seq} ({kind}) does not match its hash (edited)", seq)
+                self.done = True
+                return True
+            self.prev = good
+            self.next_seq += 1
+            result.rows += 1
+            result.head_seq, result.head_hash = seq, good
+        if len(rows) < limit:
+            self.done = True
+        return self.done
+
+
+def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: int,
+                result: VerifyResult) -> None:
+    """Every signed head stored for rows (``after_seq``, ``until_seq``] must verify with the
+    public key and name the hash its row (or the archived base) has."""
+    base_seq, base_hash = journal.base()
+    key = load_public_key(public_pem)
+    seq = after_seq
+    while True:
+        try:
+            heads = journal.heads_after(seq, 500)
+        except JournalError as exc:
+            result.fail(f"signed heads unreadable: {exc}")
+            return
+        for h in heads:
+            if h.seq > until_seq:
+                return
+            seq = h.seq
+            result.heads += 1
+            if not verify_head(h.head(), h.sig, key):
+                result.fail(f"signed head at row {h.seq} has a bad signature (forged, or"
+                            " another key)", h.seq)
+                continue
+            if h.seq == base_seq:
+                actual: str | None = base_hash
+            else:
+                row = journal.raw_rows(h.seq - 1, 1)
+                actual = row[0][7].hex() if row and row[0][0] == h.seq else None
+            if actual is None:
+                if h.seq > journal.stored_last_seq():
+                    lost = h.seq - journal.stored_last_seq()
+                    result.rows_lost = max(result.rows_lost, lost)
+                    result.fail(f"a signed head names row {h.seq} but the journal ends at row"
+                                f" {journal.stored_last_seq()}: {lost} rows lost", h.seq)
+                else:
+                    result.fail(f"row {h.seq}, named by a signed head, is missing", h.seq)
+            elif actual != h.hash:
+                result.fail(f"row {h.seq} differs from its signed head (rewritten)", h.seq)
+        if len(heads) < 500:
+            return
+
+
+def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
+                 result: VerifyResult, *, required: bool) -> None:
+    """The anchor's newest head must verify and be in the journal with the same hash: a
+    journal behind its anchor lost committed rows (tail cut, WAL deleted or corrupted)."""
+    last = journal.stored_last_seq()
+    if anchor is None:
+        if required:
+            result.fail("the anchor file is missing (the journal has rows and signed heads)")
+        return
+    for number in anchor.bad_lines:
+        result.fail(f"anchor line {number} is not a signed head (edited)")
+    key = load_public_key(public_pem)
+    forged = [h for h in anchor.heads if not verify_head(h.head(), h.sig, key)]
+    for h in forged:
+        result.fail(f"anchor head at row {h.seq} has a bad signature (forged, or another key)")
+    good = [h for h in anchor.heads if h not in forged]
+    if not good:
+        if required:
+            result.fail("the anchor holds no signed head")
+        return
+    newest = max(good, key=lambda h: h.seq)
+    result.anchor_seq = newest.seq
+    base_seq, base_hash = journal.base()
+    if newest.seq > last:
+        result.rows_lost = max(result.rows_lost, newest.seq - last)
+        result.fail(f"the journal is behind its anchor: it ends at row {last}, the anchor names"
+                    f" row {newest.seq} ({newest.seq - last} committed rows lost: tail cut, WAL"
+                    " deleted or corrupted)", last + 1)
+        return
+    if newest.seq == base_seq:
+        actual: str | None = base_hash
+    else:
+        rows = journal.raw_rows(newest.seq - 1, 1)
+        actual = rows[0][7].hex() if rows and rows[0][0] == newest.seq else None
+    if actual != newest.hash:
+        result.fail(f"row {newest.seq} differs from the anchor's signed head (rewritten)",
+                    newest.seq)
+
+
+def walk_start(journal: Journal, result: VerifyResult) -> tuple[int, str] | None:
+    """Where a whole-journal walk starts: the archived base (or genesis); the first live row
+    must follow it, and a journal after a revision-1 one must name that journal's head."""
+    base_seq, base_hash = journal.base()
+    first = journal.first_seq()
+    # Rows at or below the base may linger while an archive's deletion is under way.
+    if first > base_seq + 1 and first <= journal.stored_last_seq():
+        result.fail(f"rows {base_seq + 1}..{first - 1} are missing (deleted)", base_seq + 1)
+        return None
+    if base_seq == 0 and base_hash != GENESIS:
+        row = journal.row(1)
+        named = row.data.get("previous_head") if row is not None else None
+        if row is not None and named != base_hash:
+            result.fail("the first row does not name the revision-1 journal's head it follows",
+                        1)
+            return None
+    return base_seq, base_hash
+
+
+def check_chain(journal: Journal) -> VerifyResult:
+    """The whole chain alone (no signatures, no anchor): for tools and tests. A running table
+    never calls this on its loop; its scrub walks the journal in slices."""
+    result = VerifyResult()
+    start = walk_start(journal, result)
+    if start is not None:
+        result.head_seq, result.head_hash = start
+        walker = Walker(journal, start[0], start[1], result)
+        while not walker.step():
+            pass
+    return result
+
+
+def verify_journal(journal: Journal, public_pem: bytes, anchor: AnchorRead | None, *,
+                   anchor_required: bool = True) -> VerifyResult:
+    """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
+    walks the whole journal: never on the loop thread)."""
+    result = VerifyResult()
+    _identity(journal, public_pem, result)
+    start = walk_start(journal, result)
+    if start is not None:
+        result.head_seq, result.head_hash = start
+        walker = Walker(journal, start[0], start[1], result)
+        while not walker.step():
+            pass
+    check_heads(journal, public_pem, journal.base()[0] - 1, journal.stored_last_seq(), result)
+    has_heads = journal.newest_head() is not None
+    check_anchor(journal, anchor, public_pem, result,
+                 required=anchor_required and has_heads)
+    return result
+
+
+def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None
+                  ) -> VerifyResult:
+    """What start-up checks (bounded: the rows after the newest signed head, a minute's worth):
+    the newest stored head's signature and row, the anchor's newest head, and the rows after
+    the newest of the heads that matched."""
+    result = VerifyResult()
+    _identity(journal, public_pem, result)
+    newest = journal.newest_head()
+    if newest is not None:
+        check_heads(journal, public_pem, newest.seq - 1, newest.seq, result)
+    check_anchor(journal, anchor, public_pem, result, required=newest is not None)
+    if not result.ok:
+        return result
+    trusted = [h for h in ([newest] if newest is not None else [])]
+    if anchor is not None and result.anchor_seq is not None:
+        trusted += [h for h in anchor.heads if h.seq == result.anchor_seq]
+    start: tuple[int, str] | None
+    if trusted:
+        best = max(trusted, key=lambda h: h.seq)
+        start = (best.seq, best.hash)
+    else:
+        start = walk_start(journal, result)
+        if start is None:
+            return result
+    result.head_seq, result.head_hash = start
+    walker = Walker(journal, start[0], start[1], result)
+    while not walker.step():
+        pass
+    return result
+
+
+def _identity(journal: Journal, public_pem: bytes, result: VerifyResult) -> None:
+    """The journal names the key that signs it; another key is a problem, said plainly."""
+    named = journal.meta("key_id")
+    try:
+        ours = pem_key_id(public_pem)
+    except ValueError as exc:
+        result.fail(f"the public key is unusable: {exc}")
+        return
+    if named is not None and named != ours:
+        result.fail(f"the journal is signed by key {named}, not by this key ({ours})")
+
+
+def verify_archive_lines(lines: list[str], public_pem: bytes) -> VerifyResult:
+    """An archive segment (controller/journal/archive.py): a header, rows, a closing signed
+    head; the rows must chain from the header's ``prev`` and end at the signed head."""
+    result = VerifyResult()
+    if len(lines) < 2:
+        result.fail("the archive is empty")
+        return result
+    try:
+        header = json.loads(lines[0])
+        closing = SignedHead.from_mapping(json.loads(lines[-1])["head"])
+        prev, expected = str(header["prev"]), int(header["first_seq"])
+    except (ValueError, KeyError, TypeError) as exc:
+        result.fail(f"the archive's header or closing head is unreadable: {exc}")
+        return result
+    result.head_seq, result.head_hash = expected - 1, prev
+    for number, line in enumerate(lines[1:-1], start=2):
+        try:
+            row = json.loads(line)
+            fields = {k: row[k] for k in ("seq", "ts", "boot", "mono", "kind", "round", "data")}
+            good = row_hash(prev, fields)
+        except (ValueError, KeyError, TypeError) as exc:
+            result.fail(f"archive line {number} is unreadable: {exc}")
+            return result
+        if fields["seq"] != expected:
+            result.fail(f"archive row {expected} is missing", expected)
+            return result
+        if row.get("hash") != good or row.get("prev") != prev:
+            result.fail(f"archive row {expected} does not match its hash (edited)", expected)
+            return result
+        prev, expected = good, expected + 1
+        result.rows += 1
+        result.head_seq, result.head_hash = fields["seq"], good
+    if int(header.get("last_seq", -1)) != result.head_seq:
+        result.fail(f"the archive ends at row {result.head_seq}, its header says"
+                    f" {header.get('last_seq')}")
+    if not closing.verify(load_public_key(public_pem)):
+        result.fail("the archive's closing head has a bad signature")
+    elif closing.seq != result.head_seq or closing.hash != result.head_hash:
+        result.fail(f"the archive's closing head names row {closing.seq}, not its last row"
+                    f" {result.head_seq}")
+    else:
+        result.heads += 1
+    return result
+
