@@ -111,9 +111,11 @@ class PaigowLedger:
                 if r.kind == "app.start":
                     self.pid = int(r.data["pid"])
                     self.last_fact[self.pid] = self.newest_fact
-                elif r.kind == "paigow.input" and r.data.get("source") == "button":
-                    self.by_pid.setdefault(self.pid, []).append(r.data["button"])
-                elif r.kind == "paigow.drawn":
+                given = r.data if r.kind == "paigow.input" else r.data.get("input", {})
+                if r.kind.startswith("paigow.") and "button" in given:
+                    # an input rides on the first row it caused (docs/journal.md)
+                    self.by_pid.setdefault(self.pid, []).append(given["button"])
+                if r.kind == "paigow.drawn":
                     self.draws.setdefault(int(r.round), []).append(
                         str(r.data["record"]["number"]))
                 if r.kind in PAIGOW_FACTS and "state" in r.data:

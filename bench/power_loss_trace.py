@@ -19,8 +19,15 @@ a number (``D<n>``) and each ``$ACK`` write it checks that (a) there was a journ
 the previous guarded write (the event's row) and (b) every journal write before it had been
 synced (the sync call had *returned*) before the guarded write began. What a power cut leaves is
 what was synced, so (a)+(b) mean the draw / card was on stable storage when it became visible.
-Prints a verdict per event. tests/reliability/test_power_loss.py runs the fast version (copies
-of the journal taken at the moment of each display write or $ACK, restarted from).
+
+It also counts the syncs the output WAITED for (issue 13, "one sync per decision"): the
+``fsync``/``fdatasync`` calls made by the thread that writes the output, from the input to the
+output. The input is, for pai gow, the first WAL write carrying the draw button's input row (the
+start of that event's one commit: the loop handles one event at a time, so nothing of this event
+syncs before it), and for baccarat the ``read`` that brought the ``$CARD``. Pai gow must show
+exactly one. Prints a verdict per event. tests/reliability/test_power_loss.py runs the fast
+version (copies of the journal taken at the moment of each display write or $ACK, restarted
+from) and this trace.
 """
 
 from __future__ import annotations
@@ -45,7 +52,11 @@ from tests.reliability.harness import (  # noqa: E402
     write_profile,
 )
 
-TRACE = "openat,close,fsync,fdatasync,write,pwrite64,sendto"
+TRACE = "openat,close,fsync,fdatasync,write,pwrite64,sendto,read"
+#: What marks the input in the trace (see the module docstring).
+DRAW_INPUT = b'"button":"draw"'
+CARD_INPUT = b"CARD,"     # the reader takes the "$" alone, then the rest
+WAL_FRAME_HEADER = 24
 LINE_RE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(\d\d:\d\d:\d\d\.\d+)\s+(.*)$")
 
 
@@ -71,6 +82,7 @@ class Guarded:
     journal_writes_since_last: int
     unsynced: int    # journal writes not yet synced when it began
     last_sync: str
+    waited_syncs: int | None = None   # syncs by the writing thread since the input
 
     @property
     def ok(self) -> bool:
@@ -86,6 +98,11 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
     last_sync = "-"
     out: list[Guarded] = []
     writes = syncs = 0
+    marker = DRAW_INPUT if guard == "display" else CARD_INPUT
+    input_seen = False                  # the input of the next guarded write has happened
+    waited = 0                          # journal syncs returned since the input
+    frame_page: dict[str, int] = {}     # thread -> page number of the WAL frame it writes
+    marks_on_page: dict[int, int] = {}  # page -> input rows it held when last written
     for raw in path.read_text(errors="replace").splitlines():
         m = LINE_RE.match(raw)
         if not m:
@@ -99,21 +116,42 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
             rest = unfinished.pop(pid, "") + rest.split("resumed>", 1)[-1]
         else:
             begun = rest
+        # the input: a WAL page write that holds one more draw input row than that page held
+        # before (the new row), or a read that brought a $CARD
+        if guard == "display" and begun.startswith("pwrite64(") and \
+                fds.get(_fd(begun), "").endswith("-wal"):
+            data = _data(begun)
+            if len(data) == WAL_FRAME_HEADER:
+                frame_page[pid] = int.from_bytes(data[:4], "big")
+            elif pid in frame_page:
+                page = frame_page.pop(pid)
+                marks = data.count(marker)
+                if marks > marks_on_page.get(page, 0) and not input_seen:
+                    input_seen, waited = True, 0
+                marks_on_page[page] = marks
+        if guard == "ack" and rest.startswith("read(") and marker in _data(rest) and \
+                not input_seen:
+            input_seen, waited = True, 0
         # a guarded write counts when it BEGINS (its first line)
         if begun.startswith("write("):
             fd = int(begun[6:begun.index(",")])
             target = fds.get(fd, "")
-            text = begun.split(",", 1)[1]
-            if guard == "display" and target.startswith("/dev/pts/") and '"D' in text[:6]:
-                what = text.strip().split('"')[1].split("\\r")[0]
+            data = _data(begun)
+            seen = waited if input_seen else None
+            if guard == "display" and target.startswith("/dev/pts/") and data[:1] == b"D":
+                what = data.split(b"\r")[0].decode("ascii", "replace")
                 out.append(Guarded("display", what, ts, since_last,
-                                   sum(pending.values()), last_sync))
+                                   sum(pending.values()), last_sync,
+                                   seen if what != "D" else None))
                 since_last = 0
-            elif guard == "ack" and '"$ACK' in text[:8]:
-                what = text.strip().split('"')[1].split("*")[0]
+                if what != "D":
+                    input_seen = False
+            elif guard == "ack" and data[:4] == b"$ACK":
+                what = data.split(b"*")[0].decode("ascii", "replace")
                 out.append(Guarded("ack", what, ts, since_last, sum(pending.values()),
-                                   last_sync))
+                                   last_sync, seen))
                 since_last = 0
+                input_seen = False
         if begun and not begun.endswith("<unfinished ...>") or rest.startswith(
                 tuple(f"{c}(" for c in ("openat", "close", "fsync", "fdatasync", "pwrite64",
                                          "write"))) and "= " in rest:
@@ -128,7 +166,45 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
             if call in ("fsync", "fdatasync") and _fd(rest) in pending:
                 syncs += 1
                 last_sync = ts
+                waited += 1
     return out, writes, syncs
+
+
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "v": 11, "f": 12, "a": 7, "b": 8, "e": 27, "\\": 92,
+            '"': 34}
+
+
+def _data(call: str) -> bytes:
+    """The bytes of a call's first string argument as ``strace -x`` prints them (printable
+    ASCII as is, the rest ``\\xHH`` or a C escape); the ``...`` of a cut string dropped."""
+    start = call.find('"')
+    if start < 0:
+        return b""
+    out = bytearray()
+    i = start + 1
+    while i < len(call):
+        c = call[i]
+        if c == '"':
+            break
+        if c == "\\" and i + 1 < len(call):
+            nxt = call[i + 1]
+            if nxt == "x" and i + 3 < len(call):
+                out.append(int(call[i + 2:i + 4], 16))
+                i += 4
+                continue
+            if nxt.isdigit():
+                j = i + 1
+                while j < len(call) and j < i + 4 and call[j].isdigit():
+                    j += 1
+                out.append(int(call[i + 1:j], 8) & 0xFF)
+                i = j
+                continue
+            out.append(_ESCAPES.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        out.extend(c.encode("utf-8"))
+        i += 1
+    return bytes(out)
 
 
 def _fd(call: str) -> int:
@@ -167,7 +243,7 @@ def run_paigow(work: Path, rounds: int) -> tuple[list[Guarded], int, int, list[s
     trace = work / "paigow.trace"
     profile = led_profile(work)
     c = Controller(profile, work / "pg-state",
-                   wrapper=["strace", "-f", "-tt", "-s", "64", "-e", f"trace={TRACE}",
+                   wrapper=["strace", "-f", "-tt", "-x", "-s", "1100", "-e", f"trace={TRACE}",
                             "-o", str(trace)])
     numbers: list[str] = []
     try:
@@ -193,7 +269,7 @@ def run_baccarat(work: Path, coups: int) -> tuple[list[Guarded], int, int, list[
     sim.start()
     profile = write_profile(work, "sim-baccarat", shoe_port=link)
     c = Controller(profile, work / "bac-state",
-                   wrapper=["strace", "-f", "-tt", "-s", "64", "-e", f"trace={TRACE}",
+                   wrapper=["strace", "-f", "-tt", "-x", "-s", "200", "-e", f"trace={TRACE}",
                             "-o", str(trace)])
     try:
         c.wait_ready(60)
@@ -245,9 +321,11 @@ def report(name: str, guarded: list[Guarded], writes: int, syncs: int) -> bool:
           f"{len(guarded)}")
     for g in guarded:
         verdict = "OK " if g.ok else "BAD"
+        waited = "-" if g.waited_syncs is None else str(g.waited_syncs)
         print(f"  {verdict} {g.time} {g.kind} {g.what:<10} journal writes since the last "
               f"guarded write: {g.journal_writes_since_last}, unsynced when it began: "
-              f"{g.unsynced}, last sync returned {g.last_sync}")
+              f"{g.unsynced}, last sync returned {g.last_sync}, syncs waited for since the"
+              f" input: {waited}")
     bad = [g for g in guarded if not g.ok]
     print(f"  {len(guarded) - len(bad)}/{len(guarded)} {name} events on stable storage before "
           f"they were {'shown' if name == 'pai gow' else 'acknowledged'}")
@@ -271,12 +349,19 @@ def main(argv: list[str] | None = None) -> int:
         m = machine_info()
         print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
               f"kernel {m['kernel']}; {time.monotonic() - t0:.1f} s")
-        ok_pg = report("pai gow", [g for g in pg if g.what != "D"], pg_w, pg_s)
+        shown_numbers = [g for g in pg if g.what != "D"]
+        ok_pg = report("pai gow", shown_numbers, pg_w, pg_s)
+        waits = [g.waited_syncs for g in shown_numbers]
+        print(f"  syncs between the draw button's input and the number shown: {waits}"
+              " (one transaction, one sync: each must be 1)")
+        ok_pg &= bool(waits) and all(w == 1 for w in waits)
         shown = [g.what[1:] for g in pg]
         print(f"  numbers drawn (console status): {numbers}; numbers written to the display: "
               f"{shown}")
         ok_pg &= all(n in shown for n in numbers)
         ok_bac = report("baccarat", bac, bac_w, bac_s)
+        card_waits = sorted({g.waited_syncs for g in bac if g.waited_syncs is not None})
+        print(f"  syncs between a $CARD read and its $ACK (distinct counts): {card_waits}")
     finally:
         if args.keep:
             print(f"traces kept in {work}")

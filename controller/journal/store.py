@@ -13,7 +13,7 @@ and the anchor file (controller/journal/anchor.py) holds the newest of them outs
 Rows are ordered by their sequence number, never by the wall clock (a Pi has no real-time clock).
 
 Storage is kept small: kinds and boot ids are stored once and referenced, the hash as 32 bytes
-(``prev`` is the previous row's hash, read back, not stored twice), 1 KiB pages (a commit writes
+(``prev`` is the previous row's hash, read back, not stored twice), 2 KiB pages (a commit writes
 a few KiB, not tens). The connection owned by the loop never checkpoints on its own when the
 application runs the checkpoints on a worker (``autocheckpoint=False``).
 """
@@ -31,11 +31,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from cryptography.hazmat.primitives.asymmetric.utils import (
+    decode_dss_signature,
+    encode_dss_signature,
+)
+
 from controller.journal.chain import GENESIS, Row, canonical, row_hash
 from controller.journal.heads import SignedHead
 
 FORMAT: Final = "2"
-PAGE_SIZE: Final = 1024
+PAGE_SIZE: Final = 2048
 #: The newest kinds' rows, looked up by index; the columns a Row is built from.
 _COLUMNS: Final = "r.seq, r.ts, r.boot, r.mono, r.kind, r.round, r.data, r.hash, p.hash"
 _FROM: Final = "FROM rows r LEFT JOIN rows p ON p.seq = r.seq - 1"
@@ -60,8 +65,8 @@ CREATE TABLE IF NOT EXISTS heads (
     seq    INTEGER PRIMARY KEY,
     hash   BLOB NOT NULL,
     ts     INTEGER NOT NULL,
-    sig    BLOB NOT NULL,
-    key_id TEXT NOT NULL
+    sig    BLOB NOT NULL,   -- r || s, 64 bytes (DER when read back)
+    key_id BLOB NOT NULL    -- 8 bytes (16 hex digits when read back)
 );
 CREATE TRIGGER IF NOT EXISTS rows_no_update BEFORE UPDATE ON rows
     BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
@@ -94,6 +99,20 @@ class JournalCorrupt(JournalError):
 
 class JournalRevision1(JournalError):
     """The file is a revision-1 (HMAC-chained) journal: the application sets it aside."""
+
+
+def _raw_sig(der_hex: str) -> bytes:
+    """A DER ECDSA signature (hex) as the 64 bytes r || s the heads table keeps."""
+    r, s = decode_dss_signature(bytes.fromhex(der_hex))
+    return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def _der_sig(raw: bytes) -> str:
+    """The DER (hex) of a stored r || s."""
+    if len(raw) != 64:
+        return raw.hex()   # not a stored signature: shown as it is, and it will not verify
+    return encode_dss_signature(int.from_bytes(raw[:32], "big"),
+                                int.from_bytes(raw[32:], "big")).hex()
 
 
 def read_boot_id() -> str:
@@ -190,7 +209,7 @@ class Journal:
         self._last_wall_ns: int = int(last[2]) if last else 0
 
     def _create(self) -> None:
-        """A new file gets 1 KiB pages (set before the first table), WAL and the schema."""
+        """A new file gets 2 KiB pages (set before the first table), WAL and the schema."""
         tables = {r[0] for r in self._db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "events" in tables and "rows" not in tables:
@@ -391,8 +410,8 @@ class Journal:
             for h in heads:
                 self._write("INSERT OR IGNORE INTO heads (seq, hash, ts, sig, key_id)"
                             " VALUES (?, ?, ?, ?, ?)",
-                            (h.seq, bytes.fromhex(h.hash), h.ts, bytes.fromhex(h.sig),
-                             h.key_id))
+                            (h.seq, bytes.fromhex(h.hash), h.ts, _raw_sig(h.sig),
+                             bytes.fromhex(h.key_id)))
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> int:
         """One statement inside the current transaction (BEGIN on the first); a failure dooms
@@ -555,7 +574,8 @@ class Journal:
     def heads_after(self, seq: int, limit: int) -> list[SignedHead]:
         """Up to ``limit`` signed heads after ``seq``, in order."""
         table = self.meta("table") or ""
-        return [SignedHead(table, int(s), bytes(h).hex(), int(ts), bytes(sig).hex(), str(k))
+        return [SignedHead(table, int(s), bytes(h).hex(), int(ts), _der_sig(bytes(sig)),
+                           bytes(k).hex())
                 for s, h, ts, sig, k in self._read(
                     "SELECT seq, hash, ts, sig, key_id FROM heads WHERE seq > ? ORDER BY seq"
                     " LIMIT ?", (seq, limit))]

@@ -189,6 +189,8 @@ class JournalTrust:
         self._snapshot_kinds = tuple(snapshot_kinds)
         self._clock = clock
         self.unstored: list[tuple[float, SignedHead]] = []
+        #: The newest head the notary signed (anchored), stored in the database or not.
+        self.newest: SignedHead | None = None
         self._unstored_lock = threading.Lock()
         self.findings: list[VerifyResult] = []
         self.acknowledged: set[str] = set()
@@ -235,7 +237,12 @@ class JournalTrust:
 
     def _signed(self, head: SignedHead, reason: str) -> None:
         """Notary thread: hand the signed head to the loop, which stores it with its next
-        transaction (:meth:`store_heads`)."""
+        transaction (:meth:`store_heads`). A head asked for at a decision (a draw, a card) is
+        for the anchor, which must learn of the decision at once; the database keeps the heads
+        of boundaries, of the minute and of the start and the end."""
+        self.newest = head
+        if reason == "decision":
+            return
         with self._unstored_lock:
             self.unstored.append((self._clock(), head))
 
@@ -268,7 +275,7 @@ class JournalTrust:
         with self._unstored_lock:
             waiting = [h for _, h in self.unstored]
         stored = self.journal.newest_head()
-        heads = [*waiting, *([stored] if stored is not None else [])]
+        heads = [*waiting, *(h for h in (stored, self.newest) if h is not None)]
         return max(heads, key=lambda h: h.seq) if heads else None
 
     # -- the scrub's verdict, the acknowledgment ---------------------------------------------

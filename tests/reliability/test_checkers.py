@@ -29,12 +29,10 @@ def _snap(rnd: int, state: str, number: int | None = None) -> dict[str, object]:
 def test_paigow_checker_flags_a_reroll_a_lost_and_an_invented_press(tmp_path: Path) -> None:
     j = _journal(tmp_path)
     j.append("app.start", {"pid": 11})
-    j.append("paigow.input", {"source": "button", "button": "shuffled"}, 1)
-    j.append("paigow.state", _snap(1, "betting"), 1)
-    j.append("paigow.input", {"source": "button", "button": "draw"}, 1)
-    j.append("paigow.drawn", _snap(1, "dealing", 3), 1)
+    j.append("paigow.state", {**_snap(1, "betting"), "input": {"button": "shuffled"}}, 1)
+    j.append("paigow.drawn", {**_snap(1, "dealing", 3), "input": {"button": "draw"}}, 1)
     j.append("paigow.drawn", _snap(1, "dealing", 6), 1)       # a second draw: re-rolled
-    j.append("paigow.input", {"source": "button", "button": "settled"}, 1)  # never sent
+    j.append("paigow.input", {"button": "settled"}, 1)  # never sent
     j.append("app.start", {"pid": 12})
     j.close()
     session = ct.PaigowSession(pid=11, confirmed=["shuffled", "no_more_bets", "draw"],

@@ -10,7 +10,9 @@ it is shown or acknowledged.
 2. The system-call trace (when ``strace`` is installed; CI's .ci/run installs it): the real
    process under strace, one pai gow round on the serial LED display and one baccarat coup on a
    pty shoe: every journal write is followed by a returned ``fdatasync``/``fsync`` before the
-   display write / the ``$ACK`` write (bench/power_loss_trace.py, the longer version).
+   display write / the ``$ACK`` write, and the drawn number waited for exactly ONE sync after
+   the draw button's input (one transaction per input, issue 13;
+   bench/power_loss_trace.py, the longer version).
 """
 
 from __future__ import annotations
@@ -189,6 +191,8 @@ def test_the_system_call_trace_shows_sync_before_display_and_ack(workdir: Path) 
     assert [g.what for g in shown] == [f"D{numbers[0]}"]
     assert writes and syncs
     assert all(g.ok for g in shown), shown
+    # one transaction per input: the number waited for exactly one sync after the button
+    assert [g.waited_syncs for g in shown] == [1], shown
     guarded, writes, syncs, acked = plt.run_baccarat(workdir, coups=1)
     assert len(guarded) >= 5
     assert all(g.ok for g in guarded), [g for g in guarded if not g.ok]

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from controller.games.paigow.banking import BankRotation
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
 
 
@@ -58,6 +59,7 @@ class Snapshot:
 
 
 _DEFAULTS: dict[str, Any] = asdict(RoundRecord(round_id=0))
+_ROTATION: dict[str, Any] = asdict(BankRotation())
 
 
 def compact_record(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,13 +78,15 @@ def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, An
 
 
 def compact_snapshot(snap: Snapshot) -> dict[str, Any]:
-    """A snapshot as a row carries it: the record compact, the rotation whole."""
+    """A snapshot as a row carries it: the record's and the rotation's fields that differ from
+    their defaults."""
     return {"state": snap.state, "round_id": snap.round_id,
-            "record": compact_record(snap.record), "rotation": dict(snap.rotation)}
+            "record": compact_record(snap.record), "rotation": changed(_ROTATION, snap.rotation)}
 
 
 def load_snapshot(data: Mapping[str, Any]) -> Snapshot:
     """A snapshot from a row (compact or complete); ``KeyError``/``TypeError`` when it is not
     one."""
     record = asdict(full_record(data["record"]))
-    return Snapshot(str(data["state"]), int(data["round_id"]), record, dict(data["rotation"]))
+    rotation = asdict(BankRotation(**{**_ROTATION, **data["rotation"]}))
+    return Snapshot(str(data["state"]), int(data["round_id"]), record, rotation)

@@ -79,7 +79,7 @@ def test_kinds_and_boots_are_stored_once(tmp_path: Path) -> None:
     db = sqlite3.connect(tmp_path / "j.sqlite")
     assert db.execute("SELECT COUNT(*) FROM kinds").fetchone()[0] == 1
     assert db.execute("SELECT COUNT(*) FROM boots").fetchone()[0] == 1
-    assert db.execute("PRAGMA page_size").fetchone()[0] == 1024
+    assert db.execute("PRAGMA page_size").fetchone()[0] == 2048
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 

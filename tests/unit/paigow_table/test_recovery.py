@@ -100,8 +100,8 @@ def test_cut_between_the_draw_press_and_the_drawn_row(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
     rig.press("shuffled")
     rig.press("no_more_bets")
-    rig.journal.append("paigow.input", {"source": "button", "button": "draw",
-                                        "state": "no_more_bets"}, round_id=1)
+    rig.journal.append("paigow.input", {"button": "draw", "state": "no_more_bets"},
+                       round_id=1)
     rig = reopen(rig)
     assert rig.state == "no_more_bets" and rig.display.lit() == BLANK
     rig.press("draw")

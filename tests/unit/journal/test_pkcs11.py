@@ -1,0 +1,172 @@
+"""The ``pkcs11`` signer against a real SoftHSM2 token (docs/journal.md "Signer"): the key is
+generated inside the token, sensitive and not extractable, so nothing in the state directory can
+sign; a table runs on it, and its export verifies with the public key alone.
+
+SoftHSM2 is a Debian package (``softhsm2``; .ci/run installs it). Without it the tests say so and
+skip, or fail under CI (TC_REQUIRE_SERVICES).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from controller.app import Application
+from controller.cli import main
+from controller.config.profile import load_profile
+from controller.journal.chain import verify_rows
+from controller.journal.heads import SignedHead, load_public_key
+from controller.journal.signer import Pkcs11Signer, SignerKeyMissing
+from drivers.buttons import ButtonPressed
+
+REPO = Path(__file__).resolve().parents[3]
+MODULES = ("/usr/lib/softhsm/libsofthsm2.so", "/usr/lib/*/softhsm/libsofthsm2.so")
+
+
+@dataclass
+class Token:
+    """A SoftHSM2 token in its own directory (the shared tests/services fixture has the same
+    fields: module, label, user_pin, env)."""
+
+    module: str
+    label: str
+    user_pin: str
+    env: dict[str, str]
+    directory: Path
+
+
+def _missing(what: str) -> None:
+    msg = f"MISSING PART (softhsm): {what}; install the Debian package 'softhsm2' (.ci/run does)"
+    if os.environ.get("TC_REQUIRE_SERVICES", "").lower() not in ("", "0", "no", "false"):
+        pytest.fail(msg, pytrace=False)
+    print(f"\n!! {msg}: SKIPPING", file=sys.stderr)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def token() -> Iterator[Token]:
+    util = shutil.which("softhsm2-util")
+    found = [p for pattern in MODULES for p in sorted(glob.glob(pattern))]
+    if util is None or not found:
+        _missing("softhsm2-util / libsofthsm2.so not found")
+    try:
+        import pkcs11  # noqa: F401
+    except ImportError:
+        pytest.fail("python-pkcs11 is not installed (the test extra has it)")
+    directory = Path(tempfile.mkdtemp(prefix="tc-hsm-"))
+    (directory / "tokens").mkdir()
+    conf = directory / "softhsm2.conf"
+    conf.write_text(f"directories.tokendir = {directory / 'tokens'}\nobjectstore.backend = file\n"
+                    "log.level = ERROR\n")
+    pin = f"{secrets.randbelow(10**8):08d}"
+    env = {"SOFTHSM2_CONF": str(conf)}
+    subprocess.run([str(util), "--init-token", "--free", "--label", "tc-journal", "--pin", pin,
+                    "--so-pin", f"{secrets.randbelow(10**8):08d}"],
+                   env={**os.environ, **env}, check=True, capture_output=True, timeout=60)
+    saved = os.environ.get("SOFTHSM2_CONF")
+    os.environ["SOFTHSM2_CONF"] = str(conf)     # read by C_Initialize, once per process
+    import pkcs11
+    lib = pkcs11.lib(found[0])
+    lib.reinitialize()
+    try:
+        yield Token(found[0], "tc-journal", pin, env, directory)
+    finally:
+        if saved is None:
+            os.environ.pop("SOFTHSM2_CONF", None)
+        else:
+            os.environ["SOFTHSM2_CONF"] = saved
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_the_key_is_made_in_the_token_and_cannot_be_read_out(token: Token) -> None:
+    from pkcs11 import Attribute, KeyType, ObjectClass
+    with pytest.raises(SignerKeyMissing):
+        Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin)
+    signer = Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin, create=True)
+    try:
+        head = {"table": "t", "seq": 1, "hash": "ab" * 32, "ts": 1}
+        from controller.journal.heads import canonical_head, verify_head
+        sig = signer.sign(canonical_head(head))
+        assert verify_head(head, sig, load_public_key(signer.public_key_pem()))
+    finally:
+        signer.close()
+    import pkcs11
+    session = pkcs11.lib(token.module).get_token(token_label=token.label).open(
+        user_pin=token.user_pin)
+    try:
+        private = session.get_key(object_class=ObjectClass.PRIVATE_KEY, key_type=KeyType.EC,
+                                  label="k1")
+        assert private[Attribute.SENSITIVE] is True
+        assert private[Attribute.EXTRACTABLE] is False
+        with pytest.raises(pkcs11.PKCS11Error):
+            private[Attribute.VALUE]                  # the private scalar never leaves
+    finally:
+        session.close()
+    again = Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin)
+    assert again.key_id == signer.key_id             # the same key on every open
+    again.close()
+
+
+def _profile(tmp: Path, token: Token) -> Path:
+    pin = tmp / "secret" / "pin"
+    pin.parent.mkdir(parents=True)
+    pin.write_text(token.user_pin + "\n")
+    pin.chmod(0o600)
+    text = (REPO / "hw_profiles" / "sim-paigow.toml").read_text()
+    text += (f'\n[journal]\nsigner = "pkcs11"\npkcs11_module = "{token.module}"\n'
+             f'pkcs11_token = "{token.label}"\npkcs11_key_label = "table-journal"\n'
+             f'pkcs11_pin_file = "{pin}"\n')
+    path = tmp / "sim-paigow-pkcs11.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_alone(
+        token: Token, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile_path = _profile(tmp_path, token)
+    state = tmp_path / "state"
+    app = Application(load_profile(profile_path), state, console_port="none")
+    try:
+        app.start()
+        for name in ("shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled"):
+            app.dispatch(ButtonPressed(name, 0))
+        assert app.trust.notary.wait_idle(10)
+        assert "pkcs11" in app.trust.signer.description
+    finally:
+        app.close()
+    # nothing in the state directory can sign: no private key material in any file
+    for path in state.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert b"PRIVATE KEY" not in data, path
+    assert not (state / "journal-key.pem").exists()
+    # the public key, from the token, as printed at commissioning
+    assert main(["journal", "pubkey", "--profile", str(profile_path), "--state-dir",
+                 str(state)]) == 0
+    pem = capsys.readouterr().out
+    assert pem.startswith("-----BEGIN PUBLIC KEY-----")
+    (tmp_path / "table.pub").write_text(pem)
+    # an auditor: the export and the heads with the public key alone
+    assert main(["journal", "export", "--state-dir", str(state)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    check = verify_rows(rows)
+    assert check.ok and check.rows == len(rows) and rows
+    anchor = [SignedHead.from_line(x) for x in (state / "journal.anchor").read_text().splitlines()]
+    key = load_public_key(pem.encode())
+    assert anchor and all(h.verify(key) for h in anchor)
+    by_seq = {r["seq"]: r["hash"] for r in rows}
+    assert all(by_seq[h.seq] == h.hash for h in anchor if h.seq in by_seq)
+    assert main(["journal", "verify", "--state-dir", str(state), "--pubkey",
+                 str(tmp_path / "table.pub")]) == 0
+    assert "journal verified" in capsys.readouterr().out
