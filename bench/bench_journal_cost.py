@@ -150,7 +150,7 @@ def build_big_journal(work: Path, rows: int) -> Path:
     written = 0
     while written < rows:
         with journal.transaction():
-            for _ in range(min(12_000, rows - written) // 12):
+            for _ in range(max(1, min(12_000, rows - written) // 12)):
                 rnd = first_round + written // 12
                 for name in ROUND:
                     journal.append("paigow.input", {"source": "button", "button": name,

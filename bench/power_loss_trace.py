@@ -243,7 +243,8 @@ def run_paigow(work: Path, rounds: int) -> tuple[list[Guarded], int, int, list[s
     trace = work / "paigow.trace"
     profile = led_profile(work)
     c = Controller(profile, work / "pg-state",
-                   wrapper=["strace", "-f", "-tt", "-x", "-s", "1100", "-e", f"trace={TRACE}",
+                   # -s: a whole WAL frame (2 KiB pages) is printed, the input row in it
+                   wrapper=["strace", "-f", "-tt", "-x", "-s", "2100", "-e", f"trace={TRACE}",
                             "-o", str(trace)])
     numbers: list[str] = []
     try:

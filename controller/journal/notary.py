@@ -88,7 +88,10 @@ class Notary:
         return True
 
     def stop(self, timeout: float = 5.0) -> bool:
-        """Sign what is pending, then stop; False when that did not finish in time."""
+        """Sign what is pending, then stop; False when that did not finish in time (or the
+        notary never started)."""
+        if self._thread is None:
+            return False
         done = self.wait_idle(timeout)
         with self._cond:
             self._stop = True

@@ -28,7 +28,7 @@ from controller.journal.verify import VerifyResult, Walker, check_anchor, check_
 log = logging.getLogger("controller.journal")
 
 #: Rows per slice: a few milliseconds of work on a Pi 4.
-SLICE_ROWS = 500
+SLICE_ROWS = 200
 #: Seconds between checkpoints (and the WAL size, in frames, that brings one forward).
 CHECKPOINT_S = 120.0
 CHECKPOINT_FRAMES = 2000

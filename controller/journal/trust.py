@@ -195,6 +195,7 @@ class JournalTrust:
         self.findings: list[VerifyResult] = []
         self.acknowledged: set[str] = set()
         self.start_verdict: VerifyResult | None = None
+        self.started = False
         self.notary = Notary(self.signer, Anchor(self.anchor_path), self.table,
                              on_signed=self._signed, on_error=self._sign_error)
         self.maintenance = Maintenance(
@@ -231,6 +232,7 @@ class JournalTrust:
         """Start the notary and the background worker; ask for a head of the start."""
         self.notary.start()
         self.maintenance.start()
+        self.started = True
         self.journal.want_head("start")
 
     # -- heads -------------------------------------------------------------------------------
@@ -386,7 +388,7 @@ class JournalTrust:
         """Sign and anchor the last head (waiting a little), stop the workers."""
         if self.journal.last_seq > self.notary.requested_seq:
             self.journal.want_head("shutdown")
-        if not self.notary.stop(CLOSE_WAIT_S):
+        if not self.notary.stop(CLOSE_WAIT_S) and self.started:
             log.warning("the journal's last head was not anchored within %s s", CLOSE_WAIT_S)
         self.maintenance.stop()
         try:

@@ -18,8 +18,9 @@ PAGE = 4096
 def _damaged_journal(tmp_path: Path) -> Journal:
     db = tmp_path / "journal.sqlite"
     journal = Journal.open(db)
-    for i in range(3000):
-        journal.append("test.row", {"i": i, "pad": "p" * 200}, round_id=i // 50)
+    with journal.transaction():
+        for i in range(3000):
+            journal.append("test.row", {"i": i, "pad": "p" * 200}, round_id=i // 50)
     journal.close()
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
