@@ -195,7 +195,7 @@ class Table:
     def drawn_at(self) -> dict[int, int]:
         """round -> the monotonic ns of its ``paigow.drawn`` row."""
         rows = self.app.call(lambda: list(self.app.journal.events(kinds=["paigow.drawn"])))
-        return {int(e.round_id): int(e.mono_ns) for e in rows}  # type: ignore[attr-defined]
+        return {int(e.round): int(e.mono) for e in rows}  # type: ignore[attr-defined]
 
     def close(self) -> None:
         from controller.events import Shutdown

@@ -37,7 +37,8 @@ def journaled_codes(rig: Rig, shoe: int) -> list[str]:
     db = sqlite3.connect(f"file:{rig.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
         rows = [json.loads(r[0]) for r in db.execute(
-            "SELECT data FROM events WHERE kind = 'baccarat.coup.result' ORDER BY seq")]
+            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
+            " WHERE k.kind = 'baccarat.coup.result' ORDER BY r.seq")]
     finally:
         db.close()
     return [expected_code(r) for r in rows if r["shoe"] == shoe]

@@ -39,7 +39,8 @@ def journal_rows(rig: Rig, kind: str) -> list[dict[str, object]]:
     db = sqlite3.connect(f"file:{rig.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
         return [json.loads(r[0]) for r in db.execute(
-            "SELECT data FROM events WHERE kind = ? ORDER BY seq", (kind,))]
+            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = ?"
+            " ORDER BY r.seq", (kind,))]
     finally:
         db.close()
 

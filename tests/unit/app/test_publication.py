@@ -89,7 +89,7 @@ def test_the_loop_publishes_after_recovery_and_after_each_event(app: Application
                     break
             assert view["state"] == state
         drawn = app.call(lambda: app.journal.last(["paigow.drawn"]))
-        assert view["number"] == drawn.data["snapshot"]["record"]["number"]  # type: ignore[union-attr]
+        assert view["number"] == drawn.data["record"]["number"]  # type: ignore[union-attr]
     finally:
         app.post(Shutdown("test"))
         loop.join(WAIT_S)

@@ -32,7 +32,7 @@ def test_the_view_follows_the_display_through_a_round(tmp_path: Path) -> None:
         assert view["number"] == shown_number(rig), button
         assert view["showing"] is (view["number"] is not None)
         if button == "draw":
-            rec = rig.rows("paigow.drawn")[-1].data["snapshot"]["record"]
+            rec = rig.rows("paigow.drawn")[-1].data["record"]
             position = physical_position(rec["number"], None)   # counted from the dealer
             assert view["number"] == rec["number"] and view["source"] == "rng"
             assert view["start_position"] == position
