@@ -15,6 +15,7 @@ copied into the database count too. Prints one line per figure; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import queue
 import sqlite3
@@ -131,43 +132,76 @@ def idle_baccarat(work: Path, seconds: float) -> float:
 
 
 def build_big_journal(work: Path, rows: int) -> Path:
-    """A pai gow table's journal with ``rows`` rows (rounds of twelve rows, as the table writes
-    them), its heads signed and anchored as a running table leaves them."""
+    """A pai gow table's journal with ``rows`` rows: a real round played on the table, copied
+    round after round (its six rows, round ids moved on), with a signed head every 2,000 rounds
+    and the anchor, as a running table leaves them (a head at least every minute)."""
     state = work / f"big-{rows}"
     if (state / "journal.sqlite").exists():
         return state
     run = Running(PAIGOW, state)
-    run.stop()
+    try:
+        for _ in range(2):
+            for name in ROUND:
+                run.press(name)
+        template = run.call(lambda: [
+            (r.kind, r.data, r.round) for r in run.app.journal.events(
+                since_seq=run.app.journal.last_seq - len(ROUND))])
+    finally:
+        run.stop()
     from controller.journal.anchor import Anchor
+    from controller.journal.heads import SignedHead, canonical_head
     from controller.journal.signer import FileSigner
     from controller.journal.store import Journal
     signer = FileSigner.load(state / "journal-key.pem")
     journal = Journal(state / "journal.sqlite", autocheckpoint=True)
     anchor = Anchor(state / "journal.anchor")
-    from controller.journal.heads import SignedHead, canonical_head
     table = journal.meta("table") or ""
-    first_round = 10
-    written = 0
-    while written < rows:
+    rnd = int(template[-1][2]) + 1
+    while journal.last_seq < rows:
         with journal.transaction():
-            for _ in range(max(1, min(12_000, rows - written) // 12)):
-                rnd = first_round + written // 12
-                for name in ROUND:
-                    journal.append("paigow.input", {"source": "button", "button": name,
-                                                    "monotonic_ns": time.monotonic_ns(),
-                                                    "state": "betting"}, rnd)
-                    journal.append("paigow.state", {"trigger": name, "from": "betting",
-                                                    "state": "no_more_bets",
-                                                    "record": {"style": "x"}}, rnd)
-                written += 12
+            for _ in range(2000):
+                for kind, data, _ in template:
+                    body = json.loads(json.dumps(data))
+                    if "snapshot" in body:
+                        body["record"]["round_id"] = rnd
+                        body["snapshot"]["round_id"] = rnd + 1
+                        body["snapshot"]["record"]["round_id"] = rnd + 1
+                    journal.append(kind, body, rnd)
+                rnd += 1
+                if journal.last_seq >= rows:
+                    break
         seq, digest = journal.head()
-        head = {"table": table, "seq": seq, "hash": digest, "ts": time.time_ns()}
-        signed = SignedHead(table, seq, digest, int(head["ts"]),
-                            signer.sign(canonical_head(head)), signer.key_id)
+        ts = time.time_ns()
+        head = {"table": table, "seq": seq, "hash": digest, "ts": ts}
+        signed = SignedHead(table, seq, digest, ts, signer.sign(canonical_head(head)),
+                            signer.key_id)
         journal.add_heads([signed])
         anchor.append(signed)
     journal.close()
+    checkpoint(state, "TRUNCATE")
     return state
+
+
+def journal_start_ms(state: Path, runs: int = 5) -> float:
+    """Median ms of the journal's part of a start (open with its signer, the start-up check,
+    the table's recovery), in-process: what a long journal could add to start to READY=1."""
+    from controller.config.profile import load_profile as load
+    from controller.journal.trust import JournalTrust, open_journal
+    from controller.tables.paigow.table import SNAPSHOT_KINDS
+    settings = load(PAIGOW).journal
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        opened = open_journal(settings, lambda name: state / name, "sim-paigow")
+        trust = JournalTrust(opened, settings, lambda name: state / name, post=lambda fn: None,
+                             raise_fault=lambda text: None)
+        verdict = trust.check_at_start()
+        opened.journal.last(SNAPSHOT_KINDS)
+        samples.append((time.perf_counter() - t0) * 1000)
+        assert verdict.ok, verdict.problems
+        opened.signer.close()
+        opened.journal.close()
+    return statistics.median(samples)
 
 
 class StallProbe:

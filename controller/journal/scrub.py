@@ -128,7 +128,7 @@ class Maintenance:
 
     def _run(self) -> None:
         try:
-            self._maint = Journal(self.db_path, autocheckpoint=False)
+            self._maint = Journal(self.db_path, autocheckpoint=False, cache_kib=256)
         except JournalError as exc:
             log.error("journal maintenance connection: %s", exc)
             return

@@ -159,6 +159,7 @@ class Journal:
         mono_ns: Callable[[], int] = time.monotonic_ns,
         readonly: bool = False,
         autocheckpoint: bool = True,
+        cache_kib: int | None = None,
     ) -> None:
         self.path = str(path)
         self._boot_id = boot_id or read_boot_id()
@@ -187,6 +188,10 @@ class Journal:
                 if not autocheckpoint:
                     self._db.execute("PRAGMA wal_autocheckpoint=0")
             self._db.execute("PRAGMA busy_timeout=2000")
+            if cache_kib is not None or readonly:
+                # a helper connection (a reader, the worker's) reads forward once: a small
+                # page cache keeps the table's memory small
+                self._db.execute(f"PRAGMA cache_size=-{cache_kib or 256}")
             tables = {r[0] for r in self._db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
             if "events" in tables and "rows" not in tables:

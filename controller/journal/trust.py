@@ -19,7 +19,6 @@ from typing import Any, Final
 
 from controller.journal import legacy
 from controller.journal.anchor import Anchor, read_anchor
-from controller.journal.archive import plan_cut, write_segment
 from controller.journal.heads import SignedHead, load_public_key
 from controller.journal.notary import Notary
 from controller.journal.scrub import Maintenance
@@ -326,6 +325,7 @@ class JournalTrust:
 
     def _archive(self, maint: Journal) -> None:
         """Worker: move the rows older than ``retain_days`` to a signed segment."""
+        from controller.journal.archive import plan_cut, write_segment
         if not self._snapshot_kinds:
             return   # a table that does not name its snapshots is never cut short
         snapshot = maint.last(self._snapshot_kinds)
