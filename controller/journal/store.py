@@ -691,12 +691,21 @@ class Journal:
                 self._write("DELETE FROM heads WHERE seq = ?", (seq,))
             self._write("DELETE FROM meta WHERE key = 'archiving'", ())
 
-    def stale_heads(self) -> list[tuple[int, str]]:
-        """Stored heads whose row is gone or has another hash: (seq, hash hex)."""
+    def stale_heads(self, from_seq: int) -> list[tuple[int, str]]:
+        """Stored heads from ``from_seq`` on whose row is gone or has another hash:
+        (seq, hash hex)."""
         return [(int(s), bytes(h).hex()) for s, h in self._read(
             "SELECT h.seq, h.hash FROM heads h LEFT JOIN rows r ON r.seq = h.seq"
-            " WHERE (r.seq IS NULL AND h.seq > (SELECT COALESCE(MAX(seq), 0) FROM rows))"
-            " OR (r.seq IS NOT NULL AND r.hash != h.hash)")]
+            " WHERE h.seq >= ? AND ((r.seq IS NULL AND h.seq >"
+            " (SELECT COALESCE(MAX(seq), 0) FROM rows)) OR (r.seq IS NOT NULL AND"
+            " r.hash != h.hash))", (from_seq,))]
+
+    def newest_heads(self, limit: int) -> list[SignedHead]:
+        """The newest ``limit`` stored heads, oldest first."""
+        rows = self._read("SELECT seq FROM heads ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                          (max(0, limit - 1),))
+        after = int(rows[0][0]) - 1 if rows else -1
+        return self.heads_after(after, limit)
 
     def checkpoint(self) -> tuple[int, int]:
         """Copy committed WAL frames into the database file without blocking the writer

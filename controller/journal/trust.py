@@ -297,10 +297,13 @@ class JournalTrust:
         """Loop, a technician acknowledges the findings (``fault clear``): journal what was
         found and the signed heads it invalidates, withdraw those heads, and anchor the new
         head alone, so the journal goes on from here. Returns the journaled record."""
-        stale = self.journal.stale_heads()
+        # bounded reads (this runs on the loop): the heads from the first bad row on, and the
+        # signatures of the newest 200 heads
+        bad = [f.first_bad_seq for f in self.findings if f.first_bad_seq is not None]
+        from_seq = min(bad) if bad else max(0, self.journal.last_seq - 100_000)
+        stale = self.journal.stale_heads(from_seq)
         stale_seqs = {s for s, _ in stale}
-        for head in self.journal.heads_after(max(0, self.journal.last_seq - 100_000), 100_000
-                                             )[-200:]:
+        for head in self.journal.newest_heads(200):
             if head.seq not in stale_seqs and not head.verify(self.public_key):
                 stale.append((head.seq, head.hash))
         found = [f.as_dict() for f in self.findings]
