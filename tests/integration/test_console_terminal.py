@@ -52,7 +52,8 @@ def journal_kinds(state_dir: Path, *kinds: str) -> list[dict[str, object]]:
     try:
         marks = ",".join("?" * len(kinds))
         return [json.loads(r[0]) | {"kind": r[1]} for r in db.execute(
-            f"SELECT data, kind FROM events WHERE kind IN ({marks}) ORDER BY seq", kinds)]
+            f"SELECT r.data, k.kind FROM rows r JOIN kinds k ON k.id = r.kind"
+            f" WHERE k.kind IN ({marks}) ORDER BY r.seq", kinds)]
     finally:
         db.close()
 

@@ -11,7 +11,7 @@ import pytest
 
 from controller.console.auth import LOCKOUT_S, MAX_FAILURES, SUPERVISOR, TECHNICIAN, Auth
 from controller.console.errors import ConsoleError
-from controller.journal.store import Journal, load_or_create_key
+from controller.journal.store import Journal
 
 TECH_PIN = "24681012"
 SUPER_PIN = "97531864"
@@ -30,7 +30,7 @@ class Machine:
     journals: list[Journal] = field(default_factory=list)
 
     def journal(self) -> Journal:
-        j = Journal(self.folder / "journal.sqlite", load_or_create_key(self.folder / "k"),
+        j = Journal(self.folder / "journal.sqlite",
                     boot_id=f"boot-{self.boot}", wall_ns=lambda: int(self.wall_s * 1e9),
                     mono_ns=lambda: int(self.mono_s * 1e9))
         self.journals.append(j)
