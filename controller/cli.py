@@ -246,6 +246,7 @@ def _floor(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
+    return 0
 
 
 def _public_key(args: argparse.Namespace, journal: object) -> bytes | None:
