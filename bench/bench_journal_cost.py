@@ -238,6 +238,11 @@ class StallProbe:
     def longest_ms(self) -> float:
         return max(self.delays, default=0.0) * 1000
 
+    @property
+    def p99_ms(self) -> float:
+        ordered = sorted(self.delays) or [0.0]
+        return ordered[int(0.99 * (len(ordered) - 1))] * 1000
+
 
 def stalls_on_big_journal(state: Path, seconds: float) -> dict[str, float]:
     """The longest loop stall (ms) while: idle, the scrub runs, selftest, console journal
@@ -255,7 +260,11 @@ def stalls_on_big_journal(state: Path, seconds: float) -> dict[str, float]:
             time.sleep(seconds)
         status = app.trust.maintenance.status
         out["scrub"] = probe.longest_ms
+        out["scrub_p99"] = probe.p99_ms
         out["scrub_rows_per_s"] = status.rows_done / seconds
+        t0 = time.perf_counter()
+        run.call(lambda: app._console()._journal_selftest())
+        out["selftest (its journal part)"] = (time.perf_counter() - t0) * 1000
         for command in ("selftest", "journal verify", "fault clear", "recall 10"):
             with StallProbe(app) as probe:
                 t0 = time.perf_counter()
@@ -280,7 +289,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--dir", default=None)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--stalls", default=None, metavar="STATE_DIR",
+                        help="only the loop stalls on this journal, as one JSON line (bench/run"
+                             " runs it in a fresh process: its own heap, not the bench's)")
+    parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
+    if args.stalls:
+        print(json.dumps(stalls_on_big_journal(Path(args.stalls), args.seconds)))
+        return
     with tempfile.TemporaryDirectory(prefix="bench-journal-cost-", dir=args.dir) as tmp:
         work = Path(tmp)
         r = paigow_rounds(work, 30 if args.quick else args.rounds)

@@ -29,9 +29,8 @@ log = logging.getLogger("controller.journal")
 
 #: Rows per slice: a few milliseconds of work on a Pi 4.
 SLICE_ROWS = 200
-#: Seconds between checkpoints (and the WAL size, in frames, that brings one forward).
+#: Seconds between checkpoints (the WAL's committed frames copied into the database file).
 CHECKPOINT_S = 120.0
-CHECKPOINT_FRAMES = 2000
 
 
 @dataclass
