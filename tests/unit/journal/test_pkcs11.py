@@ -2,22 +2,13 @@
 generated inside the token, sensitive and not extractable, so nothing in the state directory can
 sign; a table runs on it, and its export verifies with the public key alone.
 
-SoftHSM2 is a Debian package (``softhsm2``; .ci/run installs it). Without it the tests say so and
-skip, or fail under CI (TC_REQUIRE_SERVICES).
+The token is the shared ``softhsm_token`` fixture (tests/services: Debian's ``softhsm2``, which
+.ci/run installs; without it the tests say so and skip, or fail under TC_REQUIRE_SERVICES).
 """
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import secrets
-import shutil
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,67 +20,20 @@ from controller.journal.chain import verify_rows
 from controller.journal.heads import SignedHead, load_public_key
 from controller.journal.signer import Pkcs11Signer, SignerKeyMissing
 from drivers.buttons import ButtonPressed
+from tests.services.softhsm import SoftHsmToken
 
 REPO = Path(__file__).resolve().parents[3]
-MODULES = ("/usr/lib/softhsm/libsofthsm2.so", "/usr/lib/*/softhsm/libsofthsm2.so")
 
 
-@dataclass
-class Token:
-    """A SoftHSM2 token in its own directory (the shared tests/services fixture has the same
-    fields: module, label, user_pin, env)."""
-
-    module: str
-    label: str
-    user_pin: str
-    env: dict[str, str]
-    directory: Path
+@pytest.fixture
+def token(softhsm_token: SoftHsmToken) -> SoftHsmToken:
+    """The shared SoftHSM2 token (tests/services), the PKCS#11 library initialised on it (the
+    library reads its configuration once per process)."""
+    softhsm_token.pkcs11_lib()
+    return softhsm_token
 
 
-def _missing(what: str) -> None:
-    msg = f"MISSING PART (softhsm): {what}; install the Debian package 'softhsm2' (.ci/run does)"
-    if os.environ.get("TC_REQUIRE_SERVICES", "").lower() not in ("", "0", "no", "false"):
-        pytest.fail(msg, pytrace=False)
-    print(f"\n!! {msg}: SKIPPING", file=sys.stderr)
-    pytest.skip(msg)
-
-
-@pytest.fixture(scope="module")
-def token() -> Iterator[Token]:
-    util = shutil.which("softhsm2-util")
-    found = [p for pattern in MODULES for p in sorted(glob.glob(pattern))]
-    if util is None or not found:
-        _missing("softhsm2-util / libsofthsm2.so not found")
-    try:
-        import pkcs11  # noqa: F401
-    except ImportError:
-        pytest.fail("python-pkcs11 is not installed (the test extra has it)")
-    directory = Path(tempfile.mkdtemp(prefix="tc-hsm-"))
-    (directory / "tokens").mkdir()
-    conf = directory / "softhsm2.conf"
-    conf.write_text(f"directories.tokendir = {directory / 'tokens'}\nobjectstore.backend = file\n"
-                    "log.level = ERROR\n")
-    pin = f"{secrets.randbelow(10**8):08d}"
-    env = {"SOFTHSM2_CONF": str(conf)}
-    subprocess.run([str(util), "--init-token", "--free", "--label", "tc-journal", "--pin", pin,
-                    "--so-pin", f"{secrets.randbelow(10**8):08d}"],
-                   env={**os.environ, **env}, check=True, capture_output=True, timeout=60)
-    saved = os.environ.get("SOFTHSM2_CONF")
-    os.environ["SOFTHSM2_CONF"] = str(conf)     # read by C_Initialize, once per process
-    import pkcs11
-    lib = pkcs11.lib(found[0])
-    lib.reinitialize()
-    try:
-        yield Token(found[0], "tc-journal", pin, env, directory)
-    finally:
-        if saved is None:
-            os.environ.pop("SOFTHSM2_CONF", None)
-        else:
-            os.environ["SOFTHSM2_CONF"] = saved
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def test_the_key_is_made_in_the_token_and_cannot_be_read_out(token: Token) -> None:
+def test_the_key_is_made_in_the_token_and_cannot_be_read_out(token: SoftHsmToken) -> None:
     from pkcs11 import Attribute, KeyType, ObjectClass
     with pytest.raises(SignerKeyMissing):
         Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin)
@@ -118,7 +62,7 @@ def test_the_key_is_made_in_the_token_and_cannot_be_read_out(token: Token) -> No
     again.close()
 
 
-def _profile(tmp: Path, token: Token) -> Path:
+def _profile(tmp: Path, token: SoftHsmToken) -> Path:
     pin = tmp / "secret" / "pin"
     pin.parent.mkdir(parents=True)
     pin.write_text(token.user_pin + "\n")
@@ -133,7 +77,7 @@ def _profile(tmp: Path, token: Token) -> Path:
 
 
 def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_alone(
-        token: Token, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        token: SoftHsmToken, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     profile_path = _profile(tmp_path, token)
     state = tmp_path / "state"
     app = Application(load_profile(profile_path), state, console_port="none")
