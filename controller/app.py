@@ -31,6 +31,7 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.feed.publisher import Publisher
 from controller.journal.store import JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
@@ -151,6 +152,9 @@ class Application:
         self.publication = Publication()
         self._publish_error: str | None = None
         self._status_lines: dict[str, Callable[[], str]] = {}
+        #: The host feed's publisher (docs/feed.md), started with the table when the profile
+        #: has a [feed] section.
+        self.feed: Publisher | None = None
 
         jset = profile.journal
         # The journal, its signer, the notary that signs heads and the background worker
@@ -328,10 +332,29 @@ class Application:
         if self.rng is not None:
             notes.append(self._rng_startup())
         self.trust.start()            # the journal's notary and background worker
+        self._start_feed()
         for note in notes:
             log.info("recovery: %s", note)
         self._publish()
         return notes
+
+    def _start_feed(self) -> None:
+        """The host feed (docs/feed.md), when the profile names a broker: a publisher thread
+        reading the journal on a read-only connection of its own, woken after each commit (it
+        sets an Event: the loop never waits for the broker). ``status`` shows its state."""
+        if self.profile.feed is None or self.feed is not None:
+            return
+        from controller.feed.broker import BrokerError
+        from controller.feed.publisher import publisher_for
+        try:
+            feed = publisher_for(self.profile.feed, self.state_dir, self.journal.reader)
+        except BrokerError as exc:
+            self._raise_fault(f"feed: {exc}")
+            return
+        self.feed = feed
+        self.journal.add_commit_listener(feed.wake)
+        self.add_status("feed", lambda: feed.state().describe(self.journal.last_seq))
+        feed.start()
 
     @property
     def transactional(self) -> bool:
@@ -615,8 +638,12 @@ class Application:
                 if close is not None:
                     close()
             self.notifier.stopping()
-            self.trust.close()
-            self.journal.close()
+            try:
+                self.trust.close()       # signs and stores the last heads
+            finally:
+                if self.feed is not None:
+                    self.feed.stop()     # sends them and the backlog (a few seconds at most)
+                self.journal.close()
 
 
 @dataclass

@@ -5,7 +5,6 @@ real ``table-controller collect`` process) with the ``collector`` identity."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,26 +24,6 @@ if TYPE_CHECKING:
     from tests.services.mosquitto import MosquittoBroker
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def persistent(broker: MosquittoBroker) -> MosquittoBroker:
-    """The broker as a floor runs it (docs/feed.md "The broker"): ``persistence true``, so the
-    collector's session (its subscription and the messages queued for it) survives a restart.
-    The fixture's config is extended and the broker restarted on the same port."""
-    store = broker.directory / "persist"
-    store.mkdir(exist_ok=True)
-    shutil.chown(store, *_owner(broker.directory))
-    text = broker.config_path.read_text().replace("persistence false\n", "")
-    broker.config_path.write_text(text + f"\npersistence true\npersistence_location {store}/\n"
-                                  "autosave_interval 1\n")
-    broker.stop()
-    broker.start()
-    return broker
-
-
-def _owner(path: Path) -> tuple[int, int]:
-    st = path.stat()
-    return st.st_uid, st.st_gid
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:

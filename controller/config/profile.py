@@ -217,7 +217,7 @@ class FeedSettings:
 
     broker: str
     site: str
-    table: str
+    table: str                 # the journal's table id (journal.table_id, else the name)
     ca: str | None = None
     cert: str | None = None
     key: str | None = None
@@ -606,7 +606,7 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     rules = _rules(top, r)
     scoreboard = _scoreboard(top.section("scoreboard"), r)
     feed_sec = top.section("feed")
-    feed = _feed(feed_sec, r, name) if feed_sec is not None else None
+    feed = _feed(feed_sec, r, journal.table_id or name) if feed_sec is not None else None
 
     required, optional = _DEVICES[game]
     devices = top.section("devices", required=True,
@@ -741,7 +741,7 @@ def _pem_file(reader: _Reader) -> Callable[[str, Any], str]:
     return conv
 
 
-def _feed(s: _Section, r: _Reader, name: str) -> FeedSettings:
+def _feed(s: _Section, r: _Reader, table_id: str) -> FeedSettings:
     d = FeedSettings("", "", "")
     broker = s.value("broker", _broker_url(r), why=" (mqtts://host:port of the casino's broker)")
     tls = broker.startswith("mqtts:")
@@ -751,10 +751,16 @@ def _feed(s: _Section, r: _Reader, name: str) -> FeedSettings:
           " the table by it)"
     cert = s.value("cert", _pem_file(r), _REQUIRED if tls else None, why)
     key = s.value("key", _pem_file(r), _REQUIRED if tls else None, why)
-    table = s.value("table", _topic_id(r), name)
+    # the journal signs its heads with its table id (journal.table_id, else the profile's
+    # name): the feed's topics must name the same table, or the collector refuses every head
+    table = s.value("table", _topic_id(r), table_id)
+    if table != table_id:
+        raise r.error(s.key("table"), f"{table!r} differs from the table id the journal signs"
+                                      f" its heads with ({table_id!r}: journal.table_id, else"
+                                      " the profile's name); set journal.table_id instead")
     if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
-        raise s.missing("table", f": the profile's name {name!r} cannot be the table id in"
-                                 " the feed's topics")
+        raise s.missing("table", f": the table id {table_id!r} (journal.table_id, else the"
+                                 " profile's name) cannot be a topic level")
     return FeedSettings(
         broker=broker,
         site=s.value("site", _topic_id(r), why=" (the casino's site id, in every topic)"),

@@ -167,6 +167,7 @@ class Journal:
         self._mono_ns = mono_ns
         self._readonly = readonly
         self._listeners: list[Callable[[Row], None]] = []
+        self._commit_listeners: list[Callable[[], None]] = []
         self._head_hook: HeadHook | None = None
         self._txn: _Txn | None = None
         self._txn_count = 0
@@ -289,6 +290,11 @@ class Journal:
     def add_listener(self, listener: Callable[[Row], None]) -> None:
         """Call ``listener`` with every row after its transaction committed (synced)."""
         self._listeners.append(listener)
+
+    def add_commit_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` once after every commit that wrote anything (rows, signed heads,
+        metadata), synced: the feed's publisher is woken so (it must not block)."""
+        self._commit_listeners.append(listener)
 
     def set_head_hook(self, hook: HeadHook | None) -> None:
         """Who is told (seq, hash, reason) after a commit that wants a signed head."""
@@ -448,6 +454,9 @@ class Journal:
         for row in txn.rows:
             for listener in self._listeners:
                 listener(row)
+        if txn.began:
+            for wrote in self._commit_listeners:
+                wrote()
         if txn.heads_wanted and self._head_hook is not None and self._last_seq:
             self._head_hook(self._last_seq, self._last_hash, txn.heads_wanted[0])
         for fn in txn.after:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,6 @@ from tests.feed_rig import (
     CollectorThread,
     collect_process,
     kill,
-    persistent,
     publisher,
     stored,
     wait_for,
@@ -124,10 +124,12 @@ def test_the_acl_refuses_another_tables_topic(mosquitto_broker: MosquittoBroker,
 
 
 def test_broker_stopped_during_play_loses_and_repeats_nothing(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str) -> None:
+        make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path,
+        any_store_url: str) -> None:
     store_url = any_store_url
     t7 = TableJournal("table-07")
-    persistent(mosquitto_broker)
+    # as a floor runs it: the collector's session survives the restart
+    mosquitto_broker = make_mosquitto_broker(persistence=True)
     collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
     pub = publisher(mosquitto_broker, t7, "table-07", tmp_path)
     try:

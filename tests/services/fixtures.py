@@ -7,7 +7,8 @@ otherwise; one that is present but does not start always fails, with its log.
 
 - ``mosquitto_broker`` -> MosquittoBroker (tests/services/mosquitto.py): TLS listener with
   client certificates, CN = MQTT user name, ACL ``tc/+/%u/#``; ``make_mosquitto_broker(site=,
-  plain=, tls=)`` makes more (``plain=True`` adds an anonymous plain-TCP listener).
+  plain=, tls=, persistence=)`` makes more (``plain=True`` adds an anonymous plain-TCP listener;
+  ``persistence=True`` keeps sessions and queued messages across ``stop()``/``start()``).
 - ``postgres_server`` -> PostgresServer (tests/services/postgres.py); ``postgres_url`` -> its
   ``postgresql://`` URL.
 - ``softhsm_token`` -> SoftHsmToken (tests/services/softhsm.py), SOFTHSM2_CONF set for the test.
@@ -32,15 +33,18 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def make_mosquitto_broker() -> Iterator[Callable[..., MosquittoBroker]]:
-    """``make_mosquitto_broker(site="site1", plain=False, tls=True)`` -> a started broker."""
+    """``make_mosquitto_broker(site="site1", plain=False, tls=True, persistence=False)`` -> a
+    started broker."""
     from tests.services.mosquitto import MosquittoBroker, find_mosquitto
 
     if find_mosquitto() is None:
         missing("mosquitto", "/usr/sbin/mosquitto", "mosquitto")
     made: list[MosquittoBroker] = []
 
-    def make(*, site: str = "site1", plain: bool = False, tls: bool = True) -> MosquittoBroker:
-        broker = MosquittoBroker.create(site=site, plain=plain, tls=tls)
+    def make(*, site: str = "site1", plain: bool = False, tls: bool = True,
+             persistence: bool = False) -> MosquittoBroker:
+        broker = MosquittoBroker.create(site=site, plain=plain, tls=tls,
+                                        persistence=persistence)
         made.append(broker)
         return broker
 

@@ -131,3 +131,23 @@ def test_the_plain_listener_is_anonymous_and_open(
         pub.publish("anything/at/all", b"hi", qos=1)
         assert sub.expect("anything/at/all", timeout=10).payload == b"hi"
     assert b.topic("t1") == "tc/lab/t1"
+
+
+@pytest.mark.parametrize("persistence", [False, True])
+def test_persistence_keeps_what_the_broker_holds_across_a_restart(
+        make_mosquitto_broker: Callable[..., MosquittoBroker], persistence: bool) -> None:
+    """``persistence=True``: what the broker holds (here a retained message) is saved and read
+    back by the restarted broker; the default broker starts empty."""
+    b = make_mosquitto_broker(persistence=persistence)
+    topic = b.topic("table-07", "status")
+    with MqttTestClient.connect_to(b, "table-07") as table:
+        rc = table.publish(topic, b"online", qos=1, retain=True)
+        assert rc is not None and not rc.is_failure, rc
+    b.stop()
+    b.start()
+    with MqttTestClient.connect_to(b, COLLECTOR) as collector:
+        collector.subscribe(topic, qos=1)
+        if persistence:
+            assert collector.expect(topic, timeout=10).payload == b"online"
+        else:
+            assert collector.quiet(QUIET_S) == []

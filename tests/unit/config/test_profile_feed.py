@@ -47,7 +47,7 @@ def test_the_feed_is_off_in_the_sim_profiles() -> None:
 def test_a_casino_broker_with_tls(tmp_path: Path, pems: dict[str, str]) -> None:
     p = profile(tmp_path, f'broker = "mqtts://broker.floor.lan:8883"\nsite = "vegas-1"\n'
                           f'table = "pg-07"\nca = "{pems["ca"]}"\ncert = "{pems["cert"]}"\n'
-                          f'key = "{pems["key"]}"\n')
+                          f'key = "{pems["key"]}"\n', "pg-07.toml")
     feed = load_profile(p).feed
     assert feed is not None
     assert (feed.site, feed.table, feed.cert, feed.position_path, feed.heartbeat_s) == \
@@ -95,4 +95,15 @@ def test_a_profile_name_that_cannot_be_a_topic_needs_a_table_id(tmp_path: Path) 
     p = tmp_path / "x.toml"
     p.write_text('name = "Table 7"\n' + BASE + '\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
                  'site = "s"\n')
-    assert "feed.table: missing: the profile's name 'Table 7'" in str(refused(p))
+    assert "feed.table: missing: the table id 'Table 7'" in str(refused(p))
+
+
+def test_the_feed_names_the_table_the_journal_signs_for(tmp_path: Path) -> None:
+    p = tmp_path / "t.toml"
+    p.write_text(BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+                 'site = "s"\n')
+    feed = load_profile(p).feed
+    assert feed is not None and feed.table == "pg-07"
+    p.write_text(BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+                 'site = "s"\ntable = "pg-08"\n')
+    assert "feed.table: 'pg-08' differs from the table id the journal signs" in str(refused(p))
