@@ -293,7 +293,8 @@ class Journal:
 
     def add_commit_listener(self, listener: Callable[[], None]) -> None:
         """Call ``listener`` once after every commit that wrote anything (rows, signed heads,
-        metadata), synced: the feed's publisher is woken so (it must not block)."""
+        metadata), after the transaction's outputs (``after_commit``): the feed's publisher is
+        woken so. It must not block."""
         self._commit_listeners.append(listener)
 
     def set_head_hook(self, hook: HeadHook | None) -> None:
@@ -454,13 +455,16 @@ class Journal:
         for row in txn.rows:
             for listener in self._listeners:
                 listener(row)
-        if txn.began:
-            for wrote in self._commit_listeners:
-                wrote()
         if txn.heads_wanted and self._head_hook is not None and self._last_seq:
             self._head_hook(self._last_seq, self._last_hash, txn.heads_wanted[0])
-        for fn in txn.after:
-            fn()
+        try:
+            for fn in txn.after:
+                fn()
+        finally:
+            # after the outputs: a thread woken here must not run before the display does
+            if txn.began:
+                for wrote in self._commit_listeners:
+                    wrote()
 
     def _rollback(self, txn: _Txn) -> None:
         if txn.began:

@@ -175,6 +175,32 @@ def test_a_transaction_is_one_commit_and_outputs_wait_for_it(tmp_path: Path) -> 
     reader.close()
 
 
+def test_a_commit_listener_hears_each_commit_that_wrote_after_its_outputs(
+        tmp_path: Path) -> None:
+    """The feed's publisher is woken once per commit (rows or heads alone), after the display
+    and the replies went out; an empty transaction or a failed one wakes nobody."""
+    from controller.journal.heads import SignedHead
+    j = _journal(tmp_path)
+    heard: list[str] = []
+    j.add_commit_listener(lambda: heard.append(f"commit at {j.last_seq}"))
+    with j.transaction():
+        j.append("input", {})
+        j.append("decision", {})
+        j.after_commit(lambda: heard.append("shown"))
+    assert heard == ["shown", "commit at 2"]
+    with j.transaction():
+        pass                                  # a tick that journaled nothing
+    j.append("alone", {})                     # outside a transaction: its own commit
+    head = SignedHead("t", 3, j.last_hash, 1, "3006020101020101", "00" * 8)
+    j.add_heads([head])                       # heads alone are worth sending too
+    assert heard == ["shown", "commit at 2", "commit at 3", "commit at 3"]
+    j._db.execute("PRAGMA max_page_count = 1")
+    with pytest.raises(JournalIOError), j.transaction():
+        for i in range(10_000):
+            j.append("bulk", {"pad": "x" * 2000, "i": i})
+    assert heard == ["shown", "commit at 2", "commit at 3", "commit at 3"]
+
+
 def test_a_failed_transaction_rolls_back_runs_undo_and_never_the_outputs(
         tmp_path: Path) -> None:
     j = _filled(tmp_path, 3)
