@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from controller.feed.floor import floor_lines
+from controller.feed.position import load_position
 from controller.feed.store import Store
 from controller.journal.store import Journal
 from tests.feed_rig import ROOT, CollectorThread, kill, stored, wait_for
@@ -157,9 +158,11 @@ def test_controller_sigkilled_mid_publish(mosquitto_broker: MosquittoBroker, tmp
         proc = table.simulate(300)
         wait_for(lambda: len(stored(store_url, SITE, TABLE)) > 100, 60, "rows flowing")
         kill(proc)                                   # SIGKILL: mid-round, mid-publish
-        got = len(stored(store_url, SITE, TABLE))
         before = table.journal_rows()
-        assert len(before) > got, "the kill came after the last row was published"
+        # the position saved last (at most once a second) is behind the journal's end: the
+        # restarted publisher re-sends rows the collector holds and sends those it does not
+        saved = load_position(table.state / "feed.position").row_seq
+        assert 0 < saved < len(before), (saved, len(before))
         ctl = Controller(table.profile, table.state)  # started again: resumes the feed
         try:
             ctl.wait_ready()
@@ -199,20 +202,24 @@ def test_broker_stopped_during_play_then_the_backlog_in_order(
         _play(ctl, 2)
         wait_for(lambda: _feed_line(ctl).startswith("connected, backlog 0,"), 20,
                  "the first rounds acknowledged")
-        acked = table.last_seq()
-        assert _feed_line(ctl) == f"connected, backlog 0, acked seq {acked}"
-        wait_for(lambda: len(stored(store_url, SITE, TABLE)) == acked, 20, "stored")
+        acked = int(_feed_line(ctl).rsplit(" ", 1)[1])
+        assert acked > 20
+        wait_for(lambda: len(stored(store_url, SITE, TABLE)) >= acked, 20, "stored")
 
         broker.stop()
         wait_for(lambda: _feed_line(ctl).startswith("down"), 20, "the feed sees the broker go")
+        held_before_play = int(_feed_line(ctl).rsplit(" ", 1)[1])
         _play(ctl, 3)                                # play goes on, nothing waits for it
         behind = table.last_seq()
         line = _feed_line(ctl)
         shown = re.fullmatch(r"down \((down|connecting): .*\), backlog (\d+), acked seq (\d+)",
                              line)
         assert shown is not None, line
-        assert int(shown[3]) == acked and int(shown[2]) >= behind - acked > 15, line
-        assert len(stored(store_url, SITE, TABLE)) == acked
+        # nothing acknowledged since the broker went; the rows played since are the backlog
+        held = int(shown[3])
+        assert acked <= held == held_before_play, line
+        assert int(shown[2]) >= behind - held > 15, line
+        assert len(stored(store_url, SITE, TABLE)) <= held
 
         broker.start()
         wait_for(lambda: _feed_line(ctl).startswith("connected, backlog 0,"), 40,
