@@ -3,7 +3,7 @@
 The journal is the outbox. On its own thread the publisher reads the rows (and signed heads)
 after the last ones the broker acknowledged, publishes them in order with QoS 1, and records the
 acknowledged position durably (controller/feed/position.py). It never touches the loop: the loop
-only wakes it after an append (:meth:`Publisher.wake`, an Event) and reads its state
+only wakes it after a commit (:meth:`Publisher.wake`, an Event) and reads its state
 (:meth:`Publisher.state`, an immutable snapshot). A broker that is down, slow or refusing costs
 the table nothing but a growing backlog, which is sent when the broker is back.
 
@@ -159,7 +159,8 @@ class Publisher:
         self._thread.start()
 
     def wake(self, _row: object = None) -> None:
-        """A row was appended (a journal listener on the loop thread: sets an Event, no I/O)."""
+        """Rows or heads were committed (the journal's commit listener, on the loop thread):
+        sets an Event, no I/O."""
         self._wake.set()
 
     def state(self) -> FeedState:

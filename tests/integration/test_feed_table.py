@@ -270,10 +270,16 @@ def test_a_journal_rolled_back_on_the_device_raises_rollback(
         wait_for(lambda: _signed(store_url) == newest, 10, f"head {newest} matched")
         cut = _roll_back(table.state, keep_heads=3)
         assert cut < rows[-1][0]
-        table.deal(1)            # the table itself does not notice: its anchor agrees
-        assert "verification failed" not in table.log.read_text()
-        wait_for(lambda: "rollback" in _alarms(store_url), 20,
-                 f"rollback alarm (alarms: {_alarms(store_url)})")
+        ctl = Controller(table.profile, table.state)
+        try:
+            ctl.wait_ready()
+            # the table itself does not notice (its anchor agrees) and feeds on
+            assert ctl.status()["faults"] == "none"
+            wait_for(lambda: "rollback" in _alarms(store_url), 20,
+                     f"rollback alarm (alarms: {_alarms(store_url)})")
+            assert _feed_line(ctl).startswith("connected")
+        finally:
+            assert ctl.stop() == 0
     finally:
         collector.stop()
     # the rows written again at seqs the collector holds carry other hashes
