@@ -44,6 +44,8 @@ from controller.tables.baccarat.integrity import (
 )
 from drivers.shoe_protocol import encode  # noqa: E402
 
+SID = "BE4C7AB1"  # the bench shoe's session
+
 PROFILE = Path(__file__).resolve().parents[1] / "hw_profiles" / "sim-baccarat.toml"
 DECISIONS = ("baccarat.card", "baccarat.burn", "baccarat.irregularity")
 WAIT_S = 5.0
@@ -63,7 +65,7 @@ class PtyShoe:
 
     def send(self, ftype: str, *fields: str) -> int:
         """Write one frame; return the time (perf_counter_ns) its last byte was written."""
-        frame = encode(ftype, self.seq, *fields)
+        frame = encode(ftype, self.seq, SID, *fields)
         self.seq = (self.seq + 1) % 10000
         view = memoryview(frame)
         while view:
@@ -131,7 +133,7 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
             samples.append((decided[before] - sent) / 1e6)
 
     try:
-        shoe.send("HELO", "BENCH", "1.0")
+        shoe.send("HELO", "BENCH", "2.0")
         rng = random.Random(1)
         for _ in range(shoes):
             cards = [c.code for c in baccarat.shoe_cards(8)]
@@ -161,6 +163,40 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
         app.close()
         shoe.close()
     return samples
+
+
+def idle_rows(state_dir: Path, beats: int = 600, period_s: float = 0.02) -> tuple[int, int]:
+    """An idle table (no shoe in play, nothing dealt) and a simulated shoe beating every
+    ``period_s``: the journal rows written while ``beats`` heartbeats arrive, after the start.
+    Returns (heartbeats, rows): at 1 Hz, rows per 3,600 heartbeats are rows per hour."""
+    from drivers.sim.shoe import SimShoe
+    sim = SimShoe(decks=8, seed=3, heartbeat_s=period_s)
+    link = sim.create_pty(str(state_dir / "shoe"))
+    base = load_profile(PROFILE)
+    assert base.shoe is not None
+    profile = dataclasses.replace(base, shoe=dataclasses.replace(base.shoe, port=link))
+    app = Application(profile, state_dir / "state", console_port="none")
+    app.start()
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    try:
+        sim.start()
+        deadline = time.monotonic() + WAIT_S
+        while app.journal.last(["shoe.session"]) is None:  # the start's rows are not idle
+            if time.monotonic() > deadline:
+                raise TimeoutError("no shoe session")
+            time.sleep(0.01)
+        time.sleep(0.5)
+        first_seq, rows_before = sim.status().next_seq, app.journal.last_seq
+        while (sim.status().next_seq - first_seq) % 10000 < beats:
+            time.sleep(period_s)
+        rows = app.journal.last_seq - rows_before
+        return beats, rows
+    finally:
+        app.post(Shutdown("bench"))
+        loop.join(WAIT_S)
+        app.close()
+        sim.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,12 +17,15 @@ from drivers.serial_shoe import SerialShoe
 from drivers.shoe_events import ShoeFrameAccepted, ShoeLinkChanged, ShoeSession
 from drivers.shoe_protocol import SEQ_MOD, FrameDecoder, encode
 
+SID = "BE4C0001"
+
 
 def bench_decode(frames: int) -> float:
     """Frames per second through FrameDecoder.feed, fed in 4 KiB chunks."""
     cards = ["QH", "TD", "AS", "9C"]
     data = b"".join(
-        encode("CARD", i % SEQ_MOD, cards[i % 4]) if i % 5 else encode("HBT", i % SEQ_MOD)
+        encode("CARD", i % SEQ_MOD, SID, cards[i % 4]) if i % 5
+        else encode("HBT", i % SEQ_MOD, SID)
         for i in range(frames)
     )
     decoder = FrameDecoder()
@@ -56,20 +59,20 @@ def bench_latency(samples: int) -> list[float]:
         # pySerial flushes input on open: speak only once the port is open
         while not isinstance(event := events.get(timeout=5), ShoeLinkChanged) or not event.up:
             pass
-        os.write(master, encode("HELO", 0, "BENCH", "1.0"))
+        os.write(master, encode("HELO", 0, SID, "BENCH", "2.0"))
         while not isinstance(event := events.get(timeout=5), ShoeSession):
             pass
-        shoe.acknowledge(event.seq)
+        shoe.acknowledge(SID, event.seq)
         out = []
         for seq in range(1, samples + 1):
-            frame = encode("CARD", seq % SEQ_MOD, "QH")
+            frame = encode("CARD", seq % SEQ_MOD, SID, "QH")
             os.write(master, frame)
             written = time.perf_counter_ns()
             while not isinstance(event := events.get(timeout=5), ShoeFrameAccepted):
                 pass
             arrived = time.perf_counter_ns()
             out.append((arrived - written) / 1e6)
-            shoe.acknowledge(event.seq)
+            shoe.acknowledge(SID, event.seq)
             _drain(master)  # the driver's ACKs, so the pty buffer never fills
         return out
     finally:

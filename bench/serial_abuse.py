@@ -7,15 +7,19 @@ pseudo-terminal of the REAL controller process (issue 8 "Serial abuse").
 The controller runs ``sim-baccarat`` with its shoe port moved to a pty whose master this script
 holds (no simulator in between): it sends ``$HELO``, then, until ``--mb`` megabytes are written,
 a chunk of noise (random bytes of every value, truncated copies of valid frames, over-long
-frames, frames with a wrong checksum, each chunk of random length) followed by the next valid
-frame (``$HBT`` or ``$CARD``, SEQ counting up and wrapping at 9999). A reader thread drains the
-controller's ``$ACK``/``$NAK`` replies. At the end it waits for the ``$ACK`` of the last frame and
-checks:
+frames, frames with a wrong checksum, well-formed frames of a foreign session, frames whose SID
+is not a session id: ``00000000``, lower case, too short; each chunk of random length) followed
+by the next valid frame of its session (``$HBT`` or ``$CARD``, SEQ counting up and wrapping at
+9999; the last one a ``$CARD``). A reader thread drains the controller's ``$ACK``/``$NAK``
+replies. At the end it waits for the ``$ACK`` of the last frame and checks:
 
 * the process is alive and answers ``status`` and ``journal verify`` on its console;
-* the journal's accepted frames (``shoe.frame``) are exactly the valid frames sent, in order,
-  each once (none lost, none duplicated, none invented from noise);
-* how many bad frames the controller refused (its ``shoe.refused`` rows, by reason) -- printed.
+* the journal's position rows (``shoe.frame``, ``shoe.heartbeats`` with their counts) cover
+  exactly the valid frames sent, in order, each once (none lost, none duplicated, none invented
+  from noise), and every ``$ACK`` names a SEQ of the session that the journal holds (nothing
+  refused was ever acknowledged);
+* how many bad frames the controller refused (its ``shoe.refused`` counted summary rows, by
+  reason) -- printed, with the number of rows they took.
 
 Exit status 1 if a check failed. tests/reliability/test_serial_abuse.py runs the same with 1 MB.
 """
@@ -38,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from drivers.shoe_protocol import FrameDecoder, encode  # noqa: E402
+from drivers.shoe_protocol import FrameDecoder, checksum, encode  # noqa: E402
 from tests.reliability.harness import (  # noqa: E402
     Controller,
     journal_rows,
@@ -48,6 +52,9 @@ from tests.reliability.harness import (  # noqa: E402
 
 CARDS = [r + s for r in "A23456789TJQK" for s in "SHDC"]
 WAIT_S = 120.0
+SID = "A8B05E11"  # the abusing shoe's session
+FOREIGN = "C0FFEE01"  # another session's frames, mixed into the noise
+BAD_SIDS = ("00000000", "a8b05e11", "A8B05E1", "A8B05E110", "XYZ")
 
 
 @dataclass
@@ -58,6 +65,8 @@ class AbuseResult:
     seconds: float = 0.0
     write_seconds: float = 0.0
     refused: Counter[str] = field(default_factory=Counter)
+    refused_rows: int = 0
+    acks_ok: bool = False
     accepted_ok: bool = False
     alive: bool = False
     verify_ok: bool = False
@@ -72,7 +81,7 @@ class PtyShoeEnd:
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
-        self.acks: list[int] = []
+        self.acks: list[tuple[int, str]] = []
         self.naks = 0
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -94,7 +103,7 @@ class PtyShoeEnd:
                 kind = getattr(item, "type", None)
                 with self._cond:
                     if kind == "ACK":
-                        self.acks.append(item.seq)  # type: ignore[union-attr]
+                        self.acks.append((item.seq, item.sid))  # type: ignore[union-attr]
                         self._cond.notify_all()
                     elif kind == "NAK":
                         self.naks += 1
@@ -109,7 +118,7 @@ class PtyShoeEnd:
 
     def wait_ack(self, seq: int, timeout: float) -> bool:
         with self._cond:
-            return self._cond.wait_for(lambda: bool(self.acks) and self.acks[-1] == seq,
+            return self._cond.wait_for(lambda: bool(self.acks) and self.acks[-1] == (seq, SID),
                                        timeout)
 
     def close(self) -> None:
@@ -123,21 +132,27 @@ class PtyShoeEnd:
 
 
 def noise(rng: random.Random, seq: int) -> bytes:
-    """One chunk of line noise: never a valid frame."""
+    """One chunk of line noise: never a valid frame of the session."""
     kind = rng.random()
-    if kind < 0.45:          # random bytes of every value
+    if kind < 0.40:          # random bytes of every value
         return rng.randbytes(rng.randint(1, 3000))
-    if kind < 0.65:          # a valid frame cut short (no LF), then more noise
-        frame = encode("CARD", rng.randrange(10000), rng.choice(CARDS))
+    if kind < 0.55:          # a valid frame cut short (no LF), then more noise
+        frame = encode("CARD", rng.randrange(10000), SID, rng.choice(CARDS))
         return frame[:rng.randint(1, len(frame) - 2)] + rng.randbytes(rng.randint(0, 40))
-    if kind < 0.80:          # a well-formed frame with a wrong checksum
-        frame = bytearray(encode("CARD", seq, rng.choice(CARDS)))
+    if kind < 0.65:          # a well-formed frame with a wrong checksum
+        frame = bytearray(encode("CARD", seq, SID, rng.choice(CARDS)))
         frame[-4] = ord("0") if frame[-4] != ord("0") else ord("1")
         return bytes(frame)
-    if kind < 0.90:          # an over-long frame
+    if kind < 0.75:          # a frame of another session, even at the expected SEQ
+        return encode("CARD", rng.choice([seq, rng.randrange(10000)]), FOREIGN,
+                      rng.choice(CARDS))
+    if kind < 0.85:          # a frame whose SID is not a session id (the checksum is right)
+        body = f"CARD,{seq},{rng.choice(BAD_SIDS)},{rng.choice(CARDS)}".encode()
+        return b"$%s*%02X\r\n" % (body, checksum(body))
+    if kind < 0.93:          # an over-long frame
         return b"$CARD," + bytes(rng.choice(b"0123456789ABCDEF,") for _ in range(200)) + b"\r\n"
     # a truncated frame ending in CRLF
-    frame = encode("HBT", rng.randrange(10000))
+    frame = encode("HBT", rng.randrange(10000), SID)
     return frame[:rng.randint(1, len(frame) - 3)] + b"\r\n"
 
 
@@ -156,7 +171,7 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
         while not shoe.wait_ack(0, 0.5):
             if time.monotonic() > deadline:
                 raise TimeoutError("HELO never acknowledged")
-            shoe.write(encode("HELO", 0, "ABUSE", "1.0"))
+            shoe.write(encode("HELO", 0, SID, "ABUSE", "2.0"))
         sent.append((0, "HELO", ""))
         seq = 0
         t0 = time.monotonic()
@@ -166,18 +181,19 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
             res.noise_chunks += 1
             res.bytes_sent += len(chunk)
             seq = (seq + 1) % 10000
-            if rng.random() < 0.1:
-                frame = encode("CARD", seq, rng.choice(CARDS))
+            last = res.bytes_sent + 100 >= total_bytes
+            if last or rng.random() < 0.1:  # the last frame a card: journaled, acknowledged
+                frame = encode("CARD", seq, SID, rng.choice(CARDS))
                 sent.append((seq, "CARD", frame.decode()))
             else:
-                frame = encode("HBT", seq)
+                frame = encode("HBT", seq, SID)
                 sent.append((seq, "HBT", ""))
             shoe.write(frame)
             res.bytes_sent += len(frame)
             res.valid_sent += 1
         res.write_seconds = time.monotonic() - t0
-        # a pty has no baud rate: the noise arrives far faster than a 9600-baud shoe could send
-        # it, and every refusal is a synced journal row, so the loop works through a backlog
+        # a pty has no baud rate: the noise arrives far faster than a 115200-baud shoe could
+        # send it; refusals are counted, not journaled one by one
         wait = WAIT_S + 60 * total_bytes / 1e6
         if not shoe.wait_ack(seq, wait):
             res.problems.append(f"last frame {seq} not acknowledged within {wait:.0f} s "
@@ -193,20 +209,50 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
     finally:
         c.stop()
         shoe.close()
-    rows = journal_rows(state_dir, kinds=["shoe.session", "shoe.frame", "shoe.refused"])
-    got = [(int(r.data["seq"]), "HELO" if r.kind == "shoe.session" else r.data["type"])
-           for r in rows if r.kind != "shoe.refused"]
-    want = [(s, t) for s, t, _ in sent]
-    res.accepted_ok = got == want
-    if not res.accepted_ok:
+    rows = journal_rows(state_dir, kinds=["shoe.session", "shoe.frame", "shoe.heartbeats",
+                                          "shoe.refused"])
+    # Frames other than heartbeats are journaled one row each; heartbeats in counted rows (and
+    # a row covers, with its SEQ, the heartbeats before it). So: the journaled frames are the
+    # frames sent, in order, each once; each heartbeat row names heartbeats that were sent;
+    # and the rows' SEQs run in the order the frames were sent.
+    keys = [(s, t) for s, t, _ in sent]
+    got: list[tuple[int, str]] = []
+    in_order = True
+    pos = 0  # SEQs wrap at 9999: each row must match a frame sent after the previous row's
+    for r in rows:
+        if r.kind == "shoe.refused":
+            continue
+        kind = {"shoe.session": "HELO", "shoe.heartbeats": "HBT"}.get(r.kind) or r.data["type"]
+        key = (int(r.data["seq"]), kind)
+        try:
+            pos = keys.index(key, pos) + 1
+        except ValueError:
+            in_order = False
+        if r.kind == "shoe.heartbeats":
+            first, count = int(r.data["first_seq"]), int(r.data["count"])
+            if (first + count - 1) % 10000 != key[0]:
+                res.problems.append(f"heartbeat row {r.seq}: {count} from {first} to {key[0]}")
+        else:
+            got.append(key)
+    want = [(s, t) for s, t, _ in sent if t != "HBT"]
+    res.accepted_ok = got == want and in_order
+    if got != want:
         first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
                      min(len(got), len(want)))
         res.problems.append(f"accepted frames differ from the valid ones sent at #{first}: "
                             f"journal {got[first:first + 3]} sent {want[first:first + 3]} "
                             f"({len(got)} journaled, {len(want)} sent)")
+    elif not res.accepted_ok:
+        res.problems.append("a journaled position is not a frame sent, or out of order")
+    positions = {int(r.data["seq"]) for r in rows if r.kind != "shoe.refused"}
+    wrong = [a for a in shoe.acks if a[1] != SID or a[0] not in positions]
+    res.acks_ok = bool(shoe.acks) and not wrong
+    if wrong:
+        res.problems.append(f"{len(wrong)} $ACKs name no journaled frame: {wrong[:5]}")
     for r in rows:
         if r.kind == "shoe.refused":
-            res.refused[str(r.data["reason"])] += 1
+            res.refused_rows += 1
+            res.refused[str(r.data["reason"])] += int(r.data.get("count", 1))
     return res
 
 
@@ -217,10 +263,12 @@ def print_result(res: AbuseResult, seed: int) -> None:
     print(f"  controller alive at the end: {'yes' if res.alive else 'NO'}; "
           f"RSS {res.rss_kb / 1024:.1f} MB; journal verify: {'ok' if res.verify_ok else 'FAILED'}")
     print(f"  every valid frame accepted exactly once, in order: "
-          f"{'yes' if res.accepted_ok else 'NO'}")
+          f"{'yes' if res.accepted_ok else 'NO'}; every $ACK names a journaled frame: "
+          f"{'yes' if res.acks_ok else 'NO'}")
     total = sum(res.refused.values())
     detail = ", ".join(f"{k} {v}" for k, v in res.refused.most_common())
-    print(f"  bad frames refused by the controller (journal shoe.refused): {total} ({detail})")
+    print(f"  bad frames refused by the controller: {total} in {res.refused_rows} counted"
+          f" shoe.refused rows ({detail})")
     for p in res.problems:
         print(f"  problem: {p}")
 
@@ -240,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     m = machine_info()
     print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, kernel {m['kernel']}")
     print_result(res, seed)
-    ok = res.alive and res.accepted_ok and res.verify_ok and not res.problems
+    ok = res.alive and res.accepted_ok and res.acks_ok and res.verify_ok and not res.problems
     print(f"result: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 

@@ -23,7 +23,6 @@ Full run (100,000 + 100,000): see docs/reliability.md for the time it takes on t
 from __future__ import annotations
 
 import argparse
-import collections
 import random
 import shutil
 import sqlite3
@@ -140,19 +139,15 @@ class Shoe:
 
     def refill(self) -> None:
         """The dealer loads a newly shuffled shoe (the device stays connected)."""
-        from drivers.sim.shoe import build_shoe
-        with self.sim._lock:   # noqa: SLF001 - a test tool: the simulator has no refill command
-            self.sim._cards = collections.deque(
-                build_shoe(8, self.rng, (self.rng.randint(14, 16),)))
+        self.sim.load(self.rng.randrange(1 << 30))
 
     def upcoming(self, n: int) -> list[str]:
-        with self.sim._lock:   # noqa: SLF001
-            return [c for c in self.sim._cards if c != "COVER"][:n]
+        return list(self.sim.peek(n))
 
     def deal(self, c: Controller, n: int = 1) -> None:
         self.sim.deal(n)
         deadline = time.monotonic() + 30
-        while not self.sim.wait_acked(0.2):
+        while not self.sim.wait_delivered(0.2):
             if c.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("card not acknowledged (controller gone or stuck)")
 
@@ -168,7 +163,7 @@ def soak_baccarat(rounds: int, work: Path, every: int, seed: int) -> SoakResult:
     try:
         c.wait_ready()
         c.login()
-        shoe.sim.wait_acked(10)
+        shoe.sim.wait_delivered(10)
         state = c.status()["state"]
         curator = 1
         while res.rounds < rounds:

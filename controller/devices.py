@@ -88,8 +88,16 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     if shoe is not None:
         url = shoe.port
         if shoe.port == "sim":
-            from drivers.sim.shoe import SimShoe
-            sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed)
+            from drivers.sim.shoe import SimShoe, SimShoeError
+            # The simulated shoe outlives the controller process, as a real shoe does: its
+            # state (cards, session, frames held) is kept in the state directory, so a
+            # restarted controller finds the same powered-on shoe (docs/shoe-protocol.md).
+            state_file = Path(state_dir) / "sim-shoe.json"
+            try:
+                sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed, state_path=state_file)
+            except SimShoeError:
+                state_file.replace(state_file.with_suffix(".bad"))  # unreadable: a new shoe
+                sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed, state_path=state_file)
             url = sim.create_pty()
             devices["shoe_sim"] = sim
             closers.append(sim.stop)

@@ -1,8 +1,11 @@
-"""Serial card shoe driver: a pySerial reader thread speaking the reference shoe protocol.
+"""Serial card shoe driver: a pySerial reader thread speaking the reference shoe protocol,
+revision 2 (DESIGN.md: a session id in every frame).
 
-The thread decodes frames, applies the sequence rules, posts ``drivers.shoe_events`` onto the
-controller's queue and answers the shoe. DURABILITY: it never sends ``$ACK`` for a frame before
-the controller has journaled it and called ``acknowledge(seq)`` (DESIGN.md "Durability").
+The thread decodes frames, applies the session and sequence rules, posts ``drivers.shoe_events``
+onto the controller's queue and answers the shoe. DURABILITY: it never acknowledges a frame the
+controller has not journaled and handed back with ``acknowledge(sid, seq)``; after a restart the
+controller resumes from its journal with ``$NAK,next,SID`` and a shoe cannot resend a frame it
+was told was accepted.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import collections
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,19 +29,23 @@ from drivers.shoe_events import (
     ShoeWatchdog,
 )
 from drivers.shoe_protocol import (
-    SEQ_MOD,
     BadFrame,
     Decision,
     Frame,
     FrameDecoder,
     SequenceTracker,
+    SessionPosition,
     ShoeProtocolError,
     Verdict,
+    check_sid,
     encode,
+    next_seq,
     seq_distance,
 )
 
-__all__ = ["SerialPort", "SerialShoe", "ShoeStats"]
+__all__ = ["DEFAULT_BAUD", "SerialPort", "SerialShoe", "ShoeStats"]
+
+DEFAULT_BAUD = 115200  # DESIGN.md: the baud rate is a profile setting, 115200 by default
 
 
 class SerialPort(Protocol):
@@ -72,29 +79,35 @@ class ShoeStats:
     accepted: int
     refused: int
     repeats: int
-    held: int
+    foreign: int
     gaps: int
+    sessions: int
     acks_sent: int
     naks_sent: int
     stale_acks: int
     reconnects: int
     write_timeouts: int
     post_errors: int
+    sid: str | None
     expected_seq: int | None
+    durable_seq: int | None
     link_up: bool
 
 
 class SerialShoe:
-    """Reads a card shoe on ``url`` and posts events through ``post`` (from its own thread)."""
+    """Reads a card shoe on ``url`` and posts events through ``post`` (from its own thread).
+
+    ``resume`` is the journaled session position: the driver accepts that session's frames
+    from ``resume.next_seq`` on and sends ``$NAK,next_seq,SID`` whenever the port opens.
+    """
 
     def __init__(
         self,
         url: str,
         post: Callable[[object], None],
         *,
-        baud: int = 9600,
-        resume_seq: int | None = None,
-        known_session: Sequence[bytes] | None = None,
+        baud: int = DEFAULT_BAUD,
+        resume: SessionPosition | None = None,
         watchdog_s: float = 3.0,
         read_timeout_s: float = 0.05,
         write_timeout_s: float = 0.5,
@@ -102,11 +115,8 @@ class SerialShoe:
         backoff_max_s: float = 2.0,
         opener: Opener | None = None,
     ) -> None:
-        if resume_seq is not None and (
-            isinstance(resume_seq, bool) or not isinstance(resume_seq, int)
-            or not 0 <= resume_seq < SEQ_MOD
-        ):
-            raise ShoeProtocolError(f"resume_seq {resume_seq!r} is not an integer 0-9999")
+        if resume is not None and not isinstance(resume, SessionPosition):
+            raise ShoeProtocolError(f"resume must be a SessionPosition, not {resume!r}")
         for name, value in (
             ("watchdog_s", watchdog_s),
             ("read_timeout_s", read_timeout_s),
@@ -116,6 +126,8 @@ class SerialShoe:
         ):
             if not value > 0:
                 raise DriverError(f"{name} must be positive, got {value!r}")
+        if isinstance(baud, bool) or not isinstance(baud, int) or baud <= 0:
+            raise DriverError(f"baud must be a positive integer, got {baud!r}")
         self._url = url
         self._post = post
         self._baud = baud
@@ -126,21 +138,20 @@ class SerialShoe:
         self._backoff_max = max(backoff_max_s, backoff_initial_s)
         self._open = opener or _open_pyserial
 
-        if known_session and resume_seq is None:
-            raise ShoeProtocolError("known_session needs resume_seq (both come from the journal)")
-        # known_session: the journaled $HELO and the frames accepted after it, so that a shoe
-        # resending that HELO after our restart is recognised as the same session, not a new one
-        self._tracker = SequenceTracker(resume_seq, known_session)
-        # Accepted frames awaiting the controller's acknowledge(), oldest first: (session, seq).
-        self._pending: collections.deque[tuple[int, int]] = collections.deque()
-        self._session = 0
-        # The journal holds everything before resume_seq, so repeats may be acknowledged to it.
-        self._last_acked: int | None = None if resume_seq is None else (resume_seq - 1) % SEQ_MOD
-        self._ack_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
-        # Guards the sequence state (tracker, pending ACKs, session) and writes, shared by the
-        # reader thread and acknowledge() on the controller's loop thread.
-        self._state_lock = threading.RLock()
+        self._tracker = SequenceTracker(resume)
+        # The first SEQ of the current session not yet journaled: what the next acknowledge()
+        # may cover from. The journal holds everything of the resumed session before next_seq.
+        self._floor: int | None = None if resume is None else resume.next_seq
+        self._durable: int | None = None if resume is None else (resume.next_seq - 1) % 10000
+        # What resync() restores if a new session's $HELO cannot be journaled: the previous
+        # position, floor and journaled SEQ, and the HELO's SEQ.
+        self._undo_session: tuple[SessionPosition | None, int | None, int | None, int] | None = (
+            None)
+        self._ack_requests: queue.SimpleQueue[tuple[str, int]] = queue.SimpleQueue()
         self._resync_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
+        # Guards the session state (tracker, floor, durable) and writes, shared by the reader
+        # thread and acknowledge() on the controller's loop thread.
+        self._state_lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._port: SerialPort | None = None
@@ -170,15 +181,17 @@ class SerialShoe:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def acknowledge(self, seq: int) -> None:
-        """The controller journaled (and synced) the frame ``seq``: the thread sends ``$ACK``.
+    def acknowledge(self, sid: str, seq: int) -> None:
+        """The controller journaled (and synced) every frame of session ``sid`` up to ``seq``:
+        send ``$ACK,seq,sid``.
 
-        Thread-safe; call it in the order events were posted. Unknown or stale SEQs are ignored
-        (counted in ``stats().stale_acks``).
+        Thread-safe. An acknowledgement of another session, or of a SEQ this driver has not
+        delivered (or has rewound), is never sent (counted in ``stats().stale_acks``).
         """
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
+        check_sid(sid)
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 10000:
             raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
-        self._ack_requests.put(seq)
+        self._ack_requests.put((sid, seq))
         # Send it now from this thread when the reader is not busy with the shared state (it is
         # usually blocked in read()); otherwise the reader sends it on its next turn (<= 50 ms).
         if self._state_lock.acquire(blocking=False):
@@ -192,11 +205,13 @@ class SerialShoe:
         """The controller could not journal frame ``seq`` (e.g. the disk is full): forget that it
         and anything after it were accepted, so the shoe's resend is delivered again in order.
 
-        Thread-safe; the reader thread rewinds its expected SEQ to ``seq``, drops the pending
-        acknowledgements from ``seq`` on, and sends ``$NAK,seq``. The controller ignores frames
-        other than ``seq`` that were already queued until ``seq`` comes again.
+        Thread-safe; the reader thread rewinds its expected SEQ to ``seq`` and sends
+        ``$NAK,seq,SID``. The controller ignores frames other than ``seq`` that were already
+        queued until ``seq`` comes again. When ``seq`` is a new session's ``$HELO`` that was not
+        journaled, the reader goes back to the previous session, so the shoe's silence resend
+        of that HELO starts the session again (the controller ignores frames until it does).
         """
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < SEQ_MOD:
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 10000:
             raise ShoeProtocolError(f"SEQ {seq!r} is not an integer 0-9999")
         self._resync_requests.put(seq)
 
@@ -207,15 +222,18 @@ class SerialShoe:
             accepted=c["accepted"],
             refused=c["refused"],
             repeats=c["repeats"],
-            held=c["held"],
+            foreign=c["foreign"],
             gaps=c["gaps"],
+            sessions=c["sessions"],
             acks_sent=c["acks_sent"],
             naks_sent=c["naks_sent"],
             stale_acks=c["stale_acks"],
             reconnects=c["reconnects"],
             write_timeouts=c["write_timeouts"],
             post_errors=c["post_errors"],
+            sid=self._tracker.sid,
             expected_seq=self._tracker.expected,
+            durable_seq=self._durable,
             link_up=self._link_up,
         )
 
@@ -264,12 +282,15 @@ class SerialShoe:
         self._down_reported = False
         self._decoder = FrameDecoder()  # a partial frame from before the outage is gone
         self._emit(ShoeLinkChanged(True, "opened", time.monotonic_ns()))
-        expected = self._tracker.expected
-        if expected is not None:
-            self._send_nak(expected)  # resume (journal) or replug: resend from what we need
-            if self._write_error is not None:
-                self._drop_link(self._write_error)
-                return False
+        with self._state_lock:
+            position = self._tracker.position
+            if position is not None:
+                # resume (journal) or replug: a shoe of this session resends from what we need;
+                # a shoe of another session ignores it and brings its $HELO by its silence resend
+                self._send_nak(position)
+        if self._write_error is not None:
+            self._drop_link(self._write_error)
+            return False
         return True
 
     def _drop_link(self, reason: str) -> None:
@@ -312,92 +333,97 @@ class SerialShoe:
         except (serial.SerialException, OSError) as exc:
             self._write_error = f"write failed: {type(exc).__name__}: {exc}"
 
-    def _send_nak(self, seq: int) -> None:
-        self._write(encode("NAK", seq))
+    def _send_nak(self, position: SessionPosition) -> None:
+        self._write(encode("NAK", position.next_seq, position.sid))
         self._counts["naks_sent"] += 1
 
-    def _send_ack(self, seq: int) -> None:
-        self._write(encode("ACK", seq))
-        self._counts["acks_sent"] += 1
+    def _send_durable_ack(self) -> None:
+        """``$ACK`` of the last journaled SEQ of the current session, if any: it keeps the
+        shoe's 500 ms silence resend from firing while frames arrive and are not (yet)
+        journaled one by one (heartbeats, repeats). Never beyond the journal."""
+        sid = self._tracker.sid
+        if sid is not None and self._durable is not None:
+            self._write(encode("ACK", self._durable, sid))
+            self._counts["acks_sent"] += 1
 
     def _send_acks(self) -> None:
         """Turn the controller's acknowledge() calls into cumulative ``$ACK`` frames."""
-        if self._tracker.holding:
-            return  # the shoe may have powered up: an ACK now could cover its new frames
         latest: int | None = None
         while True:
             try:
-                seq = self._ack_requests.get_nowait()
+                sid, seq = self._ack_requests.get_nowait()
             except queue.Empty:
                 break
-            index = next((i for i, (_, s) in enumerate(self._pending) if s == seq), None)
-            if index is None:
+            expected = self._tracker.expected
+            if (sid != self._tracker.sid or self._floor is None or expected is None
+                    or seq_distance(seq, self._floor) >= seq_distance(expected, self._floor)):
+                # another session's frame (the shoe has power-cycled since: an ACK would cover
+                # the new session's unjournaled frames), or a SEQ not delivered / rewound
                 self._counts["stale_acks"] += 1
                 continue
-            for _ in range(index):
-                self._pending.popleft()
-            session, _ = self._pending.popleft()
-            if session == self._session:
-                latest = seq  # an old session's shoe is gone: never ACK its SEQs to the new one
+            latest = seq
+            self._floor = next_seq(seq)
         if latest is not None:
-            self._last_acked = latest
-            self._send_ack(latest)
+            self._durable = latest
+            self._send_durable_ack()
 
     def _do_resyncs(self) -> None:
-        """Carry out resync() requests (reader thread): rewind, drop pending ACKs, NAK."""
+        """Carry out resync() requests (reader thread): rewind and NAK."""
         while True:
             try:
                 seq = self._resync_requests.get_nowait()
             except queue.Empty:
                 return
-            # Pending entries are in acceptance order: drop the one for ``seq`` and all after.
-            index = next((i for i, (_, s) in enumerate(self._pending) if s == seq), None)
-            if index is not None:
-                while len(self._pending) > index:
-                    self._pending.pop()
+            position = self._tracker.position
+            if position is None:
+                continue
+            undo = self._undo_session
+            if undo is not None and self._durable is None and seq == undo[3]:
+                # the new session's $HELO never reached the journal: forget the session, so
+                # the shoe's resend of its HELO (never acknowledged) starts it again. No NAK:
+                # it would name the old SID, which the shoe ignores; its silence resend comes.
+                previous, self._floor, self._durable, _ = undo
+                self._tracker = SequenceTracker(previous)
+                self._undo_session = None
+                self._counts["resyncs"] += 1
+                continue
             self._tracker.rewind(seq)
             self._counts["resyncs"] += 1
-            self._send_nak(seq)
+            self._send_nak(SessionPosition(position.sid, seq))
 
     def _handle(self, item: Frame | BadFrame) -> None:
         now_ns = time.monotonic_ns()
         if isinstance(item, BadFrame):
-            nak = self._tracker.nak_for_bad_frame()
-            self._refuse(item.reason.value, item.raw, nak, item.detail, nak is not None, now_ns)
-            if nak is not None:
-                self._send_nak(nak)
+            position = self._tracker.nak_for_bad_frame()
+            expected = None if position is None else position.next_seq
+            self._refuse(item.reason.value, item.raw, expected, item.detail,
+                         position is not None, now_ns)
+            if position is not None:
+                self._send_nak(position)
             return
-        self._feed_watchdog(now_ns)
-        decision = self._tracker.classify(item, now_ns / 1e9)
+        decision = self._tracker.classify(item)
         verdict = decision.verdict
         if verdict is Verdict.ACCEPT:
+            self._feed_watchdog(now_ns)
             self._accept(decision, now_ns)
-            if decision.nak is not None:
-                self._send_nak(decision.nak)  # a held HELO proved a power-up: resend after it
-        elif verdict is Verdict.HELD:
-            self._counts["held"] += 1
-            if decision.nak is not None:
-                self._send_nak(decision.nak)
-        elif verdict is Verdict.CONFLICT:
-            self._refuse("conflict", item.raw, decision.expected,
-                         f"SEQ {item.seq} differs from the frame accepted there", False, now_ns)
+            if item.type == "HBT":
+                self._send_durable_ack()  # journaled later in a summary: keep the shoe quiet
         elif verdict is Verdict.REPEAT:
+            self._feed_watchdog(now_ns)
             self._counts["repeats"] += 1
-            if self._last_acked is not None and self._tracker.accepted_here(item):
-                # acknowledge the repeat itself if it is journaled, else what is: never beyond
-                journaled = seq_distance(self._last_acked, item.seq) < SEQ_MOD // 2
-                self._send_ack(item.seq if journaled else self._last_acked)
-            # A "repeat" this run never accepted (after a restart the tracker knows no earlier
-            # frames) is not acknowledged: it may come from a shoe that powered up while we were
-            # down and lost its HELO, and a cumulative ACK would make it drop frames nobody
-            # journaled (bench/crash_trials.py). The shoe resends; the resume NAK's frame, once
-            # journaled, is acknowledged cumulatively.
+            self._send_durable_ack()  # DESIGN.md: acknowledge it (never beyond the journal)
         elif verdict is Verdict.GAP:
+            self._feed_watchdog(now_ns)
             self._counts["gaps"] += 1
             self._refuse("gap", item.raw, decision.expected, f"SEQ {item.seq}",
                          decision.nak is not None, now_ns)
-            if decision.nak is not None:
-                self._send_nak(decision.nak)
+            if decision.nak is not None and self._tracker.sid is not None:
+                self._send_nak(SessionPosition(self._tracker.sid, decision.nak))
+        elif verdict is Verdict.FOREIGN:
+            # DESIGN.md: discarded without a reply; the shoe's silence resend brings its $HELO
+            self._counts["foreign"] += 1
+            self._refuse(verdict.value, item.raw, decision.expected,
+                         f"SID {item.sid}, current {self._tracker.sid}", False, now_ns)
         else:
             self._refuse(verdict.value, item.raw, decision.expected, item.type, False, now_ns)
 
@@ -405,19 +431,25 @@ class SerialShoe:
         frame = decision.frame
         event: ShoeSession | ShoeFrameAccepted
         if decision.new_session:
-            self._session += 1
-            self._last_acked = None
-            event = ShoeSession(frame.fields[0], frame.fields[1], frame.seq, frame.raw, now_ns)
+            event = ShoeSession(frame.sid, frame.fields[0], frame.fields[1], frame.seq,
+                                frame.raw, now_ns, decision.previous)
         else:
             event = ShoeFrameAccepted(
-                frame.type, frame.seq, frame.fields, frame.raw, now_ns, frame.known
+                frame.type, frame.seq, frame.sid, frame.fields, frame.raw, now_ns, frame.known
             )
         if not self._emit(event):
             # the controller never got it: expect it again so the shoe's resend is accepted
-            self._tracker.rewind(frame.seq)
+            if decision.new_session:
+                self._tracker = SequenceTracker(decision.previous)
+            else:
+                self._tracker.rewind(frame.seq)
             return
+        if decision.new_session:
+            self._counts["sessions"] += 1
+            self._undo_session = (decision.previous, self._floor, self._durable, frame.seq)
+            self._floor = frame.seq
+            self._durable = None  # nothing of the new session is journaled yet
         self._counts["accepted"] += 1
-        self._pending.append((self._session, frame.seq))
 
     def _refuse(
         self, reason: str, raw: bytes, expected: int | None, detail: str, nak: bool, now_ns: int
@@ -434,6 +466,7 @@ class SerialShoe:
         return True
 
     def _feed_watchdog(self, now_ns: int) -> None:
+        # DESIGN.md: any valid frame of the current session feeds the watchdog
         now = now_ns / 1e9
         silent = now - self._last_valid
         self._last_valid = now

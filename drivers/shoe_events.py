@@ -1,12 +1,16 @@
 """Immutable events the serial shoe driver posts onto the controller's queue (DESIGN.md data flow).
 
-Every ``ShoeSession`` and ``ShoeFrameAccepted`` must be journaled and then acknowledged with
-``SerialShoe.acknowledge(event.seq)``, in the order they were posted; nothing else is acknowledged.
+A ``ShoeSession`` and every ``ShoeFrameAccepted`` other than a heartbeat must be journaled and
+then acknowledged with ``SerialShoe.acknowledge(event.sid, event.seq)``; heartbeats may be
+journaled as a counted summary, whose row carries the last one's SEQ (docs/shoe-protocol.md,
+"Heartbeats"). Nothing that is not journaled is ever acknowledged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from drivers.shoe_protocol import SessionPosition
 
 __all__ = [
     "ShoeEvent",
@@ -20,24 +24,27 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ShoeSession:
-    """A ``$HELO`` was accepted: the shoe powered up and a new session starts at ``seq``."""
+    """A ``$HELO`` of a new SID was accepted: the shoe powered up, session ``sid`` starts at
+    ``seq``. ``previous`` is where the old session stood in this driver (its SID and the SEQ
+    after its last accepted frame), None if this driver knew no session."""
 
+    sid: str
     model: str
     firmware: str
     seq: int
     raw: bytes
     monotonic_ns: int
+    previous: SessionPosition | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ShoeFrameAccepted:
-    """A frame with the expected SEQ (CARD, COVR, HBT, FLT, or a well-formed unknown type).
-
-    ``known`` is False for a type DESIGN.md does not define: journal it as unknown.
-    """
+    """A frame of the current session with the expected SEQ (CARD, COVR, HBT, FLT, or a
+    well-formed unknown type). ``known`` is False for a type DESIGN.md does not define."""
 
     type: str
     seq: int
+    sid: str
     fields: tuple[str, ...]
     raw: bytes
     monotonic_ns: int
@@ -46,10 +53,12 @@ class ShoeFrameAccepted:
 
 @dataclass(frozen=True, slots=True)
 class ShoeFrameRefused:
-    """Bytes that were discarded: a malformed frame, garbage, or a frame out of sequence.
+    """Bytes that were discarded: a malformed frame, garbage, a frame out of sequence, or a
+    frame of another session.
 
-    ``reason`` is a ``BadReason`` value, or ``gap`` / ``no_session`` / ``wrong_direction``.
-    ``expected_seq`` is the SEQ the driver expected (and NAKed, if ``nak_sent``).
+    ``reason`` is a ``BadReason`` value, or ``gap`` / ``foreign_sid`` / ``no_session`` /
+    ``wrong_direction``. ``expected_seq`` is the SEQ the driver expected (and NAKed, if
+    ``nak_sent``) in its current session.
     """
 
     reason: str
@@ -71,7 +80,8 @@ class ShoeLinkChanged:
 
 @dataclass(frozen=True, slots=True)
 class ShoeWatchdog:
-    """No valid frame for more than the watchdog period (``ok`` False), or frames resumed."""
+    """No valid frame of the current session for more than the watchdog period (``ok``
+    False), or such frames resumed."""
 
     ok: bool
     silent_for_s: float

@@ -56,7 +56,8 @@ PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set
 PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
 #: 5324.20(b)(3), (f)(4), (g); ``disclose`` reports a disclosed card, (i)(1)-(2).
 BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
-BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose",)
+#: ``shoe_resume``: the dealer confirms a new shoe session (DESIGN.md shoe protocol revision 2).
+BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose", "shoe_resume")
 STANDARD_BAUDS: Final = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800,
                          921600)
 GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
@@ -176,7 +177,7 @@ class ShoeSettings:
     the ``sim_*`` settings apply only to the simulated shoe."""
 
     port: str
-    baud: int = 9600
+    baud: int = 115200  # DESIGN.md shoe protocol revision 2: 115200 by default
     watchdog_s: float = 3.0
     sim_decks: int = 8
     sim_seed: int | None = None
@@ -854,7 +855,7 @@ def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
 
 def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
     port = s.value("port", _path(r, ("sim",)))
-    baud = s.value("baud", _baud(r), 9600)
+    baud = s.value("baud", _baud(r), 115200)
     # DESIGN.md "Reference shoe protocol": no valid frame for more than 3 s is a fault
     watchdog = s.value("watchdog_s", _float(r, 1.0, 30.0), 3.0)
     sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")

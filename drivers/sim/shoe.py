@@ -1,9 +1,13 @@
-"""Simulated card shoe: the reference shoe protocol's shoe side, with faults on demand.
+"""Simulated card shoe: the reference shoe protocol's shoe side (revision 2), with faults on demand.
 
-It shuffles N decks, places the cover card, and speaks DESIGN.md "Reference shoe protocol" on a
-serial port or on a pseudo-terminal it creates. The stimulus methods (``deal``, ``fault_*``,
-``disconnect``...) are for tests and technicians; production code never calls them.
-The shuffle uses ``random.Random(seed)``: reproducible, and fine for a simulator, never for play.
+It shuffles N decks, places the cover card, and speaks DESIGN.md "Reference shoe protocol,
+revision 2" on a serial port or on a pseudo-terminal it creates. At every power-up it draws a
+new session id; it keeps every frame until it is acknowledged (across a cable pull too), never
+drops one, and locks its card gate with ``$FLT,FULL`` when its buffer is full. The stimulus
+methods (``deal``, ``inject``...) are for tests and technicians; production code never calls
+them. The shuffle uses ``random.Random(seed)``: reproducible, fine for a simulator, never for
+play. With ``state_path`` the shoe keeps its state (cards, session, frames held) in a file, so a
+controller process that restarts finds the same powered-on shoe (docs/shoe-protocol.md).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import argparse
 import collections
 import contextlib
 import dataclasses
+import json
 import os
 import random
 import select
@@ -20,8 +25,9 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
 import serial
 
@@ -32,20 +38,41 @@ from drivers.shoe_protocol import (
     Frame,
     FrameDecoder,
     encode,
+    is_sid,
     next_seq,
 )
 
-__all__ = ["SimShoe", "SimShoeError", "SimShoeStatus", "build_shoe", "main"]
+__all__ = ["FAULTS", "SimShoe", "SimShoeError", "SimShoeStatus", "build_shoe", "main", "new_sid"]
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 COVER = "COVER"  # a cover card in the dealing stack
 RECEIVED_MAX = 4096  # ACK/NAK frames remembered in ``received`` (the newest)
-MIN_KEEP = 64  # DESIGN.md: the shoe keeps at least the last 64 unacknowledged frames
+MIN_KEEP = 64  # DESIGN.md: the shoe holds at least 64 unacknowledged frames
+DEFAULT_BAUD = 115200  # DESIGN.md: 115200 by default
+DISCONNECT_S = 1.0  # how long the ``disconnect`` fault keeps the cable out
+STATE_VERSION = 1
+
+#: The shoe faults a technician or a test can inject, one vocabulary for the console's
+#: ``sim shoe fault KIND``, the standalone emulator's ``fault KIND`` and the docs.
+FAULTS: dict[str, str] = {
+    "checksum": "the next new frame goes out once with a wrong checksum",
+    "drop": "the next new frame is not sent at first (recovered by NAK or the silence resend)",
+    "duplicate": "the next new frame is sent twice",
+    "garbage": "a burst of bytes that are not a frame",
+    "disconnect": f"the cable is pulled for {DISCONNECT_S:g} s (frames held are kept)",
+    "power": "a power cycle: frames held are lost, a new session id, a new $HELO",
+    "unread": "the next card leaves the shoe unread: $FLT,UNREAD",
+    "foreign": "a card beyond the shoe's composition (a face none of whose copies is left)",
+    "faceup": "a card found face up: $FLT,FACEUP, then its $CARD (an extension)",
+    "jam": "$FLT,JAM",
+    "door": "$FLT,DOOR",
+    "clear": "$FLT,CLR: the shoe's faults are cleared",
+}
 
 
 class SimShoeError(DriverError, RuntimeError):
-    """The simulated shoe cannot do what was asked (empty shoe, full buffer, bad argument)."""
+    """The simulated shoe cannot do what was asked (empty shoe, gate locked, bad argument)."""
 
 
 def build_shoe(decks: int, rng: random.Random, cover_from_end: Sequence[int]) -> list[str]:
@@ -59,6 +86,23 @@ def build_shoe(decks: int, rng: random.Random, cover_from_end: Sequence[int]) ->
             raise SimShoeError(f"cover card position {k} from the end is outside the shoe")
         cards.insert(len(cards) - k, COVER)
     return cards
+
+
+def new_sid(previous: str | None = None, randbytes: Callable[[int], bytes] = os.urandom) -> str:
+    """A session id drawn at power-up: 8 upper-case hex digits, never ``00000000`` and never
+    the previous session's (from the operating system's random source, not the shuffle's seed:
+    two simulated shoes built with one seed still have different sessions)."""
+    while True:
+        sid = randbytes(4).hex().upper()
+        if is_sid(sid) and sid != previous:
+            return sid
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        return "unknown"
 
 
 class _Link(Protocol):
@@ -146,20 +190,30 @@ class SimShoeStatus:
     """What a technician's ``status`` command shows."""
 
     connected: bool
+    sid: str
     next_seq: int
     session_seq: int
     unacked: int
+    unacked_beats: int  # heartbeats among them (journaled in summaries: they may wait)
+    full: bool
     cards_left: int
     cards_dealt: int
     covers_left: int
     resends: int
     naks_received: int
     acks_received: int
+    foreign_received: int
     bad_frames_received: int
 
 
 class SimShoe:
-    """A shoe on ``port`` (a pySerial URL or device path), or on its own pty (``create_pty``)."""
+    """A shoe on ``port`` (a pySerial URL or device path), or on its own pty (``create_pty``).
+
+    ``state_path``: a file where the shoe keeps its state after every change (written before
+    any frame leaves). A SimShoe built on an existing file is the same shoe, still powered on
+    (the same cards, session and frames held), unless the machine rebooted since: then it
+    powers up (a new session, frames held lost, the cards still in it).
+    """
 
     def __init__(
         self,
@@ -169,17 +223,20 @@ class SimShoe:
         seed: int | None = None,
         cover_from_end: Sequence[int] | None = None,
         model: str = "SIM-SHOE",
-        firmware: str = "1.0",
+        firmware: str = "2.0",
         start_seq: int = 0,
         heartbeat_s: float | None = 1.0,
         resend_after_s: float = 0.5,
-        keep: int = 256,
-        baud: int = 9600,
+        keep: int = MIN_KEEP,
+        baud: int = DEFAULT_BAUD,
+        state_path: str | os.PathLike[str] | None = None,
+        randbytes: Callable[[int], bytes] = os.urandom,
     ) -> None:
         if keep < MIN_KEEP:
             raise SimShoeError(f"keep must be at least {MIN_KEEP} (DESIGN.md), got {keep}")
         if not 0 <= start_seq < SEQ_MOD:
             raise SimShoeError(f"start_seq must be 0-9999, got {start_seq}")
+        self._randbytes = randbytes
         self._rng = random.Random(seed)
         if cover_from_end is None:
             # 5324.20(b)(4) asks for two cover cards but does not say where they go: one is
@@ -191,7 +248,8 @@ class SimShoe:
         self._port = port
         self._baud = baud
         self._model, self._firmware = model, firmware
-        encode("HELO", 0, model, firmware)  # refuse a model/firmware the protocol cannot carry
+        self._sid = new_sid(None, randbytes)
+        encode("HELO", 0, self._sid, model, firmware)  # refuse what the protocol cannot carry
         self._start_seq = start_seq
         self._seq = start_seq
         self._session_seq = start_seq
@@ -199,6 +257,8 @@ class SimShoe:
         self._resend_after = resend_after_s
         self._keep = keep
         self._unacked: collections.OrderedDict[int, bytes] = collections.OrderedDict()
+        self._full = False  # the card gate is locked: the buffer is full ($FLT,FULL sent)
+        self._powered = False  # True once a $HELO of this session was sent
         self._armed: list[str] = []  # one-shot faults applied to the next new frame
         self._lock = threading.RLock()
         self._acked = threading.Condition(self._lock)
@@ -210,11 +270,13 @@ class SimShoe:
         self._decoder = FrameDecoder()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._last_rx = time.monotonic()
         self._quiet_from = time.monotonic()
         self._next_hbt = time.monotonic()
         self._counts: collections.Counter[str] = collections.Counter()
         self.received: list[Frame] = []  # every ACK/NAK the controller sent, for tests
+        self._state_path = None if state_path is None else Path(state_path)
+        if self._state_path is not None and self._state_path.exists():
+            self._load()
 
     # -- set-up ----------------------------------------------------------------------------
 
@@ -242,8 +304,15 @@ class SimShoe:
         """The path the controller opens (pty symlink or the configured port)."""
         return self._link_path if self._port is None else self._port
 
+    @property
+    def sid(self) -> str:
+        """The session id of the current power-up."""
+        return self._sid
+
     def start(self) -> None:
-        """Power up: open the port, send ``$HELO``, start the thread (heartbeats, resends)."""
+        """Open the port and start the thread (heartbeats, resends). A shoe that is not yet
+        powered on powers up (``$HELO``); one restored from its state file goes on with its
+        session, as if its cable had been plugged back in."""
         with self._lock:
             if self._thread is not None:
                 raise SimShoeError("SimShoe already started")
@@ -252,13 +321,16 @@ class SimShoe:
                     self.create_pty()
                 else:
                     self._open_link()
-            self._emit("HELO", self._model, self._firmware)
+            if not self._powered:
+                self._power_up()
+            self._quiet_from = time.monotonic()
             self._next_hbt = time.monotonic() + (self._heartbeat_s or 0.0)
         self._thread = threading.Thread(target=self._run, name="sim-shoe", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> bool:
-        """Stop the thread and close the port; True if the thread ended within ``timeout``."""
+        """Stop the thread and close the port; True if the thread ended within ``timeout``.
+        The state file (if any) stays: the shoe is unplugged, not powered off."""
         self._stop.set()
         ended = True
         if self._thread is not None:
@@ -276,19 +348,67 @@ class SimShoe:
 
     # -- stimulus (tests and technicians only) ---------------------------------------------
 
-    def deal(self, n: int = 1) -> list[str]:
-        """Deal the next ``n`` cards; a cover card passing the reader sends ``$COVR`` first."""
+    def inject(self, kind: str) -> str:
+        """Inject the fault ``kind`` (a name of FAULTS); returns a one-line description."""
+        actions: dict[str, Callable[[], str]] = {
+            "checksum": lambda: self._arm("checksum"),
+            "drop": lambda: self._arm("drop"),
+            "duplicate": lambda: self._arm("duplicate"),
+            "garbage": lambda: f"sent {self.send_garbage()!r}",
+            "disconnect": lambda: self._disconnect_for(DISCONNECT_S),
+            "power": lambda: f"powered up, session {self.power_cycle()}",
+            "unread": lambda: f"unreadable {self.deal_unreadable()}",
+            "foreign": lambda: f"foreign {self.deal_foreign()}",
+            "faceup": lambda: f"face up {self.deal_face_up()}",
+            "jam": lambda: self._flt("JAM"),
+            "door": lambda: self._flt("DOOR"),
+            "clear": lambda: self._flt("CLR"),
+        }
+        action = actions.get(kind)
+        if action is None:
+            raise SimShoeError(f"unknown shoe fault {kind!r}; faults are {', '.join(FAULTS)}")
+        return f"fault {kind}: {action()}"
+
+    def load(self, seed: int | None = None, cover_from_end: Sequence[int] | None = None) -> int:
+        """The dealer loads a newly shuffled shoe (the cards left are taken out first); the shoe
+        stays powered and connected, its session goes on. Returns the cards loaded."""
         with self._lock:
-            if sum(1 for c in self._cards if c != COVER) < n:
-                raise SimShoeError(f"only {self.status().cards_left} cards left, asked for {n}")
+            rng = random.Random(seed) if seed is not None else self._rng
+            if cover_from_end is None:
+                cover_from_end = (rng.randint(14, 16),)
+            self._cards = collections.deque(build_shoe(self._decks, rng, cover_from_end))
+            self._dealt.clear()
+            self._save()
+            return 52 * self._decks
+
+    def deal(self, n: int = 1) -> list[str]:
+        """Deal the next ``n`` cards; a cover card passing the reader sends ``$COVR`` first.
+
+        Refused as a whole (nothing dealt) if the shoe holds fewer cards, or if the frames
+        would not fit in its buffer: the card gate is locked, nothing is ever dropped.
+        """
+        with self._lock:
+            if n < 0:
+                raise SimShoeError(f"deal needs a count of 0 or more, got {n}")
+            cards = [c for c in self._cards if c != COVER]
+            if len(cards) < n:
+                raise SimShoeError(f"only {len(cards)} cards left, asked for {n}")
+            frames = 0
+            got = 0
+            for card in self._cards:
+                if got >= n:
+                    break
+                frames += 1
+                got += card != COVER
+            self._room(frames)
             dealt: list[str] = []
             while len(dealt) < n:
                 card = self._cards.popleft()
                 if card == COVER:
                     self._emit("COVR")
                     continue
-                self._emit("CARD", card)
                 self._dealt[card] += 1
+                self._emit("CARD", card)
                 dealt.append(card)
             return dealt
 
@@ -314,42 +434,62 @@ class SimShoe:
         with self._lock:
             self._check_card(card)
             if card not in self._cards:
-                raise SimShoeError(f"{card} is not left in the shoe; use deal_foreign()")
+                raise SimShoeError(f"{card} is not left in the shoe; a card beyond the shoe's"
+                                   " composition is `fault foreign`")
+            self._room(1)
             self._cards.remove(card)
-            self._emit("CARD", card)
             self._dealt[card] += 1
+            self._emit("CARD", card)
 
     def deal_foreign(self, card: str | None = None) -> str:
-        """Deal a card that is not part of the shoe (an extra copy of the most-dealt face)."""
+        """Deal a card that is not in the shoe's composition: a face none of whose copies is
+        left in the shoe (all ``decks`` of them are out). Without ``card`` the face dealt most
+        is chosen. While every face still has a copy in the shoe, no card can be foreign (a
+        card of a standard deck would pass for one of them): refused."""
         with self._lock:
+            left = collections.Counter(c for c in self._cards if c != COVER)
             if card is None:
-                card = max(self._dealt, key=lambda c: self._dealt[c]) if self._dealt else "AS"
+                gone = [c for c in (r + s for s in SUITS for r in RANKS) if not left[c]]
+                if not gone:
+                    raise SimShoeError(
+                        f"every face still has a copy in the shoe ({self._decks} decks): a"
+                        " foreign card would pass for one; deal out every copy of one face"
+                        " first (`card RS`)")
+                card = max(gone, key=lambda c: (self._dealt[c], c))
             self._check_card(card)
+            if left[card]:
+                raise SimShoeError(f"{card} is in the shoe's composition ({left[card]} left)")
+            self._room(1)
             self._emit("CARD", card)
             return card
 
     def deal_face_up(self) -> str:
-        """A card found face up: ``$FLT,seq,FACEUP`` (an extension) then its ``$CARD``."""
+        """A card found face up: ``$FLT,FACEUP`` (an extension) then its ``$CARD``."""
         with self._lock:
+            if not any(c != COVER for c in self._cards):
+                raise SimShoeError("the shoe is empty")
+            self._room(2 + sum(1 for _ in self._covers_before_next()))
             self._emit("FLT", "FACEUP")
             return self.deal()[0]
 
     def deal_unreadable(self) -> str:
-        """The next card leaves the shoe unread: ``$FLT,seq,UNREAD``; returns the card."""
+        """The next card leaves the shoe unread: ``$FLT,UNREAD``; returns the card."""
         with self._lock:
-            while self._cards and self._cards[0] == COVER:
+            if not any(c != COVER for c in self._cards):
+                raise SimShoeError("the shoe is empty")
+            self._room(1 + sum(1 for _ in self._covers_before_next()))
+            while self._cards[0] == COVER:
                 self._cards.popleft()
                 self._emit("COVR")
-            if not self._cards:
-                raise SimShoeError("the shoe is empty")
             card = self._cards.popleft()
             self._dealt[card] += 1
             self._emit("FLT", "UNREAD")
             return card
 
     def fault(self, code: str) -> None:
-        """Send ``$FLT,seq,code`` (JAM, DOOR, CLR...)."""
+        """Send ``$FLT,seq,SID,code`` (JAM, DOOR, CLR...)."""
         with self._lock:
+            self._room(1)
             self._emit("FLT", code)
 
     def fault_checksum(self) -> None:
@@ -362,7 +502,7 @@ class SimShoe:
 
     def fault_duplicate(self) -> None:
         """The next new frame is sent twice."""
-        self._arm("dup")
+        self._arm("duplicate")
 
     def send_garbage(self, data: bytes | None = None) -> bytes:
         """Write bytes that are not a frame (random printable noise by default)."""
@@ -389,22 +529,33 @@ class SimShoe:
                 self._open_link()
                 self._quiet_from = time.monotonic()
 
-    def power_cycle(self, start_seq: int | None = None) -> None:
-        """Power off and on: unacked frames are lost, a new session starts with ``$HELO``.
+    def power_cycle(self, start_seq: int | None = None) -> str:
+        """Power off and on: unacked frames are lost, a new session (new SID) starts with
+        ``$HELO``; the cards stay in the shoe. Returns the new SID.
 
         The SEQ counter restarts at ``start_seq`` (default: the one given at construction).
         """
         with self._lock:
-            self._unacked.clear()
-            self._armed.clear()
-            self._acked.notify_all()
             self._seq = (self._start_seq if start_seq is None else start_seq) % SEQ_MOD
-            self._emit("HELO", self._model, self._firmware)
+            self._power_up()
+            return self._sid
 
     def wait_acked(self, timeout: float) -> bool:
         """Block until every frame sent is acknowledged; False on timeout."""
         with self._acked:
             return self._acked.wait_for(lambda: not self._unacked, timeout)
+
+    def delivered(self) -> bool:
+        """True when every frame but heartbeats is acknowledged: the controller has journaled
+        every card, cover card, fault and $HELO sent (it journals heartbeats in counted
+        summaries, so up to a minute of them may wait: docs/shoe-protocol.md)."""
+        with self._lock:
+            return all(f.startswith(b"$HBT,") for f in self._unacked.values())
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Block until ``delivered()``; False on timeout."""
+        with self._acked:
+            return self._acked.wait_for(self.delivered, timeout)
 
     def status(self) -> SimShoeStatus:
         """Counters and the state of the shoe."""
@@ -412,27 +563,68 @@ class SimShoe:
             c = self._counts
             return SimShoeStatus(
                 connected=self._link is not None,
+                sid=self._sid,
                 next_seq=self._seq,
                 session_seq=self._session_seq,
                 unacked=len(self._unacked),
+                unacked_beats=sum(1 for f in self._unacked.values() if f.startswith(b"$HBT,")),
+                full=self._full,
                 cards_left=sum(1 for x in self._cards if x != COVER),
                 cards_dealt=sum(self._dealt.values()),
                 covers_left=sum(1 for x in self._cards if x == COVER),
                 resends=c["resends"],
                 naks_received=c["naks"],
                 acks_received=c["acks"],
+                foreign_received=c["foreign"],
                 bad_frames_received=c["bad"],
             )
 
     # -- internals -------------------------------------------------------------------------
 
+    def _arm(self, fault: str) -> str:
+        with self._lock:
+            self._armed.append(fault)
+        return "armed for the next new frame"
+
+    def _flt(self, code: str) -> str:
+        self.fault(code)
+        return f"$FLT,{code}"
+
+    def _disconnect_for(self, seconds: float) -> str:
+        self.disconnect(seconds)
+        return f"cable out for {seconds:g} s"
+
+    def _covers_before_next(self) -> list[str]:
+        out = []
+        for card in self._cards:
+            if card != COVER:
+                break
+            out.append(card)
+        return out
+
     def _check_card(self, card: str) -> None:
         if not isinstance(card, str) or not CARD_RE.fullmatch(card):
             raise SimShoeError(f"{card!r} is not rank A23456789TJQK + suit SHDC")
 
-    def _arm(self, fault: str) -> None:
-        with self._lock:
-            self._armed.append(fault)
+    def _room(self, frames: int) -> None:
+        """Refuse ``frames`` new frames that would not fit: the last slot is kept for
+        ``$FLT,FULL`` (DESIGN.md: the shoe never drops a frame; it locks its gate)."""
+        if self._full:
+            raise SimShoeError(f"FULL: the card gate is locked, {len(self._unacked)} frames"
+                               " unacknowledged")
+        free = self._keep - 1 - len(self._unacked)
+        if frames > free:
+            raise SimShoeError(f"only {free} frames free of {self._keep}: the controller is"
+                               " not acknowledging")
+
+    def _power_up(self) -> None:
+        self._unacked.clear()
+        self._armed.clear()
+        self._full = False
+        self._acked.notify_all()
+        self._sid = new_sid(self._sid, self._randbytes)
+        self._powered = True
+        self._emit("HELO", self._model, self._firmware)
 
     def _open_link(self) -> None:
         if self._port is not None:
@@ -471,33 +663,40 @@ class SimShoe:
             return False
 
     def _emit(self, ftype: str, *fields: str) -> None:
-        """Send a new frame with the next SEQ and keep it until acknowledged."""
-        if len(self._unacked) >= self._keep:
-            raise SimShoeError(f"{self._keep} frames unacknowledged: the controller is not acking")
+        """Send a new frame with the next SEQ and keep it until acknowledged; the state file
+        is written first, so the frame is never on the wire before the shoe remembers it."""
         seq = self._seq
-        frame = encode(ftype, seq, *fields)
+        frame = encode(ftype, seq, self._sid, *fields)
         self._seq = next_seq(seq)
         if ftype == "HELO":
             self._session_seq = seq
         if not self._unacked:
             self._quiet_from = time.monotonic()
         self._unacked[seq] = frame
+        full: bytes | None = None
+        if not self._full and len(self._unacked) == self._keep - 1:
+            # one slot left: it carries FULL, and the gate stays locked until acknowledged
+            self._full = True
+            full = encode("FLT", self._seq, self._sid, "FULL")
+            self._unacked[self._seq] = full
+            self._seq = next_seq(self._seq)
+        self._save()
         fault = self._armed.pop(0) if self._armed else None
-        if fault == "drop":
-            return
         if fault == "checksum":
             bad = (int(frame[-4:-2], 16) ^ 0x5A) & 0xFF
             self._write(frame[:-4] + b"%02X\r\n" % bad)
-            return
-        self._write(frame)
-        if fault == "dup":
+        elif fault != "drop":
             self._write(frame)
+            if fault == "duplicate":
+                self._write(frame)
+        if full is not None:
+            self._write(full)
 
     def _resend_from(self, seq: int | None) -> None:
         frames = list(self._unacked.items())
         if seq is not None and seq in self._unacked:
             frames = frames[[s for s, _ in frames].index(seq):]
-        # a SEQ we no longer hold (a controller resuming across our power cycle): resend all
+        # a SEQ we no longer hold (acknowledged already, or never sent): resend all we hold
         for _, frame in frames:
             if not self._write(frame):
                 break  # nobody is listening: the next NAK or silence resend tries again
@@ -509,6 +708,15 @@ class SimShoe:
         self.received.append(frame)
         if len(self.received) > 2 * RECEIVED_MAX:  # a sim table runs for days: newest only
             del self.received[:-RECEIVED_MAX]
+        if frame.type not in ("ACK", "NAK"):
+            self._counts["bad"] += 1
+            return
+        if frame.sid != self._sid:
+            # DESIGN.md: an $ACK or $NAK naming another SID is ignored (a controller that
+            # still knows our previous power-up); it does not end our silence either
+            self._counts["foreign"] += 1
+            return
+        self._quiet_from = time.monotonic()
         if frame.type == "ACK":
             self._counts["acks"] += 1
             if frame.seq in self._unacked:
@@ -516,12 +724,15 @@ class SimShoe:
                     seq, _ = self._unacked.popitem(last=False)
                     if seq == frame.seq:
                         break
+                if self._full and len(self._unacked) < self._keep - 1:
+                    self._full = False  # acknowledged: the gate opens again
+                    self._emit("FLT", "CLR")
+                else:
+                    self._save()
                 self._acked.notify_all()
-        elif frame.type == "NAK":
+        else:
             self._counts["naks"] += 1
             self._resend_from(frame.seq)
-        else:
-            self._counts["bad"] += 1
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -544,8 +755,6 @@ class SimShoe:
             with self._lock:
                 now = time.monotonic()
                 if data and self._link is link:
-                    self._last_rx = now
-                    self._quiet_from = now
                     for item in self._decoder.feed(data):
                         if isinstance(item, Frame):
                             self._on_frame(item)
@@ -555,53 +764,59 @@ class SimShoe:
                     continue
                 if self._heartbeat_s and now >= self._next_hbt:
                     self._next_hbt = now + self._heartbeat_s
-                    if len(self._unacked) < self._keep:
+                    if not self._full and len(self._unacked) < self._keep - 1:
                         self._emit("HBT")
                 if self._unacked and now - self._quiet_from >= self._resend_after:
                     self._resend_from(None)  # DESIGN.md: resend after 500 ms of silence
 
+    # -- the state file ----------------------------------------------------------------------
 
-def _command(shoe: SimShoe, line: str) -> str:
-    """Run one technician command; returns the reply line."""
-    words = line.split()
-    if not words:
-        return ""
-    cmd, args = words[0].lower(), words[1:]
-    if cmd == "deal":
-        return "dealt " + " ".join(shoe.deal(int(args[0]) if args else 1))
-    if cmd == "peek":
-        return "next " + " ".join(shoe.peek(int(args[0]) if args else 1))
-    if cmd == "card" and len(args) == 1:
-        shoe.deal_card(args[0].upper())
-        return f"dealt {args[0].upper()}"
-    if cmd == "status":
-        return " ".join(f"{k}={v}" for k, v in dataclasses.asdict(shoe.status()).items())
-    if cmd == "fault" and len(args) == 1:
-        kind = args[0].lower()
-        actions = {
-            "checksum": shoe.fault_checksum,
-            "drop": shoe.fault_drop,
-            "dup": shoe.fault_duplicate,
-            "powercycle": shoe.power_cycle,
+    def _save(self) -> None:
+        """Write the shoe's state (atomically: a reader sees the old or the new file)."""
+        if self._state_path is None:
+            return
+        state = {
+            "version": STATE_VERSION, "boot_id": _boot_id(), "decks": self._decks,
+            "cards": list(self._cards), "dealt": dict(self._dealt), "sid": self._sid,
+            "seq": self._seq, "session_seq": self._session_seq, "full": self._full,
+            "powered": self._powered, "model": self._model, "firmware": self._firmware,
+            "unacked": [[s, f.decode("ascii")] for s, f in self._unacked.items()],
         }
-        if kind in actions:
-            actions[kind]()
-            return f"fault {kind}"
-        if kind == "garbage":
-            return f"sent {shoe.send_garbage()!r}"
-        if kind == "disconnect":
-            shoe.disconnect(2.0)
-            return "disconnected for 2 s"
-        if kind == "unread":
-            return f"unreadable {shoe.deal_unreadable()}"
-        if kind == "foreign":
-            return f"foreign {shoe.deal_foreign()}"
-        if kind == "faceup":
-            return f"face up {shoe.deal_face_up()}"
-        if kind in ("jam", "door", "clear", "clr"):
-            shoe.fault("CLR" if kind in ("clear", "clr") else kind.upper())
-            return f"fault {kind}"
-    raise SimShoeError(f"unknown command {line.strip()!r}")
+        tmp = self._state_path.with_name(self._state_path.name + ".tmp")
+        tmp.write_text(json.dumps(state, separators=(",", ":")), encoding="ascii")
+        os.replace(tmp, self._state_path)
+
+    def _load(self) -> None:
+        assert self._state_path is not None
+        try:
+            state: dict[str, Any] = json.loads(self._state_path.read_text(encoding="ascii"))
+            if state.get("version") != STATE_VERSION:
+                raise ValueError(f"state version {state.get('version')!r}")
+            cards = [str(c) for c in state["cards"]]
+            if any(c != COVER and not CARD_RE.fullmatch(c) for c in cards):
+                raise ValueError("a card that is not a card")
+            sid = str(state["sid"])
+            if not is_sid(sid):
+                raise ValueError(f"sid {sid!r}")
+            unacked = [(int(s), str(f).encode("ascii")) for s, f in state["unacked"]]
+            seq, session_seq = int(state["seq"]) % SEQ_MOD, int(state["session_seq"]) % SEQ_MOD
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SimShoeError(f"simulated shoe state {self._state_path}: {exc}") from exc
+        self._decks = int(state.get("decks", self._decks))
+        self._cards = collections.deque(cards)
+        self._dealt = collections.Counter({str(k): int(v) for k, v in state["dealt"].items()})
+        self._model = str(state.get("model", self._model))
+        self._firmware = str(state.get("firmware", self._firmware))
+        self._sid = sid
+        self._seq, self._session_seq = seq, session_seq
+        if state.get("boot_id") != _boot_id() or not state.get("powered"):
+            # the machine (and so the shoe) lost power since: start() powers it up again
+            self._powered = False
+            self._seq = self._start_seq
+            return
+        self._powered = True
+        self._full = bool(state.get("full"))
+        self._unacked = collections.OrderedDict(unacked)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -613,11 +828,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--link", help="with --pty: the symlink path to create")
     parser.add_argument("--decks", type=int, default=8)
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--baud", type=int, default=9600)
+    parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
+    parser.add_argument("--state", help="keep the shoe's state in this file (see the module)")
     parser.add_argument("--auto", type=float, metavar="SECONDS", help="deal a card every SECONDS")
     args = parser.parse_args(argv)
     try:
-        shoe = SimShoe(args.port, decks=args.decks, seed=args.seed, baud=args.baud)
+        shoe = SimShoe(args.port, decks=args.decks, seed=args.seed, baud=args.baud,
+                       state_path=args.state)
         if args.pty:
             print(shoe.create_pty(args.link), flush=True)
         shoe.start()
@@ -636,14 +853,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.auto:
         threading.Thread(target=auto_deal, args=(args.auto,), daemon=True).start()
-    print("commands: deal [N] | peek [N] | card RS | fault checksum|drop|dup|garbage|disconnect"
-          "|powercycle|unread|foreign|faceup|jam|door|clear | status | quit", flush=True)
+    print("commands: deal [N] | peek [N] | card RS | load | fault " + "|".join(FAULTS)
+          + " | status | quit", flush=True)
     try:
         for line in sys.stdin:
             if line.strip().lower() in ("quit", "exit"):
                 break
             try:
-                reply = _command(shoe, line)
+                reply = command(shoe, line)
             except (SimShoeError, ValueError) as exc:
                 reply = f"error: {exc}"
             if reply:
@@ -654,6 +871,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         stop.set()
         shoe.stop()
     return 0
+
+
+def command(shoe: SimShoe, line: str) -> str:
+    """Run one technician command of the standalone emulator; returns the reply line."""
+    words = line.split()
+    if not words:
+        return ""
+    cmd, args = words[0].lower(), words[1:]
+    if cmd == "deal":
+        return "dealt " + " ".join(shoe.deal(int(args[0]) if args else 1))
+    if cmd == "peek":
+        return "next " + " ".join(shoe.peek(int(args[0]) if args else 1))
+    if cmd == "card" and len(args) == 1:
+        shoe.deal_card(args[0].upper())
+        return f"dealt {args[0].upper()}"
+    if cmd == "load" and not args:
+        return f"loaded {shoe.load()} cards, shuffled"
+    if cmd == "status":
+        return " ".join(f"{k}={v}" for k, v in dataclasses.asdict(shoe.status()).items())
+    if cmd == "fault" and len(args) == 1:
+        return shoe.inject(args[0].lower())
+    raise SimShoeError(f"unknown command {line.strip()!r}")
 
 
 if __name__ == "__main__":

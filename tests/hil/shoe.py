@@ -4,7 +4,8 @@
   ``sim shoe fault KIND``...): :class:`ConsoleShoe`;
 * hardware rig (``--hil-shoe-peer PORT``): the shoe emulator process on the other end of the
   shoe's cable, ``python -m drivers.sim.shoe --port PORT``, driven through its stdin commands
-  (``deal N``, ``peek N``, ``card RS``, ``fault KIND``): :class:`EmulatorShoe`. It works out how
+  (``deal N``, ``peek N``, ``card RS``, ``fault KIND``): :class:`EmulatorShoe`. Both speak the
+  one vocabulary of shoe faults, ``drivers.sim.shoe.FAULTS``. It works out how
   many cards a burn or a coup takes from ``peek`` with the rules engine, as ``sim shoe deal
   coup`` does inside the controller.
 
@@ -21,19 +22,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from controller.games.baccarat.shoe import BurnProgress, CoupInProgress
+from drivers.sim.shoe import FAULTS
 from tests.hil.rig import REPLY_TIMEOUT_S, Rig, RigError
 
-#: Canonical fault names of the scenarios -> (console ``sim shoe fault`` name, emulator name).
-FAULTS = {
-    "checksum": ("checksum", "checksum"),
-    "drop": ("drop", "drop"),
-    "duplicate": ("duplicate", "dup"),
-    "garbage": ("garbage", "garbage"),
-    "disconnect": ("disconnect", "disconnect"),
-    "power": ("power", "powercycle"),
-    "unread": ("unread", "unread"),
-    "foreign": ("foreign", "foreign"),
-}
 LOOK_AHEAD = 12  # a burn takes at most 11 cards, a coup 6
 
 
@@ -85,7 +76,9 @@ class ConsoleShoe:
         return _cards_after("dealt coup: ", self.rig.ok("sim shoe deal coup")[-1])
 
     def fault(self, kind: str) -> str:
-        return self.rig.ok(f"sim shoe fault {FAULTS[kind][0]}")[-1]
+        if kind not in FAULTS:
+            raise RigError(f"no shoe fault {kind!r}: {', '.join(FAULTS)}")
+        return self.rig.ok(f"sim shoe fault {kind}")[-1]
 
 
 class EmulatorShoe:
@@ -156,4 +149,6 @@ class EmulatorShoe:
         return self.deal(n)
 
     def fault(self, kind: str) -> str:
-        return self.command(f"fault {FAULTS[kind][1]}")
+        if kind not in FAULTS:
+            raise RigError(f"no shoe fault {kind!r}: {', '.join(FAULTS)}")
+        return self.command(f"fault {kind}")

@@ -50,11 +50,13 @@ def test_paigow_checker_flags_a_reroll_a_lost_and_an_invented_press(tmp_path: Pa
 def test_baccarat_checker_flags_a_card_twice_a_lost_card_and_an_unjournaled_ack(
         tmp_path: Path) -> None:
     j = _journal(tmp_path)
-    j.append("shoe.session", {"seq": 0, "model": "X", "firmware": "1"})
-    j.append("shoe.frame", {"seq": 1, "type": "CARD", "fields": ["AS"], "known": True})
-    j.append("shoe.frame", {"seq": 1, "type": "CARD", "fields": ["AS"], "known": True})
+    j.append("shoe.session", {"sid": "5E55C0DE", "seq": 0, "model": "X", "firmware": "1"})
+    j.append("shoe.frame", {"seq": 1, "type": "CARD", "fields": ["AS"]})
+    j.append("shoe.frame", {"seq": 1, "type": "CARD", "fields": ["AS"]})
     j.close()
-    sim = SimpleNamespace(received=[SimpleNamespace(type="ACK", seq=3)])
+    sim = SimpleNamespace(sid="5E55C0DE", received=[
+        SimpleNamespace(type="ACK", seq=3, sid="5E55C0DE"),
+        SimpleNamespace(type="ACK", seq=9, sid="0FF5E55A")])  # another session's: ignored
     shoe = ct.ShoeRun(sim=sim, dealt=["AS", "KD", "7H"])
     res = ct.Counts("baccarat")
     ct.check_baccarat(tmp_path, [shoe], res, settled=True)
@@ -63,3 +65,4 @@ def test_baccarat_checker_flags_a_card_twice_a_lost_card_and_an_unjournaled_ack(
     assert "differ from the dealt ones" in text
     assert "3 cards dealt, 2 journaled" in text
     assert "the shoe got $ACK 3, the journal has no frame 3" in text
+    assert "$ACK 9" not in text

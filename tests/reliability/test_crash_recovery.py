@@ -150,7 +150,7 @@ def baccarat(work: Path) -> Iterator[tuple[Table, Any]]:
 
 def _deal(t: Table, sim: Any, card: str, expect: str) -> None:
     sim.deal_card(card)
-    assert sim.wait_acked(10.0), "the controller did not acknowledge the card"
+    assert sim.wait_delivered(10.0), "the controller did not acknowledge the card"
     assert t.c.status()["state"] == expect
 
 
@@ -160,7 +160,7 @@ def _recovery_row(t: Table) -> Any:
 
 def _bac_check(t: Table, sim: Any, coup: list[str]) -> None:
     before, after = t.crash()
-    assert sim.wait_acked(10.0)
+    assert sim.wait_delivered(10.0)
     for key in ("state", "shoe", "coup", "round", "cards_left", "curator", "vig_owed_cents"):
         assert after.get(key) == before.get(key), (key, before, after)
     row = _recovery_row(t)
@@ -203,7 +203,7 @@ def test_baccarat_killed_in_every_state_resumes(baccarat: tuple[Table, Any]) -> 
     t.c.ok("curator 2")
     assert t.c.status()["state"] == "betting"
     sim.deal_unreadable()                                    # $FLT UNREAD: integrity halt
-    assert sim.wait_acked(10.0)
+    assert sim.wait_delivered(10.0)
     assert t.c.status()["state"] == "halted"
     before, after = t.crash()                                # halted: stays halted
     assert after["state"] == "halted"
@@ -226,11 +226,11 @@ def test_baccarat_shoe_power_cycle_while_down_voids_the_coup(
     _deal(t, sim, "9S", "dealing")
     t.c.kill()
     t.c.close_pipes()
-    sim.power_cycle()           # the shoe loses its unacknowledged frames: $HELO
+    sim.power_cycle()           # the shoe loses its unacknowledged frames: a new SID, $HELO
     t.c = Controller(t.profile, t.state_dir)
     t.c.wait_ready()
     assert t.c.ask("journal verify").ok
-    assert sim.wait_acked(10.0)
+    assert sim.wait_delivered(10.0)
     status = t.c.status()
     assert status["state"] == "halted", status
     kinds = [r.kind for r in journal_rows(t.state_dir)]

@@ -51,10 +51,12 @@ def workdir() -> Iterator[Path]:
 
 
 def snapshot_files(state: Path, dest: Path) -> Path:
-    """Copy the journal's files as they are on disk now (WAL first: it is what is appended to)
-    with the signing key and the anchor."""
+    """Copy the journal's files as they are on disk now (WAL first: it is what is appended to),
+    with the signing key and the anchor, and the simulated shoe's state (the shoe has its own
+    power: it is not cut with the controller's)."""
     dest.mkdir(parents=True)
-    for name in ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem", "journal.anchor"):
+    for name in ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem", "journal.anchor",
+                 "sim-shoe.json"):
         src = state / name
         if src.exists():
             shutil.copyfile(src, dest / name)
@@ -134,9 +136,9 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
     copies: list[tuple[int, Path]] = []
     real_ack = shoe.acknowledge
 
-    def acknowledge(seq: int) -> None:   # called by the table on the loop thread after append
+    def acknowledge(sid: str, seq: int) -> None:  # by the table on the loop thread after append
         copies.append((seq, snapshot_files(state, workdir / f"copy{len(copies)}")))
-        real_ack(seq)
+        real_ack(sid, seq)
 
     shoe.acknowledge = acknowledge
 
@@ -145,7 +147,7 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
 
     def wait_acked() -> None:
         deadline = time.monotonic() + WAIT_S
-        while not sim.wait_acked(0.05):
+        while not sim.wait_delivered(0.05):
             assert time.monotonic() < deadline, "not acknowledged"
 
     try:
@@ -168,8 +170,8 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
         journal = open_copy(copy)
         try:
             assert check_chain(journal).ok
-            seqs = {int(e.data["seq"]) for e in journal.events(kinds=["shoe.frame",
-                                                                       "shoe.session"])}
+            seqs = {int(e.data["seq"]) for e in journal.events(
+                kinds=["shoe.frame", "shoe.session", "shoe.heartbeats"])}
             assert seq in seqs, f"$ACK {seq} would go out before frame {seq} is on disk"
         finally:
             journal.close()

@@ -1,7 +1,8 @@
-"""1 MB of random bytes, truncated, over-long and bad-checksum frames interleaved with valid
-frames on the shoe's pseudo-terminal of the real controller process: it does not crash, accepts
-every valid frame exactly once and in order, and journals every bad frame it refused (the bench
-version, bench/serial_abuse.py, sends 10 MB)."""
+"""1 MB of random bytes, truncated, over-long and bad-checksum frames, frames of a foreign
+session and frames whose SID is not a session id, interleaved with valid frames on the shoe's
+pseudo-terminal of the real controller process: it does not crash, accepts every valid frame
+exactly once and in order, acknowledges nothing it refused, and journals every bad frame it
+refused as counted summaries (the bench version, bench/serial_abuse.py, sends 10 MB)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,12 @@ def test_a_megabyte_of_noise_on_the_shoe_port() -> None:
     assert res.alive, res.problems
     assert res.verify_ok
     assert res.accepted_ok, res.problems
+    assert res.acks_ok, res.problems
     assert not res.problems
     assert res.valid_sent > 1000
     # every kind of bad frame was seen and refused
-    assert {"garbage", "too_long", "interrupted", "checksum_mismatch"} <= set(res.refused)
+    assert {"garbage", "too_long", "interrupted", "checksum_mismatch", "foreign_sid",
+            "bad_sid"} <= set(res.refused)
     assert sum(res.refused.values()) > res.noise_chunks
+    # ... and journaled as counted summaries, not a row each
+    assert res.refused_rows < sum(res.refused.values()) / 20

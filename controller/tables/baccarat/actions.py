@@ -21,7 +21,9 @@ from controller.tables.table import Refused
 
 #: The console actions of the baccarat table (besides ``sim`` and ``odds``).
 ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
-                            "void", "clear"})
+                            "void", "clear", "shoe"})
+#: Inputs that make cards leave the shoe: refused until a new shoe session is confirmed.
+_DEALS: Final = frozenset({"shuffled", "no_more_bets", "remedy"})
 
 #: What ``help`` says of each console action: syntax, what it does, an example to type.
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
@@ -63,8 +65,31 @@ class DealerActions:
 
     # -- buttons and console actions -----------------------------------------------------------
 
+    def _confirmed(self, what: str) -> None:
+        """DESIGN.md revision 2: after a new shoe session at a quiet moment the table goes on
+        only once the dealer confirms that no card left the shoe while it was off."""
+        sid = self._s.data.shoe_unconfirmed
+        if sid is not None and what in _DEALS:
+            raise Refused(f"the shoe powered up anew (session {sid}): confirm that no card left"
+                          " it while it was off with `shoe resume` first", "STATE")
+
+    def shoe_resume(self, who: str) -> list[str]:
+        """The dealer's confirmation (console `shoe resume`, or the profile's ``shoe_resume``
+        button) that no card left the shoe while it was off."""
+        d = self._s.data
+        if d.shoe_unconfirmed is None:
+            raise Refused("no new shoe session waits for a confirmation", "STATE")
+        sid, d.shoe_unconfirmed = d.shoe_unconfirmed, None
+        self._rec.emit("baccarat.shoe.resumed", {"sid": sid, "who": who,
+                                                 "state": self._seq.current})
+        self._view.show_state()
+        return [f"shoe session {sid} confirmed: play goes on"]
+
     def button(self, name: str) -> list[str]:
         d = self._s.data
+        self._confirmed(name)
+        if name == "shoe_resume":
+            return self.shoe_resume("dealer (button)")
         if name == "shuffled":
             self._seq.fire("shuffled")
             d.shoe_no += 1
@@ -98,9 +123,8 @@ class DealerActions:
         if name == "settled":
             result = d.last_result
             self._seq.fire("settled")
-            self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                                     "result": d.last_result,
-                                                     "dead_hand": d.dead_hand})
+            # the result and settlement rows of the coup hold what was decided
+            self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no})
             d.bets = {}
             d.dead_hand = False
             d.coup = []
@@ -112,7 +136,7 @@ class DealerActions:
             else:
                 if state == "passing":
                     d.compelled_pass = False
-                self._play.snapshot()
+                self._play.snapshot(coup_boundary=True)
                 self._view.show_state()
             return [f"coup {d.coup_no} settled ({result or 'no result'}); next: {state}"]
         if name == "disclose":
@@ -140,6 +164,12 @@ class DealerActions:
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         d = self._s.data
+        self._confirmed(name)
+        if name == "shoe":
+            if args != ["resume"]:
+                raise Refused("usage: shoe resume (the dealer confirms a new shoe session)",
+                              "SYNTAX")
+            return self.shoe_resume(who)
         if name == "bet":
             return self._bet(args)
         if name == "curator":

@@ -22,7 +22,7 @@ from controller.games.baccarat.shoe import (
     void_for_short_shoe,
 )
 from controller.games.baccarat.shoe_passing import after_round
-from controller.tables.baccarat.data import K_SNAPSHOT, SNAPSHOT_VERSION
+from controller.tables.baccarat.data import K_SNAPSHOT, SNAPSHOT_EVERY, SNAPSHOT_VERSION
 from controller.tables.baccarat.display import Presenter
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
@@ -40,20 +40,52 @@ class CoupPlay:
         self._seq = sequence
         self._rec = record
         self._view = view
+        self._settings_journaled: dict[str, Any] | None = None
 
-    def snapshot(self) -> None:
-        """A snapshot row: the machine's state and the table's data (a coup or shoe boundary)."""
+    def snapshot(self, coup_boundary: bool = False) -> None:
+        """A snapshot row: the machine's state and the table's data, compact (ShoeData.
+        to_json). At a shoe boundary always; at a coup boundary every SNAPSHOT_EVERY coups, so
+        a restart replays at most that many coups' inputs (docs/baccarat-table.md)."""
+        if coup_boundary and self._s.data.coup_no % SNAPSHOT_EVERY:
+            return
         self._rec.emit(K_SNAPSHOT, {"version": SNAPSHOT_VERSION, "state": self._seq.current,
                                     "data": self._s.data.to_json()}, round_id=None)
 
     # -- shoe frames ---------------------------------------------------------------------------
 
-    def apply_session(self, model: str) -> None:
-        # DESIGN.md: $HELO only on power-up: the shoe's unacknowledged frames are gone, so a card
-        # may have left it unrecorded. Mid-coup that cannot go on.
-        if self._seq.current in COUP_STATES:
-            self.halt(f"the shoe ({model}) power-cycled mid-coup: cards may have left it"
-                      " unread")
+    def apply_session(self, sid: str, model: str, renewed: bool) -> None:
+        """DESIGN.md revision 2: a new session (``renewed``: another came before it) means the
+        shoe powered up, and the frames the old session had not delivered are gone with its
+        power. During a burn, a coup, or while a card is due that is an irregularity the table
+        cannot repair: it halts (and voids the coup). At a quiet moment the table goes on once
+        the dealer confirms that no card left the shoe while it was off (`shoe resume`)."""
+        d = self._s.data
+        if d.shoe_faults:
+            # the shoe's faults were those of the session that raised them: gone with its power
+            d.shoe_faults = []
+            self._rec.emit("baccarat.shoe_fault", {"code": "power-up", "active": []})
+        if not renewed:
+            return  # the first session this table knows: nothing can have been lost
+        state = self._seq.current
+        if state in COUP_STATES:
+            self.halt(f"the shoe ({model}) power-cycled mid-coup (new session {sid}): cards may"
+                      " have left it unread")
+        elif state == "burn":
+            self.halt(f"the shoe ({model}) power-cycled during the burn (new session {sid}):"
+                      " burn cards may have left it unread")
+        elif d.face_up_next:
+            self.halt(f"the shoe ({model}) power-cycled with a card announced face up (new"
+                      f" session {sid}): that card may have left it unread")
+        elif state == "halted":
+            self._rec.emit("baccarat.shoe.session", {"sid": sid, "state": state,
+                                                     "confirm": "the reshuffle (clear)"})
+        else:
+            d.shoe_unconfirmed = sid
+            self._rec.emit("baccarat.shoe.session", {"sid": sid, "state": state,
+                                                     "confirm": "shoe resume"})
+            self._rec.alarm(f"SHOE RESTARTED (session {sid}): confirm that no card left the"
+                            " shoe while it was off: shoe resume")
+            self._view.show_state()
 
     def apply_frame(self, ftype: str, fields: list[str], known: bool) -> None:
         if not known:
@@ -165,12 +197,11 @@ class CoupPlay:
             d.burn_face_up = code
         else:
             d.burned.append(code)
-        self._rec.emit("baccarat.burn", {"card": code, "left": left,
-                                         "face_up": self._s.burn.face_up.code
-                                         if self._s.burn.face_up else None,
+        face_up = self._s.burn.face_up.code if self._s.burn.face_up else None
+        self._seq.fire("burn_card")
+        self._rec.emit("baccarat.burn", {"card": code, "left": left, "face_up": face_up,
                                          "section": "5324.20(e)" if d.burn_reason == "shoe"
                                          else "5324.20(i)"})
-        self._seq.fire("burn_card")
         if left == 0:
             self._rec.emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": d.burned,
                                                   "count": len(d.burned), "reason": d.burn_reason})
@@ -187,10 +218,11 @@ class CoupPlay:
         d.coup.append(code)
         n = len(d.coup)
         calls = [c.value for c in self._s.coup.calls[len(before.calls):]]
-        self._rec.emit("baccarat.card", {"card": code, "n": n, "next": step.value, "calls": calls,
-                                         "player": [c.code for c in self._s.coup.player],
-                                         "banker": [c.code for c in self._s.coup.banker]})
         self._seq.fire("deal_card")
+        row: dict[str, Any] = {"card": code, "n": n}
+        if calls:  # a drawing rule was applied, 5324.20(f)(10)-(13); the hands are in the result
+            row["calls"] = calls
+        self._rec.emit("baccarat.card", row)
         if step is CoupStep.COMPLETE:
             self._result()
             return
@@ -245,18 +277,22 @@ class CoupPlay:
                  and not p["disclosed"]]
         d.pending = []
         settings = self._s.take_settings(self._rec.input_seq, shoe=False)
-        self._rec.emit("baccarat.coup.start", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                               "dead_hand": dead, "bets": d.bets,
-                                               "curator": d.curator,
-                                               "last_hand": self._s.last_hand.last_hand,
-                                               "carried": [p["card"] for p in first],
-                                               "settings": settings})
+        row: dict[str, Any] = {"shoe": d.shoe_no, "coup": d.coup_no, "bets": d.bets,
+                               "curator": d.curator}
+        for key, value in (("dead_hand", dead), ("last_hand", self._s.last_hand.last_hand),
+                           ("carried", [p["card"] for p in first])):
+            if value:
+                row[key] = value
+        if settings != self._settings_journaled:
+            # the rules the coup runs under, when they differ from the last coup's (the first
+            # coup after a start always has them); the replay uses the row of settings_seq
+            row["settings"] = self._settings_journaled = settings
+        self._rec.emit("baccarat.coup.start", row)
         for p in first:
             # 5324.20(i)(2)-(3): the card drawn in excess is the first card of this hand.
             self._s.coup.add(p["card"])
             d.coup.append(p["card"])
-            self._rec.emit("baccarat.card", {"card": p["card"], "n": len(d.coup),
-                                             "next": self._s.coup.expecting.value, "carried": True})
+            self._rec.emit("baccarat.card", {"card": p["card"], "n": len(d.coup), "carried": True})
 
     def _result(self) -> None:
         d = self._s.data
@@ -269,8 +305,7 @@ class CoupPlay:
             "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup),
             "player": [c.code for c in coup.player], "banker": [c.code for c in coup.banker],
             "player_total": coup.player_total, "banker_total": coup.banker_total,
-            "winner": coup.winner, "natural": coup.natural, "dead_hand": d.dead_hand,
-            "announce": text})
+            "winner": coup.winner, "natural": coup.natural, "dead_hand": d.dead_hand})
         status = self._s.last_hand.hand_complete()
         d.marks.append("H")
         if status is ShoeStatus.RESHUFFLE:
@@ -307,8 +342,10 @@ class CoupPlay:
                               "paid_cents": s.before_vigorish if deferred else s.net,
                               "vig_deferred": deferred})
         self._s.record_ledger()
-        self._rec.emit("baccarat.settlement", {"lines": lines, "ledger": d.ledger,
-                                               "dead_hand": d.dead_hand})
+        row: dict[str, Any] = {"lines": lines, "dead_hand": d.dead_hand}
+        if d.ledger:  # deferred vigorish owed, 5324.20(d)(2)
+            row["ledger"] = d.ledger
+        self._rec.emit("baccarat.settlement", row)
 
     def void(self, reason: str) -> None:
         d = self._s.data
@@ -329,9 +366,9 @@ class CoupPlay:
             d.bets = {}
             d.coup = []
             self._s.coup = CoupInProgress()
-        self._rec.emit("baccarat.fault", {"fault": reason, "faults": list(d.faults)})
         if self._seq.current != "halted":
             self._seq.fire("halt")
+        self._rec.emit("baccarat.fault", {"fault": reason, "faults": list(d.faults)})
         self._rec.alarm(f"FAULT {reason}")
         self._view.show("GAME HALTED", reason)
 

@@ -16,7 +16,13 @@ K_FRAME: Final = "shoe.frame"
 K_BUTTON: Final = "baccarat.button"
 K_ACTION: Final = "baccarat.action"
 INPUT_KINDS: Final = (K_SESSION, K_FRAME, K_BUTTON, K_ACTION)
-#: Logged, never replayed: the link and the watchdog belong to the process that saw them.
+#: The shoe's heartbeats, journaled as counted summaries: the row carries the SID and the SEQ
+#: of the last heartbeat it covers, so it is a durable shoe position too (never replayed).
+K_HEARTBEATS: Final = "shoe.heartbeats"
+#: The rows that name where the shoe's session stands (the SEQ after the newest is resumed).
+POSITION_KINDS: Final = (K_SESSION, K_FRAME, K_HEARTBEATS)
+#: Logged as counted summaries, never replayed: refused frames, the link and the watchdog
+#: belong to the process that saw them.
 K_REFUSED_FRAME: Final = "shoe.refused"
 K_LINK: Final = "shoe.link"
 K_WATCHDOG: Final = "shoe.watchdog"
@@ -31,7 +37,10 @@ K_SNAPSHOT: Final = "baccarat.snapshot"
 NOT_DECISIONS: Final = frozenset({K_BUTTON, K_ACTION, K_REFUSED, K_SIM, K_RECOVERY,
                                   "baccarat.unknown_event"})
 
-SNAPSHOT_VERSION: Final = 1
+#: 2: compact (cards as one string, default fields left out), shoe protocol revision 2.
+SNAPSHOT_VERSION: Final = 2
+#: A snapshot at every shoe boundary, and at a coup boundary every this many coups.
+SNAPSHOT_EVERY: Final = 10
 
 
 @dataclass
@@ -64,17 +73,37 @@ class ShoeData:
     faults: list[str] = field(default_factory=list)
     shoe_faults: list[str] = field(default_factory=list)
     shoe_in_play: bool = False
+    # A new shoe session (the SID) seen at a quiet moment, until the dealer confirms with
+    # `shoe resume` that no card left the shoe while it was off (DESIGN.md, revision 2).
+    shoe_unconfirmed: str | None = None
     # The journal rows whose settings this shoe (hands_after_cover) and this coup (the rules,
     # the irregularity readings, shoe passing) use: ConfigStore.as_of(seq). None: the current.
     shoe_settings_seq: int | None = None
     settings_seq: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return copy.deepcopy(self.__dict__)
+        """Compact: the fields that differ from their defaults; the cards out of the shoe and
+        the marks as strings (two characters a card: up to 832 bytes for 8 decks)."""
+        out: dict[str, Any] = {}
+        blank = ShoeData()
+        for name, value in self.__dict__.items():
+            if value == getattr(blank, name):
+                continue
+            if name in ("cards_out", "marks"):
+                value = "".join(value)
+            out[name] = copy.deepcopy(value)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ShoeData:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known = {k: copy.deepcopy(v) for k, v in data.items() if k in cls.__dataclass_fields__}
+        if isinstance(known.get("cards_out"), str):
+            text = known["cards_out"]
+            known["cards_out"] = [text[i:i + 2] for i in range(0, len(text), 2)]
+        if isinstance(known.get("marks"), str):
+            known["marks"] = list(known["marks"])
+        if isinstance(known.get("announce"), list):
+            known["announce"] = tuple(known["announce"])
         return cls(**known)
 
 

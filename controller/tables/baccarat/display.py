@@ -59,7 +59,10 @@ class Presenter:
         s = self._state
         d = s.data
         state = self._sequence.current
-        if state == "shuffle":
+        if d.shoe_unconfirmed is not None and state in ("shuffle", "offering", "betting",
+                                                        "passing"):
+            self.show("SHOE RESTARTED", "CONFIRM: SHOE RESUME")
+        elif state == "shuffle":
             owed = s.ledger.total_owed()
             self.show("SHUFFLE AND INSPECT", f"VIG OWED {dollars(owed)}" if owed
                       else "THEN PRESS SHUFFLED")

@@ -1,16 +1,26 @@
-"""The table's end of the card shoe's serial link: each frame the driver accepted is journaled,
-then acknowledged to the shoe, then played; refused frames, the link's state and the watchdog are
-journaled and said (DESIGN.md "Reference shoe protocol", docs/shoe-protocol.md).
+"""The table's end of the card shoe's serial link (DESIGN.md "Reference shoe protocol, revision
+2", docs/shoe-protocol.md): each frame the driver accepted is journaled, then acknowledged to the
+shoe, then played; a new session is journaled with where the old one stood and handed to the
+table's rules; heartbeats, refused frames, the link's state and the watchdog are journaled as
+counted summaries.
+
+Only what is journaled is ever acknowledged: a restarted controller resumes with
+``$NAK,next,SID`` from its journal, and a shoe cannot resend a frame it was told was accepted.
+Heartbeats are not journaled one by one: the driver answers each with an ``$ACK`` of the last
+journaled SEQ (so the shoe does not resend), and a ``shoe.heartbeats`` row carrying the last
+heartbeat's SEQ is journaled at most once a minute, or sooner when the shoe's buffer could fill.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from controller.journal.store import JournalError
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
     K_FRAME,
+    K_HEARTBEATS,
     K_LINK,
     K_REFUSED_FRAME,
     K_SESSION,
@@ -25,8 +35,72 @@ from drivers.shoe_events import (
     ShoeSession,
     ShoeWatchdog,
 )
+from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
 
 SHOE_EVENTS = (ShoeFrameAccepted, ShoeSession, ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog)
+
+#: A shoe holds at least 64 unacknowledged frames (DESIGN.md). Heartbeats accepted since the last
+#: journaled row are acknowledged by the next row; one is written once this many are waiting, so
+#: the shoe never holds more than 60 + what is in flight: a margin of 4 frames (4 s of 1 Hz
+#: heartbeats) for the row's commit and the $ACK to reach it.
+HEARTBEATS_PER_ROW: Final = 60
+#: ... and at most once a minute (an idle table: <= 60 rows an hour at 1 Hz heartbeats).
+HEARTBEAT_ROW_NS: Final = 60 * 10**9
+#: The interval of the counted summaries of refused frames, the link and the watchdog.
+SUMMARY_NS: Final = 60 * 10**9
+RAW_KEPT: Final = 48  # bytes of a refused frame kept in its summary row
+
+
+#: A link that goes down and up (or a watchdog that trips and recovers) a few times a minute is
+#: journaled change by change; more than this many of one kind a minute is chatter, counted.
+CHANGES_AT_ONCE: Final = 4
+
+
+@dataclass
+class _Fold:
+    kind: str
+    opened_ns: int
+    written: int = 0  # events journaled at once in this interval
+    count: int = 0  # events counted since, not yet journaled
+    last: dict[str, Any] = field(default_factory=dict)
+
+
+class Summaries:
+    """Counted summary rows: the first ``at_once`` events of a key in an interval are journaled
+    at once (``count`` 1, so an operator sees them); the rest are counted and journaled as one
+    row (``count``, ``folded``) when the interval ends (``flush`` from the loop's tick). A crash
+    loses at most the counts of one interval, never the first event."""
+
+    def __init__(self, record: Record, interval_ns: int = SUMMARY_NS) -> None:
+        self._rec = record
+        self._interval = interval_ns
+        self._folds: dict[str, _Fold] = {}
+
+    def note(self, kind: str, key: str, detail: dict[str, Any], now_ns: int,
+             at_once: int = 1) -> None:
+        fold = self._folds.get(key)
+        if fold is not None and now_ns - fold.opened_ns >= self._interval:
+            self._write(fold, now_ns)
+            fold = None
+        if fold is None:
+            fold = self._folds[key] = _Fold(kind, now_ns)
+        if fold.written < at_once and not fold.count:
+            fold.written += 1
+            self._rec.log(kind, {**detail, "count": 1})
+            return
+        fold.count += 1
+        fold.last = detail
+
+    def flush(self, now_ns: int, force: bool = False) -> None:
+        for key, fold in list(self._folds.items()):
+            if force or now_ns - fold.opened_ns >= self._interval:
+                self._write(fold, now_ns)
+                del self._folds[key]
+
+    def _write(self, fold: _Fold, now_ns: int) -> None:
+        if fold.count:
+            self._rec.log(fold.kind, {**fold.last, "count": fold.count, "folded": True,
+                                      "interval_s": round((now_ns - fold.opened_ns) / 1e9, 1)})
 
 
 class ShoeLink:
@@ -40,37 +114,53 @@ class ShoeLink:
         self._play = play
         self._view = view
         self._resync_from: int | None = None  # a shoe SEQ that could not be journaled
+        self._await_session = False  # a new session's HELO could not be journaled
         self.up = False
         self.watchdog_ok = True
+        #: Where the journaled session stands: its SID and the SEQ after its newest row
+        #: (recovery sets it from the journal; the reader resumes from it).
+        self.position: SessionPosition | None = None
+        self._beats = 0  # heartbeats accepted since the newest position row
+        self._first_beat: int | None = None
+        self._row_ns: int | None = None  # when the newest position row was journaled
+        self.summaries = Summaries(record)
 
     def handle(self, event: object) -> None:
         """One event of the shoe driver (one of :data:`SHOE_EVENTS`)."""
         if isinstance(event, ShoeFrameAccepted):
-            self._frame(event)
+            if self._await_session:
+                return  # the new session's $HELO could not be journaled: it comes again
+            if self._resync_from is not None:
+                if event.seq != self._resync_from:
+                    return  # queued before the resync: the shoe resends it in order
+                self._resync_from = None
+            if event.type == "HBT" and event.known:
+                self._heartbeat(event)
+            else:
+                self._frame(event)
         elif isinstance(event, ShoeSession):
-            row: dict[str, Any] = {"seq": event.seq, "model": event.model,
-                                   "firmware": event.firmware}
-            if event.raw:
-                row["raw"] = event.raw.decode("ascii", "replace")
-            seq = self._rec.log(K_SESSION, row)
-            if self.reader is not None:
-                self.reader.acknowledge(event.seq)
-            self._rec.input_seq = seq
-            self._play.apply_session(event.model)
+            self._await_session = False
+            self._resync_from = None
+            self._session(event)
         elif isinstance(event, ShoeFrameRefused):
-            self._rec.log(K_REFUSED_FRAME, {"reason": event.reason, "detail": event.detail,
-                                            "raw": event.raw.decode("ascii", "replace")[:120],
-                                            "expected_seq": event.expected_seq,
-                                            "nak_sent": event.nak_sent})
+            detail: dict[str, Any] = {"reason": event.reason, "detail": event.detail[:80],
+                                      "raw": event.raw[:RAW_KEPT].decode("ascii", "replace")}
+            if event.expected_seq is not None:
+                detail["expected_seq"] = event.expected_seq
+            self.summaries.note(K_REFUSED_FRAME, f"refused:{event.reason}", detail,
+                                event.monotonic_ns)
         elif isinstance(event, ShoeLinkChanged):
             self.up = event.up
-            self._rec.log(K_LINK, {"up": event.up, "reason": event.reason})
+            self.summaries.note(K_LINK, f"link:{event.up}", {"up": event.up,
+                                                             "reason": event.reason[:80]},
+                                event.monotonic_ns, CHANGES_AT_ONCE)
             if not event.up:
                 self._rec.alarm(f"SHOE LINK DOWN {event.reason}")
         elif isinstance(event, ShoeWatchdog):
             self.watchdog_ok = event.ok
-            self._rec.log(K_WATCHDOG, {"ok": event.ok,
-                                       "silent_for_s": round(event.silent_for_s, 3)})
+            self.summaries.note(K_WATCHDOG, f"watchdog:{event.ok}",
+                                {"ok": event.ok, "silent_for_s": round(event.silent_for_s, 1)},
+                                event.monotonic_ns, CHANGES_AT_ONCE)
             if not event.ok:
                 self._rec.alarm("SHOE SILENT: no valid frame for more than the watchdog period;"
                                 " no cards are accepted until the shoe is back")
@@ -78,30 +168,78 @@ class ShoeLink:
             else:
                 self._view.show_state()
 
+    def tick(self, now_ns: int) -> None:
+        """The loop's timer: summary rows whose interval ended."""
+        self.summaries.flush(now_ns)
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def _session(self, event: ShoeSession) -> None:
+        """DESIGN.md: a $HELO of a new SID starts a new session; it is journaled with where the
+        old session stood, acknowledged, and the table's rules decide what it means."""
+        previous = event.previous or self.position
+        row: dict[str, Any] = {"sid": event.sid, "seq": event.seq, "model": event.model,
+                               "firmware": event.firmware}
+        if previous is not None:
+            row["previous"] = {"sid": previous.sid,
+                               "last_seq": (previous.next_seq - 1) % 10000}
+        seq = self._position_row(K_SESSION, row, event.sid, event.seq, event.monotonic_ns)
+        self._rec.input_seq = seq
+        self._play.apply_session(event.sid, event.model, renewed=previous is not None)
+
+    def _heartbeat(self, event: ShoeFrameAccepted) -> None:
+        """Counted, not journaled one by one (the driver keeps the shoe from resending); the
+        summary row is the heartbeats' durable position and their acknowledgement."""
+        if self._first_beat is None:
+            self._first_beat = event.seq
+        self._beats += 1
+        if self._row_ns is None:
+            self._row_ns = event.monotonic_ns
+        if (self._beats >= HEARTBEATS_PER_ROW
+                or event.monotonic_ns - self._row_ns >= HEARTBEAT_ROW_NS):
+            self._position_row(K_HEARTBEATS, {"sid": event.sid, "seq": event.seq,
+                                              "first_seq": self._first_beat,
+                                              "count": self._beats},
+                               event.sid, event.seq, event.monotonic_ns)
+
     def _frame(self, event: ShoeFrameAccepted) -> None:
-        if self._resync_from is not None:
-            if event.seq != self._resync_from:
-                return  # queued before the resync: the shoe resends it in order
-            self._resync_from = None
+        # the SID is that of the session row before it (rows are small: DESIGN.md)
         row: dict[str, Any] = {"seq": event.seq, "type": event.type,
-                               "fields": list(event.fields), "known": event.known}
-        if event.raw:
-            row["raw"] = event.raw.decode("ascii", "replace")
+                               "fields": list(event.fields)}
+        if not event.known:
+            row["known"] = False
+        seq = self._position_row(K_FRAME, row, event.sid, event.seq, event.monotonic_ns)
+        self._rec.input_seq = seq
+        self._play.apply_frame(event.type, list(event.fields), event.known)
+
+    def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int,
+                      now_ns: int) -> int:
+        """Journal a row that names the shoe's position, then acknowledge it to the shoe (an
+        output: after the row is durable). Returns the journal row's seq."""
         try:
-            seq = self._rec.log(K_FRAME, row)
+            seq = self._rec.log(kind, row)
         except JournalError:
             # Not journaled, so never acknowledged and never acted on: have the shoe send it
             # again (it still holds it) instead of letting a later cumulative $ACK cover it. The
             # JournalError goes on to the application as a fault.
-            self._resync_from = event.seq
+            first = self._first_beat if kind == K_HEARTBEATS else shoe_seq
+            assert first is not None
+            if kind == K_SESSION:
+                self._await_session = True  # the reader forgets the session; its HELO returns
+            else:
+                self._resync_from = first
+            self._beats, self._first_beat = 0, None
             if self.reader is not None:
-                self.reader.resync(event.seq)
+                self.reader.resync(first)
             raise
-        if self.reader is not None:
-            self.reader.acknowledge(event.seq)
-        self._rec.input_seq = seq
-        self._play.apply_frame(event.type, list(event.fields), event.known)
+        self.position = SessionPosition(sid, next_seq(shoe_seq)) if is_sid(sid) else None
+        self._beats, self._first_beat, self._row_ns = 0, None, now_ns
+        reader = self.reader
+        if reader is not None:
+            self._rec.output(lambda: reader.acknowledge(sid, shoe_seq))  # after the row is durable
+        return seq
 
     def stop(self) -> None:
+        self.summaries.flush(0, force=True)
         if self.reader is not None:
             self.reader.stop(timeout=2.0)

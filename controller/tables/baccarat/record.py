@@ -3,6 +3,11 @@
 While recovery replays journaled inputs, decision rows the journal already holds are counted, not
 written again (a power cut may have kept the last few from the journal: those are written, marked
 ``recovered``), and alarms stay silent.
+
+A move of the certified sequence is journaled in the decision row that follows it within the
+same input (``"moved": ["from>to"]``; the input names the trigger), or, if none follows, in a
+``baccarat.state`` row at the end of the input: every move is journaled, without a row of its
+own each (DESIGN.md: rows are small).
 """
 
 from __future__ import annotations
@@ -28,14 +33,30 @@ class Record:
         self.replay: Replay | None = None
         #: The journal row of the input being handled (a coup's round id, a settings snapshot).
         self.input_seq = 0
+        self._moves: list[str] = []  # moves of the sequence not yet journaled
 
     @property
     def replaying(self) -> bool:
         return self.replay is not None
 
+    def moved(self, before: str, after: str, trigger: str) -> None:
+        """A move of the certified sequence: journaled with the next decision row. A move to
+        the same state (each card of a burn or a coup) is the decision row itself."""
+        if before != after:
+            self._moves.append(f"{before}>{after}")
+
+    def end_input(self) -> None:
+        """The input is handled: a move no decision row carried gets a row of its own."""
+        if self._moves:
+            self.emit("baccarat.state", {})
+
     def emit(self, kind: str, data: dict[str, Any], round_id: int | None = None) -> None:
         """Journal a decision row (in the current round unless ``round_id`` names another), or
-        during replay count it against the rows already there."""
+        during replay count it against the rows already there. It carries the moves of the
+        sequence since the last row."""
+        if self._moves:
+            data = {**data, "moved": self._moves}
+            self._moves = []
         rid = self._data().round_id if round_id is None else round_id
         rp = self.replay
         if rp is not None:
@@ -48,6 +69,12 @@ class Record:
     def log(self, kind: str, data: dict[str, Any]) -> int:
         """Journal a row that is not replayed (inputs are journaled as they arrive)."""
         return self.journal.append(kind, data, self._data().round_id)
+
+    def output(self, fn: Callable[[], object]) -> None:
+        """Run an output of this input (the shoe's ``$ACK``) once what it journaled is durable:
+        each row is synced as it is appended, so at once. (With the journal's transactions, one
+        per loop event, this becomes ``journal.after_commit(fn)``: after the one commit.)"""
+        fn()
 
     def alarm(self, text: str) -> None:
         """An unsolicited console line, never while replaying."""

@@ -19,6 +19,7 @@ from controller.tables.baccarat.data import (
     K_SESSION,
     K_SNAPSHOT,
     NOT_DECISIONS,
+    POSITION_KINDS,
     SNAPSHOT_VERSION,
     Replay,
     ShoeData,
@@ -29,6 +30,7 @@ from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import Refused
+from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
 
 
 class Recovery:
@@ -43,12 +45,15 @@ class Recovery:
         self._play = play
         self._actions = actions
 
-    def resume_seq(self) -> int | None:
-        """The shoe SEQ after the last one journaled (SerialShoe NAKs it on start)."""
-        last = self._rec.journal.last([K_FRAME, K_SESSION])
-        if last is None:
-            return None
-        return (int(last.data["seq"]) + 1) % 10000
+    def resume_position(self) -> SessionPosition | None:
+        """The journaled shoe session (its ``shoe.session`` row) and the SEQ after its newest
+        row (a frame, the session itself or a heartbeat summary): SerialShoe sends
+        ``$NAK,next,SID`` from it on start."""
+        session = self._rec.journal.last([K_SESSION])
+        last = self._rec.journal.last(list(POSITION_KINDS))
+        if session is None or last is None or not is_sid(session.data.get("sid")):
+            return None  # no session yet: the shoe's $HELO starts one
+        return SessionPosition(str(session.data["sid"]), next_seq(int(last.data["seq"]) % 10000))
 
     def recover(self) -> list[str]:
         """Rebuild the table from the last snapshot and the inputs journaled after it; resume
@@ -75,8 +80,9 @@ class Recovery:
             self._rec.replay = Replay(budget=end - i - 1)
             try:
                 self._replay_one(entry)
+                self._rec.end_input()
             except Refused:
-                pass  # refused live too (its refusal row may not have been written)
+                self._rec.end_input()  # refused live too (its refusal row may not be written)
             except Exception as exc:  # noqa: BLE001 - a handler bug must not stop the start
                 problems.append(f"row {entry.seq} ({entry.kind}): {type(exc).__name__}: {exc}")
             finally:
@@ -112,7 +118,8 @@ class Recovery:
             self._play.apply_frame(str(data["type"]), [str(f) for f in data.get("fields", [])],
                                    bool(data.get("known", True)))
         elif entry.kind == K_SESSION:
-            self._play.apply_session(str(data.get("model", "")))
+            self._play.apply_session(str(data.get("sid", "")), str(data.get("model", "")),
+                                     renewed=data.get("previous") is not None)
         elif entry.kind == K_BUTTON:
             self._actions.button(str(data["name"]))
         elif entry.kind == K_ACTION:

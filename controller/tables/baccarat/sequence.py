@@ -41,7 +41,7 @@ class Sequence:
         m.compelled_pass = d.compelled_pass
         m.pending_disclosed = any(p["disclosed"] for p in d.pending)
         m.pending_count = len(d.pending)
-        m.deal_ok = not d.faults and not d.shoe_faults
+        m.deal_ok = not d.faults and not d.shoe_faults and d.shoe_unconfirmed is None
 
     def fire(self, trigger: str) -> None:
         """Fire ``trigger`` after syncing the guards' facts; Refused when no transition applies."""
@@ -56,8 +56,7 @@ class Sequence:
                           f" (allowed: {', '.join(allowed) or 'none'})") from None
         if not moved:
             raise Refused(f"{trigger} refused in state {before}: {self._why_not(trigger)}")
-        self._record.emit("baccarat.state", {"from": before, "to": self.current,
-                                             "trigger": trigger})
+        self._record.moved(before, self.current, trigger)
 
     def _why_not(self, trigger: str) -> str:
         s = self._state
@@ -68,6 +67,8 @@ class Sequence:
             return f"fault: {'; '.join(d.faults)}"
         if d.shoe_faults:
             return f"shoe fault: {', '.join(d.shoe_faults)}"
+        if d.shoe_unconfirmed is not None:
+            return f"a new shoe session {d.shoe_unconfirmed}: confirm it with `shoe resume`"
         if any(p["disclosed"] for p in d.pending):
             return "a disclosed card: choose `remedy burn` or `remedy dead` first (5324.20(i)(1))"
         return "its conditions do not hold"

@@ -13,6 +13,7 @@ from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import PressWaiter, Refused, ReplyWaiter
+from drivers.errors import DriverError
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
 PEEK: Final = 12
@@ -38,26 +39,15 @@ class SimDealer:
             if sim is None:
                 raise Refused("no simulated shoe in this profile", "STATE")
             verb, rest = args[1], args[2:]
+            try:
+                reply = self._shoe(sim, verb, rest)
+            except DriverError as exc:  # an empty shoe, a locked gate, an unknown fault
+                raise Refused(f"simulated shoe: {exc}", "STATE") from None
             # The reply waits until the shoe's frames have been journaled and handled, so a
-            # scripted console session sees their effect on the next line.
-            self._waiter = ReplyWaiter(lambda: sim.status().unacked == 0)
-            if verb == "deal" and rest and rest[0] in ("coup", "burn"):
-                n = self._cards_needed(rest[0], sim.peek(PEEK))
-                return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
-            if verb == "deal":
-                n = int(rest[0]) if rest and rest[0].isdigit() else 1
-                return ["dealt " + " ".join(sim.deal(n))]
-            if verb == "card" and rest:
-                sim.deal_card(rest[0].upper())
-                return [f"dealt {rest[0].upper()}"]
-            if verb == "fault" and rest:
-                reply = self._sim_fault(sim, rest[0].lower())
-                if rest[0].lower() == "power":
-                    # the new $HELO is held until a frame after it differs from the journaled
-                    # session (docs/shoe-protocol.md): nothing to wait for until cards follow
-                    self._waiter = None
-                return [reply]
-            raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | fault KIND", "SYNTAX")
+            # scripted console session sees their effect on the next line (heartbeats are
+            # journaled in summaries: they may wait).
+            self._waiter = ReplyWaiter(sim.delivered)
+            return reply
         if len(args) in (1, 2) and args[0] == "button":
             pins = devices.get("button_pins") or {}
             gpio = devices.get("gpio")
@@ -79,6 +69,23 @@ class SimDealer:
                 clock.advance(100)
             return [f"pressed {args[1]}"]
         raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+
+    def _shoe(self, sim: Any, verb: str, rest: list[str]) -> list[str]:
+        if verb == "deal" and rest and rest[0] in ("coup", "burn"):
+            n = self._cards_needed(rest[0], sim.peek(PEEK))
+            return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
+        if verb == "deal" and len(rest) <= 1 and all(r.isdigit() for r in rest):
+            return ["dealt " + " ".join(sim.deal(int(rest[0]) if rest else 1))]
+        if verb == "card" and len(rest) == 1:
+            sim.deal_card(rest[0].upper())
+            return [f"dealt {rest[0].upper()}"]
+        if verb == "fault" and len(rest) == 1:
+            # one vocabulary with the standalone shoe and the docs (drivers.sim.shoe.FAULTS)
+            return [sim.inject(rest[0].lower())]
+        if verb == "load" and not rest:
+            return [f"loaded {sim.load()} cards, shuffled"]
+        raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND",
+                      "SYNTAX")
 
     def _cards_needed(self, what: str, upcoming: Seq[str]) -> int:
         """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
@@ -130,18 +137,3 @@ class SimDealer:
             return None
         self._press = None
         return press
-
-    @staticmethod
-    def _sim_fault(sim: Any, kind: str) -> str:
-        simple: dict[str, Callable[[], object]] = {
-            "checksum": sim.fault_checksum, "drop": sim.fault_drop,
-            "duplicate": sim.fault_duplicate, "garbage": sim.send_garbage,
-            "disconnect": lambda: sim.disconnect(0.5), "unread": sim.deal_unreadable,
-            "foreign": sim.deal_foreign, "faceup": sim.deal_face_up,
-            "power": sim.power_cycle,
-        }
-        if kind in simple:
-            simple[kind]()
-            return f"fault {kind}"
-        sim.fault(kind.upper())
-        return f"fault {kind.upper()}"

@@ -49,6 +49,7 @@ from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
+from drivers.shoe_protocol import SessionPosition
 
 
 class BaccaratTable:
@@ -77,16 +78,13 @@ class BaccaratTable:
         self._state.rebuild(self._sequence.current)
         self._sequence.sync()
         open_shoe = devices.get("shoe_open")
+        self.link.position = self._recovery.resume_position()
         if self.link.reader is None and open_shoe is not None:
-            # The journaled session is NOT handed over (known_session=): a shoe that powered up
-            # while the controller was down sends a byte-identical $HELO,0, and treating it as
-            # the old session re-acknowledged old SEQs to the new shoe, which then dropped
-            # frames never journaled (lost cards; bench/crash_trials.py). A crash before the
-            # HELO's ACK is still covered: the restarted controller NAKs the SEQ after the last
-            # journaled frame and the shoe resends from there
-            # (tests/unit/baccarat_table/test_shoe_restart.py). docs/shoe-protocol.md.
-            self.link.reader = open_shoe(resume_seq=self.resume_seq(),
-                                         known_session=None)
+            # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
+            # that session's frames from there; a shoe of another session (powered up while
+            # the controller was down) ignores the NAK and brings its $HELO by its silence
+            # resend (DESIGN.md revision 2, docs/shoe-protocol.md).
+            self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
         sim = devices.get("shoe_sim")
         if sim is not None:
@@ -98,14 +96,16 @@ class BaccaratTable:
         """Rebuild the table from the journal; resume the coup in progress with its cards."""
         return self._recovery.recover()
 
-    def resume_seq(self) -> int | None:
-        """The shoe SEQ after the last one journaled (the shoe reader NAKs it on start)."""
-        return self._recovery.resume_seq()
+    def resume_position(self) -> SessionPosition | None:
+        """The journaled shoe session and the SEQ after its newest row (the shoe reader sends
+        ``$NAK,next,SID`` from it on start)."""
+        return self._recovery.resume_position()
 
     def handle(self, event: object) -> None:
         """One input from a driver: journal it first, then act (Refused is journaled)."""
         if isinstance(event, SHOE_EVENTS):
             self.link.handle(event)
+            self._record.end_input()
         elif isinstance(event, ButtonPressed):
             self._button(event.name)
         else:
@@ -134,16 +134,20 @@ class BaccaratTable:
 
     def _guarded_input(self, seq: int, fn: Callable[[], list[str]]) -> list[str]:
         try:
-            return fn()
+            out = fn()
         except Refused as exc:
+            self._record.end_input()
             if not self._record.replaying:
                 self._record.log(K_REFUSED, {"input": seq, "reason": exc.reason})
             raise
+        self._record.end_input()
+        return out
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         """A console action. ``sim ...`` drives the simulated devices (never replayed)."""
         if name == "sim":
-            self._record.log(K_SIM, {"args": args, "who": who})
+            if args[:1] != ["button"]:  # a simulated press is journaled as the button's input
+                self._record.log(K_SIM, {"args": args, "who": who})
             return self._sim.run(args, who)
         if name == "odds":
             return self.odds()
@@ -184,7 +188,8 @@ class BaccaratTable:
         return tuple(sorted({*ACTIONS, "sim", "odds"}))
 
     def tick(self, now_ns: int) -> None:
-        """Nothing is timed at the table: the shoe driver keeps the watchdog."""
+        """The shoe link's counted summaries (the shoe driver keeps the watchdog)."""
+        self.link.tick(now_ns)
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -236,16 +241,32 @@ class BaccaratTable:
         return self._sequence.current in (*COUP_STATES, "settling") or bool(self._state.data.bets)
 
     def faults(self) -> list[str]:
+        """What stops play: the table's integrity faults (cleared by a technician, which
+        reshuffles) and the shoe's conditions (see clear_fault for what clears each)."""
         d = self._state.data
         out = list(d.faults)
         out += [f"shoe fault {f}" for f in d.shoe_faults]
         if not self.link.watchdog_ok:
             out.append("shoe watchdog: no valid frame")
+        if d.shoe_unconfirmed is not None:
+            out.append(f"shoe session {d.shoe_unconfirmed} unconfirmed")
         return out
 
     def clear_fault(self, who: str) -> list[str]:
-        if not self._state.data.faults:
-            raise Refused("no table fault to clear", "STATE")
+        """Clear the table's integrity faults (the shoe is reshuffled). The shoe's conditions
+        are not the console's to clear: the refusal says what clears each one status shows."""
+        d = self._state.data
+        if not d.faults:
+            how = [f"shoe fault {f}: the shoe clears it ($FLT,CLR, `sim shoe fault clear` on"
+                   " the sim profile) or a power cycle of the shoe" for f in d.shoe_faults]
+            if not self.link.watchdog_ok:
+                how.append("shoe watchdog: clears when a valid frame of the shoe's session"
+                           " arrives")
+            if d.shoe_unconfirmed is not None:
+                how.append(f"shoe session {d.shoe_unconfirmed} unconfirmed: the dealer"
+                           " confirms with `shoe resume`")
+            raise Refused("no table fault to clear" + (": " if how else "") + "; ".join(how),
+                          "STATE")
         return self.action("clear", [], who)
 
     def close(self) -> None:

@@ -13,7 +13,11 @@ from controller.tables.baccarat.table import BaccaratTable
 from controller.tables.table import Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameAccepted, ShoeSession
+from drivers.shoe_protocol import SessionPosition
 from drivers.sim.dealer_display import SimDealerDisplay
+
+#: The session id of the Rig's shoe until it power-cycles (``Rig.session``).
+SID = "5A1E0001"
 
 
 class FakeShoeReader:
@@ -21,10 +25,16 @@ class FakeShoeReader:
 
     def __init__(self) -> None:
         self.acked: list[int] = []
+        self.acked_sids: list[str] = []
+        self.resyncs: list[int] = []
         self.stopped = False
 
-    def acknowledge(self, seq: int) -> None:
+    def acknowledge(self, sid: str, seq: int) -> None:
         self.acked.append(seq)
+        self.acked_sids.append(sid)
+
+    def resync(self, seq: int) -> None:
+        self.resyncs.append(seq)
 
     def stop(self, timeout: float = 2.0) -> bool:
         self.stopped = True
@@ -54,23 +64,38 @@ class Rig:
                                 announce=lambda lines, skip: [self._alarm(x) for x in lines])
         self.table = BaccaratTable(self.ctx)
         self.seq = seq
+        self.sid = SID
+        self.sessions = 0
+        if journal is None:
+            # a fresh install: the shoe's first session (nothing before it to lose)
+            self.table.handle(ShoeSession(SID, "SIM", "2.0", self.seq, b"", 0, None))
+            self.seq = (self.seq + 1) % 10000
 
     def _alarm(self, text: str) -> None:
         (self.displays if text.startswith("DISPLAY ") else self.alarms).append(text)
 
     # -- inputs --------------------------------------------------------------------------------
 
-    def frame(self, ftype: str, *fields: str) -> None:
-        self.table.handle(ShoeFrameAccepted(ftype, self.seq, tuple(fields), b"", 0))
+    def frame(self, ftype: str, *fields: str, known: bool = True, at_ns: int = 0) -> None:
+        self.table.handle(ShoeFrameAccepted(ftype, self.seq, self.sid, tuple(fields), b"",
+                                            at_ns, known))
         self.seq = (self.seq + 1) % 10000
 
     def cards(self, codes: Iterable[str] | str) -> None:
         for code in codes.split() if isinstance(codes, str) else codes:
             self.frame("CARD", code)
 
-    def session(self) -> None:
-        self.table.handle(ShoeSession("SIM", "1.0", self.seq, b"", 0))
+    def session(self, seq: int | None = None) -> str:
+        """The shoe powers up: a new session id, its $HELO at ``seq`` (default: the next SEQ).
+        Returns the new SID."""
+        previous = SessionPosition(self.sid, self.seq)
+        self.sessions += 1
+        self.sid = f"5A1E{self.sessions + 1:04X}"
+        if seq is not None:
+            self.seq = seq
+        self.table.handle(ShoeSession(self.sid, "SIM", "2.0", self.seq, b"", 0, previous))
         self.seq = (self.seq + 1) % 10000
+        return self.sid
 
     def press(self, name: str) -> None:
         """A dealer's button; a refusal (said on the consoles as ``!REFUSED``) is raised here,

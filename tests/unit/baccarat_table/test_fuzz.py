@@ -41,7 +41,7 @@ from hypothesis.stateful import (
 from controller.games import baccarat
 from controller.games.baccarat.wagers import WAGERS
 from controller.journal.verify import check_chain
-from controller.tables.baccarat.data import INPUT_KINDS, K_FRAME, K_SESSION
+from controller.tables.baccarat.data import INPUT_KINDS, K_FRAME, K_HEARTBEATS, K_SESSION
 from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog
@@ -55,7 +55,7 @@ CARD_CODES = st.one_of(st.sampled_from(DECK), st.sampled_from(["AS", "KH", "5D",
 NOT_CARDS = st.sampled_from(["", "1D", "TX", "ZZ", "10H", "as", "A", "XX9", "JK", " AS"])
 CARD_ROWS = ("baccarat.card", "baccarat.burn", "baccarat.irregularity", "baccarat.integrity")
 ARG = st.sampled_from(["", "0", "1", "3", "8", "9", "-1", "01", "x", "burn", "dead", "ordered",
-                       "banker", "player", "tie", "500", "1000"])
+                       "banker", "player", "tie", "500", "1000", "resume"])
 
 
 class BaccaratFuzz(RuleBasedStateMachine):
@@ -65,13 +65,15 @@ class BaccaratFuzz(RuleBasedStateMachine):
         self.tmp = Path(tempfile.mkdtemp(prefix="bacfuzz-", dir=base))
         self.rig: Rig | None = None
         self.frames = 0    # shoe frames handed in
-        self.sessions = 0  # $HELO handed in
+        self.sessions = 1  # $HELO handed in (the Rig's first)
+        self.heartbeats = 0  # $HBT handed in
         # the journal walk's state (incremental, from self.walked)
         self.walked = 0
         self.coup_cards: list[str] = []
         self.coup_start: dict[str, Any] | None = None
         self.coup_round: int | None = None
         self.last_coup: baccarat.Coup | None = None
+        self.coup_settings: dict[str, Any] | None = None
 
     def teardown(self) -> None:
         try:
@@ -101,11 +103,11 @@ class BaccaratFuzz(RuleBasedStateMachine):
             assert exc.code in CODES, exc.code
 
     def _frame(self, ftype: str, *fields: str, known: bool = True) -> None:
-        from drivers.shoe_events import ShoeFrameAccepted
-        rig = self.r
-        self.frames += 1
-        rig.table.handle(ShoeFrameAccepted(ftype, rig.seq, tuple(fields), b"", 0, known))
-        rig.seq = (rig.seq + 1) % 10000
+        if ftype == "HBT" and known:
+            self.heartbeats += 1  # journaled as counted summaries, not one row each
+        else:
+            self.frames += 1
+        self.r.frame(ftype, *fields, known=known)
 
     @rule(codes=st.lists(CARD_CODES, min_size=1, max_size=6))
     def cards(self, codes: list[str]) -> None:
@@ -163,7 +165,7 @@ class BaccaratFuzz(RuleBasedStateMachine):
         self._call(self.r.table.action, "bet", args, "fuzz")
 
     @rule(name=st.sampled_from(["curator", "pass", "nobody", "disclose", "remedy", "collect",
-                                "void", "clear", "bogus"]),
+                                "void", "clear", "shoe", "bogus"]),
           args=st.lists(ARG, max_size=2))
     def console(self, name: str, args: list[str]) -> None:
         self._call(self.r.table.action, name, args, "fuzz")
@@ -190,6 +192,8 @@ class BaccaratFuzz(RuleBasedStateMachine):
             self._call(rig.act, "remedy burn")
         elif state == "betting" and "shoe watchdog: no valid frame" in rig.table.faults():
             rig.table.handle(ShoeWatchdog(True, 0.0, 0))
+        elif rig.table.data.shoe_unconfirmed is not None:
+            self._call(rig.act, "shoe resume")
         elif state == "betting":
             self._call(rig.act, "bet 3 banker 1000")
             self._call(rig.act, "bet 5 player 500")
@@ -252,11 +256,16 @@ class BaccaratFuzz(RuleBasedStateMachine):
         assert accounted, f"CARD {card!r} journaled but not accounted for"
         assert len(list(rig.journal.events(kinds=[K_FRAME]))) == self.frames
         assert len(list(rig.journal.events(kinds=[K_SESSION]))) == self.sessions
+        # heartbeats: counted summaries, each row at most 60 of them; fewer than 60 wait
+        counted = sum(e.data["count"] for e in rig.journal.events(kinds=[K_HEARTBEATS]))
+        assert counted <= self.heartbeats
 
     def decision(self, kind: str, data: dict[str, Any], round_id: int | None) -> None:
         if kind == "baccarat.coup.start":
             self.coup_cards, self.coup_start, self.coup_round = [], data, round_id
             self.last_coup = None
+            # the settings are journaled when they differ from the last coup's
+            self.coup_settings = data.get("settings", self.coup_settings)
         elif kind == "baccarat.card" and "n" in data:
             self.coup_cards.append(data["card"])
             assert data["n"] == len(self.coup_cards), (data, self.coup_cards)
@@ -284,8 +293,9 @@ class BaccaratFuzz(RuleBasedStateMachine):
         assert coup is not None and start is not None and round_id == self.coup_round
         assert round_id is not None
         rules = self.r.settings.as_of(round_id).baccarat_rules()
-        assert rules.vig_percent == start["settings"]["vig_percent"]
-        assert rules.tie_pays == start["settings"]["tie_pays"]
+        assert self.coup_settings is not None
+        assert rules.vig_percent == self.coup_settings["vig_percent"]
+        assert rules.tie_pays == self.coup_settings["tie_pays"]
         placed = sorted((int(seat), wager, cents) for seat, bets in start["bets"].items()
                         for wager, cents in bets.items())
         settled = sorted((line["seat"], line["wager"], line["stake_cents"])

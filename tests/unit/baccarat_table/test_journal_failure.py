@@ -65,10 +65,61 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(fast_tmp
                 except JournalIOError as exc:  # the application would raise a fault here
                     errors.append(exc)
 
-        pump_until(lambda: len(cards()) >= 6 and shoe.status().unacked == 0)
+        pump_until(lambda: len(cards()) >= 6 and shoe.delivered())
         assert failing.failed == 1 and len(errors) == 1
         assert cards() == dealt  # the failed card came back: every card once, in order
         assert check_chain(journal).ok
+    finally:
+        controller.table.close()
+        assert shoe.stop(WAIT_S)
+        journal.close()
+
+
+def test_a_new_session_that_could_not_be_journaled_comes_again(fast_tmp: Path) -> None:
+    """The journal fails on a new session's row: the reader forgets the session, nothing of it
+    is acknowledged or played, and the shoe's silence resend brings its $HELO again: journaled
+    once, and the cards dealt after it are journaled once, in order, in that session."""
+    journal = Journal.open(fast_tmp / "journal.db", fast_tmp / "key")
+    shoe = SimShoe(seed=12, heartbeat_s=0.2)
+    controller = Controller(journal, shoe.create_pty())
+    append = journal.append
+    failed: list[str] = []
+
+    def fail_new_session(kind: str, data: Any = None, round_id: int | None = None) -> int:
+        if kind == K_SESSION and data and data.get("previous") and not failed:
+            failed.append(data["sid"])
+            raise JournalIOError("database or disk is full (simulated)")
+        return append(kind, data, round_id)
+
+    journal.append = fail_new_session  # type: ignore[method-assign]
+    try:
+        shoe.start()
+        controller.pump(lambda: journal.last([K_SESSION]) is not None)
+        new_sid = shoe.power_cycle()
+        dealt = shoe.deal(3)
+        errors: list[Exception] = []
+
+        def pump_until(done: Any) -> None:
+            while True:
+                try:
+                    controller.pump(done)
+                    return
+                except JournalIOError as exc:
+                    errors.append(exc)
+
+        def cards() -> list[str]:
+            return [e.data["fields"][0] for e in journal.events(kinds=[K_FRAME])
+                    if e.data["type"] == "CARD"]
+
+        pump_until(lambda: len(cards()) >= 3 and shoe.delivered())
+        assert failed == [new_sid] and len(errors) == 1
+        sessions = [e.data["sid"] for e in journal.events(kinds=[K_SESSION])]
+        assert sessions[-1] == new_sid and sessions.count(new_sid) == 1
+        last_session = journal.last([K_SESSION])
+        assert last_session is not None
+        frames = list(journal.events(kinds=[K_FRAME], since_seq=last_session.seq))
+        assert cards() == dealt and len(frames) == 3  # all in the new session
+        assert journal.verify().ok
     finally:
         controller.table.close()
         assert shoe.stop(WAIT_S)

@@ -19,7 +19,8 @@ from controller.journal.store import Journal
 from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameAccepted
-from tests.unit.baccarat_table.helpers import Rig
+from drivers.shoe_protocol import SessionPosition
+from tests.unit.baccarat_table.helpers import SID, Rig
 
 Input = tuple[str, Any]
 
@@ -58,10 +59,10 @@ def feed(rig: Rig, item: Input, shoe_seq: int) -> int:
     kind, arg = item
     try:
         if kind == "card":
-            rig.table.handle(ShoeFrameAccepted("CARD", shoe_seq, (arg,), b"", 0))
+            rig.table.handle(ShoeFrameAccepted("CARD", shoe_seq, SID, (arg,), b"", 0))
             return shoe_seq + 1
         if kind == "frame":
-            rig.table.handle(ShoeFrameAccepted(arg, shoe_seq, (), b"", 0))
+            rig.table.handle(ShoeFrameAccepted(arg, shoe_seq, SID, (), b"", 0))
             return shoe_seq + 1
         if kind == "button":
             rig.table.handle(ButtonPressed(arg, 0))
@@ -99,7 +100,7 @@ def test_recovery_from_a_cut_after_every_row(fast_tmp: Path) -> None:
     input_rows: list[int] = []
     states: list[tuple[str, list[str], int]] = []
     seqs: list[int] = []
-    shoe_seq = 0
+    shoe_seq = 1  # the Rig's shoe session took SEQ 0
     for item in SCRIPT:
         input_rows.append(ref.journal.last_seq + 1)
         seqs.append(shoe_seq)
@@ -127,7 +128,9 @@ def test_recovery_from_a_cut_after_every_row(fast_tmp: Path) -> None:
         todo = [i for i in range(len(SCRIPT)) if input_rows[i] > cut]
         frames_todo = [seqs[i] for i in todo if SCRIPT[i][0] in ("card", "frame")]
         if frames_todo:
-            assert rig.table.resume_seq() in (None, frames_todo[0]) or not done
+            position = rig.table.resume_position()
+            assert position is None or position == SessionPosition(SID, frames_todo[0]) \
+                or not done
         for i in todo:
             feed(rig, SCRIPT[i], seqs[i])
         got = outcome(journal)
@@ -158,7 +161,7 @@ def test_restart_mid_coup_resumes_with_the_same_cards(rig: Rig, upto: int) -> No
     rig.cards(cards[:upto])
     again = rig.reopen()
     assert again.table.data.coup == cards[:upto]
-    assert again.table.resume_seq() == rig.seq
+    assert again.table.resume_position() == SessionPosition(rig.sid, rig.seq)
     again.cards(cards[upto:])
     results = again.rows("baccarat.coup.result")
     assert len(results) == 1 and results[0].data["cards"] == cards

@@ -92,7 +92,7 @@ def test_pi_profiles_take_board_from_the_base(board: str) -> None:
 
 def test_rpi_baccarat_profile_values() -> None:
     p = load_profile(ROOT / "hw_profiles" / "rpi4-baccarat.toml")
-    assert p.shoe is not None and p.shoe.port == "/dev/ttyUSB0" and p.shoe.baud == 9600
+    assert p.shoe is not None and p.shoe.port == "/dev/ttyUSB0" and p.shoe.baud == 115200
     assert p.dealer_display is not None and p.dealer_display.driver == "serial-text"
 
 
@@ -121,7 +121,7 @@ def test_minimal_profile_defaults(tmp_path: Path) -> None:
 def test_sim_shoe_defaults(tmp_path: Path) -> None:
     p = load_profile(write(tmp_path, "b.toml", BACCARAT + "[rules.baccarat]\ndecks = 6\n"))
     assert p.shoe is not None
-    assert (p.shoe.baud, p.shoe.watchdog_s, p.shoe.sim_decks) == (9600, 3.0, 6)
+    assert (p.shoe.baud, p.shoe.watchdog_s, p.shoe.sim_decks) == (115200, 3.0, 6)
     assert p.shoe.sim_seed is None and p.shoe.sim_auto_deal_s is None
 
 

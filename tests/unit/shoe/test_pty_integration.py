@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,6 +20,7 @@ from drivers.shoe_events import (
     ShoeLinkChanged,
     ShoeSession,
 )
+from drivers.shoe_protocol import SessionPosition
 from drivers.sim.shoe import SimShoe, SimShoeError
 from tests.unit.shoe.helpers import WAIT_S, wait_until
 
@@ -26,13 +28,12 @@ from tests.unit.shoe.helpers import WAIT_S, wait_until
 class Controller:
     """Journals every event, then acknowledges accepted frames (unless ``hold`` is set)."""
 
-    def __init__(self, path: str, resume_seq: int | None = None,
-                 known_session: list[bytes] | None = None, hold: bool = False) -> None:
+    def __init__(self, path: str, resume: SessionPosition | None = None,
+                 hold: bool = False) -> None:
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.journal: list[object] = []
         self.hold = hold  # journal but never acknowledge: a crash between fsync and ACK
-        self.shoe = SerialShoe(path, self.queue.put, resume_seq=resume_seq,
-                               known_session=known_session, backoff_initial_s=0.02)
+        self.shoe = SerialShoe(path, self.queue.put, resume=resume, backoff_initial_s=0.02)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -49,7 +50,7 @@ class Controller:
                 continue
             self.journal.append(event)
             if isinstance(event, ShoeSession | ShoeFrameAccepted) and not self.hold:
-                self.shoe.acknowledge(event.seq)
+                self.shoe.acknowledge(event.sid, event.seq)
 
     def stop(self) -> None:
         assert self.shoe.stop(WAIT_S)
@@ -69,10 +70,10 @@ class Controller:
     def accepted(self) -> list[ShoeFrameAccepted]:
         return [e for e in list(self.journal) if isinstance(e, ShoeFrameAccepted)]
 
-    def last_seq(self) -> int:
-        return [e for e in list(self.journal) if isinstance(e, ShoeSession | ShoeFrameAccepted)][
-            -1
-        ].seq  # type: ignore[union-attr]
+    def position(self) -> SessionPosition:
+        """Where a restart resumes: the session and SEQ after the last journaled frame."""
+        last = [e for e in list(self.journal) if isinstance(e, ShoeSession | ShoeFrameAccepted)][-1]
+        return SessionPosition(last.sid, (last.seq + 1) % 10000)  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -167,24 +168,29 @@ def test_dropped_last_frame_is_recovered_by_the_silence_resend() -> None:
 
 
 def test_shoe_faults_arrive_as_frames(sim: SimShoe, ctl: Controller) -> None:
+    copies = [c for c in sim.peek(416) if c == "AS"]
+    for card in copies:
+        sim.deal_card(card)  # every ace of spades is out: one more is beyond the shoe
+    assert sim.wait_acked(WAIT_S)
     unread = sim.deal_unreadable()
     face_up = sim.deal_face_up()
-    foreign = sim.deal_foreign("AS")
+    foreign = sim.deal_foreign()
     sim.fault("JAM")
     sim.fault("DOOR")
     sim.fault("CLR")
     assert sim.wait_acked(WAIT_S)
-    frames = [(e.type, e.fields) for e in ctl.accepted() if e.type != "HBT"]
+    frames = [(e.type, e.fields) for e in ctl.accepted() if e.type != "HBT"][8:]
     assert frames == [
         ("FLT", ("UNREAD",)),
         ("FLT", ("FACEUP",)),
         ("CARD", (face_up,)),
-        ("CARD", (foreign,)),
+        ("CARD", ("AS",)),
         ("FLT", ("JAM",)),
         ("FLT", ("DOOR",)),
         ("FLT", ("CLR",)),
     ]
-    assert sim.status().cards_dealt == 2  # the foreign card was never in the shoe
+    assert foreign == "AS" and len(copies) == 8
+    assert sim.status().cards_dealt == 10  # the foreign card was never in the shoe
     assert unread != ""
 
 
@@ -205,47 +211,52 @@ def test_unplug_and_replug_mid_stream(sim: SimShoe, ctl: Controller) -> None:
 
 
 def test_power_cycle_starts_a_new_session(sim: SimShoe, ctl: Controller) -> None:
+    first_sid = sim.sid
     dealt = sim.deal(4)
     settle(sim, ctl, dealt)
-    sim.power_cycle()  # back to SEQ 0, the same HELO bytes as the first session
+    sim.power_cycle()  # back to SEQ 0 with the same model and firmware: only the SID differs
     dealt += sim.deal(4)
     settle(sim, ctl, dealt)
     assert ctl.cards() == dealt
-    assert [e.seq for e in ctl.of(ShoeSession)] == [0, 0]  # type: ignore[attr-defined]
+    sessions = ctl.of(ShoeSession)
+    assert [(e.seq, e.sid) for e in sessions] == [(0, first_sid), (0, sim.sid)]  # type: ignore[attr-defined]
+    assert sessions[1].previous == SessionPosition(first_sid, 5)  # type: ignore[attr-defined]
 
 
-def test_power_cycle_is_recognised_while_the_old_helo_bytes_repeat() -> None:
-    quiet = SimShoe(seed=8, heartbeat_s=None)
-    ctl2 = Controller(quiet.create_pty()).start()
+def test_a_power_cycle_after_a_long_idle_is_a_new_session_at_once() -> None:
+    """Revision 1 held a byte-identical $HELO until a later frame differed: an idle shoe's
+    heartbeats look the same, so the hold lasted until the first card, longer the longer the
+    shoe had idled. Revision 2 starts the session on the $HELO itself."""
+    shoe = SimShoe(seed=5, heartbeat_s=0.02)  # a long idle, quickly: 50 heartbeats a second
+    ctl2 = Controller(shoe.create_pty()).start()
     try:
-        quiet.start()
-        first = quiet.deal(1)
-        settle(quiet, ctl2, first)
-        quiet.power_cycle()  # HELO 0 again, byte for byte: held until its followers tell
-        assert wait_until(lambda: ctl2.shoe.stats().held >= 1)
-        assert len(ctl2.of(ShoeSession)) == 1
-        second = quiet.deal(2)  # CARD 1 differs from the CARD 1 accepted before
-        assert second[0] != first[0]
-        settle(quiet, ctl2, first + second)
-        assert ctl2.cards() == first + second
-        assert [e.seq for e in ctl2.of(ShoeSession)] == [0, 0]  # type: ignore[attr-defined]
+        shoe.start()
+        assert wait_until(lambda: len(ctl2.accepted()) >= 150)  # three "seconds" of idle
+        t0 = time.monotonic()
+        shoe.power_cycle()
+        assert wait_until(lambda: len(ctl2.of(ShoeSession)) == 2)
+        assert time.monotonic() - t0 < 0.5
+        assert ctl2.of(ShoeSession)[1].sid == shoe.sid  # type: ignore[attr-defined]
+        assert shoe.wait_acked(WAIT_S)
     finally:
         ctl2.stop()
-        assert quiet.stop(WAIT_S)
+        assert shoe.stop(WAIT_S)
 
 
 def test_controller_restart_resumes_from_its_journal(sim: SimShoe, ctl: Controller) -> None:
     dealt = sim.deal(5)
     settle(sim, ctl, dealt)
     ctl.stop()
-    resume = (ctl.last_seq() + 1) % 10000
+    resume = ctl.position()
     dealt_while_down = sim.deal(4)
-    second = Controller(sim.path or "", resume_seq=resume).start()
+    second = Controller(sim.path or "", resume=resume).start()
     try:
         settle(sim, second, dealt_while_down)
         assert ctl.cards() + second.cards() == dealt + dealt_while_down
-        assert second.accepted()[0].seq == resume
-        assert ("NAK", resume) in [(f.type, f.seq) for f in sim.received]
+        assert second.accepted()[0].seq == resume.next_seq
+        assert second.of(ShoeSession) == []  # the same session goes on
+        received = [(f.type, f.seq, f.sid) for f in sim.received]
+        assert ("NAK", resume.next_seq, sim.sid) in received
     finally:
         second.stop()
 
@@ -260,29 +271,22 @@ def test_crash_between_journal_and_ack_counts_nothing_twice(
     assert wait_until(lambda: len(ctl.cards()) == 5)
     assert sim.status().unacked >= 3
     ctl.stop()
-    resume = (ctl.last_seq() + 1) % 10000
+    resume = ctl.position()
     later = sim.deal(2)
-    second = Controller(sim.path or "", resume_seq=resume).start()
+    second = Controller(sim.path or "", resume=resume).start()
     try:
         settle(sim, second, later)
         assert ctl.cards() + second.cards() == dealt + held + later
-        assert [e.seq for e in second.accepted()][0] == resume  # the held frames: not again
+        assert [e.seq for e in second.accepted()][0] == resume.next_seq  # the held: not again
     finally:
         second.stop()
 
 
-def _journaled_session(ctl: Controller) -> list[bytes]:
-    """What the table passes as ``known_session``: the last HELO and the frames after it."""
-    events = [e for e in list(ctl.journal) if isinstance(e, ShoeSession | ShoeFrameAccepted)]
-    last_helo = max(i for i, e in enumerate(events) if isinstance(e, ShoeSession))
-    return [e.raw for e in events[last_helo:]]  # type: ignore[union-attr]
-
-
 def test_crash_before_any_ack_with_the_helo_resent_counts_nothing_twice() -> None:
-    """docs/shoe-protocol.md: the controller journals the HELO and cards, crashes before any
-    ACK; restarted, it NAKs the next SEQ, the shoe (holding everything) resends from its HELO.
-    With the journaled session (``known_session``) the HELO is recognised as the same session;
-    without it the HELO started a second session and the three cards came twice."""
+    """The controller journals the HELO and cards, crashes before any ACK; restarted, it NAKs
+    the next SEQ of that session and the shoe resends from there; a resent HELO carries the
+    journaled SID, so it is a repeat, never a second session (revision 1 needed the journaled
+    frames' bytes to guess)."""
     shoe = SimShoe(seed=11, heartbeat_s=0.3)
     first = Controller(shoe.create_pty(), hold=True).start()
     second: Controller | None = None
@@ -293,16 +297,53 @@ def test_crash_before_any_ack_with_the_helo_resent_counts_nothing_twice() -> Non
         assert wait_until(lambda: len(first.cards()) == 3)
         first.stop()  # the crash: journaled, never acknowledged
         assert shoe.status().unacked >= 4  # the HELO and the three cards are still held
-        resume = (first.last_seq() + 1) % 10000
-        second = Controller(shoe.path or "", resume_seq=resume,
-                            known_session=_journaled_session(first)).start()
+        resume = first.position()
+        second = Controller(shoe.path or "", resume=resume).start()
         later = shoe.deal(2)
         ctl = second
         assert wait_until(lambda: len(ctl.cards()) >= 2)
         assert shoe.wait_acked(WAIT_S)
         assert first.cards() + second.cards() == dealt + later  # no card twice
         assert second.of(ShoeSession) == []  # the same session goes on
-        assert second.accepted()[0].seq == resume
+        assert second.accepted()[0].seq == resume.next_seq
+    finally:
+        if second is not None:
+            second.stop()
+        assert shoe.stop(WAIT_S)
+
+
+def test_a_new_shoe_powered_up_while_the_controller_was_down_loses_no_card() -> None:
+    """docs/reliability.md finding 9 over a real pty: the controller is down; the shoe is
+    power-cycled (a new shoe on the same port) and deals; its $HELO and cards wait in the
+    pty and are flushed when the restarted controller opens the port. The restarted
+    controller NAKs its journaled session, which the new shoe ignores; the shoe's silence
+    resend brings its $HELO first, and every card of the new session is journaled once."""
+    shoe = SimShoe(seed=13, heartbeat_s=0.25)
+    first = Controller(shoe.create_pty()).start()
+    second: Controller | None = None
+    try:
+        assert wait_until(lambda: first.shoe.stats().link_up)
+        shoe.start()
+        old = shoe.deal(6)
+        settle(shoe, first, old)
+        first.stop()
+        resume = first.position()
+        new_sid = shoe.power_cycle(start_seq=0)
+        fresh = shoe.deal(9)  # SEQ 1-9: past the old session's expected SEQ (7)
+        assert resume.next_seq < 9
+        second = Controller(shoe.path or "", resume=resume).start()
+        more = shoe.deal(2)
+        ctl = second
+        assert wait_until(lambda: len(ctl.cards()) >= 11)
+        assert shoe.wait_acked(WAIT_S)
+        assert second.cards() == fresh + more
+        sessions = second.of(ShoeSession)
+        assert [e.sid for e in sessions] == [new_sid]  # type: ignore[attr-defined]
+        assert sessions[0].previous == resume  # type: ignore[attr-defined]
+        assert_no_seq_twice(second)
+        # the shoe was told of nothing but what this controller accepted in its session
+        acked = [f for f in shoe.received if f.type == "ACK" and f.sid == new_sid]
+        assert acked and all(f.seq <= second.position().next_seq for f in acked)
     finally:
         if second is not None:
             second.stop()
