@@ -126,7 +126,8 @@ def test_a_power_cycle_between_coups_waits_for_the_dealer(work: Path) -> None:
         assert f"shoe session {sid} unconfirmed" in status["table_faults"]
         refused = c.ask("fault clear")
         assert not refused.ok and "shoe resume" in refused.status
-        c.ok("sim button no_more_bets")  # refused by the table: still betting
+        early = c.ask("sim button no_more_bets")  # refused by the table: still betting
+        assert not early.ok and "shoe resume" in early.status
         assert c.status()["state"] == "betting"
         assert c.ok("shoe resume")[-1] == f"shoe session {sid} confirmed: play goes on"
         assert c.status()["table_faults"] == "none"

@@ -44,9 +44,13 @@ ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
     "void": ("void [REASON]", "void the round in progress: every wager returned, reshuffle",
              "void shoe jammed"),
     "clear": ("clear", "clear an integrity halt: the shoe is reshuffled", "clear"),
+    "shoe": ("shoe resume", "the dealer confirms a new shoe session (the shoe powered up): no"
+             " card left the shoe while it was off", "shoe resume"),
     "odds": ("odds", "exact odds of the next coup from the cards left", "odds"),
-    "sim": ("sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe fault KIND | "
-            "sim button NAME", "drive the simulated shoe and buttons", "sim shoe deal burn"),
+    "sim": ("sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe load | "
+            "sim shoe fault KIND | sim button NAME", "drive the simulated shoe and buttons;"
+            " KIND: checksum, drop, duplicate, garbage, disconnect, power, unread, foreign,"
+            " faceup, jam, door, clear", "sim shoe deal burn"),
 }
 
 

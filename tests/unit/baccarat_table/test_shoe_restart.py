@@ -75,7 +75,10 @@ class Controller:
         return self.table.action(name, args, "dealer")
 
     def press(self, name: str) -> None:
+        """A dealer's button; a refusal (said on the consoles) is raised here."""
         self.table.handle(ButtonPressed(name, 0))
+        if self.table.last_refusal is not None:
+            raise self.table.last_refusal
 
 
 def deal_burn(shoe: SimShoe) -> list[str]:
