@@ -129,6 +129,7 @@ class DealerActions:
             self._seq.fire("settled")
             # the result and settlement rows of the coup hold what was decided
             self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no})
+            self._rec.head("boundary")
             d.bets = {}
             d.dead_hand = False
             d.coup = []

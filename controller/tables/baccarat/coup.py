@@ -42,6 +42,10 @@ class CoupPlay:
         self._view = view
         self._settings_journaled: dict[str, Any] | None = None
 
+    def forget_settings(self) -> None:
+        """The settings last journaled may not be (a commit failed): journal them again."""
+        self._settings_journaled = None
+
     def snapshot(self, coup_boundary: bool = False) -> None:
         """A snapshot row: the machine's state and the table's data, compact (ShoeData.
         to_json). At a shoe boundary always; at a coup boundary every SNAPSHOT_EVERY coups, so
@@ -306,6 +310,7 @@ class CoupPlay:
             "player": [c.code for c in coup.player], "banker": [c.code for c in coup.banker],
             "player_total": coup.player_total, "banker_total": coup.banker_total,
             "winner": coup.winner, "natural": coup.natural, "dead_hand": d.dead_hand})
+        self._rec.head("decision")
         status = self._s.last_hand.hand_complete()
         d.marks.append("H")
         if status is ShoeStatus.RESHUFFLE:
@@ -390,5 +395,6 @@ class CoupPlay:
         self._s.coup = CoupInProgress()
         self._rec.emit("baccarat.shoe.end", {"shoe": d.shoe_no, "why": why,
                                              "cards_out": len(d.cards_out)}, round_id=None)
+        self._rec.head("boundary")
         self.snapshot()
         self._view.show_state()

@@ -41,11 +41,15 @@ class Presenter:
         self._shown: list[str] = []
 
     def show(self, first: str, second: str = "") -> None:
-        """Both lines on the dealer display; what it now shows is said on every console when
-        it changed (``!DISPLAY PLAYER DRAWS / P 5 B 3``)."""
+        """Both lines on the dealer display, once what decided them is committed (an output);
+        what it now shows is said on every console when it changed (``!DISPLAY PLAYER DRAWS /
+        P 5 B 3``)."""
         if self._record.replaying or self._display is None:
             return
         lines = [fit_line(first), fit_line(second)]
+        self._record.output(lambda: self._write(lines))
+
+    def _write(self, lines: list[str]) -> None:
         try:
             self._display.show(lines)
         except Exception as exc:  # noqa: BLE001 - a display failure must not stop the table

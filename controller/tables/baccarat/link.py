@@ -13,6 +13,8 @@ heartbeat's SEQ is journaled at most once a minute, or sooner when the shoe's bu
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -74,16 +76,16 @@ class Summaries:
     def __init__(self, record: Record, interval_ns: int = SUMMARY_NS) -> None:
         self._rec = record
         self._interval = interval_ns
-        self._folds: dict[str, _Fold] = {}
+        self.folds: dict[str, _Fold] = {}
 
     def note(self, kind: str, key: str, detail: dict[str, Any], now_ns: int,
              at_once: int = 1) -> None:
-        fold = self._folds.get(key)
+        fold = self.folds.get(key)
         if fold is not None and now_ns - fold.opened_ns >= self._interval:
             self._write(fold, now_ns)
             fold = None
         if fold is None:
-            fold = self._folds[key] = _Fold(kind, now_ns)
+            fold = self.folds[key] = _Fold(kind, now_ns)
         if fold.written < at_once and not fold.count:
             fold.written += 1
             self._rec.log(kind, {**detail, "count": 1})
@@ -92,10 +94,10 @@ class Summaries:
         fold.last = detail
 
     def flush(self, now_ns: int, force: bool = False) -> None:
-        for key, fold in list(self._folds.items()):
+        for key, fold in list(self.folds.items()):
             if force or now_ns - fold.opened_ns >= self._interval:
                 self._write(fold, now_ns)
-                del self._folds[key]
+                del self.folds[key]
 
     def _write(self, fold: _Fold, now_ns: int) -> None:
         if fold.count:
@@ -214,16 +216,15 @@ class ShoeLink:
 
     def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int,
                       now_ns: int) -> int:
-        """Journal a row that names the shoe's position, then acknowledge it to the shoe (an
-        output: after the row is durable). Returns the journal row's seq."""
-        try:
-            seq = self._rec.log(kind, row)
-        except JournalError:
-            # Not journaled, so never acknowledged and never acted on: have the shoe send it
-            # again (it still holds it) instead of letting a later cumulative $ACK cover it. The
-            # JournalError goes on to the application as a fault.
-            first = self._first_beat if kind == K_HEARTBEATS else shoe_seq
-            assert first is not None
+        """Journal a row that names the shoe's position; acknowledge it to the shoe once it is
+        committed (an output). Returns the journal row's seq."""
+        first = self._first_beat if kind == K_HEARTBEATS else shoe_seq
+        assert first is not None
+
+        def not_journaled() -> None:
+            # Never acknowledged, never acted on (the memory is put back): have the shoe send
+            # it again (it still holds it) instead of letting a later cumulative $ACK cover it.
+            # The JournalError goes on to the application as a fault.
             if kind == K_SESSION:
                 self._await_session = True  # the reader forgets the session; its HELO returns
             else:
@@ -231,13 +232,33 @@ class ShoeLink:
             self._beats, self._first_beat = 0, None
             if self.reader is not None:
                 self.reader.resync(first)
+
+        try:
+            seq = self._rec.log(kind, row)
+        except JournalError:
+            self._rec.undo(not_journaled)
             raise
+        if self._rec.journal.in_transaction:
+            self._rec.undo(not_journaled)  # the commit may still fail
         self.position = SessionPosition(sid, next_seq(shoe_seq)) if is_sid(sid) else None
         self._beats, self._first_beat, self._row_ns = 0, None, now_ns
         reader = self.reader
         if reader is not None:
-            self._rec.output(lambda: reader.acknowledge(sid, shoe_seq))  # after the row is durable
+            self._rec.output(lambda: reader.acknowledge(sid, shoe_seq))  # after the commit
         return seq
+
+    def memo(self) -> Callable[[], None]:
+        """A copy of what the link remembers (not the resync state), and what puts it back."""
+        kept = (self.position, self._beats, self._first_beat, self._row_ns, self.up,
+                self.watchdog_ok)
+        folds = copy.deepcopy(self.summaries.folds)
+
+        def restore() -> None:
+            (self.position, self._beats, self._first_beat, self._row_ns, self.up,
+             self.watchdog_ok) = kept
+            self.summaries.folds = folds
+
+        return restore
 
     def stop(self) -> None:
         self.summaries.flush(0, force=True)

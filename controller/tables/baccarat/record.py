@@ -34,6 +34,10 @@ class Record:
         #: The journal row of the input being handled (a coup's round id, a settings snapshot).
         self.input_seq = 0
         self._moves: list[str] = []  # moves of the sequence not yet journaled
+        #: Takes a copy of the table's memory and returns what puts it back: registered once per
+        #: journal transaction, run if its commit fails (the table sets it).
+        self.memo: Callable[[], Callable[[], None]] | None = None
+        self._memo_txn = -1
 
     @property
     def replaying(self) -> bool:
@@ -64,17 +68,52 @@ class Record:
             if rp.written <= rp.budget:
                 return
             data = {**data, "recovered": True}
+        self._remember()
         self.journal.append(kind, data, rid)
 
     def log(self, kind: str, data: dict[str, Any]) -> int:
         """Journal a row that is not replayed (inputs are journaled as they arrive)."""
+        self._remember()
         return self.journal.append(kind, data, self._data().round_id)
 
+    def _remember(self) -> None:
+        """Before the first row of a journal transaction: how to put the table's memory back
+        if the commit fails (docs/journal.md, "One sync per decision")."""
+        journal = self.journal
+        if (self.memo is None or not journal.in_transaction
+                or self._memo_txn == journal.transaction_number):
+            return
+        self._memo_txn = journal.transaction_number
+        restore_table = self.memo()
+        moves, input_seq = list(self._moves), self.input_seq
+
+        def restore() -> None:
+            self._moves, self.input_seq = moves, input_seq
+            restore_table()
+
+        journal.on_rollback(restore)
+
     def output(self, fn: Callable[[], object]) -> None:
-        """Run an output of this input (the shoe's ``$ACK``) once what it journaled is durable:
-        each row is synced as it is appended, so at once. (With the journal's transactions, one
-        per loop event, this becomes ``journal.after_commit(fn)``: after the one commit.)"""
-        fn()
+        """Run an output of this input (the shoe's ``$ACK``, the dealer display, a console
+        line) once what it journaled is committed: one transaction per loop event, so after
+        its one commit (``journal.after_commit``; at once outside a transaction, where each row
+        is synced as it is appended). Never if the commit fails."""
+        self.journal.after_commit(fn)
+
+    def undo(self, fn: Callable[[], object]) -> None:
+        """Run ``fn`` if what this input journaled does not reach the journal: when the
+        transaction's commit fails (after the memory is put back), or at once outside one (a
+        row that failed there was its own transaction)."""
+        if self.journal.in_transaction:
+            self.journal.on_rollback(fn)
+        else:
+            fn()
+
+    def head(self, reason: str) -> None:
+        """Ask for a signed head after this input's commit: ``boundary`` at a coup's or a
+        shoe's end, ``decision`` for a result the anchor must learn of soon (DESIGN.md)."""
+        if self.replay is None:
+            self.journal.want_head(reason)
 
     def alarm(self, text: str) -> None:
         """An unsolicited console line, never while replaying."""
@@ -85,4 +124,4 @@ class Record:
         """An unsolicited console line that is news, not an alarm (what the dealer display
         shows), never while replaying."""
         if self.replay is None:
-            self._announce([text], None)
+            self.output(lambda: self._announce([text], None))

@@ -35,7 +35,9 @@ from controller.tables.baccarat.data import (
     K_ACTION,
     K_BUTTON,
     K_REFUSED,
+    K_SESSION,
     K_SIM,
+    K_SNAPSHOT,
     STOPPED_BY_FAULT,
     ShoeData,
 )
@@ -56,6 +58,14 @@ class BaccaratTable:
     """The baccarat Table. Driven only from the application's loop thread."""
 
     game = "baccarat"
+    #: The application journals each event as one transaction: a shoe frame and everything it
+    #: decides are one commit and one sync, and the shoe's $ACK, the dealer display and the
+    #: console lines go out after it (docs/journal.md "One sync per decision").
+    journal_transactions = True
+    #: What an archive of old rows keeps live: the newest snapshot, and the shoe's session
+    #: (its SID: a shoe may stay powered for longer than the retention period).
+    snapshot_kinds = (K_SNAPSHOT,)
+    carry_kinds = ((K_SESSION,),)
 
     def __init__(self, ctx: TableContext) -> None:
         self._ctx = ctx
@@ -75,6 +85,7 @@ class BaccaratTable:
         self._sim = SimDealer(devices, self._state, self._sequence)
         #: Why the last button press was refused (None: it was not), for tests and tools.
         self.last_refusal: Refused | None = None
+        self._record.memo = self._memo
         self._state.rebuild(self._sequence.current)
         self._sequence.sync()
         open_shoe = devices.get("shoe_open")
@@ -89,6 +100,23 @@ class BaccaratTable:
         sim = devices.get("shoe_sim")
         if sim is not None:
             sim.start()
+
+    def _memo(self) -> Callable[[], None]:
+        """A copy of the table's memory at a transaction's first row, and what puts it back if
+        the commit fails (the journal holds nothing of the transaction then)."""
+        data = copy.deepcopy(self._state.data)
+        state = self._sequence.current
+        link = self.link.memo()
+
+        def restore() -> None:
+            self._state.data = copy.deepcopy(data)
+            self._sequence.restore(state)
+            self._state.rebuild(state)
+            self._sequence.sync()
+            self._play.forget_settings()
+            link()
+
+        return restore
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -123,12 +151,14 @@ class BaccaratTable:
             lines = self._guarded_input(seq, lambda: self._button_unless_fault(name))
         except Refused as exc:
             self.last_refusal = exc
-            self._ctx.announce([f"REFUSED {name}: {exc.reason}"], skip)
+            refused = [f"REFUSED {name}: {exc.reason}"]
+            self._record.output(lambda: self._ctx.announce(refused, skip))
             if press is not None:
                 press.finish([], exc)
             return
         self.last_refusal = None
-        self._ctx.announce([f"BUTTON {name}: {line}" for line in lines], skip)
+        said = [f"BUTTON {name}: {line}" for line in lines]
+        self._record.output(lambda: self._ctx.announce(said, skip))
         if press is not None:
             press.finish(lines, None)
 

@@ -20,33 +20,46 @@ from .test_shoe_restart import WAIT_S, Controller
 
 
 class FailingOnce:
-    """Wraps the journal's append so that the first write of a chosen CARD frame fails."""
+    """Wraps the journal's append so that the first write of a chosen CARD frame fails, or (with
+    ``decision``) the first decision row about that card, after the table acted on it."""
 
-    def __init__(self, journal: Journal, card: str) -> None:
+    def __init__(self, journal: Journal, card: str, decision: bool = False) -> None:
         self.journal = journal
         self.card = card
+        self.decision = decision
         self.failed = 0
         self._append = journal.append
 
     def __call__(self, kind: str, data: Any = None, round_id: int | None = None) -> int:
-        if (kind == K_FRAME and not self.failed and data and data.get("type") == "CARD"
-                and data.get("fields") == [self.card]):
+        if self.decision:
+            hit = kind == "baccarat.burn" and data and data.get("card") == self.card
+        else:
+            hit = (kind == K_FRAME and data and data.get("type") == "CARD"
+                   and data.get("fields") == [self.card])
+        if hit and not self.failed:
             self.failed += 1
             raise JournalIOError("database or disk is full (simulated)")
         return self._append(kind, data, round_id)
 
 
-def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(fast_tmp: Path) -> None:
+@pytest.mark.parametrize(("transactional", "decision"), [(False, False), (True, False),
+                                                         (True, True)])
+def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(
+        fast_tmp: Path, transactional: bool, decision: bool) -> None:
+    """Outside a transaction the frame's row is its own; inside one (as the application runs
+    the table) the whole event is rolled back, a decision row failing after the table acted on
+    the card included, and the table's memory put back, so the card the shoe resends is taken
+    once (the burn and cards_out would hold it twice otherwise)."""
     journal = Journal.open(fast_tmp / "journal.db")
     shoe = SimShoe(seed=11, heartbeat_s=0.3)
     url = shoe.create_pty()
-    controller = Controller(journal, url)
+    controller = Controller(journal, url, transactional)
     try:
         shoe.start()
         controller.pump(lambda: journal.last([K_SESSION]) is not None)
         controller.table.handle(ButtonPressed("shuffled", 0))
         first = shoe.peek(1)[0]
-        failing = FailingOnce(journal, first)
+        failing = FailingOnce(journal, first, decision)
         journal.append = failing  # type: ignore[method-assign]
 
         def cards() -> list[str]:
@@ -68,6 +81,9 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(fast_tmp
         pump_until(lambda: len(cards()) >= 6 and shoe.delivered())
         assert failing.failed == 1 and len(errors) == 1
         assert cards() == dealt  # the failed card came back: every card once, in order
+        assert controller.table.data.cards_out == dealt  # the memory too
+        burned = [e.data["card"] for e in journal.events(kinds=["baccarat.burn"])]
+        assert burned[0] == first and burned.count(first) == 1
         assert check_chain(journal).ok
     finally:
         controller.table.close()
@@ -75,13 +91,15 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(fast_tmp
         journal.close()
 
 
-def test_a_new_session_that_could_not_be_journaled_comes_again(fast_tmp: Path) -> None:
+@pytest.mark.parametrize("transactional", [False, True])
+def test_a_new_session_that_could_not_be_journaled_comes_again(
+        fast_tmp: Path, transactional: bool) -> None:
     """The journal fails on a new session's row: the reader forgets the session, nothing of it
     is acknowledged or played, and the shoe's silence resend brings its $HELO again: journaled
     once, and the cards dealt after it are journaled once, in order, in that session."""
-    journal = Journal.open(fast_tmp / "journal.db", fast_tmp / "key")
+    journal = Journal.open(fast_tmp / "journal.db")
     shoe = SimShoe(seed=12, heartbeat_s=0.2)
-    controller = Controller(journal, shoe.create_pty())
+    controller = Controller(journal, shoe.create_pty(), transactional)
     append = journal.append
     failed: list[str] = []
 
@@ -119,7 +137,7 @@ def test_a_new_session_that_could_not_be_journaled_comes_again(fast_tmp: Path) -
         assert last_session is not None
         frames = list(journal.events(kinds=[K_FRAME], since_seq=last_session.seq))
         assert cards() == dealt and len(frames) == 3  # all in the new session
-        assert journal.verify().ok
+        assert check_chain(journal).ok
     finally:
         controller.table.close()
         assert shoe.stop(WAIT_S)

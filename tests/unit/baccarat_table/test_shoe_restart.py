@@ -39,7 +39,10 @@ WAIT_S = 10.0
 class Controller:
     """One controller process: a table whose SerialShoe posts to a queue the test pumps."""
 
-    def __init__(self, journal: Journal, url: str) -> None:
+    def __init__(self, journal: Journal, url: str, transactional: bool = False) -> None:
+        #: As the application runs a table that says ``journal_transactions``: each event one
+        #: journal transaction (one commit; outputs after it; memory put back if it fails).
+        self.transactional = transactional
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.alarms: list[str] = []
         self.journal = journal
@@ -59,7 +62,11 @@ class Controller:
                 event = self.queue.get(timeout=min(left, 0.05))
             except queue.Empty:
                 continue
-            self.table.handle(event)
+            if self.transactional:
+                with self.journal.transaction():
+                    self.table.handle(event)
+            else:
+                self.table.handle(event)
 
     def settle(self, shoe: SimShoe) -> None:
         """Until the shoe holds nothing but heartbeats unacknowledged (every card, cover card,
