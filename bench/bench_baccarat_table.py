@@ -2,7 +2,7 @@
 to the controller's decision about that card being journaled (synced), through the real
 Application loop, the real SerialShoe reader and a ``synchronous=FULL`` journal in a temp dir.
 
-    python bench/bench_baccarat_table.py [--shoes N] [--dir DIR] [--integrity SHOES]
+    python bench/bench_baccarat_table.py [--shoes N] [--dir DIR] [--integrity SHOES] [--idle N]
 
 The bench plays the shoe itself on the master end of a pty (no simulator thread in the way):
 it writes one frame, notes the time the write returned, and waits for the table's decision row
@@ -134,6 +134,13 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
 
     try:
         shoe.send("HELO", "BENCH", "2.0")
+        deadline = time.monotonic() + WAIT_S
+        while app.call(lambda: app.journal.last(["shoe.session"]), WAIT_S) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the HELO was not journaled")
+            time.sleep(0.01)
+        # where the coups start: bench/run reports the journal's growth from here per coup
+        START.update(bytes=journal_bytes(state_dir), rows=app.journal.last_seq)
         rng = random.Random(1)
         for _ in range(shoes):
             cards = [c.code for c in baccarat.shoe_cards(8)]
@@ -163,6 +170,21 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
         app.close()
         shoe.close()
     return samples
+
+
+#: The journal's size and last row when the first shoe starts (set by :func:`latency`).
+START: dict[str, int] = {}
+
+
+def journal_bytes(state_dir: Path) -> int:
+    """The journal's files after a full checkpoint (the WAL folded into the database)."""
+    import sqlite3
+    con = sqlite3.connect(state_dir / "journal.sqlite", timeout=10)
+    try:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+    return sum(p.stat().st_size for p in state_dir.glob("journal.sqlite*"))
 
 
 def idle_rows(state_dir: Path, beats: int = 600, period_s: float = 0.02) -> tuple[int, int]:
@@ -205,7 +227,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", default=None, help="parent directory of the temp state dir")
     parser.add_argument("--integrity", type=int, default=0, metavar="SHOES",
                         help="simulate SHOES shuffled shoes for the alarm thresholds instead")
+    parser.add_argument("--idle", type=int, default=0, metavar="BEATS",
+                        help="count the rows an idle table journals while BEATS heartbeats"
+                             " arrive (50 a second) instead")
     args = parser.parse_args(argv)
+    if args.idle:
+        with tempfile.TemporaryDirectory(prefix="bench-idle-", dir=args.dir) as tmp:
+            beats, rows = idle_rows(Path(tmp), args.idle)
+        print(f"idle table: {rows} journal rows while {beats} heartbeats arrived:"
+              f" {rows * 3600 / beats:.0f} rows per hour of 1 Hz heartbeats")
+        return 0
     if args.integrity:
         start = time.perf_counter()
         rates = shuffled_shoe_alarm_rates(
