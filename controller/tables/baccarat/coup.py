@@ -223,6 +223,7 @@ class CoupPlay:
         n = len(d.coup)
         calls = [c.value for c in self._s.coup.calls[len(before.calls):]]
         self._seq.fire("deal_card")
+        self._rec.head("decision")  # a card decides the coup: the anchor learns of it soon
         row: dict[str, Any] = {"card": code, "n": n}
         if calls:  # a drawing rule was applied, 5324.20(f)(10)-(13); the hands are in the result
             row["calls"] = calls
