@@ -59,6 +59,7 @@ from tests.reliability.harness import (  # noqa: E402
 KILL_MAX_S = 2.5          # a kill lands uniformly in (0, KILL_MAX_S) after the restart checks
 STARTUP_KILL_SHARE = 0.2  # share of starts killed during start-up instead
 STARTUP_KILL_MAX_S = 0.8
+VERIFY_TIMEOUT_S = 300.0  # console `journal verify` of a long journal (docs/journal.md)
 
 PAIGOW_NEXT = {"inspection": "shuffled", "washing": "shuffled", "betting": "no_more_bets",
                "bank_style": "draw", "no_more_bets": "draw", "dealing": "dealt",
@@ -228,6 +229,10 @@ def last_acked(sim: Any) -> int | None:
 
 
 def check_baccarat(state_dir: Path, shoes: list[ShoeRun], res: Counts, settled: bool) -> None:
+    # The $ACKs first, then the journal: an $ACK goes out after its row is committed, so every
+    # row it names is in what is read after it (read the other way round, a row committed and
+    # acknowledged in between would look missing while the controller runs).
+    acks = [last_acked(shoe.sim) for shoe in shoes]
     rows = journal_rows(state_dir, kinds=["shoe.session", "shoe.frame", "shoe.heartbeats"])
     sessions = [r.data["sid"] for r in rows if r.kind == "shoe.session"]
     if sessions != [shoe.sim.sid for shoe in shoes][:len(sessions)] or \
@@ -258,7 +263,7 @@ def check_baccarat(state_dir: Path, shoes: list[ShoeRun], res: Counts, settled: 
         if settled and shoe is shoes[-1] and len(cards) != len(shoe.dealt):
             res.fail(f"shoe {n}: {len(shoe.dealt)} cards dealt, {len(cards)} journaled "
                      "after every frame was acknowledged")
-        acked = last_acked(shoe.sim)
+        acked = acks[n]
         if acked is not None and acked not in {int(r.data["seq"]) for r in mine}:
             res.fail(f"shoe {n}: the shoe got $ACK {acked}, the journal has no frame {acked}")
     res.counts["cards journaled"] = sum(
@@ -357,7 +362,9 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                 c.wait_ready()
             res.counts["restarts"] += 1
             try:
-                verdict = c.ask("journal verify")
+                # the console walks the whole chain at a quarter of a core: a long journal on
+                # a busy machine takes longer than a reply usually may
+                verdict = c.ask("journal verify", timeout=VERIFY_TIMEOUT_S)
                 if not verdict.ok:
                     res.fail(f"journal verify after restart: {verdict.status}")
                 else:
@@ -421,7 +428,7 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
         # final check: a clean run to settle what is in flight
         c = Controller(profile, state_dir, env=extra_env)
         c.wait_ready()
-        verdict = c.ask("journal verify")
+        verdict = c.ask("journal verify", timeout=VERIFY_TIMEOUT_S)
         if not verdict.ok:
             res.fail(f"final journal verify: {verdict.status}")
         status = c.status()
