@@ -382,7 +382,7 @@ class Console:
         if path is None:
             raise ConsoleError("STATE", "no program manifest is installed (set "
                                         f"{mf.MANIFEST_ENV} or run the install script)")
-        problems = mf.check_manifest(path, profiles, root)
+        problems = mf.check_manifest(path, profiles, self._manifest_root)
         self._app.journal.append("program.verified", {"manifest": str(path), "ok": not problems,
                                                       "problems": problems[:20],
                                                       "source": source})

@@ -156,19 +156,15 @@ def is_release_root(root: Path) -> bool:
 
 def profile_items(profile_files: Sequence[str | os.PathLike[str]]) -> list[FileItem]:
     """The profile's files named ``profile/<path relative to the profile's folder>``, sorted.
-    The profile itself is the last file (``Profile.source_files`` lists includes first); a file
-    outside its folder is refused."""
+    The profile itself is the last file (``Profile.source_files`` lists includes first); an
+    include outside its folder is named with ``../`` (installed profiles have none)."""
     if not profile_files:
         return []
     base = Path(profile_files[-1]).resolve().parent
     items: dict[str, FileItem] = {}
     for f in profile_files:
         path = Path(f).resolve()
-        try:
-            rel = path.relative_to(base).as_posix()
-        except ValueError:
-            raise ManifestError(f"profile file {path} is outside the profile's folder"
-                                f" {base}") from None
+        rel = Path(os.path.relpath(path, base)).as_posix()
         items[f"profile/{rel}"] = FileItem(f"profile/{rel}", path)
     return sorted(items.values(), key=_name_key)
 
@@ -315,9 +311,11 @@ def check_profile(profile_files: Sequence[str | os.PathLike[str]]) -> list[str]:
                  for item in profile_items(profile_files)]
     except ManifestError as exc:
         return [str(exc)]
-    unsealed = [f"profile file {sealed.root / item.name} is not in the seal {seal}"
+    unsealed = [f"profile file {item.path} is not in the seal {seal}"
                 for item in items if item.name not in sealed.files]
-    label = f"profile file {sealed.root}/{{}}".format
+    def label(name: str) -> str:
+        return f"profile file {os.path.normpath(sealed.root / name)}"
+
     return unsealed + compare(sealed.files, items, label, complete=False)
 
 
