@@ -422,7 +422,8 @@ def verification_items(root: Path, profile_files: Sequence[str | os.PathLike[str
 
 def unpack_artifact(artifact: Path, into: Path) -> Path:
     """Extract a release artifact (a tar archive with one top folder, the install root) and
-    return that root. Links, devices and paths leaving the folder are refused."""
+    return that root. Only files and folders are written (no owner, mode or time is applied);
+    links, devices and paths leaving the folder are refused."""
     import tarfile
 
     try:
@@ -432,10 +433,19 @@ def unpack_artifact(artifact: Path, into: Path) -> Path:
             if len(tops) != 1:
                 raise ManifestError(f"{artifact}: expected one top folder, found {sorted(tops)}")
             for m in members:
-                if not (m.isfile() or m.isdir()) or m.name.startswith("/") or ".." in m.name.split(
-                        "/"):
+                parts = m.name.split("/")
+                if not (m.isfile() or m.isdir()) or m.name.startswith("/") or ".." in parts:
                     raise ManifestError(f"{artifact}: refused member {m.name}")
-            tar.extractall(into, filter="data")
+                dest = into.joinpath(*parts)
+                if m.isdir():
+                    dest.mkdir(parents=True, exist_ok=True)
+                    continue
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                src = tar.extractfile(m)
+                assert src is not None
+                with open(dest, "wb") as out:
+                    while chunk := src.read(_CHUNK):
+                        out.write(chunk)
     except (OSError, tarfile.TarError) as exc:
         raise ManifestError(f"{artifact} is not a readable release artifact: {exc}") from exc
     return into / tops.pop()
