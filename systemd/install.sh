@@ -4,7 +4,8 @@
 #
 #   sudo systemd/install.sh --release table-controller-0.1.0-arm64.tar.gz --profile rpi4-paigow
 #
-# ARTIFACT is built by scripts/build-release (check its SHA-256 first). PROFILE is a profile
+# ARTIFACT is built by scripts/build-release; --sha256 HEX refuses any other (the build prints
+# the hash and writes it to ARTIFACT.sha256). PROFILE is a profile
 # file, or the name of one the release carries (share/hw_profiles/NAME.toml). The script:
 #   1. unpacks the artifact beside /opt/table-controller and checks every file against the
 #      release's manifest with the release's own interpreter (which also proves it runs here);
@@ -20,18 +21,21 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 --release ARTIFACT.tar.gz --profile PROFILE [--stage DIR] [--no-start]" >&2
+    echo "usage: $0 --release ARTIFACT.tar.gz --profile PROFILE [--sha256 HEX] [--stage DIR]" \
+         "[--no-start]" >&2
     exit 2
 }
 die() { echo "install.sh: $*" >&2; exit 1; }
 
 ARTIFACT=""
+EXPECT=""
 PROFILE=""
 STAGE=""
 START=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --release) ARTIFACT="${2:-}"; shift 2 ;;
+        --sha256) EXPECT="${2:-}"; shift 2 ;;
         --profile) PROFILE="${2:-}"; shift 2 ;;
         --stage) STAGE="${2:-}"; shift 2 ;;
         --no-start) START=0; shift ;;
@@ -41,6 +45,10 @@ done
 [ -n "$ARTIFACT" ] && [ -n "$PROFILE" ] || usage
 [ -f "$ARTIFACT" ] || die "no such artifact: $ARTIFACT"
 ARTIFACT="$(realpath "$ARTIFACT")"
+SHA="$(sha256sum "$ARTIFACT" | cut -d' ' -f1)"
+if [ -n "$EXPECT" ] && [ "$SHA" != "$(echo "$EXPECT" | tr 'A-F' 'a-f')" ]; then
+    die "$ARTIFACT has sha256 $SHA, not the expected $EXPECT"
+fi
 [ ! -f "$PROFILE" ] || PROFILE="$(realpath "$PROFILE")"
 
 if [ -n "$STAGE" ]; then
@@ -131,8 +139,7 @@ mv "$NEW" "$OPT"
     "$OPT/manifest.json" --profile-of "$ETC/profile.toml" >/dev/null \
     || die "the installed tree does not match its manifest"
 install -m 0644 "$OPT/share/table-controller.service" "$UNIT_DIR/table-controller.service"
-sha="$(sha256sum "$ARTIFACT" | cut -d' ' -f1)"
-echo "installed $(basename "$ARTIFACT") (sha256 $sha)"
+echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
 echo "manifest sha256 $(sha256sum "$OPT/manifest.json" | cut -d' ' -f1)"
 
 # -- 4. the system ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -161,12 +162,18 @@ def lab_hmac(artifact: Path, profile: Path) -> str:
 
 @pytest.fixture(scope="module")
 def installed(release_artifact: Path, tmp_path_factory: pytest.TempPathFactory
-              ) -> tuple[Staged, Path]:
+              ) -> Iterator[tuple[Staged, Path]]:
     """One staged install for the module (install.sh from /, offline, clean environment)."""
     folder = tmp_path_factory.mktemp("release")
     link = folder / "console"
     profile = sim_profile(folder / "profile", link)
-    return install(release_artifact, folder / "stage", profile), link
+    # a stage other users can reach (pytest's own folders are private): the read-only test
+    # tries to write as an unprivileged user
+    stage = Path(tempfile.mkdtemp(prefix="tc-stage-", dir="/tmp"))
+    stage.chmod(0o755)
+    yield install(release_artifact, stage, profile), link
+    subprocess.run(["chmod", "-R", "u+w", str(stage)], check=False, timeout=60)
+    shutil.rmtree(stage, ignore_errors=True)
 
 
 @pytest.fixture
@@ -213,6 +220,17 @@ def test_the_install_is_offline_read_only_and_checked_from_root(table: Table) ->
             assert not stat.S_ISLNK(mode)
     if os.geteuid() == 0:
         assert opt.stat().st_uid == 0
+        if shutil.which("setpriv"):                  # as an unprivileged user: nothing writable
+            def as_nobody(script: str) -> subprocess.CompletedProcess[str]:
+                return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                                       "--clear-groups", "sh", "-c", script],
+                                      capture_output=True, text=True, timeout=30)
+
+            six = opt / "lib" / "six.py"
+            assert as_nobody(f"cat '{six}' >/dev/null").returncode == 0   # it can reach them
+            for target in (six, opt / "lib" / "new.pth"):
+                attempt = as_nobody(f"echo x >> '{target}'")
+                assert attempt.returncode != 0 and "Permission denied" in attempt.stderr
     # the release's own check, run from / with a clean environment
     check = staged.run("manifest", "check", "--profile-of", str(staged.profile))
     assert check.returncode == 0, check.stdout + check.stderr
