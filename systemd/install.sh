@@ -13,7 +13,8 @@
 #      (profile.toml.manifest.json: the digest of each file);
 #   3. swaps the new tree in (the old one is kept as /opt/table-controller.previous), owned by
 #      root and read-only to everyone;
-#   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit.
+#   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit
+#      (with its loopback-only network drop-in when the profile serves the scoreboard).
 # Run it again with a new artifact to upgrade; the journal in /var/lib/table-controller stays.
 #
 # --stage DIR installs the same trees under DIR without touching the system (no user, no
@@ -139,6 +140,20 @@ mv "$NEW" "$OPT"
     "$OPT/manifest.json" --profile-of "$ETC/profile.toml" >/dev/null \
     || die "the installed tree does not match its manifest"
 install -m 0644 "$OPT/share/table-controller.service" "$UNIT_DIR/table-controller.service"
+# The scoreboard's loopback-only network drop-in, only when the profile serves the pages.
+DROPIN_DIR="$UNIT_DIR/table-controller.service.d"
+if "$OPT/python/bin/python3.11" -I -S -B -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from controller.config.profile import load_profile
+sys.exit(0 if load_profile(sys.argv[2]).scoreboard.enabled else 1)' "$OPT/lib" "$ETC/profile.toml"
+then
+    echo "== scoreboard on: $DROPIN_DIR/scoreboard.conf (loopback only)"
+    install -D -m 0644 "$OPT/share/table-controller.service.d/scoreboard.conf" \
+        "$DROPIN_DIR/scoreboard.conf"
+else
+    rm -f "$DROPIN_DIR/scoreboard.conf"
+fi
 echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
 echo "manifest sha256 $(sha256sum "$OPT/manifest.json" | cut -d' ' -f1)"
 

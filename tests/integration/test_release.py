@@ -237,6 +237,20 @@ def test_the_install_is_offline_read_only_and_checked_from_root(table: Table) ->
     assert check.stdout.strip() == f"all files match {opt / 'manifest.json'}"
 
 
+def test_the_release_carries_the_unit_its_drop_in_and_the_kiosk(table: Table) -> None:
+    """What install.sh and install-kiosk.sh use comes from the release, byte for byte the
+    tree's; the sim profile serves the scoreboard, so the loopback drop-in is installed."""
+    share = table.staged.opt / "share"
+    for src, dest in (("systemd/table-controller.service", "table-controller.service"),
+                      ("systemd/install.sh", "install.sh"),
+                      ("systemd/kiosk/scoreboard-kiosk.sh", "kiosk/scoreboard-kiosk.sh"),
+                      ("systemd/kiosk/install-kiosk.sh", "kiosk/install-kiosk.sh")):
+        assert (share / dest).read_bytes() == (REPO / src).read_bytes(), dest
+    drop_in = "table-controller.service.d/scoreboard.conf"
+    assert (table.staged.stage / "etc" / "systemd" / "system" / drop_in).read_bytes() \
+        == (REPO / "systemd" / drop_in).read_bytes()
+
+
 def test_a_clean_release_starts_without_fault_and_answers_the_labs_hmac(table: Table) -> None:
     rig = table.start()
     status = rig.status()

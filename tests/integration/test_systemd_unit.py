@@ -105,9 +105,9 @@ def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Staged) 
 
 
 def test_the_scoreboard_drop_in_verifies_and_is_installed_only_when_served(
-        staged: Path, tmp_path: Path) -> None:
+        staged: Staged, tmp_path: Path) -> None:
     # rpi4-paigow does not serve the scoreboard ([scoreboard] enabled = false): no drop-in.
-    assert not (staged / "etc" / "systemd" / "system" / "table-controller.service.d"
+    assert not (staged.stage / "etc" / "systemd" / "system" / "table-controller.service.d"
                 / "scoreboard.conf").exists()
     if shutil.which("systemd-analyze") is None or shutil.which("unshare") is None:
         pytest.skip("systemd-analyze or unshare is absent")
@@ -118,7 +118,8 @@ def test_the_scoreboard_drop_in_verifies_and_is_installed_only_when_served(
                 tmp_path / "table-controller.service.d" / "scoreboard.conf")
     script = 'mount --bind "$1" /opt && exec systemd-analyze verify "$2"'
     result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                             script, "sh", str(staged / "opt"), str(tmp_path / UNIT.name)],
+                             script, "sh", str(staged.stage / "opt"),
+                             str(tmp_path / UNIT.name)],
                             capture_output=True, text=True, timeout=120)
     if result.returncode != 0 and "unshare failed" in result.stderr:
         pytest.skip(f"no private mount namespace here: {result.stderr.strip()}")
