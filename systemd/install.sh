@@ -14,7 +14,8 @@
 #   3. swaps the new tree in (the old one is kept as /opt/table-controller.previous), owned by
 #      root and read-only to everyone;
 #   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit
-#      (with its loopback-only network drop-in when the profile serves the scoreboard).
+#      (with its loopback-only network drop-in when the profile serves the scoreboard) and the
+#      udev rule that lets the service's group read /dev/hwrng.
 # Run it again with a new artifact to upgrade; the journal in /var/lib/table-controller stays.
 #
 # --stage DIR installs the same trees under DIR without touching the system (no user, no
@@ -154,6 +155,12 @@ then
 else
     rm -f "$DROPIN_DIR/scoreboard.conf"
 fi
+echo "== udev rule: the service user reads /dev/hwrng (the RNG health-tests it; root-only by default)"
+UDEV_DIR="$ROOT/etc/udev/rules.d"
+mkdir -p "$UDEV_DIR"
+printf '%s\n' '# table-controller: the RNG health-tests the board'"'"'s hardware generator (docs/rng.md)' \
+    'KERNEL=="hw_random", GROUP="table-controller", MODE="0440"' \
+    >"$UDEV_DIR/60-table-controller-hwrng.rules"
 echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
 echo "manifest sha256 $(sha256sum "$OPT/manifest.json" | cut -d' ' -f1)"
 
@@ -169,6 +176,7 @@ if ! id table-controller >/dev/null 2>&1; then
         --shell /usr/sbin/nologin --user-group table-controller
 fi
 usermod -a -G dialout,gpio table-controller
+udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
 systemctl daemon-reload
 systemd-analyze verify "$UNIT_DIR/table-controller.service"
 systemctl enable table-controller.service
