@@ -103,11 +103,13 @@ def install(artifact: Path, stage: Path, profile: str | Path) -> Staged:
 
 def sim_profile(folder: Path, console_port: Path, game: str = "paigow") -> Path:
     """A profile folder as a technician would hand to install.sh: the sim profile and a
-    profile that includes it (relative), moves the console to ``console_port`` and serves the
-    scoreboard on any free port."""
+    profile that includes it (relative), moves the console to ``console_port`` as a machine
+    peer's line (no terminal echo: the rig reads replies) and serves the scoreboard on any free
+    port."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REPO / "hw_profiles" / f"sim-{game}.toml", folder / f"sim-{game}.toml")
     table = folder / "table.toml"
     table.write_text(f'include = "sim-{game}.toml"\nname = "release-test"\n\n[console]\n'
-                     f'port = "{console_port}"\n\n[scoreboard]\nport = 0\n', encoding="utf-8")
+                     f'port = "{console_port}"\nline_editing = false\n\n[scoreboard]\n'
+                     'port = 0\n', encoding="utf-8")
     return table

@@ -20,7 +20,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,15 +196,20 @@ def hmac_of(rig: Rig) -> str:
     return line.split()[1]
 
 
-def press_to_draw(rig: Rig) -> None:
-    """The dealer's buttons from a fresh table to the draw (each press is refused under a
-    fault; without one each moves the round on)."""
+def press_to_draw(rig: Rig) -> list[str]:
+    """The dealer's buttons from a fresh table to the draw. Without a fault each moves the
+    round on; under a program fault each is refused (``ERR FAULT``). Returns the refusals."""
     rig.login()
+    refused = []
     for button, then in (("shuffled", "betting"), ("no_more_bets", ("no_more_bets", "bank_style")),
                          ("draw", "dealing")):
-        rig.ok(f"sim button {button}")
-        if not rig.status()["faults"].startswith("program:"):
+        reply = rig.command(f"sim button {button}")
+        if reply.ok:
             rig.wait_status("state", then)
+        else:
+            assert reply.code == "FAULT" and "program: " in reply.status, reply.status
+            refused.append(button)
+    return refused
 
 
 def test_the_install_is_offline_read_only_and_checked_from_root(table: Table) -> None:
@@ -258,7 +262,7 @@ def test_a_clean_release_starts_without_fault_and_answers_the_labs_hmac(table: T
     assert hmac_of(rig) == table.lab_hmac()
     assert rig.ok("verify")[0] == f"all program and profile files match {table.staged.opt}" \
                                   "/manifest.json"
-    press_to_draw(rig)
+    assert press_to_draw(rig) == []
     assert rig.status()["number"] in list("12345678")
     started = [line for line in rig.stderr_lines if "program verified" in line]
     assert started, rig.stderr_lines[-10:]
@@ -286,8 +290,7 @@ def test_a_tampering_is_a_program_fault_at_start_and_changes_verify_seed(
     assert f"program: {expected}" in faults, faults
     assert marker.exists() == runs
     assert hmac_of(rig) != lab
-    press_to_draw(rig)                                  # play is stopped: no number
-    time.sleep(0.5)                                     # (a press reaches the loop later)
+    assert press_to_draw(rig) == ["shuffled", "no_more_bets", "draw"]   # play is stopped
     status = rig.status()
     assert status["state"] != "dealing" and status["number"] == "-", status
     rig.err("fault clear", "FAULT")                      # the file is still there
