@@ -79,7 +79,7 @@ def boot(root: str | os.PathLike[str], argv: list[str]) -> BootCheck:
             else:
                 check.problems.extend([*tree.oddities, *mf.compare(manifest.files, tree.files)])
                 check.files = len(tree.files)
-                check.bytes = sum(_size(item.path) for item in tree.files)
+                check.bytes = sum(item.size for item in tree.files)
         check.seconds = time.monotonic() - started
         check.checked = True
     return check
@@ -135,13 +135,6 @@ def boot_problems() -> list[str]:
         return problems
     problems.extend(p for p in loaded_outside(check.root, listed) if p not in problems)
     return problems
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -53,8 +53,10 @@ PROFILE_SEAL_SUFFIX: Final = ".manifest.json"
 MANIFEST_ENV: Final = "TABLE_CONTROLLER_MANIFEST"
 SEED_MIN_BYTES: Final = 16
 SEED_MAX_BYTES: Final = 64
-#: Threads that hash files at once (hashlib releases the GIL on large buffers).
+#: Threads that hash large files at once (hashlib releases the GIL on large buffers), and what
+#: counts as large.
 HASH_WORKERS: Final = 4
+BIG_FILE: Final = 1 << 18
 _CHUNK: Final = 1 << 20
 
 
@@ -69,10 +71,12 @@ class ManifestError(ValueError):
 
 @dataclass(frozen=True)
 class FileItem:
-    """One file: its name in the manifest and the HMAC, and where it is on disk."""
+    """One file: its name in the manifest and the HMAC, where it is on disk, and its size when
+    known (-1: not looked at)."""
 
     name: str
     path: Path
+    size: int = -1
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,8 @@ def scan_tree(root: Path, exclude: Iterable[str] = ()) -> Tree:
                     walk(Path(entry.path), name + "/")
                 elif entry.is_file(follow_symlinks=False):
                     if name not in skip:
-                        files.append(FileItem(name, Path(entry.path)))
+                        size = entry.stat(follow_symlinks=False).st_size
+                        files.append(FileItem(name, Path(entry.path), size))
                 else:
                     odd.append(f"unexpected special file {name}")
 
@@ -170,31 +175,41 @@ def profile_items(profile_files: Sequence[str | os.PathLike[str]]) -> list[FileI
 
 
 def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes (raises OSError). Most files are read in one call
-    (unbuffered, sized from fstat); hashlib releases the GIL while it hashes."""
+    """Hex SHA-256 of a file's bytes (raises OSError). Read with plain system calls, most
+    files in one; hashlib releases the GIL while it hashes a large buffer."""
     digest = hashlib.sha256()
-    with open(path, "rb", buffering=0) as fh:
-        while chunk := fh.read(_CHUNK):
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        while chunk := os.read(fd, _CHUNK):
             digest.update(chunk)
+    finally:
+        os.close(fd)
     return digest.hexdigest()
 
 
 def digest_files(items: Sequence[FileItem], workers: int | None = None
                  ) -> dict[str, str | OSError]:
-    """name -> hex SHA-256 (or the OSError reading it) for every item, hashed in parallel
-    (:data:`HASH_WORKERS` threads, at most one per CPU, unless ``workers`` says)."""
-    if workers is None:
-        workers = min(HASH_WORKERS, os.cpu_count() or 1)
+    """name -> hex SHA-256 (or the OSError reading it) for every item. Files of
+    :data:`BIG_FILE` bytes or more are hashed by :data:`HASH_WORKERS` threads (at most one per
+    CPU; hashing them runs without the GIL) while this thread hashes the small ones, whose cost
+    is Python's per-file work that more threads would only contend for."""
     def one(item: FileItem) -> tuple[str, str | OSError]:
         try:
             return item.name, sha256_file(item.path)
         except OSError as exc:
             return item.name, exc
 
-    if workers <= 1 or len(items) < 2:
+    if workers is None:
+        workers = min(HASH_WORKERS, os.cpu_count() or 1)
+    big = [item for item in items if item.size >= BIG_FILE]
+    if workers <= 1 or not big:
         return dict(map(one, items))
+    small = [item for item in items if item.size < BIG_FILE]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="manifest-hash") as pool:
-        return dict(pool.map(one, items, chunksize=32))
+        futures = [pool.submit(one, item) for item in sorted(big, key=lambda i: -i.size)]
+        found = dict(map(one, small))
+        found.update(f.result() for f in futures)
+    return found
 
 
 # -- manifests -----------------------------------------------------------------------------------
