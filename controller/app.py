@@ -190,10 +190,18 @@ class Application:
             self._raise_fault(f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
                               f" no longer applies: {problem.reason}")
 
-        # Program verification (controller/program/manifest.py): a program or profile file that
-        # differs from the installed manifest is a fault; no manifest configured, nothing to check.
+        # Program verification (controller/program/): a release checked every file before the
+        # application was imported (boot.py); a changed profile or program file is a fault.
+        from controller.program.boot import boot_check
         from controller.program.manifest import startup_problems
-        for mismatch in startup_problems(profile.source_files):
+        problems = startup_problems(profile.source_files)
+        check = boot_check()
+        if check is not None and check.checked:
+            self.journal.append("program.checked", {
+                "root": str(check.root), "files": check.files, "bytes": check.bytes,
+                "ms": round(check.seconds * 1000, 1), "ok": not problems,
+                "problems": problems[:20]})
+        for mismatch in problems:
             self._raise_fault(f"program: {mismatch}")
 
         self.devices: dict[str, Any] = {}

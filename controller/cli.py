@@ -439,6 +439,12 @@ def _serve(app: Application, game: str, name: str) -> int:
         banner = (f"table-controller ready: {game} profile {name},"
                   f" state {status.get('state', '?')}")
         print(banner, file=sys.stderr)
+        from controller.program.boot import boot_check
+        check = boot_check()
+        if check is not None and check.checked:
+            print(f"program verified at start: {check.files} files, {check.bytes} bytes in"
+                  f" {check.seconds * 1000:.0f} ms, {len(check.problems)} mismatches",
+                  file=sys.stderr)
         if board is not None:
             print(f"scoreboard: {board.url}", file=sys.stderr)
         for note in notes:

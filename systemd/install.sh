@@ -1,134 +1,184 @@
 #!/usr/bin/env bash
-# Install the table controller as a systemd service on Raspberry Pi OS (Pi 4 or Pi 5).
+# Install a release of the table controller as a systemd service (Raspberry Pi OS Bookworm on a
+# Pi 4 or Pi 5; any Debian 12 for the amd64 release). No network: everything is in the artifact.
 #
-#   sudo systemd/install.sh --profile hw_profiles/rpi4-paigow.toml
+#   sudo systemd/install.sh --release table-controller-0.1.0-arm64.tar.gz --profile rpi4-paigow
 #
-# Creates the user table-controller (groups dialout, gpio), a virtual environment under
-# /opt/table-controller with the package (extra 'pi' on a Pi 4, 'pi5' on a Pi 5), copies the
-# profile (and the files it includes) to /etc/table-controller, builds the program manifest,
-# installs and enables the unit. Run it again to upgrade: the manifest is rebuilt.
+# ARTIFACT is built by scripts/build-release; --sha256 HEX refuses any other (the build prints
+# the hash and writes it to ARTIFACT.sha256). PROFILE is a profile
+# file, or the name of one the release carries (share/hw_profiles/NAME.toml). The script:
+#   1. unpacks the artifact beside /opt/table-controller and checks every file against the
+#      release's manifest with the release's own interpreter (which also proves it runs here);
+#   2. copies the profile (and the files it includes) to /etc/table-controller and seals it
+#      (profile.toml.manifest.json: the digest of each file);
+#   3. swaps the new tree in (the old one is kept as /opt/table-controller.previous), owned by
+#      root and read-only to everyone;
+#   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit
+#      (with its loopback-only network drop-in when the profile serves the scoreboard) and the
+#      udev rule that lets the service's group read /dev/hwrng.
+# Run it again with a new artifact to upgrade; the journal in /var/lib/table-controller stays.
 #
-# --stage DIR installs the same tree under DIR without touching the system (no user, no
-# systemctl, no root needed): the unit test uses it to check the unit against a real install.
+# --stage DIR installs the same trees under DIR without touching the system (no user, no
+# systemctl, no root needed): the tests check the unit and the release against a staged install.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 --profile PROFILE.toml [--extra pi|pi5|none] [--stage DIR] [--no-start]" >&2
+    echo "usage: $0 --release ARTIFACT.tar.gz --profile PROFILE [--sha256 HEX] [--stage DIR]" \
+         "[--no-start]" >&2
     exit 2
 }
+die() { echo "install.sh: $*" >&2; exit 1; }
 
-SRC="$(cd "$(dirname "$0")/.." && pwd)"
+ARTIFACT=""
+EXPECT=""
 PROFILE=""
-EXTRA=""
 STAGE=""
 START=1
-PYTHON="${PYTHON:-python3}"
 while [ $# -gt 0 ]; do
     case "$1" in
+        --release) ARTIFACT="${2:-}"; shift 2 ;;
+        --sha256) EXPECT="${2:-}"; shift 2 ;;
         --profile) PROFILE="${2:-}"; shift 2 ;;
-        --extra) EXTRA="${2:-}"; shift 2 ;;
         --stage) STAGE="${2:-}"; shift 2 ;;
         --no-start) START=0; shift ;;
         *) usage ;;
     esac
 done
-[ -n "$PROFILE" ] || usage
-[ -f "$PROFILE" ] || { echo "profile not found: $PROFILE" >&2; exit 1; }
-
-if [ -z "$EXTRA" ]; then
-    model="$(tr -d '\0' </proc/device-tree/model 2>/dev/null || true)"
-    case "$model" in
-        *"Raspberry Pi 5"*) EXTRA=pi5 ;;
-        *"Raspberry Pi 4"*) EXTRA=pi ;;
-        *) EXTRA=none; echo "not a Raspberry Pi 4/5 ($model): installing without a GPIO extra" >&2 ;;
-    esac
+[ -n "$ARTIFACT" ] && [ -n "$PROFILE" ] || usage
+[ -f "$ARTIFACT" ] || die "no such artifact: $ARTIFACT"
+ARTIFACT="$(realpath "$ARTIFACT")"
+SHA="$(sha256sum "$ARTIFACT" | cut -d' ' -f1)"
+if [ -n "$EXPECT" ] && [ "$SHA" != "$(echo "$EXPECT" | tr 'A-F' 'a-f')" ]; then
+    die "$ARTIFACT has sha256 $SHA, not the expected $EXPECT"
 fi
+[ ! -f "$PROFILE" ] || PROFILE="$(realpath "$PROFILE")"
 
-ROOT="${STAGE%/}"
+if [ -n "$STAGE" ]; then
+    mkdir -p "$STAGE"
+    ROOT="$(realpath "$STAGE")"
+else
+    [ "$(id -u)" = 0 ] || die "run as root (or use --stage DIR)"
+    ROOT=""
+fi
 OPT="$ROOT/opt/table-controller"
 ETC="$ROOT/etc/table-controller"
 UNIT_DIR="$ROOT/etc/systemd/system"
+mkdir -p "$ROOT/opt" "$ETC" "$UNIT_DIR"
 
-if [ -z "$STAGE" ]; then
-    [ "$(id -u)" = 0 ] || { echo "run as root (or use --stage DIR)" >&2; exit 1; }
-    getent group gpio >/dev/null || groupadd --system gpio
-    getent group dialout >/dev/null || groupadd --system dialout
-    if ! id table-controller >/dev/null 2>&1; then
-        useradd --system --no-create-home --home-dir /var/lib/table-controller \
-            --shell /usr/sbin/nologin --user-group table-controller
-    fi
-    usermod -a -G dialout,gpio table-controller
+# -- 1. unpack and check ----------------------------------------------------------------------
+unpack="$(mktemp -d "$ROOT/opt/.table-controller.unpack.XXXXXX")"
+NEW="$ROOT/opt/.table-controller.new"
+cleanup() {
+    for d in "$unpack" "$NEW"; do
+        [ -e "$d" ] || continue
+        chmod -R u+w "$d" 2>/dev/null || true
+        rm -rf "$d"
+    done
+}
+trap cleanup EXIT
+echo "== unpacking $ARTIFACT"
+tar --extract --file "$ARTIFACT" --directory "$unpack" --no-same-owner \
+    --preserve-permissions || die "cannot unpack $ARTIFACT"
+tops=("$unpack"/*)
+[ "${#tops[@]}" = 1 ] && [ -d "${tops[0]}" ] || die "$ARTIFACT: expected one top folder"
+[ ! -e "$NEW" ] || { chmod -R u+w "$NEW"; rm -rf "$NEW"; }
+mv "${tops[0]}" "$NEW"
+PY="$NEW/python/bin/python3.11"
+[ -f "$NEW/manifest.json" ] && [ -x "$PY" ] && [ -f "$NEW/bin/table-controller" ] \
+    || die "$ARTIFACT is not a table-controller release (no manifest, interpreter or entry point)"
+# The release's interpreter must run here (right architecture, Debian's shared libraries).
+"$PY" -I -S -B -c 'import sqlite3, hashlib, zlib, termios, fcntl, select, json, decimal' \
+    || die "the release's interpreter does not run on this machine ($(uname -m)): wrong" \
+           "architecture, or a Debian library it needs (libsqlite3-0, libssl3) is missing"
+tc() { "$PY" -I -S -B -u "$NEW/bin/table-controller" "$@"; }
+echo "== checking every file against the release's manifest"
+tc manifest check "$NEW/manifest.json" >/dev/null || {
+    tc manifest check "$NEW/manifest.json" | head -20 >&2 || true
+    die "the unpacked release does not match its own manifest"
+}
+
+# -- 2. the profile ---------------------------------------------------------------------------
+if [ ! -f "$PROFILE" ]; then
+    name="${PROFILE%.toml}"
+    [ -f "$NEW/share/hw_profiles/$name.toml" ] \
+        || die "no profile $PROFILE (neither a file nor one of: $(cd "$NEW/share/hw_profiles" \
+               && ls ./*.toml | sed 's|^\./||; s|\.toml$||' | tr '\n' ' '))"
+    PROFILE="$NEW/share/hw_profiles/$name.toml"
 fi
-
-echo "== venv $OPT/venv (extra: $EXTRA)"
-mkdir -p "$OPT" "$ETC" "$UNIT_DIR"
-"$PYTHON" -m venv "$OPT/venv"
-spec="$SRC"
-[ "$EXTRA" = none ] || spec="$SRC[$EXTRA]"
-if [ -n "${PIP_INSTALL_ARGS:-}" ]; then
-    # shellcheck disable=SC2086
-    "$OPT/venv/bin/pip" install -q $PIP_INSTALL_ARGS "$spec"
-else
-    "$OPT/venv/bin/pip" install -q --upgrade "$spec"
-fi
-site="$("$OPT/venv/bin/python" -c 'import controller, pathlib; print(pathlib.Path(controller.__file__).resolve().parent.parent)')"
-# The manifest covers the .py files; nothing compiled may run in their place.
-find "$site/controller" "$site/drivers" -name __pycache__ -type d -prune -exec rm -rf {} +
-
-echo "== profile -> $ETC"
-# The profile and every file it includes, keeping their relative layout (includes are relative).
-mapfile -t files < <("$OPT/venv/bin/python" -c '
+echo "== profile $PROFILE -> $ETC"
+# The profile and every file it includes, keeping their layout (includes are relative).
+mapfile -t files < <("$PY" -I -S -B -c '
 import os, sys
+sys.path.insert(0, sys.argv[1])
 from controller.config.profile import load_profile
-for f in load_profile(sys.argv[1]).source_files:
-    print(os.path.abspath(f))' "$PROFILE")
-top="$(cd "$(dirname "$PROFILE")" && pwd)/$(basename "$PROFILE")"
-base="$(dirname "$top")"
+for f in load_profile(sys.argv[2]).source_files:
+    print(os.path.abspath(f))' "$NEW/lib" "$PROFILE")
+[ "${#files[@]}" -gt 0 ] || die "cannot read the profile $PROFILE"
+base="$(dirname "$PROFILE")"
 for f in "${files[@]}"; do
-    if [ "$f" = "$top" ]; then
+    if [ "$f" = "$PROFILE" ]; then
         install -m 0644 "$f" "$ETC/profile.toml"
     else
         rel="${f#"$base"/}"
-        [ "$rel" != "$f" ] || { echo "included file outside the profile's folder: $f" >&2; exit 1; }
+        [ "$rel" != "$f" ] || die "included file outside the profile's folder: $f"
         install -D -m 0644 "$f" "$ETC/$rel"
     fi
 done
-"$OPT/venv/bin/table-controller" check-profile "$ETC/profile.toml" >/dev/null
+tc check-profile "$ETC/profile.toml" >/dev/null || die "the profile does not load"
+tc manifest seal-profile "$ETC/profile.toml"
+chmod 0644 "$ETC/profile.toml.manifest.json"
 
-echo "== manifest $OPT/manifest.json"
-# Built from the installed tree and the installed profile, at the paths the service reads.
-(cd "$ETC" && "$OPT/venv/bin/python" -m controller.program.manifest build --out "$OPT/manifest.json" \
-    --root "$site" --profile-of "$ETC/profile.toml")
-install -m 0644 "$SRC/systemd/README.md" "$OPT/README.md"
-install -m 0644 "$SRC/systemd/table-controller.service" "$UNIT_DIR/table-controller.service"
+# -- 3. swap in, read-only --------------------------------------------------------------------
+echo "== installing $OPT"
+if [ -z "$STAGE" ]; then chown -R root:root "$NEW"; fi
+chmod -R a-w "$NEW"
+if [ -e "$OPT" ]; then
+    if [ -e "$OPT.previous" ]; then chmod -R u+w "$OPT.previous"; rm -rf "$OPT.previous"; fi
+    mv "$OPT" "$OPT.previous"
+fi
+mv "$NEW" "$OPT"
+"$OPT/python/bin/python3.11" -I -S -B "$OPT/bin/table-controller" manifest check \
+    "$OPT/manifest.json" --profile-of "$ETC/profile.toml" >/dev/null \
+    || die "the installed tree does not match its manifest"
+install -m 0644 "$OPT/share/table-controller.service" "$UNIT_DIR/table-controller.service"
 # The scoreboard's loopback-only network drop-in, only when the profile serves the pages.
 DROPIN_DIR="$UNIT_DIR/table-controller.service.d"
-if "$OPT/venv/bin/python" -c '
+if "$OPT/python/bin/python3.11" -I -S -B -c '
 import sys
+sys.path.insert(0, sys.argv[1])
 from controller.config.profile import load_profile
-sys.exit(0 if load_profile(sys.argv[1]).scoreboard.enabled else 1)' "$ETC/profile.toml"; then
+sys.exit(0 if load_profile(sys.argv[2]).scoreboard.enabled else 1)' "$OPT/lib" "$ETC/profile.toml"
+then
     echo "== scoreboard on: $DROPIN_DIR/scoreboard.conf (loopback only)"
-    install -D -m 0644 "$SRC/systemd/table-controller.service.d/scoreboard.conf" \
+    install -D -m 0644 "$OPT/share/table-controller.service.d/scoreboard.conf" \
         "$DROPIN_DIR/scoreboard.conf"
 else
     rm -f "$DROPIN_DIR/scoreboard.conf"
 fi
-
 echo "== udev rule: the service user reads /dev/hwrng (the RNG health-tests it; root-only by default)"
 UDEV_DIR="$ROOT/etc/udev/rules.d"
 mkdir -p "$UDEV_DIR"
 printf '%s\n' '# table-controller: the RNG health-tests the board'"'"'s hardware generator (docs/rng.md)' \
     'KERNEL=="hw_random", GROUP="table-controller", MODE="0440"' \
     >"$UDEV_DIR/60-table-controller-hwrng.rules"
+echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
+echo "manifest sha256 $(sha256sum "$OPT/manifest.json" | cut -d' ' -f1)"
 
-if [ -z "$STAGE" ]; then
-    chmod -R a-w "$OPT/venv/lib"
-    udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
-    systemctl daemon-reload
-    systemd-analyze verify "$UNIT_DIR/table-controller.service"
-    systemctl enable table-controller.service
-    [ "$START" = 0 ] || systemctl restart table-controller.service
-    echo "installed; status: systemctl status table-controller; logs: journalctl -u table-controller"
-else
+# -- 4. the system ----------------------------------------------------------------------------
+if [ -n "$STAGE" ]; then
     echo "staged under $ROOT"
+    exit 0
 fi
+getent group gpio >/dev/null || groupadd --system gpio
+getent group dialout >/dev/null || groupadd --system dialout
+if ! id table-controller >/dev/null 2>&1; then
+    useradd --system --no-create-home --home-dir /var/lib/table-controller \
+        --shell /usr/sbin/nologin --user-group table-controller
+fi
+usermod -a -G dialout,gpio table-controller
+udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
+systemctl daemon-reload
+systemd-analyze verify "$UNIT_DIR/table-controller.service"
+systemctl enable table-controller.service
+[ "$START" = 0 ] || systemctl restart table-controller.service
+echo "status: systemctl status table-controller; logs: journalctl -u table-controller"

@@ -329,6 +329,46 @@ class Console:
         (the application calls this; the journal is the memory, and it does not have it)."""
         self._auth.forget()
 
+    def _quietly_in_background(self, name: str, source: str,
+                               work: Callable[[], Callable[[], list[str]]]) -> list[str]:
+        """Run ``work`` (about a second: no progress lines) on a worker thread; the step it
+        returns journals and gives the reply's lines on the loop thread. With a host that
+        cannot defer a reply (tests' fake apps) it runs here instead."""
+        box: list[Any] = []
+
+        def run() -> None:
+            try:
+                box.append(work())
+            except Exception as exc:  # noqa: BLE001 - handed to the reply on the loop thread
+                box.append(exc)
+
+        def outcome() -> list[str]:
+            result = box[0] if box else OSError(f"{name} did not finish")
+            if isinstance(result, OSError):
+                raise ConsoleError("IO", f"{result.strerror or result}")
+            if isinstance(result, ValueError):         # ManifestError: a file changed meanwhile
+                raise ConsoleError(getattr(result, "code", "IO"), str(result))
+            if isinstance(result, Exception):
+                raise result
+            lines: list[str] = result()
+            return lines
+
+        if not getattr(self._app, "defers_replies", False):
+            run()
+            return outcome()
+
+        def render() -> list[str]:
+            try:
+                return [*outcome(), "OK"]
+            except ConsoleError as exc:
+                self._journal_refusal(name, source, exc.code, exc.reason)
+                before = exc.lines if isinstance(exc, _ErrWithLines) else []
+                return [*before, f"ERR {exc.code} {exc.reason}"]
+
+        threading.Thread(target=run, name=f"console-{name}", daemon=True).start()
+        self._deferred = Deferred(lambda: bool(box), render, VERIFY_TIMEOUT_S)
+        return []
+
     def take_deferred(self) -> Deferred | None:
         """For the application: the reply of the last command if it will come later, once."""
         deferred, self._deferred = self._deferred, None
@@ -362,6 +402,8 @@ class Console:
         return format_odds(result)
 
     def _cmd_verify(self, args: list[str], source: str) -> list[str]:
+        """``verify [SEED]``: on a worker thread (a release hashes every file of its install
+        root, tens of megabytes); journaled and raised as faults on the loop thread."""
         from controller.program import manifest as mf
         if len(args) > 1:
             raise ConsoleError("SYNTAX", "usage: verify [SEED]")
@@ -373,26 +415,42 @@ class Console:
                 items = mf.verification_items(root, profiles)
             except mf.ManifestError as exc:
                 raise ConsoleError(exc.code, str(exc)) from None
-            digest = mf.hmac_files(seed, items)
-            self._journal_folded("program.hmac", f"hmac {source} {args[0].lower()} {digest}",
-                                 {"seed": args[0].lower(), "hmac": digest, "files": len(items),
-                                  "source": source})
-            return [f"hmac-sha256 {digest} over {len(items)} files"]
+
+            def mac() -> Callable[[], list[str]]:
+                digest = mf.hmac_files(seed, items)
+
+                def finish() -> list[str]:
+                    self._journal_folded(
+                        "program.hmac", f"hmac {source} {args[0].lower()} {digest}",
+                        {"seed": args[0].lower(), "hmac": digest, "files": len(items),
+                         "source": source})
+                    return [f"hmac-sha256 {digest} over {len(items)} files"]
+                return finish
+
+            return self._quietly_in_background("verify", source, mac)
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
             raise ConsoleError("STATE", "no program manifest is installed (set "
                                         f"{mf.MANIFEST_ENV} or run the install script)")
-        problems = mf.check_manifest(path, profiles, root)
-        self._app.journal.append("program.verified", {"manifest": str(path), "ok": not problems,
-                                                      "problems": problems[:20],
-                                                      "source": source})
-        if problems:
-            for problem in problems:
-                self._raise_fault(f"program: {problem}")
-            self._fail(problems, "FAULT", f"{len(problems)} file(s) do not match the manifest"
-                                          f" {path}")
-        return [f"all program and profile files match {path}",
-                f"manifest sha256 {mf.manifest_digest(path)}"]
+
+        def check() -> Callable[[], list[str]]:
+            problems = mf.check_manifest(path, profiles, self._manifest_root)
+            digest = "" if problems else mf.manifest_digest(path)
+
+            def finish() -> list[str]:
+                self._app.journal.append("program.verified", {
+                    "manifest": str(path), "ok": not problems, "problems": problems[:20],
+                    "source": source})
+                if problems:
+                    for problem in problems:
+                        self._raise_fault(f"program: {problem}")
+                    self._fail(problems, "FAULT", f"{len(problems)} file(s) do not match the"
+                                                  f" manifest {path}")
+                return [f"all program and profile files match {path}",
+                        f"manifest sha256 {digest}"]
+            return finish
+
+        return self._quietly_in_background("verify", source, check)
 
     # -- commands that change state ----------------------------------------------------------
 

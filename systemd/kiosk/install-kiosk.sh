@@ -4,8 +4,9 @@
 #
 #   sudo systemd/kiosk/install-kiosk.sh --user pi [--url http://127.0.0.1:8080/] [--no-autologin]
 #
-# Installs scoreboard-kiosk.sh in /opt/table-controller/kiosk/, the autostart entry in the
-# user's ~/.config/autostart/, and with raspi-config: the desktop logs that user in at boot
+# The kiosk script comes with the release (/opt/table-controller/share/kiosk/, covered by its
+# manifest: nothing else may be added to the release's tree); this installs the autostart entry
+# that runs it in the user's ~/.config/autostart/, and with raspi-config: the desktop logs that user in at boot
 # (do_boot_behaviour B4) and the screen never blanks (do_blanking 1: X11, wayfire and labwc).
 # The profile must serve the page: [scoreboard] enabled (docs/scoreboard.md); install.sh then
 # opens the service's loopback. --stage DIR writes the same files under DIR and nothing else.
@@ -44,15 +45,18 @@ if [ -z "$STAGE" ]; then
 else
     HOME_DIR="/home/$KIOSK_USER"
 fi
-BIN="/opt/table-controller/kiosk/scoreboard-kiosk.sh"
+BIN="/opt/table-controller/share/kiosk/scoreboard-kiosk.sh"
 AUTOSTART="$ROOT$HOME_DIR/.config/autostart"
 
-install -D -m 0755 "$SRC/scoreboard-kiosk.sh" "$ROOT$BIN"
+if [ -z "$STAGE" ] && [ ! -x "$BIN" ]; then
+    echo "no $BIN: install the release first (systemd/install.sh --release ...)" >&2
+    exit 1
+fi
 mkdir -p "$AUTOSTART"
 exec_line="Exec=$BIN${URL:+ $URL}"
 sed "s|^Exec=.*|$exec_line|" "$SRC/scoreboard-kiosk.desktop" > "$AUTOSTART/scoreboard-kiosk.desktop"
 chmod 0644 "$AUTOSTART/scoreboard-kiosk.desktop"
-echo "== $ROOT$BIN; autostart $AUTOSTART/scoreboard-kiosk.desktop (${URL:-default URL})"
+echo "== autostart $AUTOSTART/scoreboard-kiosk.desktop: $BIN ${URL:-(default URL)}"
 
 if [ -n "$STAGE" ]; then
     echo "staged under $ROOT"

@@ -197,6 +197,9 @@ class Rig:
     game: str = ""
     #: Who deals the cards on a baccarat rig (tests/hil/shoe.py), None when nobody can.
     shoe: Any = None
+    #: The program to start (default: this interpreter's ``-m controller``; an installed
+    #: release's entry point in tests/integration/test_release.py).
+    program: Sequence[str] = ()
 
     # -- process -----------------------------------------------------------------------------
 
@@ -204,8 +207,9 @@ class Rig:
         env = dict(os.environ if self.env is None else self.env)
         env.setdefault("PYTHONUNBUFFERED", "1")
         self._ready.clear()
+        program = list(self.program) or [sys.executable, "-m", "controller"]
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--profile", str(self.profile),
+            [*program, "run", "--profile", str(self.profile),
              "--state-dir", str(self.state_dir), *extra_args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env=env, cwd=str(self.cwd))

@@ -133,20 +133,24 @@ def _copy_program(dest: Path) -> None:
                         ignore=shutil.ignore_patterns("__pycache__"))
 
 
+def _seal(program: Path, profile: Path) -> dict[str, str]:
+    """A manifest of the copy (every file) and the profile's seal, as the program's own tool
+    makes them; the environment that runs the copy against them."""
+    for args in (["build", "--root", str(program)], ["seal-profile", str(profile)]):
+        made = subprocess.run([sys.executable, "-m", "controller.program.manifest", *args],
+                              capture_output=True, text=True, timeout=60, cwd=str(program),
+                              env=dict(os.environ, PYTHONPATH=str(program)))
+        assert made.returncode == 0, made.stderr
+    return dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
+                TABLE_CONTROLLER_MANIFEST=str(program / mf.MANIFEST_NAME))
+
+
 def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
     program = tmp_path / "program"
     _copy_program(program)
     pty = PtyMaster()
     profile = override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path)
-    manifest = tmp_path / "manifest.json"
-    build = subprocess.run(
-        [sys.executable, "-m", "controller.program.manifest", "build", "--out", str(manifest),
-         "--root", str(program), "--profile-of", str(profile)],
-        capture_output=True, text=True, timeout=60, cwd=str(REPO),
-        env=dict(os.environ, PYTHONPATH=str(program)))
-    assert build.returncode == 0, build.stderr
-    env = dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
-               TABLE_CONTROLLER_MANIFEST=str(manifest))
+    env = _seal(program, profile)
     # cwd is the copy: ``python -m`` puts the working directory first on sys.path.
     rig = Rig(profile, tmp_path / "state", pty, env=env, cwd=program)
     rig.start()
@@ -157,8 +161,8 @@ def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
             fh.write("# changed after the manifest was built\n")
         reply = rig.command("verify")
         assert reply.code == "FAULT"
-        assert any("changed controller/journal/recall.py" in line for line in reply.lines)
-        assert "program: changed controller/journal/recall.py" in rig.status()["faults"]
+        assert any("changed file controller/journal/recall.py" in line for line in reply.lines)
+        assert "program: changed file controller/journal/recall.py" in rig.status()["faults"]
         rig.login()
         rig.err("fault clear", "FAULT")             # the file is still changed
     finally:
@@ -170,14 +174,11 @@ def test_a_changed_file_at_start_is_a_fault(tmp_path: Path) -> None:
     _copy_program(program)
     pty = PtyMaster()
     profile = override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path)
-    manifest = tmp_path / "manifest.json"
-    mf.write_manifest(mf.build_manifest(program, [profile]), manifest)
+    env = _seal(program, profile)
     profile.write_text(profile.read_text() + "# edited after install\n")
-    env = dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
-               TABLE_CONTROLLER_MANIFEST=str(manifest))
     rig = Rig(profile, tmp_path / "state", pty, env=env, cwd=program)
     rig.start()
     try:
-        assert f"program: changed {profile.resolve()}" in rig.status()["faults"]
+        assert f"program: changed profile file {profile.resolve()}" in rig.status()["faults"]
     finally:
         rig.close()

@@ -1,25 +1,23 @@
 """The systemd unit: ``systemd-analyze verify`` against a real install of the program at the
 path the unit names, and the options the issue requires (never a weakened unit).
 
-The program is installed by ``systemd/install.sh --stage DIR`` (a venv with the package, the
-profile, the manifest); a private mount namespace then shows DIR/opt as /opt, so the unit's
-ExecStart=/opt/table-controller/venv/bin/table-controller is the installed program, without
-touching the host's /opt.
+The release is installed by ``systemd/install.sh --release ARTIFACT --stage DIR`` (run from
+``/``, tests/integration/release.py); a private mount namespace then shows DIR/opt as /opt, so
+the unit's ExecStart=/opt/table-controller/python/bin/python3.11 ... is the installed release,
+without touching the host's /opt.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.integration.release import REPO, Staged, install
+
 UNIT = REPO / "systemd" / "table-controller.service"
-INSTALL = REPO / "systemd" / "install.sh"
 
 
 def _settings() -> dict[str, list[str]]:
@@ -40,8 +38,13 @@ def test_unit_has_the_required_options() -> None:
     assert s["User"] == ["table-controller"]
     assert set(s["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
     assert s["StateDirectory"] == ["table-controller"]
-    assert s["ExecStart"][0].startswith("/opt/table-controller/venv/bin/table-controller run ")
+    # the release's interpreter, isolated (-I -S -B), running the release's entry point
+    assert s["ExecStart"][0].startswith("/opt/table-controller/python/bin/python3.11 -I -S -B -u"
+                                        " /opt/table-controller/bin/table-controller run ")
     assert "--state-dir /var/lib/table-controller" in s["ExecStart"][0]
+    assert not [e for e in s.get("Environment", []) if e.startswith(("PYTHON", "LD_"))]
+    unset = " ".join(s["UnsetEnvironment"]).split()
+    assert {"PYTHONPATH", "PYTHONHOME", "LD_PRELOAD", "LD_LIBRARY_PATH"} <= set(unset)
     for key, value in (("ProtectSystem", "strict"), ("ProtectHome", "yes"),
                        ("PrivateTmp", "yes"), ("NoNewPrivileges", "yes"),
                        ("DevicePolicy", "closed")):
@@ -57,50 +60,39 @@ def test_unit_has_the_required_options() -> None:
 
 
 @pytest.fixture(scope="module")
-def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    stage = tmp_path_factory.mktemp("stage")
-    env = dict(os.environ, PYTHON=sys.executable)
-    result = subprocess.run(
-        [str(INSTALL), "--profile", str(REPO / "hw_profiles" / "rpi4-paigow.toml"),
-         "--extra", "pi", "--stage", str(stage)],
-        capture_output=True, text=True, timeout=300, env=env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return stage
+def staged(release_artifact: Path, tmp_path_factory: pytest.TempPathFactory) -> Staged:
+    return install(release_artifact, tmp_path_factory.mktemp("stage"), "rpi4-paigow")
 
 
-def test_staged_install_runs_and_its_manifest_matches(staged: Path) -> None:
-    opt = staged / "opt" / "table-controller"
-    profile = staged / "etc" / "table-controller" / "profile.toml"
-    assert (staged / "etc" / "table-controller" / "boards" / "rpi4-base.toml").is_file()
-    check = subprocess.run([str(opt / "venv" / "bin" / "table-controller"), "check-profile",
-                            str(profile)], capture_output=True, text=True, timeout=60)
+def test_staged_install_runs_and_its_manifest_matches(staged: Staged) -> None:
+    assert (staged.etc / "boards" / "rpi4-base.toml").is_file()
+    check = staged.run("check-profile", str(staged.profile))
     assert check.returncode == 0, check.stderr
-    verify = subprocess.run([str(opt / "venv" / "bin" / "python"), "-m",
-                             "controller.program.manifest",
-                             "check", str(opt / "manifest.json"), "--profile-of", str(profile)],
-                            capture_output=True, text=True, timeout=60)
+    verify = staged.run("manifest", "check", "--profile-of", str(staged.profile))
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "all files match" in verify.stdout
+    assert (staged.opt / "share" / "table-controller.service").read_bytes() == UNIT.read_bytes()
 
 
-def test_the_service_user_is_given_the_hardware_generator(staged: Path) -> None:
+def test_the_service_user_is_given_the_hardware_generator(staged: Staged) -> None:
     """/dev/hwrng is root-only on Raspberry Pi OS and Debian: the install gives the service's
     group read access, or the RNG's hardware health test could not run as the service user."""
-    rule = (staged / "etc" / "udev" / "rules.d" / "60-table-controller-hwrng.rules").read_text()
+    rule = (staged.stage / "etc" / "udev" / "rules.d" / "60-table-controller-hwrng.rules"
+            ).read_text()
     lines = [line for line in rule.splitlines() if line and not line.startswith("#")]
     assert lines == ['KERNEL=="hw_random", GROUP="table-controller", MODE="0440"']
 
 
-def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Path) -> None:
+def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Staged) -> None:
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze is absent: install the Debian package 'systemd'")
     if shutil.which("unshare") is None:
         pytest.skip("unshare (util-linux) is absent: cannot show the staged /opt at /opt")
     script = ('mount --bind "$1" /opt && '
-              'test -x /opt/table-controller/venv/bin/table-controller && '
+              'test -x /opt/table-controller/python/bin/python3.11 && '
               'exec systemd-analyze verify "$2"')
     result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                             script, "sh", str(staged / "opt"), str(UNIT)],
+                             script, "sh", str(staged.stage / "opt"), str(UNIT)],
                             capture_output=True, text=True, timeout=120)
     if result.returncode != 0 and ("unshare failed" in result.stderr
                                    or "Operation not permitted" in result.stderr
@@ -113,9 +105,9 @@ def test_systemd_analyze_verify_passes_on_the_installed_program(staged: Path) ->
 
 
 def test_the_scoreboard_drop_in_verifies_and_is_installed_only_when_served(
-        staged: Path, tmp_path: Path) -> None:
+        staged: Staged, tmp_path: Path) -> None:
     # rpi4-paigow does not serve the scoreboard ([scoreboard] enabled = false): no drop-in.
-    assert not (staged / "etc" / "systemd" / "system" / "table-controller.service.d"
+    assert not (staged.stage / "etc" / "systemd" / "system" / "table-controller.service.d"
                 / "scoreboard.conf").exists()
     if shutil.which("systemd-analyze") is None or shutil.which("unshare") is None:
         pytest.skip("systemd-analyze or unshare is absent")
@@ -126,7 +118,8 @@ def test_the_scoreboard_drop_in_verifies_and_is_installed_only_when_served(
                 tmp_path / "table-controller.service.d" / "scoreboard.conf")
     script = 'mount --bind "$1" /opt && exec systemd-analyze verify "$2"'
     result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                             script, "sh", str(staged / "opt"), str(tmp_path / UNIT.name)],
+                             script, "sh", str(staged.stage / "opt"),
+                             str(tmp_path / UNIT.name)],
                             capture_output=True, text=True, timeout=120)
     if result.returncode != 0 and "unshare failed" in result.stderr:
         pytest.skip(f"no private mount namespace here: {result.stderr.strip()}")

@@ -419,9 +419,10 @@ def test_verify_catches_a_changed_program_file(make_rig: Callable[..., Rig],
     root = _copy_program(tmp_path / "prog")
     profile = tmp_path / "profile.toml"
     profile.write_text('name = "x"\n')
-    manifest = tmp_path / "manifest.json"
-    mf.write_manifest(mf.build_manifest(root, [profile]), manifest)
-    rig = make_rig(manifest_path=manifest, manifest_root=root)
+    manifest = root / mf.MANIFEST_NAME
+    mf.write_manifest(mf.build_manifest(root), manifest)
+    mf.seal_profile([profile])
+    rig = make_rig(manifest_path=manifest)
     rig.app.profile.source_files = (str(profile),)
     lines = rig.ok("verify")
     assert lines[0].startswith("all program and profile files match")
@@ -429,12 +430,13 @@ def test_verify_catches_a_changed_program_file(make_rig: Callable[..., Rig],
     with open(root / "drivers" / "gpio.py", "a") as fh:
         fh.write("# tampered\n")
     reply = rig.run("verify")
-    assert any("changed drivers/gpio.py" in line for line in reply)
+    assert any("changed file drivers/gpio.py" in line for line in reply)
     assert reply[-1].startswith("ERR FAULT 1 file(s) do not match")
-    assert any("changed drivers/gpio.py" in f for f in rig.app.app_faults)
+    assert any("changed file drivers/gpio.py" in f for f in rig.app.app_faults)
     assert any(a.startswith("FAULT program:") for a in rig.app.alarms)
     profile.write_text('name = "y"\n')
-    assert any("changed " + str(profile.resolve()) in line for line in rig.run("verify"))
+    assert any(f"changed profile file {tmp_path}/profile.toml" in line
+               for line in rig.run("verify"))
 
 
 def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig],
@@ -481,34 +483,37 @@ def test_lockout_and_failure_count_survive_a_restart(rig: Rig) -> None:
     assert again.execute("login 2468101212", "serial")[-1].startswith("ERR LOCKED")
 
 
-def test_manifest_flags_a_planted_pyc_and_a_changed_dependency(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch
-                                                                ) -> None:
-    """Python imports a matching .pyc without reading the verified source, and the program runs
-    pyserial and transitions too: both are covered by the check at start and by `verify`."""
+def test_manifest_flags_any_extra_missing_changed_or_linked_file(tmp_path: Path) -> None:
+    """Python imports a matching .pyc without reading its source, runs .pth files and
+    sitecustomize: a manifest covers every file under its root, so anything planted, removed,
+    changed or replaced by a link is a mismatch."""
     root = _copy_program(tmp_path / "prog")
     profile = tmp_path / "profile.toml"
     profile.write_text('name = "x"\n')
-    manifest = tmp_path / "manifest.json"
-    built = mf.build_manifest(root, [profile])
-    assert "transitions/transitions/core.py" in built["dependencies"]
-    mf.write_manifest(built, manifest)
-    assert mf.check_manifest(manifest, [profile], root) == []
+    manifest = root / mf.MANIFEST_NAME
+    mf.write_manifest(mf.build_manifest(root, {"version": "test"}), manifest)
+    mf.seal_profile([profile])
+    assert mf.check_manifest(manifest, [profile]) == []
     cache = root / "controller" / "__pycache__"
     cache.mkdir()
     (cache / "rng.cpython-311.pyc").write_bytes(b"\x00planted")
-    problems = mf.check_manifest(manifest, [profile], root)
-    assert problems == ["unexpected file controller/__pycache__/rng.cpython-311.pyc: Python"
-                        " could run it instead of the verified source"]
-    (cache / "rng.cpython-311.pyc").unlink()
-    fake = tmp_path / "core.py"
-    fake.write_text("# not transitions\n")
-    real = mf.dependency_files()
-    monkeypatch.setattr(mf, "dependency_files",
-                        lambda: {**real, "transitions/transitions/core.py": fake})
-    problems = mf.check_manifest(manifest, [profile], root)
-    assert len(problems) == 1
-    assert problems[0].startswith("changed transitions/transitions/core.py: sha256 ")
+    (root / "zz.pth").write_text("import os\n")
+    (root / "drivers" / "gpio.py").unlink()
+    (root / "drivers" / "buttons.py").write_text("# changed\n")
+    (root / "controller" / "link.py").symlink_to(root / "controller" / "cli.py")
+    problems = mf.check_manifest(manifest, [profile])
+    assert problems[0] == "unexpected symbolic link controller/link.py"
+    assert problems[1:] == [
+        "unexpected file controller/__pycache__/rng.cpython-311.pyc: not in the manifest",
+        problems[2],
+        "missing file drivers/gpio.py",
+        "unexpected file zz.pth: not in the manifest"]
+    assert problems[2].startswith("changed file drivers/buttons.py: sha256 ")
+    other = tmp_path / "other.toml"
+    other.write_text('name = "z"\n')
+    assert mf.check_profile([other]) == [
+        f"the profile is not sealed: no {other}.manifest.json (install it with"
+        " systemd/install.sh)"]
 
 
 def test_recall_depth_setting_is_the_default_and_the_limit(rig: Rig) -> None:
