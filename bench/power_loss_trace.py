@@ -11,7 +11,7 @@ pwrite64,sendto`` twice:
   simulated LED display on a pseudo-terminal, so showing a number IS a ``write(fd, "D7\\r\\n")``
   system call), N scripted rounds through the console (``sim button ...``);
 * baccarat, with the shoe on a pty held by this script's simulated shoe, N coups: every
-  acknowledgement is a ``write(fd, "$ACK,seq*HH\\r\\n")``.
+  acknowledgement is a ``write(fd, "$ACK,seq,SID*HH\\r\\n")``.
 
 From the trace it follows every write to the journal's files (``journal.sqlite`` and
 ``journal.sqlite-wal``) and every ``fsync``/``fdatasync`` of them, and for each display write of

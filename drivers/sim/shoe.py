@@ -62,12 +62,12 @@ FAULTS: dict[str, str] = {
     "garbage": "a burst of bytes that are not a frame",
     "disconnect": f"the cable is pulled for {DISCONNECT_S:g} s (frames held are kept)",
     "power": "a power cycle: frames held are lost, a new session id, a new $HELO",
-    "unread": "the next card leaves the shoe unread: $FLT,UNREAD",
+    "unread": "the next card leaves the shoe unread: $FLT,seq,SID,UNREAD",
     "foreign": "a card beyond the shoe's composition (a face none of whose copies is left)",
-    "faceup": "a card found face up: $FLT,FACEUP, then its $CARD (an extension)",
-    "jam": "$FLT,JAM",
-    "door": "$FLT,DOOR",
-    "clear": "$FLT,CLR: the shoe's faults are cleared",
+    "faceup": "a card found face up: $FLT,seq,SID,FACEUP, then its $CARD (an extension)",
+    "jam": "$FLT,seq,SID,JAM",
+    "door": "$FLT,seq,SID,DOOR",
+    "clear": "$FLT,seq,SID,CLR: the shoe's faults are cleared",
 }
 
 
@@ -161,11 +161,11 @@ class _SerialLink:
         while True:
             try:
                 waiting = self.port.in_waiting
-            except (TypeError, AttributeError):
-                # disconnect() closed the port under this read (pySerial then has no fd)
-                if not self.port.is_open:
-                    return b""
-                raise
+            except (TypeError, AttributeError) as exc:
+                # disconnect() closed the port under this read: pySerial's close() drops the fd
+                # before it clears is_open, so is_open cannot tell; the caller's handling of a
+                # lost port closes this link only if it is still the shoe's current one
+                raise serial.SerialException("the port was closed under a read") from exc
             if waiting:
                 data: bytes = self.port.read(waiting)
                 return data

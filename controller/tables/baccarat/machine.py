@@ -57,17 +57,17 @@ TRANSITIONS: Final[tuple[tuple[str, str | tuple[str, ...], str, tuple[str, ...]]
 #: Which input sends each trigger and what it carries (docs/baccarat-table.md is built from it).
 TRIGGER_INPUTS: Final[dict[str, str]] = {
     "shuffled": "dealer button `shuffled` (no data)",
-    "burn_card": "shoe frame `$CARD,seq,RS` (the card)",
+    "burn_card": "shoe frame `$CARD,seq,SID,RS` (the card)",
     "accept_shoe": "console `curator SEAT` (the seat that accepts)",
     "nobody_accepts": "console `nobody` (no player accepts: (h)(2))",
     "pass_shoe": "console `pass [ordered]` (curator's option, or ordered (h)(1)(ii))",
     "remedy_burn": "console `remedy burn` (after a disclosed card)",
     "remedy_dead_hand": "console `remedy dead` (after a disclosed card)",
     "no_more_bets": "dealer button `no_more_bets` (no data)",
-    "deal_card": "shoe frame `$CARD,seq,RS` (the card)",
+    "deal_card": "shoe frame `$CARD,seq,SID,RS` (the card)",
     "settled": "dealer button `settled` (no data)",
     "void_round": "shoe `$COVR` behind the last card, too few cards (i)(4), console `void`",
-    "halt": "foreign card, `$FLT,seq,UNREAD`, unshuffled sequence, shoe power-cycle mid-coup",
+    "halt": "foreign card, `$FLT,seq,SID,UNREAD`, unshuffled sequence, shoe power-cycle mid-coup",
     "technician_clear": "console `clear` (technician)",
 }
 
