@@ -466,6 +466,9 @@ class Application:
 
     def _tick(self) -> None:
         self.summaries.flush()
+        jumped = self.journal.watch_clock()
+        if jumped is not None:
+            log.warning("clock: %s", jumped)
         self.trust.tick()
         if self._interpreter is not None:
             self._interpreter.tick()

@@ -41,6 +41,8 @@ from controller.journal.heads import SignedHead
 
 FORMAT: Final = "2"
 PAGE_SIZE: Final = 2048
+#: A wall clock that moves this far against the monotonic clock between two ticks has jumped.
+CLOCK_JUMP_NS: Final = 2_000_000_000
 #: The newest kinds' rows, looked up by index; the columns a Row is built from.
 _COLUMNS: Final = "r.seq, r.ts, r.boot, r.mono, r.kind, r.round, r.data, r.hash, p.hash"
 _FROM: Final = "FROM rows r LEFT JOIN rows p ON p.seq = r.seq - 1"
@@ -213,6 +215,7 @@ class Journal:
         self._last_seq: int = int(last[0]) if last else 0
         self._last_hash: str = bytes(last[1]).hex() if last else self.base()[1]
         self._last_wall_ns: int = int(last[2]) if last else 0
+        self._clock_offset_ns: int | None = None
 
     def _create(self) -> None:
         """A new file gets 2 KiB pages (set before the first table), WAL and the schema."""
@@ -500,6 +503,24 @@ class Journal:
             with self.transaction():
                 self._insert("clock.warning", data, canonical(data).decode("utf-8"), None, now)
         return warnings
+
+    def watch_clock(self) -> str | None:
+        """Loop, every tick: a wall clock that moved against the monotonic clock by
+        :data:`CLOCK_JUMP_NS` or more since the last call (a jump either way: NTP setting a Pi's
+        clock, a technician's ``date``) is journaled as a warning when it happens (DESIGN.md
+        "Time"); returns the warning."""
+        offset = self._wall_ns() - self._mono_ns()
+        last, self._clock_offset_ns = self._clock_offset_ns, offset
+        if last is None or abs(offset - last) < CLOCK_JUMP_NS:
+            return None
+        step_s = (offset - last) / 1e9
+        text = (f"wall clock jumped {'forward' if step_s > 0 else 'backwards'} by"
+                f" {abs(step_s):.3f} s")
+        now = self._wall_ns()
+        data = {"warning": text, "wall_ns": now, "step_s": round(step_s, 3)}
+        with self.transaction():
+            self._insert("clock.warning", data, canonical(data).decode("utf-8"), None, now)
+        return text
 
     # -- reading ---------------------------------------------------------------------------------
 

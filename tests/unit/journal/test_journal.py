@@ -295,6 +295,29 @@ def test_clock_unset_and_backwards_are_journaled(tmp_path: Path) -> None:
     assert [e.seq for e in j.events()] == sorted(e.seq for e in j.events())
 
 
+def test_a_clock_jump_while_running_is_journaled_when_it_happens(tmp_path: Path) -> None:
+    """DESIGN.md "Time": a jump either way is journaled when it happens, not at the next
+    start; a wall clock that keeps pace with the monotonic clock (or drifts under the
+    threshold) is not a jump."""
+    wall = [1_800_000_000 * 10**9]
+    mono = [10**9]
+    j = _journal(tmp_path, wall_ns=lambda: wall[0], mono_ns=lambda: mono[0])
+    assert j.watch_clock() is None  # the first call takes the reference
+    for _ in range(3):  # ten seconds pass on both clocks, with 0.5 s of drift: no jump
+        wall[0] += 10 * 10**9 + 500_000_000
+        mono[0] += 10 * 10**9
+        assert j.watch_clock() is None
+    wall[0] += 3600 * 10**9 + 10**8  # NTP sets the clock an hour ahead, in 0.1 s of time
+    mono[0] += 10**8
+    assert j.watch_clock() == "wall clock jumped forward by 3600.000 s"
+    assert j.watch_clock() is None  # the new offset is the reference
+    wall[0] -= 90 * 10**9  # a technician sets it back a minute and a half
+    assert j.watch_clock() == "wall clock jumped backwards by 90.000 s"
+    rows = [e for e in j.events() if e.kind == "clock.warning"]
+    assert [r.data["step_s"] for r in rows] == [3600.0, -90.0]
+    assert check_chain(j).ok
+
+
 def test_non_json_data_is_refused_before_writing(tmp_path: Path) -> None:
     j = _journal(tmp_path)
     with pytest.raises(ValueError, match="not JSON"):
