@@ -177,9 +177,12 @@ class Application:
             "profile": profile.name, "game": profile.game,
             "profile_files": list(profile.source_files),
             "journal_verified": verdict.ok, "pid": os.getpid(),
+            "unacknowledged_findings": len(self.trust.findings),
         })
-        if not verdict.ok:
-            self._raise_fault(f"journal verification failed: {verdict.describe()}")
+        # Every unacknowledged finding, this start's and those journaled before it that no
+        # technician acknowledged yet (a restart forgets none), stops play until `fault clear`.
+        for finding in self.trust.findings:
+            self._raise_fault(f"journal verification failed: {finding.describe()}")
         floor = datetime.combine(jset.clock_floor, datetime.min.time(), tzinfo=UTC)
         for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
             log.warning("clock: %s", warning)

@@ -43,6 +43,8 @@ STORE_HEADS_AFTER_S: Final = 5.0
 CLOSE_WAIT_S: Final = 5.0
 #: The revision-1 HMAC key's file name (the default of revision 1's profiles).
 REV1_KEY: Final = "device.key"
+#: The row kind of a journal finding (what a check found), until a technician acknowledges it.
+FINDING: Final = "journal.finding"
 
 
 class StartRefused(Exception):
@@ -201,10 +203,16 @@ class JournalTrust:
             self.journal.path, self.public_pem, self.anchor_path, post=post,
             on_scrubbed=self._scrubbed, scrub_every_s=settings.scrub_hours * 3600.0,
             archive=self._archive)
-        self.journal.set_head_hook(self.notary.request)
+        self.journal.set_head_hook(self._request_head)
+        acknowledged_at = 0
         for row in self.journal.events(kinds=["journal.acknowledged"]):
+            acknowledged_at = row.seq
             for found in row.data.get("found", []):
                 self.acknowledged.update(str(p) for p in found.get("problems", []))
+        # A finding journaled after the last acknowledgment stands until a technician
+        # acknowledges it: a restart never forgets it (the application raises it again).
+        for row in self.journal.events(kinds=[FINDING], since_seq=acknowledged_at):
+            self.findings.append(VerifyResult.from_dict(row.data))
 
     # -- start-up ----------------------------------------------------------------------------
 
@@ -224,8 +232,19 @@ class JournalTrust:
             if missing:
                 self.journal.add_heads(missing)
         if not verdict.ok:
-            self.findings.append(verdict)
+            self._add_finding(verdict, "start")
         return verdict
+
+    def _add_finding(self, result: VerifyResult, source: str) -> None:
+        """A problem a technician must acknowledge: journaled (``journal.finding``, raised
+        again at every start until a ``journal.acknowledged`` row follows it) unless the
+        unacknowledged findings already name all of it. From now on no head is signed or
+        anchored until the acknowledgment (:meth:`_request_head`)."""
+        known = {p for f in self.findings for p in f.problems}
+        if set(result.problems) <= known:
+            return
+        self.findings.append(result)
+        self.journal.append(FINDING, {"source": source, **result.as_dict()})
 
     def start(self) -> None:
         """Start the notary and the background worker; ask for a head of the start."""
@@ -235,6 +254,15 @@ class JournalTrust:
         self.journal.want_head("start")
 
     # -- heads -------------------------------------------------------------------------------
+
+    def _request_head(self, seq: int, hash_hex: str, reason: str) -> None:
+        """The journal's head hook. While a finding is unacknowledged nothing is signed or
+        anchored: the anchor keeps the heads that prove the loss or the rewrite (a head signed
+        over the damaged journal would supersede them), and the database gets no head that
+        vouches for it. The acknowledgment signs its own head and resets the anchor."""
+        if self.findings:
+            return
+        self.notary.request(seq, hash_hex, reason)
 
     def _signed(self, head: SignedHead, reason: str) -> None:
         """Notary thread: hand the signed head to the loop, which stores it with its next
@@ -263,7 +291,7 @@ class JournalTrust:
         """Loop, every tick: a head at least once a minute while rows are added; heads that
         waited long enough for an event are stored on their own."""
         now = self._clock()
-        if (self.journal.last_seq > self.notary.requested_seq
+        if (not self.findings and self.journal.last_seq > self.notary.requested_seq
                 and now - self.notary.requested_at >= HEAD_EVERY_S):
             self.journal.want_head("periodic")
         with self._unstored_lock:
@@ -288,9 +316,10 @@ class JournalTrust:
             "head_seq": result.head_seq, "seconds": round(self.maintenance.status.last_seconds,
                                                          1),
             "problems": result.problems[:5]})
-        fresh = [p for p in result.problems if p not in self.acknowledged]
+        known = {p for f in self.findings for p in f.problems}
+        fresh = [p for p in result.problems if p not in self.acknowledged and p not in known]
         if fresh:
-            self.findings.append(result)
+            self._add_finding(result, "scrub")
             self._raise_fault(f"journal verification failed: {result.describe()}")
 
     def acknowledge(self, who: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.journal.anchor import AnchorRead
 from controller.journal.chain import GENESIS, row_hash
@@ -54,6 +55,18 @@ class VerifyResult:
                     f" {self.head_seq} {self.head_hash}")
         where = f" at seq {self.first_bad_seq}" if self.first_bad_seq is not None else ""
         return f"journal BROKEN{where}: {self.problem}"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VerifyResult:
+        """A finding read back from its journal row (:meth:`as_dict`)."""
+        first = data.get("first_bad_seq")
+        anchor_seq = data.get("anchor_seq")
+        return cls(rows=int(data.get("rows") or 0), head_seq=int(data.get("head_seq") or 0),
+                   head_hash=str(data.get("head_hash") or GENESIS),
+                   problems=[str(p) for p in data.get("problems") or ["(not recorded)"]],
+                   first_bad_seq=None if first is None else int(first),
+                   rows_lost=int(data.get("rows_lost") or 0),
+                   anchor_seq=None if anchor_seq is None else int(anchor_seq))
 
     def as_dict(self) -> dict[str, object]:
         """What was found, for the journal row a technician's acknowledgment writes."""
@@ -160,46 +173,71 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
 
 def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
                  result: VerifyResult, *, required: bool, every_line: bool = True) -> None:
-    """The anchor's newest head must verify and be in the journal with the same hash: a
-    journal behind its anchor lost committed rows (tail cut, WAL deleted or corrupted).
-    ``every_line``: every line's signature is checked too (start-up checks the newest)."""
-    last = journal.stored_last_seq()
+    """Every line of the anchor (the heads signed since its last reset: at most
+    ``anchor.MAX_LINES``) must name a row the journal holds with that hash, one indexed read
+    each. A line past the journal's end proves committed rows lost (tail cut, WAL deleted or
+    corrupted); a line whose row has another hash proves the row rewritten, or lost and written
+    again (a fork). ``every_line``: every line's signature is checked too; start-up checks the
+    newest line's and those of lines that do not match (a forged line is named as such)."""
     if anchor is None:
         if required:
             result.fail("the anchor file is missing (the journal has rows and signed heads)")
         return
     for number in anchor.bad_lines:
         result.fail(f"anchor line {number} is not a signed head (edited)")
-    key = load_public_key(public_pem)
-    if every_line:
-        checked = anchor.heads
-    else:
-        checked = [max(anchor.heads, key=lambda h: h.seq)] if anchor.heads else []
-    forged = [h for h in checked if not verify_head(h.head(), h.sig, key)]
-    for h in forged:
-        result.fail(f"anchor head at row {h.seq} has a bad signature (forged, or another key)")
-    good = [h for h in checked if h not in forged]
-    if not good:
+    if not anchor.heads:
         if required:
             result.fail("the anchor holds no signed head")
         return
-    newest = max(good, key=lambda h: h.seq)
-    result.anchor_seq = newest.seq
+    last = journal.stored_last_seq()
     base_seq, base_hash = journal.base()
-    if newest.seq > last:
-        result.rows_lost = max(result.rows_lost, newest.seq - last)
-        result.fail(f"the journal is behind its anchor: it ends at row {last}, the anchor names"
-                    f" row {newest.seq} ({newest.seq - last} committed rows lost: tail cut, WAL"
-                    " deleted or corrupted)", last + 1)
+    key = load_public_key(public_pem)
+    newest = max(anchor.heads, key=lambda h: h.seq)
+    stored: dict[int, str | None] = {}
+    for h in anchor.heads:
+        if h.seq not in stored:
+            stored[h.seq] = _stored_hash(journal, h.seq, base_seq, base_hash)
+    signed: list[SignedHead] = []
+    for h in anchor.heads:
+        if ((every_line or h is newest or stored[h.seq] != h.hash)
+                and not verify_head(h.head(), h.sig, key)):
+            result.fail(f"anchor head at row {h.seq} has a bad signature (forged, or another"
+                        " key)")
+        else:
+            signed.append(h)
+    if not signed:
+        if required:
+            result.fail("the anchor holds no signed head")
         return
-    if newest.seq == base_seq:
-        actual: str | None = base_hash
-    else:
-        rows = journal.raw_rows(newest.seq - 1, 1)
-        actual = rows[0][7].hex() if rows and rows[0][0] == newest.seq else None
-    if actual != newest.hash:
-        result.fail(f"row {newest.seq} differs from the anchor's signed head (rewritten)",
-                    newest.seq)
+    result.anchor_seq = max(h.seq for h in signed)
+    matched = sorted({h.seq for h in signed if stored[h.seq] == h.hash})
+    # seqs at or below the base (archived rows) are matched against the base alone
+    differ = sorted({h.seq for h in signed if h.seq <= last and stored[h.seq] != h.hash
+                     and not (h.seq < base_seq and stored[h.seq] is None)})
+    beyond = max((h.seq for h in signed if h.seq > last), default=None)
+    if differ:
+        first = differ[0]
+        below = [s for s in matched if s < first]
+        since = below[-1] if below else max(base_seq, min(h.seq for h in signed) - 1)
+        # the rows the anchor vouched for from the last matching line on are gone as signed
+        result.rows_lost = max(result.rows_lost, differ[-1] - since)
+        more = f" (and {len(differ) - 1} later anchored rows)" if len(differ) > 1 else ""
+        result.fail(f"row {first} differs from the anchor's signed head{more}: rewritten, or"
+                    " lost and written again (a fork)", first)
+    if beyond is not None:
+        result.rows_lost = max(result.rows_lost, beyond - last)
+        result.fail(f"the journal is behind its anchor: it ends at row {last}, the anchor names"
+                    f" row {beyond} ({beyond - last} committed rows lost: tail cut, WAL"
+                    " deleted or corrupted)", last + 1)
+
+
+def _stored_hash(journal: Journal, seq: int, base_seq: int, base_hash: str) -> str | None:
+    """The hash the journal stores for row ``seq`` (the archived base's for the base), or None
+    (one read by rowid)."""
+    if seq == base_seq:
+        return base_hash
+    rows = journal.raw_rows(seq - 1, 1)
+    return rows[0][7].hex() if rows and rows[0][0] == seq else None
 
 
 def walk_start(journal: Journal, result: VerifyResult) -> tuple[int, str] | None:

@@ -104,10 +104,9 @@ def verify_exit(work: Path, state: Path) -> int:
                  str(public_key(work))])
 
 
-def start_and_check(work: Path, copy: Path, drawn_round: int) -> Application:
-    """The controller on the damaged copy: a journal fault that stops play; the draw refused;
-    after the technician's acknowledgment (journaled), the round is void and the next draw
-    belongs to a new round. Returns the application (closed by the caller)."""
+def start_faulted(copy: Path, drawn_round: int) -> Application:
+    """The controller on the damaged copy: a journal fault that stops play, the draw refused,
+    no second draw of the round. Returns the started application (closed by the caller)."""
     profile = load_profile(PROFILES / "sim-paigow.toml")
     app = Application(profile, copy, console_port="none")
     app.start()
@@ -119,7 +118,32 @@ def start_and_check(work: Path, copy: Path, drawn_round: int) -> Application:
         assert app.table.model.state == state, "a draw under the journal fault"
         refused = app.journal.last(["paigow.refused"])
         assert refused is not None and refused.data["code"] == "FAULT"
+    rounds = [int(r.round) for r in drawn_rows(copy)]
+    assert rounds.count(drawn_round) <= 1, f"round {drawn_round} drawn twice: {rounds}"
     assert all(r.seq <= app.journal.last_seq for r in drawn_rows(copy))
+    return app
+
+
+def restart_unacknowledged(work: Path, copy: Path, drawn_round: int) -> Application:
+    """Start on the damaged copy, quit WITHOUT ``fault clear``, start again: the finding is
+    not forgotten (the same fault, the draw still refused, ``journal verify`` still fails),
+    and the faulted run moved no anchor line past the evidence. Returns the second run."""
+    anchor_before = (copy / "journal.anchor").read_bytes()
+    first = start_faulted(copy, drawn_round)
+    first_faults = [f for f in first.app_faults if "journal verification failed" in f]
+    first.close()
+    assert (copy / "journal.anchor").read_bytes() == anchor_before, \
+        "a faulted run anchored heads past the evidence"
+    assert verify_exit(work, copy) == 1, "journal verify passes after an unacknowledged start"
+    app = start_faulted(copy, drawn_round)
+    for fault in first_faults:
+        assert fault in app.app_faults, (fault, app.app_faults)
+    return app
+
+
+def acknowledge_and_play(app: Application, copy: Path, drawn_round: int) -> None:
+    """After the technician's acknowledgment (journaled), the round is void and the next draw
+    belongs to a round never drawn before."""
     before = len(drawn_rows(copy))
     # the technician acknowledges on the console: journaled with what was found
     lines = app.console_execute("passwd 24681357", "serial")
@@ -139,6 +163,14 @@ def start_and_check(work: Path, copy: Path, drawn_round: int) -> Application:
     rounds = [int(r.round) for r in draws]
     assert len(rounds) == len(set(rounds)), f"a round drawn twice: {rounds}"
     assert drawn_round not in rounds[before:], "the lost round was drawn again"
+
+
+def start_and_check(work: Path, copy: Path, drawn_round: int) -> Application:
+    """Two starts before the acknowledgment (:func:`restart_unacknowledged`), then the
+    acknowledgment and play (:func:`acknowledge_and_play`); after it, the journal verifies
+    again. Returns the application (closed by the caller)."""
+    app = restart_unacknowledged(work, copy, drawn_round)
+    acknowledge_and_play(app, copy, drawn_round)
     return app
 
 
@@ -152,6 +184,31 @@ def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) ->
     raw.close()
     assert verify_exit(work, copy) == 1
     app = start_and_check(work, copy, drawn_round)
+    app.close()
+
+
+def test_deleting_the_finding_row_does_not_forget_the_loss(work: Path) -> None:
+    """The finding's own row deleted (with every row after it) between two starts: the anchor,
+    which the faulted run left alone, still proves the loss."""
+    copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
+    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+    raw.execute("DROP TRIGGER rows_no_delete")
+    raw.execute("DROP TRIGGER heads_no_delete")
+    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))
+    raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
+    raw.close()
+    start_faulted(copy, drawn_round).close()
+    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+    raw.execute("DROP TRIGGER rows_no_delete")    # the journal put them back
+    raw.execute("DROP TRIGGER heads_no_delete")
+    (finding,) = raw.execute("SELECT r.seq FROM rows r JOIN kinds k ON k.id = r.kind"
+                             " WHERE k.kind = 'journal.finding'").fetchall()
+    raw.execute("DELETE FROM rows WHERE seq >= ?", (finding[0],))
+    raw.execute("DELETE FROM heads WHERE seq >= ?", (finding[0],))
+    raw.close()
+    assert verify_exit(work, copy) == 1
+    app = start_faulted(copy, drawn_round)
+    acknowledge_and_play(app, copy, drawn_round)
     app.close()
 
 

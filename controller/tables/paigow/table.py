@@ -578,7 +578,7 @@ class PaigowTable:
             return []
         self._remember()
         new_id = old_id + lost + 1
-        what = (f"{lost} committed journal rows were lost" if lost
+        what = (f"{lost} committed journal rows were lost or rewritten" if lost
                 else "journal rows were rewritten")
         reason = (f"{what} (acknowledged by {who}) in round {old_id} {state}: the round is"
                   " void, the tiles are re-shuffled")
@@ -593,8 +593,8 @@ class PaigowTable:
             "snapshot": compact_snapshot(self.model.snapshot())}, round_id=old_id)
         self._journal.want_head("boundary")
         self._outputs()
-        return [f"round {old_id} ({state}) voided: journal rows lost; next round {new_id},"
-                " washing"]
+        return [f"round {old_id} ({state}) voided: journal rows lost or rewritten; next round"
+                f" {new_id}, washing"]
 
     def handle(self, event: object) -> None:
         """A dealer button (``ButtonPressed``): journaled first, then fired; a refusal is
