@@ -149,6 +149,46 @@ def test_a_scrub_finding_is_a_fault_until_acknowledged_then_never_again(tmp_path
         app.close()
 
 
+def test_an_unacknowledged_finding_is_raised_again_at_every_start_until_acknowledged(
+        tmp_path: Path) -> None:
+    """A finding journaled and never acknowledged stands across restarts (the same fault), and
+    while it stands no head is signed or anchored; `fault clear` ends it for good."""
+    from controller.journal.verify import VerifyResult
+    app = _app(tmp_path)
+    try:
+        app.start()
+        assert app.trust.notary.wait_idle(10)
+        found = VerifyResult(rows_lost=3)
+        found.fail("row 7 (x) does not match its hash (edited)", 7)
+        app.trust._scrubbed(found)
+        fault = next(f for f in app.app_faults if "journal verification failed" in f)
+        anchor = (tmp_path / "journal.anchor").read_bytes()
+        heads = app.trust.newest_signed()           # the start's head, before the finding
+        for i in range(5):
+            app.journal.append("test.row", {"i": i})
+            app.journal.want_head("boundary")
+    finally:
+        app.close()
+    assert (tmp_path / "journal.anchor").read_bytes() == anchor     # nothing anchored
+    app = _app(tmp_path)
+    try:
+        assert fault in app.app_faults, app.app_faults
+        assert app.trust.rows_lost() == 3
+        assert app.journal.newest_head() == heads                     # nothing signed
+        app.console_execute("passwd 24681357", "serial")
+        lines = app.console_execute("fault clear", "serial")
+        assert lines[-1] == "OK", lines
+        ack = app.journal.last(["journal.acknowledged"])
+        assert ack is not None and ack.data["found"][0]["problems"] == found.problems
+    finally:
+        app.close()
+    app = _app(tmp_path)
+    try:
+        assert not app.app_faults, app.app_faults
+    finally:
+        app.close()
+
+
 def test_selftest_reports_the_journal_without_walking_it(tmp_path: Path) -> None:
     app = _app(tmp_path)
     try:
