@@ -122,14 +122,26 @@ def rct_cutoff(min_entropy: Fraction, alpha_log2: int) -> int:
 
 
 @lru_cache(maxsize=32)
-def _binomial_upper_tails(trials: int, p: Fraction) -> tuple[Fraction, ...]:
-    """``tails[j] = P(X >= j)`` for X ~ Binomial(trials, p), j = 0 .. trials + 1, exactly."""
-    q = 1 - p
-    pmf = [math.comb(trials, i) * p**i * q ** (trials - i) for i in range(trials + 1)]
-    tails = [Fraction(0)] * (trials + 2)
+def _binomial_upper_tails(trials: int, p: Fraction) -> tuple[tuple[int, ...], int]:
+    """``P(X >= j) = tails[j] / denominator`` for X ~ Binomial(trials, p), j = 0 .. trials + 1,
+    exactly: with p = a/b, ``P(X = i) = C(n, i) a^i (b-a)^(n-i) / b^n``, so every tail is an
+    integer over ``b^n`` (integers, not Fractions: no gcd per term; this runs at start-up)."""
+    a, b = p.numerator, p.denominator
+    c = b - a
+    tails = [0] * (trials + 2)
+    term = a**trials  # P(X = n) * b^n; each lower term follows from the one above exactly
     for j in range(trials, -1, -1):
-        tails[j] = tails[j + 1] + pmf[j]
-    return tuple(tails)
+        tails[j] = tails[j + 1] + term
+        if j:
+            term = term * j * c // ((trials - j + 1) * a) if a else 0
+    if not a:  # p = 0: X = 0 always
+        tails = [c**trials] + [0] * (trials + 1)
+    return tuple(tails), b**trials
+
+
+def _tail_at_most(tails: tuple[tuple[int, ...], int], j: int, alpha: Fraction) -> bool:
+    numerators, denominator = tails
+    return numerators[j] * alpha.denominator <= alpha.numerator * denominator
 
 
 def apt_false_alarm_per_window(window: int, min_entropy: Fraction, cutoff: int) -> Fraction:
@@ -138,11 +150,11 @@ def apt_false_alarm_per_window(window: int, min_entropy: Fraction, cutoff: int) 
     The reference sample counts once by itself; each of the other ``window - 1`` samples matches it
     with probability at most 2**-H. (A reference value rarer than 2**-H only lowers this.)
     """
-    tails = _binomial_upper_tails(window - 1, _p_max(Fraction(min_entropy)))
+    numerators, denominator = _binomial_upper_tails(window - 1, _p_max(Fraction(min_entropy)))
     needed = cutoff - 1
     if needed <= 0:
         return Fraction(1)
-    return tails[needed] if needed < len(tails) else Fraction(0)
+    return Fraction(numerators[needed], denominator) if needed < len(numerators) else Fraction(0)
 
 
 def apt_cutoff(window: int, min_entropy: Fraction, alpha_log2: int) -> int:
@@ -150,7 +162,7 @@ def apt_cutoff(window: int, min_entropy: Fraction, alpha_log2: int) -> int:
     alpha = Fraction(1, 2**alpha_log2)
     tails = _binomial_upper_tails(window - 1, _p_max(Fraction(min_entropy)))
     for cutoff in range(2, window + 1):
-        if tails[cutoff - 1] <= alpha:
+        if _tail_at_most(tails, cutoff - 1, alpha):
             return cutoff
     raise ValueError(
         f"no APT cutoff within a window of {window} reaches alpha = 2^-{alpha_log2} "
@@ -166,7 +178,7 @@ def apt_cutoff_sp800_90b(window: int, min_entropy: Fraction, alpha_log2: int) ->
     alpha = Fraction(1, 2**alpha_log2)
     tails = _binomial_upper_tails(window, _p_max(Fraction(min_entropy)))
     for k in range(window + 1):
-        if tails[k + 1] <= alpha:  # P(X <= k) >= 1 - alpha
+        if _tail_at_most(tails, k + 1, alpha):  # P(X <= k) >= 1 - alpha
             return 1 + k
     return 1 + window
 
