@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.events import (
     Call,
@@ -31,13 +31,15 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
-from controller.feed.publisher import Publisher
 from controller.journal.store import JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
+
+if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
+    from controller.feed.publisher import Publisher
 
 log = logging.getLogger("controller")
 
