@@ -17,7 +17,7 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
@@ -110,8 +110,8 @@ class JournalSettings:
     #: A directory on another medium (a second SD card, a USB stick) where the anchor may live
     #: instead of the state directory (docs/configuration.md "State files").
     second_medium: str | None = None
-    #: The name signed into every head (the feed's collector knows the table by it); the
-    #: profile's ``name`` when unset.
+    #: The name signed into every head (the feed's collector knows the table by it); when
+    #: unset, ``feed.table`` if the profile's ``[feed]`` names one, else the profile's ``name``.
     table_id: str | None = None
     signer: str = "file"
     #: ``file`` signer: the PEM private key (mode 0600), created only with a new journal.
@@ -218,7 +218,7 @@ class FeedSettings:
 
     broker: str
     site: str
-    table: str                 # the journal's table id (journal.table_id, else the name)
+    table: str                 # the journal's table id (one name for both; docs/feed.md)
     ca: str | None = None
     cert: str | None = None
     key: str | None = None
@@ -607,7 +607,13 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     rules = _rules(top, r)
     scoreboard = _scoreboard(top.section("scoreboard"), r)
     feed_sec = top.section("feed")
-    feed = _feed(feed_sec, r, journal.table_id or name) if feed_sec is not None else None
+    feed = _feed(feed_sec, r, journal.table_id, name) if feed_sec is not None else None
+    if feed is not None and journal.table_id is None and feed_sec is not None \
+            and feed_sec.has("table"):
+        # issue 16: [feed] table alone names the table; the journal signs its heads with it
+        journal = replace(journal, table_id=feed.table)
+        r.report = [(k, _toml_text(feed.table), "(feed.table)") if k == "journal.table_id"
+                    else (k, text, source) for k, text, source in r.report]
 
     required, optional = _DEVICES[game]
     devices = top.section("devices", required=True,
@@ -742,7 +748,7 @@ def _pem_file(reader: _Reader) -> Callable[[str, Any], str]:
     return conv
 
 
-def _feed(s: _Section, r: _Reader, table_id: str) -> FeedSettings:
+def _feed(s: _Section, r: _Reader, journal_table_id: str | None, name: str) -> FeedSettings:
     d = FeedSettings("", "", "")
     broker = s.value("broker", _broker_url(r), why=" (mqtts://host:port of the casino's broker)")
     tls = broker.startswith("mqtts:")
@@ -752,15 +758,19 @@ def _feed(s: _Section, r: _Reader, table_id: str) -> FeedSettings:
           " the table by it)"
     cert = s.value("cert", _pem_file(r), _REQUIRED if tls else None, why)
     key = s.value("key", _pem_file(r), _REQUIRED if tls else None, why)
-    # the journal signs its heads with its table id (journal.table_id, else the profile's
-    # name): the feed's topics must name the same table, or the collector refuses every head
-    table = s.value("table", _topic_id(r), table_id)
-    if table != table_id:
-        raise r.error(s.key("table"), f"{table!r} differs from the table id the journal signs"
-                                      f" its heads with ({table_id!r}: journal.table_id, else"
-                                      " the profile's name); set journal.table_id instead")
+    # the journal signs its heads with its table id: the feed's topics must name the same
+    # table, or the collector refuses every head. One name for both: feed.table alone is the
+    # journal's too (_resolve), journal.table_id alone is the feed's; only two that differ are
+    # refused.
+    default = journal_table_id or name
+    table = s.value("table", _topic_id(r), default)
+    if journal_table_id is not None and table != journal_table_id:
+        raise r.error(s.key("table"), f"{table!r} differs from journal.table_id"
+                                      f" ({journal_table_id!r}), the table id the journal signs"
+                                      " its heads with: the feed's topics must name the same"
+                                      " table; set one of them, or both the same")
     if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
-        raise s.missing("table", f": the table id {table_id!r} (journal.table_id, else the"
+        raise s.missing("table", f": the table id {default!r} (journal.table_id, else the"
                                  " profile's name) cannot be a topic level")
     return FeedSettings(
         broker=broker,

@@ -11,7 +11,12 @@ then stored or refused with an alarm (docs/feed.md "What the collector checks").
 - A head must be signed by the table's registered key (``bad-signature``); a head lower than
   one already seen is a ``rollback``, another hash at a seen head or at a stored row a ``fork``.
 - A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
-  ``malformed``; a table that sends nothing for ``silence_s`` is ``silent``.
+  ``malformed``; a table that sends nothing that verifies for ``silence_s`` is ``silent``.
+- "Last seen" is the time of the newest message that proved the table alive: a row stored on
+  the chain or a newly stored head whose signature verifies. A refused, held, duplicate or
+  status message does not count: a forged head, a replay, or the unsigned status (DESIGN.md
+  "Host feed (MQTT)": online/offline via the MQTT will, a presence announcement, not a proof)
+  never keeps a silent table looking alive. The status is kept and shown, that is all.
 
 Nothing here touches the network: the runner hands messages in (:meth:`Verifier.handle`) and
 commits the store after a batch. Bad input is never an exception out of ``handle``.
@@ -170,18 +175,14 @@ class Verifier:
             return
         try:
             if where.channel == "rows":
-                row = decode_row(payload)
-                self._seen(table)
-                self._row(table, row)
+                self._row(table, decode_row(payload))
             elif where.channel == "heads":
-                head = decode_head(payload)
-                self._seen(table)
-                self._head(table, head)
+                self._head(table, decode_head(payload))
             else:
                 status = decode_status(payload)
-                self._seen(table)
                 t = self._table(table)
                 t.rec.status, t.rec.status_ts = status["state"], status["ts"]
+                self._dirty.add(table)
         except MessageError as exc:
             self._refuse(table, "malformed", f"{where.channel}: {exc}")
 
@@ -190,6 +191,7 @@ class Verifier:
         self.alarm(table, kind, detail)
 
     def _seen(self, table: str) -> None:
+        """The table proved it is alive (a verified row or head): last seen, not silent."""
         t = self._table(table)
         t.rec.last_seen_ns = self._wall_ns()
         if t.rec.silent:
@@ -224,6 +226,7 @@ class Verifier:
             return
         if self._follows(t, row):
             self._store_row(t, row, gap_before=False)
+            self._seen(table)
             self._drain(t)
         elif rec.frontier_seq and seq == rec.frontier_seq + 1:
             self._refuse(table, "chain", f"row {seq} does not follow the stored row"
@@ -303,6 +306,7 @@ class Verifier:
         self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before=before is None
                            and seq > 1)
         self.counters.rows_stored += 1
+        self._seen(rec.table)
         waiting = t.heads_waiting.pop(seq, None)
         if waiting is not None:
             self._match_head(t, seq, waiting, str(row["hash"]))
@@ -346,7 +350,7 @@ class Verifier:
         self.store.add_head(rec.site, table, head, self._wall_ns(), None)
         self.counters.heads_stored += 1
         rec.head_seq, rec.head_hash = seq, str(head["hash"])
-        self._dirty.add(table)
+        self._seen(table)
         if stored is not None:
             self._match_head(t, seq, str(head["hash"]), stored[1])
         else:
@@ -375,12 +379,15 @@ class Verifier:
             rec = t.rec
             if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
                 self._close_gap(t)
-            heard = None if rec.last_seen_ns is None else max(rec.last_seen_ns, self.started_ns)
-            if heard is not None and not rec.silent and now - heard >= silence_ns:
+            # A table that sent only messages that did not verify (forged heads, status) is
+            # timed from the collector's start: it is silent as surely as one never heard.
+            heard = max(rec.last_seen_ns or 0, self.started_ns)
+            if not rec.silent and now - heard >= silence_ns:
                 rec.silent = True
                 self._dirty.add(rec.table)
-                self.alarm(rec.table, "silent", f"nothing received for"
-                                                f" {(now - heard) / 1e9:.0f} s"
+                what = "no verified row or head" if rec.last_seen_ns is not None else \
+                    "no verified row or head yet"
+                self.alarm(rec.table, "silent", f"{what} for {(now - heard) / 1e9:.0f} s"
                                                 f" (status {rec.status or 'unknown'})")
 
     def _close_gap(self, t: _Table) -> None:

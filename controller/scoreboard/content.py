@@ -56,7 +56,7 @@ def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str,
                 for column, places in zip(big, roads.layout(big, rows), strict=True)
                 for cell, (col, row) in zip(column, places, strict=True)],
     }
-    entries: dict[str, tuple[roads.Colour, ...]] = {}
+    entries: dict[str, list[roads.Colour]] = {}
     for name, k in DERIVED:
         entries[name] = roads.derived_road(big, k)
         columns = roads.as_columns(entries[name])

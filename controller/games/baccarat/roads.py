@@ -32,6 +32,11 @@ scoreboards (docs/roads.md has worked examples):
   column to the right of where the previous one started (further right if a tail already holds
   that top cell) and goes down; when it reaches the bottom, or the cell below is held by an
   earlier tail, it turns right along the last row it reached and stays on it.
+
+Every road comes back as plain lists (a derived road a list of ``"red"`` / ``"blue"``, the big
+road a list of columns, each a list of cells; :func:`layout` a list of columns of ``(col,
+row)`` pairs), new on each call, so a road compares equal to the list a reader writes by hand
+(issue 17: ``big_eye_boy(r) == ["red", "blue"]``).
 """
 
 from __future__ import annotations
@@ -206,16 +211,16 @@ def counts(results: Iterable[Item]) -> Counts:
     )
 
 
-def bead_plate(results: Iterable[Item], rows: int = 6) -> tuple[Bead, ...]:
+def bead_plate(results: Iterable[Item], rows: int = 6) -> list[Bead]:
     """Every coup, ties included, in order; bead i sits at column i // rows, row i % rows."""
     rows = _check_rows(rows)
-    return tuple(
+    return [
         Bead(r.winner, r.banker_pair, r.player_pair, r.natural, i // rows, i % rows)
         for i, r in enumerate(_results(results))
-    )
+    ]
 
 
-def big_road(results: Iterable[Item]) -> tuple[tuple[BigRoadCell, ...], ...]:
+def big_road(results: Iterable[Item]) -> list[list[BigRoadCell]]:
     """The big road's logical columns: one per streak of banker or player wins, ties counted
     on the latest cell (leading ties on the first); no columns while there is no such win."""
     columns: list[list[BigRoadCell]] = []
@@ -238,7 +243,7 @@ def big_road(results: Iterable[Item]) -> tuple[tuple[BigRoadCell, ...], ...]:
             columns[-1].append(cell)
         else:
             columns.append([cell])
-    return tuple(tuple(c) for c in columns)
+    return columns
 
 
 def _lengths(columns: Sequence[Sized]) -> list[int]:
@@ -249,7 +254,7 @@ def _lengths(columns: Sequence[Sized]) -> list[int]:
     return lengths
 
 
-def derived_road(columns: Sequence[Sized], k: int) -> tuple[Colour, ...]:
+def derived_road(columns: Sequence[Sized], k: int) -> list[Colour]:
     """The derived road that compares with the column k to the left (1 big eye boy, 2 small
     road, 3 cockroach pig), from the big road's logical columns; only their lengths matter."""
     if not _is_int(k) or k < 1:
@@ -267,25 +272,25 @@ def derived_road(columns: Sequence[Sized], k: int) -> tuple[Colour, ...]:
                 # Row m >= 2, column n-k: red if it has row m or ended before row m-1; blue if
                 # it ends exactly at row m-1.
                 out.append(BLUE if lengths[i - k] == m - 1 else RED)
-    return tuple(out)
+    return out
 
 
-def big_eye_boy(results: Iterable[Item]) -> tuple[Colour, ...]:
+def big_eye_boy(results: Iterable[Item]) -> list[Colour]:
     """Big eye boy (k = 1): each big-road cell against the column just before its own."""
     return derived_road(big_road(results), 1)
 
 
-def small_road(results: Iterable[Item]) -> tuple[Colour, ...]:
+def small_road(results: Iterable[Item]) -> list[Colour]:
     """Small road (k = 2): each big-road cell against the column two to the left."""
     return derived_road(big_road(results), 2)
 
 
-def cockroach_pig(results: Iterable[Item]) -> tuple[Colour, ...]:
+def cockroach_pig(results: Iterable[Item]) -> list[Colour]:
     """Cockroach pig (k = 3): each big-road cell against the column three to the left."""
     return derived_road(big_road(results), 3)
 
 
-def as_columns(entries: Iterable[T]) -> tuple[tuple[T, ...], ...]:
+def as_columns(entries: Iterable[T]) -> list[list[T]]:
     """Group a flat sequence into logical columns, a new column whenever the entry changes (a
     derived road's red/blue entries are drawn this way)."""
     columns: list[list[T]] = []
@@ -294,17 +299,15 @@ def as_columns(entries: Iterable[T]) -> tuple[tuple[T, ...], ...]:
             columns[-1].append(e)
         else:
             columns.append([e])
-    return tuple(tuple(c) for c in columns)
+    return columns
 
 
-def layout(
-    columns: Sequence[Sized], rows: int = 6
-) -> tuple[tuple[tuple[int, int], ...], ...]:
+def layout(columns: Sequence[Sized], rows: int = 6) -> list[list[tuple[int, int]]]:
     """Where each cell of each logical column is drawn on a grid of ``rows`` rows, with dragon
     tails: ``layout(columns)[i][j]`` is ``(col, row)``, 0-based, of ``columns[i][j]``."""
     rows = _check_rows(rows)
     held: set[tuple[int, int]] = set()
-    placed: list[tuple[tuple[int, int], ...]] = []
+    placed: list[list[tuple[int, int]]] = []
     start = -1
     for length in _lengths(columns):
         # A column starts at the top, next to where the previous column started (a tail may
@@ -324,5 +327,5 @@ def layout(
                 x += 1
             cells.append((x, y))
         held.update(cells)
-        placed.append(tuple(cells))
-    return tuple(placed)
+        placed.append(cells)
+    return placed

@@ -150,7 +150,8 @@ INPUTS: Final[Mapping[str, Input]] = {
     "expose_player": Input("-", "`expose player N`", "seat 1-6 whose tile the dealer exposed"),
     "void_hand": Input("-", "`void seat N`", "seat 1-6 that voids its hand (i)(1)"),
     "expose_void": Input("-", "`expose dealer|bank|dead|unwagered [N]`",
-                         "whose tile was exposed (i)(2)"),
+                         "whose tile was exposed (i)(2); it voids the round after the draw: "
+                         "only a supervisor, at the console (raises an alarm)"),
     "hands_set": Input("`hands_set`", "`sim button hands_set`", "none"),
     "tiles": Input("-", "`tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]`, "
                         "`hands bank|N Ta-Tb Tc-Td`",
@@ -203,7 +204,7 @@ ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
              "the dice total when the dealer shakes the dice (5324.50(a)(3))", "dice 11"),
     "expose": ("expose stacking | player N | dealer | bank | dead | unwagered [N]",
                "a tile was exposed: (d)(5) re-wash, (i)(1) the player may void, (i)(2) every "
-               "hand void", "expose player 3"),
+               "hand void (after the draw: a supervisor, raising an alarm)", "expose player 3"),
     "void": ("void [REASON] | void seat N",
              "void the round (after the draw: a supervisor, with a reason) or seat N's "
              "exposed hand (5324.50(i)(1))", "void seat 3"),

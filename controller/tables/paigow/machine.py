@@ -36,6 +36,16 @@ from controller.tables.paigow.entries import (
 )
 from controller.tables.paigow.record import RoundRecord, Snapshot, full_record
 
+#: How a refusal of a void after the draw for want of a supervisor begins (the console answers
+#: it ERR AUTH: a login question, not the state's).
+NEEDS_SUPERVISOR = "a void after the draw needs a supervisor's login at the console"
+
+
+def needs_supervisor(number: int, command: str) -> str:
+    """Why ``command`` (a void of the round) is refused after ``number`` was drawn to anyone
+    but a supervisor (issue 15: a number voided could be drawn again)."""
+    return f"the number {number} is out: {NEEDS_SUPERVISOR} (`{command}`)"
+
 
 class PaigowRound:
     """The machine's model: the only holder of the table's state (see module docstring)."""
@@ -141,6 +151,9 @@ class PaigowRound:
         return None
 
     def why_exposure_voids(self, event: EventData) -> str | None:
+        """(i)(2): an exposed house, bank, dead or unwagered tile voids every hand. It is only
+        ever after the draw, so like any void after it (issue 15) only a supervisor may say so
+        (the exposure is the reason; docs/paigow-table.md "Voids after the draw")."""
         whose = str(event.kwargs["whose"])
         if whose == "bank" and self.record.bank == "house":
             return "no player banks this round: `expose dealer` for the house's tiles"
@@ -148,6 +161,8 @@ class PaigowRound:
             return "the dealer's tiles are turned over in this state (5324.50(f)(3))"
         if whose == "bank" and self.state == "dealer_hands":
             return "the bank's tiles are turned over in this state (5324.50(f)(3))"
+        if self.record.number is not None and not event.kwargs.get("supervisor"):
+            return needs_supervisor(self.record.number, f"expose {whose}")
         return None
 
     def why_surrender_allowed(self, event: EventData) -> str | None:
@@ -187,8 +202,7 @@ class PaigowRound:
         if number is None:
             return None
         if not event.kwargs.get("supervisor"):
-            return (f"the number {number} is out: a void after the draw needs a supervisor's "
-                    "login at the console (`void REASON`)")
+            return needs_supervisor(number, "void REASON")
         if not str(event.kwargs.get("reason") or "").strip():
             return f"the number {number} is out: say why (`void REASON`)"
         return None

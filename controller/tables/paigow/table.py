@@ -88,7 +88,7 @@ from controller.tables.paigow.entries import (
     has_entries,
     settlement_summary,
 )
-from controller.tables.paigow.machine import PaigowRound, build_machine
+from controller.tables.paigow.machine import NEEDS_SUPERVISOR, PaigowRound, build_machine
 from controller.tables.paigow.record import (
     RoundRecord,
     Snapshot,
@@ -643,11 +643,12 @@ class PaigowTable:
                 return self._sim_button(kwargs["button"], who)
             if trigger == "shift_start":
                 return self._shift_start(who)
-            if trigger == "void":
+            if trigger in ("void", "expose_void"):
+                # every path that voids the round: after the draw only a supervisor (issue 15)
                 kwargs["supervisor"] = who.startswith("supervisor@")
-                why = None if kwargs["supervisor"] else self.refusal("void", **kwargs)
-                if why is not None and self.model.record.number is not None:
-                    raise self._refuse("void", why, "AUTH")   # a login question, not the state's
+                why = None if kwargs["supervisor"] else self.refusal(trigger, **kwargs)
+                if why is not None and NEEDS_SUPERVISOR in why:
+                    raise self._refuse(trigger, why, "AUTH")  # a login question, not the state's
             return self._trigger(trigger, who, **kwargs)
 
         result: list[str] = self._taking(

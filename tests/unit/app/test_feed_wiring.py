@@ -54,6 +54,24 @@ def test_a_feed_starts_with_the_table_shows_in_status_and_stops(tmp_path: Path) 
     assert len(_publisher_threads()) == before
 
 
+def test_a_feed_table_alone_names_the_table_the_heads_are_signed_for(tmp_path: Path) -> None:
+    # Issue 16: [feed] table = "t1" without [journal] table_id: the journal signs its heads
+    # with "t1" (not the profile's name), so the collector accepts them on tc/<site>/t1/.
+    port = _closed_port()
+    (tmp_path / "profiles").mkdir()
+    path = tmp_path / "profiles" / "p.toml"
+    path.write_text(f'include = "{PROFILE}"\nname = "other-name"\n\n[feed]\n'
+                    f'broker = "mqtt://127.0.0.1:{port}"\nsite = "site1"\ntable = "t1"\n')
+    profile = load_profile(path)
+    assert profile.feed is not None and profile.feed.table == "t1"
+    app = Application(profile, tmp_path, console_port="none")
+    try:
+        app.start()
+        assert app.journal.meta("table") == "t1"    # what every head is signed with
+    finally:
+        app.close()
+
+
 def test_no_feed_section_no_publisher(tmp_path: Path) -> None:
     profile = load_profile(PROFILE)
     assert profile.feed is None

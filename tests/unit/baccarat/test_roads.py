@@ -128,6 +128,30 @@ def test_exported_from_the_package() -> None:
     assert "deal" in baccarat.__all__ and "VigLedger" in baccarat.__all__  # existing names kept
 
 
+def test_roads_are_lists_that_equal_a_list_written_by_hand() -> None:
+    # Issue 17: `big_eye_boy(r) == ["red", "blue"]` must hold; a tuple never equals a list.
+    # B P P B: columns [B], [P P], [B]; big eye boy c2 r2 blue (c1 ends at row 1), c3 r1
+    # L2=2 vs L1=1 blue.
+    r = seq("BPPB")
+    assert big_eye_boy(r) == [B_, B_]
+    assert type(big_eye_boy(r)) is list
+    assert small_road(seq("BPBP")) == [R_]  # c4 r1: L3=1 vs L1=1
+    assert cockroach_pig(seq("BPBPB")) == [R_]  # c5 r1: L4=1 vs L1=1
+    road = big_road(r)
+    assert road == [[BigRoadCell(B)], [BigRoadCell(P), BigRoadCell(P)], [BigRoadCell(B)]]
+    assert type(road) is list and all(type(col) is list for col in road)
+    assert [[c.winner for c in col] for col in road] == [[B], [P, P], [B]]
+    assert bead_plate(seq("BT")) == [Bead(B, False, False, False, 0, 0),
+                                     Bead(T, False, False, False, 0, 1)]
+    assert type(bead_plate(r)) is list
+    assert type(derived_road(road, 1)) is list
+    assert as_columns(big_eye_boy(r)) == [[B_, B_]]
+    assert layout(road) == [[(0, 0)], [(1, 0), (1, 1)], [(2, 0)]]
+    # Each call builds new lists: changing one road changes no other.
+    road[0].append(BigRoadCell(B))
+    assert big_road(r)[0] == [BigRoadCell(B)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Counts
 # ---------------------------------------------------------------------------------------------
@@ -171,16 +195,16 @@ def test_bead_plate_with_three_rows_and_flags() -> None:
     beads = bead_plate(
         [Result(P, natural=True), Result(T, player_pair=True), B,
          {"winner": B, "banker_pair": True, "player_pair": True}], rows=3)
-    assert beads == (
+    assert beads == [
         Bead(P, False, False, True, 0, 0),
         Bead(T, False, True, False, 0, 1),
         Bead(B, False, False, False, 0, 2),
         Bead(B, True, True, False, 1, 0),
-    )
+    ]
 
 
 def test_bead_plate_of_nothing() -> None:
-    assert bead_plate([]) == ()
+    assert bead_plate([]) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,7 +215,7 @@ def test_bead_plate_of_nothing() -> None:
 def test_long_streak_is_one_logical_column() -> None:
     road = big_road([B] * 9)
     assert len(road) == 1
-    assert road[0] == (BigRoadCell(B),) * 9
+    assert road[0] == [BigRoadCell(B)] * 9
 
 
 def test_chop_is_a_column_per_coup() -> None:
@@ -225,17 +249,17 @@ def test_a_tie_does_not_break_a_streak() -> None:
 def test_only_ties_give_no_columns_until_a_win() -> None:
     # Documented choice: no cell without a banker or player win; counts and the bead plate
     # still show the ties, and they land on the first cell when it comes.
-    assert big_road([T, T, T]) == ()
-    assert big_eye_boy([T, T, T]) == small_road([T, T, T]) == cockroach_pig([T, T, T]) == ()
+    assert big_road([T, T, T]) == []
+    assert big_eye_boy([T, T, T]) == small_road([T, T, T]) == cockroach_pig([T, T, T]) == []
     assert counts([T, T, T]).tie == 3
     assert len(bead_plate([T, T, T])) == 3
-    assert big_road([T, T, T, B]) == ((BigRoadCell(B, ties=3),),)
+    assert big_road([T, T, T, B]) == [[BigRoadCell(B, ties=3)]]
 
 
 def test_empty_shoe() -> None:
-    assert big_road([]) == ()
-    assert big_eye_boy([]) == small_road([]) == cockroach_pig([]) == ()
-    assert layout(big_road([])) == ()
+    assert big_road([]) == []
+    assert big_eye_boy([]) == small_road([]) == cockroach_pig([]) == []
+    assert layout(big_road([])) == []
 
 
 def test_pairs_on_cells_are_those_of_the_coup_that_wrote_the_cell() -> None:
@@ -246,10 +270,10 @@ def test_pairs_on_cells_are_those_of_the_coup_that_wrote_the_cell() -> None:
         Result(T, banker_pair=True),  # tie with a pair: counted on the second B, no pair there
         {"winner": P, "banker_pair": True, "player_pair": True},
     ])
-    assert road == (
-        (BigRoadCell(B, 1, True, False), BigRoadCell(B, 1, False, False)),
-        (BigRoadCell(P, 0, True, True),),
-    )
+    assert road == [
+        [BigRoadCell(B, 1, True, False), BigRoadCell(B, 1, False, False)],
+        [BigRoadCell(P, 0, True, True)],
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,52 +353,52 @@ def test_worked_example_big_road() -> None:
 
 
 def test_worked_example_big_eye_boy() -> None:
-    assert list(big_eye_boy(EXAMPLE)) == EXAMPLE_BIG_EYE_BOY
+    assert big_eye_boy(EXAMPLE) == EXAMPLE_BIG_EYE_BOY
 
 
 def test_worked_example_small_road() -> None:
-    assert list(small_road(EXAMPLE)) == EXAMPLE_SMALL_ROAD
+    assert small_road(EXAMPLE) == EXAMPLE_SMALL_ROAD
 
 
 def test_worked_example_cockroach_pig() -> None:
-    assert list(cockroach_pig(EXAMPLE)) == EXAMPLE_COCKROACH_PIG
+    assert cockroach_pig(EXAMPLE) == EXAMPLE_COCKROACH_PIG
 
 
 def test_worked_example_derived_road_from_columns() -> None:
     columns = big_road(EXAMPLE)
-    assert list(derived_road(columns, 1)) == EXAMPLE_BIG_EYE_BOY
-    assert list(derived_road(columns, 2)) == EXAMPLE_SMALL_ROAD
-    assert list(derived_road(columns, 3)) == EXAMPLE_COCKROACH_PIG
+    assert derived_road(columns, 1) == EXAMPLE_BIG_EYE_BOY
+    assert derived_road(columns, 2) == EXAMPLE_SMALL_ROAD
+    assert derived_road(columns, 3) == EXAMPLE_COCKROACH_PIG
     # only the lengths matter
-    assert list(derived_road([[0] * n for n in EXAMPLE_LENGTHS], 2)) == EXAMPLE_SMALL_ROAD
+    assert derived_road([[0] * n for n in EXAMPLE_LENGTHS], 2) == EXAMPLE_SMALL_ROAD
 
 
 def test_worked_example_derived_roads_as_columns() -> None:
-    assert as_columns(big_eye_boy(EXAMPLE)) == (
-        (B_, B_), (R_, R_), (B_, B_), (R_,), (B_, B_), (R_,), (B_, B_), (R_,), (B_,), (R_,),
-        (B_,), (R_,))
-    assert as_columns(small_road(EXAMPLE)) == (
-        (B_, B_, B_), (R_,), (B_, B_), (R_,), (B_, B_, B_, B_), (R_, R_), (B_,), (R_,))
-    assert as_columns(cockroach_pig(EXAMPLE)) == (
-        (R_, R_), (B_, B_, B_), (R_, R_), (B_, B_), (R_, R_), (B_, B_))
+    assert as_columns(big_eye_boy(EXAMPLE)) == [
+        [B_, B_], [R_, R_], [B_, B_], [R_], [B_, B_], [R_], [B_, B_], [R_], [B_], [R_],
+        [B_], [R_]]
+    assert as_columns(small_road(EXAMPLE)) == [
+        [B_, B_, B_], [R_], [B_, B_], [R_], [B_, B_, B_, B_], [R_, R_], [B_], [R_]]
+    assert as_columns(cockroach_pig(EXAMPLE)) == [
+        [R_, R_], [B_, B_, B_], [R_, R_], [B_, B_], [R_, R_], [B_, B_]]
 
 
 def test_a_long_streak_on_the_derived_roads() -> None:
     # B P then nine P-less bankers: c1 B (1), c2 P (1), c3 B x9.
     # Big eye boy: c3 r1: L2=1 vs L1=1 -> red; r2: L2=1 = 1 -> blue; r3..r9: L2 ended -> red.
-    assert list(big_eye_boy(seq("BP" + "B" * 9))) == [R_, B_] + [R_] * 7
+    assert big_eye_boy(seq("BP" + "B" * 9)) == [R_, B_] + [R_] * 7
     # Small road: c3 r1 needs c0 -> nothing; r2: L1=1 = 1 -> blue; r3..r9 -> red.
-    assert list(small_road(seq("BP" + "B" * 9))) == [B_] + [R_] * 7
+    assert small_road(seq("BP" + "B" * 9)) == [B_] + [R_] * 7
     # Cockroach pig: c3 has no column 3 to the left -> nothing.
-    assert cockroach_pig(seq("BP" + "B" * 9)) == ()
+    assert cockroach_pig(seq("BP" + "B" * 9)) == []
 
 
 def test_chop_on_the_derived_roads() -> None:
     # Columns of one only: every row-1 comparison is between equal lengths -> red.
     chop = seq("BPBPBPBP")  # 8 columns
-    assert list(big_eye_boy(chop)) == [R_] * 6   # c3..c8
-    assert list(small_road(chop)) == [R_] * 5    # c4..c8
-    assert list(cockroach_pig(chop)) == [R_] * 4  # c5..c8
+    assert big_eye_boy(chop) == [R_] * 6   # c3..c8
+    assert small_road(chop) == [R_] * 5    # c4..c8
+    assert cockroach_pig(chop) == [R_] * 4  # c5..c8
 
 
 # Where each derived road writes its first entry. Each case: results, and the number of coups
@@ -414,7 +438,7 @@ def test_where_each_derived_road_starts(road: object, text: str, at: int, colour
 
 def test_big_eye_boy_in_a_long_second_column() -> None:
     # B PPP B: c2 r2: L1=1 = 1 -> blue; c2 r3: L1=1 < 2 -> red; c3 r1: L2=3 vs L1=1 -> blue.
-    assert list(big_eye_boy(seq("BPPPB"))) == [B_, R_, B_]
+    assert big_eye_boy(seq("BPPPB")) == [B_, R_, B_]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,10 +447,10 @@ def test_big_eye_boy_in_a_long_second_column() -> None:
 
 
 def test_as_columns() -> None:
-    assert as_columns([]) == ()
-    assert as_columns([R_]) == ((R_,),)
-    assert as_columns([R_, R_, B_, R_, B_, B_, B_]) == ((R_, R_), (B_,), (R_,), (B_, B_, B_))
-    assert as_columns(iter("aab")) == (("a", "a"), ("b",))
+    assert as_columns([]) == []
+    assert as_columns([R_]) == [[R_]]
+    assert as_columns([R_, R_, B_, R_, B_, B_, B_]) == [[R_, R_], [B_], [R_], [B_, B_, B_]]
+    assert as_columns(iter("aab")) == [["a", "a"], ["b"]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,13 +459,13 @@ def test_as_columns() -> None:
 
 
 def test_layout_of_a_long_streak_turns_right_at_the_bottom() -> None:
-    assert layout(big_road([B] * 9)) == (
-        ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5)),)
+    assert layout(big_road([B] * 9)) == [
+        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5)]]
 
 
 def test_layout_of_short_columns_is_one_drawing_column_each() -> None:
-    assert layout(big_road(seq("BBPPPB"))) == (
-        ((0, 0), (0, 1)), ((1, 0), (1, 1), (1, 2)), ((2, 0),))
+    assert layout(big_road(seq("BBPPPB"))) == [
+        [(0, 0), (0, 1)], [(1, 0), (1, 1), (1, 2)], [(2, 0)]]
 
 
 def test_a_tail_blocks_later_columns_which_turn_right_earlier() -> None:
@@ -453,22 +477,22 @@ def test_a_tail_blocks_later_columns_which_turn_right_earlier() -> None:
     #   c4 (6): (4,0)-(4,2) ((4,3) held by c2's tail), turns on row 2: (5,2), (6,2), (7,2)
     columns = big_road(seq("B" * 8 + "P" * 7 + "B" * 6 + "P" + "B" * 6))
     assert [len(c) for c in columns] == [8, 7, 6, 1, 6]
-    assert layout(columns) == (
-        ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5)),
-        ((1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 4), (3, 4)),
-        ((2, 0), (2, 1), (2, 2), (2, 3), (3, 3), (4, 3)),
-        ((3, 0),),
-        ((4, 0), (4, 1), (4, 2), (5, 2), (6, 2), (7, 2)),
-    )
+    assert layout(columns) == [
+        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5)],
+        [(1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (2, 4), (3, 4)],
+        [(2, 0), (2, 1), (2, 2), (2, 3), (3, 3), (4, 3)],
+        [(3, 0)],
+        [(4, 0), (4, 1), (4, 2), (5, 2), (6, 2), (7, 2)],
+    ]
 
 
 def test_a_tail_ends_and_the_next_column_goes_down_again() -> None:
     # Lengths 7, 1, 6: c0 tail at (1,5); c1 at (1,0); c2 at (2,0) has row 5 free -> straight down.
-    assert layout([[B] * 7, [P], [B] * 6]) == (
-        ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5)),
-        ((1, 0),),
-        ((2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5)),
-    )
+    assert layout([[B] * 7, [P], [B] * 6]) == [
+        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5)],
+        [(1, 0)],
+        [(2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5)],
+    ]
 
 
 def test_a_tail_along_the_top_row_pushes_the_next_column_right() -> None:
@@ -476,25 +500,25 @@ def test_a_tail_along_the_top_row_pushes_the_next_column_right() -> None:
     #   c0: (0,0), (0,1), tail (1,1)
     #   c1: (1,0); (1,1) held -> turns on row 0: (2,0), (3,0)
     #   c2: the top of drawing columns 2 and 3 is c1's tail -> starts at (4,0)
-    assert layout([[B] * 3, [P] * 3, [B]], rows=2) == (
-        ((0, 0), (0, 1), (1, 1)),
-        ((1, 0), (2, 0), (3, 0)),
-        ((4, 0),),
-    )
+    assert layout([[B] * 3, [P] * 3, [B]], rows=2) == [
+        [(0, 0), (0, 1), (1, 1)],
+        [(1, 0), (2, 0), (3, 0)],
+        [(4, 0)],
+    ]
 
 
 def test_layout_with_one_row() -> None:
-    assert layout([[B, B], [P], [B, B, B]], rows=1) == (
-        ((0, 0), (1, 0)), ((2, 0),), ((3, 0), (4, 0), (5, 0)))
+    assert layout([[B, B], [P], [B, B, B]], rows=1) == [
+        [(0, 0), (1, 0)], [(2, 0)], [(3, 0), (4, 0), (5, 0)]]
 
 
 def test_layout_of_a_derived_road() -> None:
     # The long streak's big eye boy: red, blue, then 7 reds -> columns of 1, 1, 7.
     drawn = layout(as_columns(big_eye_boy(seq("BP" + "B" * 9))))
-    assert drawn == (
-        ((0, 0),), ((1, 0),),
-        ((2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5), (3, 5)),
-    )
+    assert drawn == [
+        [(0, 0)], [(1, 0)],
+        [(2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5), (3, 5)],
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,9 +593,9 @@ def test_big_road_matches_the_brute_force(results: list[str]) -> None:
 
 @given(any_results)
 def test_derived_roads_match_the_brute_force(results: list[str]) -> None:
-    assert list(big_eye_boy(results)) == brute_derived(results, 1)
-    assert list(small_road(results)) == brute_derived(results, 2)
-    assert list(cockroach_pig(results)) == brute_derived(results, 3)
+    assert big_eye_boy(results) == brute_derived(results, 1)
+    assert small_road(results) == brute_derived(results, 2)
+    assert cockroach_pig(results) == brute_derived(results, 3)
 
 
 @given(any_results, st.integers(1, 4))

@@ -3,6 +3,7 @@ is named, mqtts:// with the table's certificate, mqtt:// only to this machine, t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -106,4 +107,45 @@ def test_the_feed_names_the_table_the_journal_signs_for(tmp_path: Path) -> None:
     assert feed is not None and feed.table == "pg-07"
     p.write_text(BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
                  'site = "s"\ntable = "pg-08"\n')
-    assert "feed.table: 'pg-08' differs from the table id the journal signs" in str(refused(p))
+    e = refused(p)
+    assert e.key == "feed.table"
+    assert "'pg-08' differs from journal.table_id ('pg-07'), the table id the journal signs" \
+        in str(e)
+
+
+def test_a_feed_table_alone_is_the_journals_table_id_too(tmp_path: Path) -> None:
+    # Issue 16: [feed] table = "t1" without [journal] table_id names the table for both; the
+    # profile's name ("t", from t.toml) is used for neither.
+    p = profile(tmp_path, 'broker = "mqtt://127.0.0.1"\nsite = "s"\ntable = "t1"\n')
+    loaded = load_profile(p)
+    assert loaded.name == "t"
+    assert loaded.feed is not None and loaded.feed.table == "t1"
+    assert loaded.journal.table_id == "t1"
+    report = check_profile_report(p)
+    assert re.search(r'^  journal\.table_id = "t1" +# \(feed\.table\)$', report, re.M), report
+    assert re.search(r'^  feed\.table = "t1" +# .*t\.toml$', report, re.M), report
+
+
+def test_a_journal_table_id_alone_or_the_same_in_both_is_accepted(tmp_path: Path) -> None:
+    p = tmp_path / "t.toml"
+    for journal, feed in (('table_id = "t1"\n', ""), ('table_id = "t1"\n', 'table = "t1"\n')):
+        p.write_text(BASE + f'\n[journal]\n{journal}\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+                            f'site = "s"\n{feed}')
+        loaded = load_profile(p)
+        assert loaded.feed is not None
+        assert (loaded.journal.table_id, loaded.feed.table) == ("t1", "t1")
+
+
+def test_no_feed_table_leaves_the_journal_on_the_profile_name(tmp_path: Path) -> None:
+    loaded = load_profile(profile(tmp_path, 'broker = "mqtt://127.0.0.1"\nsite = "s"\n'))
+    assert loaded.journal.table_id is None           # the journal signs with the name, "t"
+    assert loaded.feed is not None and loaded.feed.table == "t"
+
+
+def test_the_design_names_the_key_table_not_table_id(tmp_path: Path) -> None:
+    # DESIGN.md "Host feed (MQTT)": topics tc/<site>/<table>/..., "<table> comes from the
+    # profile": the key is feed.table; the journal's key table_id written under [feed] is
+    # refused with the right name, never silently ignored.
+    e = refused(profile(tmp_path, 'broker = "mqtt://127.0.0.1"\nsite = "s"\ntable_id = "t1"\n'))
+    assert e.key == "feed.table_id"
+    assert "unknown key (did you mean 'table'?)" in str(e)

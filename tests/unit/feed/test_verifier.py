@@ -257,7 +257,8 @@ def test_unknown_table_and_malformed_input_never_stop_the_collector(
 
 def test_a_table_silent_too_long_is_alarmed_once(tmp_path: Path, table: TableJournal) -> None:
     rig = Rig(tmp_path, table, silence=300.0)
-    rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", 1))
+    rows = table.rounds(2, 1)
+    rig.row(table, rows[0])
     rig.clock.advance(299)
     rig.tick()
     assert rig.kinds() == []
@@ -266,9 +267,100 @@ def test_a_table_silent_too_long_is_alarmed_once(tmp_path: Path, table: TableJou
     rig.clock.advance(100)
     rig.tick()
     assert rig.kinds() == ["silent"]
+    assert "no verified row or head for 301 s" in rig.store.alarms()[0].detail
     assert rig.store.tables()[0].silent
-    rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", 2))
+    rig.row(table, rows[1])                           # a row on the chain: alive again
     assert not rig.store.tables()[0].silent
+    assert rig.store.tables()[0].last_seen_ns == rig.clock()
+
+
+def forged_heads(table: TableJournal, seq: int) -> list[bytes]:
+    """Well-formed heads for ``table`` that do not verify: one signed by another key, one with
+    the table's key id and a signature over other bytes."""
+    intruder = ec.generate_private_key(ec.SECP256R1())
+    other_key = head_payload(table.sign(seq, key=intruder).as_dict())
+    genuine = table.sign(seq)
+    tampered = genuine.as_dict() | {"ts": genuine.ts + 1}
+    return [other_key, json.dumps({"v": 2, **tampered}).encode()]
+
+
+def test_forged_heads_do_not_keep_a_silent_table_alive(tmp_path: Path,
+                                                       table: TableJournal) -> None:
+    # Issue 16 (audit): last seen moved before the signature check, so a table that sent only
+    # forged heads never went silent. Only a verified row or head counts.
+    rig = Rig(tmp_path, table, silence=300.0)
+    rows = table.rounds(2, 2)
+    for r in rows:
+        rig.row(table, r)
+    seen = rig.clock()
+    for step in range(8):                             # a forged head every 50 s for 400 s
+        rig.clock.advance(50)
+        for payload in forged_heads(table, 4):
+            rig.raw(f"tc/{SITE}/{table.table}/heads", payload)
+        rig.tick()
+        kinds = rig.kinds()
+        assert ("silent" in kinds) == (50 * (step + 1) >= 300), (step, kinds)
+    assert rig.store.tables()[0].last_seen_ns == seen
+    assert rig.store.tables()[0].silent
+    assert rig.store.alarms(kind="silent")[0].count == 1
+    rig.head(table, table.sign(4))                    # a genuine head: alive again
+    assert not rig.store.tables()[0].silent
+    assert rig.store.tables()[0].last_seen_ns == rig.clock()
+
+
+def test_a_table_that_only_ever_sent_forged_heads_goes_silent(tmp_path: Path,
+                                                              table: TableJournal) -> None:
+    rig = Rig(tmp_path, table, silence=300.0)
+    table.rounds(1, 2)
+    for _ in range(7):
+        rig.clock.advance(50)
+        for payload in forged_heads(table, 2):
+            rig.raw(f"tc/{SITE}/{table.table}/heads", payload)
+        rig.tick()
+    assert rig.kinds() == ["bad-signature", "silent"]
+    assert "no verified row or head yet for 300 s" in rig.store.alarms(kind="silent")[0].detail
+    assert rig.store.tables()[0].last_seen_ns is None
+
+
+def test_status_messages_and_replays_are_not_proof_of_life(tmp_path: Path,
+                                                           table: TableJournal) -> None:
+    # DESIGN.md "Host feed (MQTT)": status is online/offline via the MQTT will, unsigned and
+    # retained: shown, never counted as seen; nor a duplicate (a replayed row or head) nor a row
+    # held before a gap (its chain is not checked yet).
+    rig = Rig(tmp_path, table, silence=300.0, gap=3600.0)
+    rows = table.rounds(4, 1)
+    rig.row(table, rows[0])
+    head1 = table.sign(1)
+    rig.head(table, head1)
+    seen = rig.clock()
+    for n in range(7):
+        rig.clock.advance(50)
+        rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", n + 2))
+        rig.row(table, rows[0])                        # a replay of a stored row
+        rig.head(table, head1)                         # a replay of the retained head
+        rig.row(table, rows[2 + n % 2])                # rows 3, 4: held (row 2 missing)
+        rig.tick()
+    rec = rig.store.tables()[0]
+    assert rig.kinds() == ["silent"]
+    assert "(status online)" in rig.store.alarms()[0].detail
+    assert (rec.status, rec.status_ts, rec.last_seen_ns, rec.silent) == ("online", 8, seen, True)
+    rig.row(table, rows[1])                            # the missing row: 2, 3, 4 on the chain
+    rec = rig.store.tables()[0]
+    assert rig.seqs(table) == [1, 2, 3, 4]
+    assert (rec.last_seen_ns, rec.silent) == (rig.clock(), False)
+
+
+def test_a_status_only_table_is_silent_after_the_setting(tmp_path: Path,
+                                                         table: TableJournal) -> None:
+    rig = Rig(tmp_path, table, silence=300.0)
+    rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", 1))
+    rig.clock.advance(299)
+    rig.tick()
+    assert rig.kinds() == []
+    rig.clock.advance(1)
+    rig.tick()
+    assert rig.kinds() == ["silent"]
+    assert rig.store.tables()[0].status == "online"
 
 
 def test_alarms_of_a_kind_coalesce_within_the_window(tmp_path: Path,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .helpers import make_rig, play_round, reopen, settings
 
 
@@ -82,7 +84,7 @@ def test_replies_say_what_changed(tmp_path: Path) -> None:
     lines = rig.act("expose player 4")
     assert any("void seat 4" in line and "(i)(1)" in line for line in lines)
     assert any("seat 4's hand is void" in line for line in rig.act("void seat 4"))
-    lines = rig.act("expose dealer")
+    lines = rig.act("expose dealer", "supervisor@serial")     # a void after the draw
     assert lines[0] == "round 3 washing"
     assert any("round 2 voided" in line and "every hand is void" in line
                and "re-shuffled" in line for line in lines)
@@ -131,9 +133,59 @@ def test_an_exposure_after_the_draw_is_alarmed_and_counted_too(tmp_path: Path) -
     for name in ("shuffled", "no_more_bets", "draw"):
         rig.press(name)
     before = len(rig.alarms)
-    rig.act("expose dead")
+    rig.act("expose dead", "supervisor@serial")
     assert _new(rig.alarms, before, "ALARM void after the draw")
     assert rig.table.status()["voids_after_draw"].startswith("1 this shift")
+
+
+@pytest.mark.parametrize("whose", ["dealer", "dead", "unwagered"])
+def test_an_exposure_after_the_draw_needs_a_supervisor_like_void(tmp_path: Path,
+                                                                 whose: str) -> None:
+    """Issue 15 item 8: every path that voids a round after the draw needs the supervisor;
+    `expose dealer|dead|unwagered` voided it with a technician's login."""
+    rig = make_rig(tmp_path)
+    for name in ("shuffled", "no_more_bets", "draw"):
+        rig.press(name)
+    number = rig.table.model.record.number
+    before, refusals = len(rig.alarms), len(rig.rows("paigow.refused"))
+    refused = rig.try_act(f"expose {whose}")                # a technician
+    assert refused is not None and refused.code == "AUTH"
+    assert refused.reason == (f"the number {number} is out: a void after the draw needs a"
+                              f" supervisor's login at the console (`expose {whose}`)")
+    void = rig.try_act("void")                               # the same answer as `void`
+    assert void is not None and void.code == "AUTH"
+    assert void.reason.split(" (`")[0] == refused.reason.split(" (`")[0]
+    assert rig.state == "dealing" and rig.table.model.round_id == 1
+    assert not rig.rows("paigow.voided") and not rig.rows("paigow.void_after_draw")
+    assert not _new(rig.alarms, before, "ALARM")
+    assert rig.table.status()["voids_after_draw"] == "0 this shift"
+    assert [r.data["code"] for r in rig.rows("paigow.refused")[refusals:]] == \
+        ["AUTH", "AUTH"]                                      # journaled
+    rig.act(f"expose {whose}", "supervisor@serial")
+    assert rig.state == "washing" and rig.table.model.round_id == 2
+    alarms = _new(rig.alarms, before, "ALARM void after the draw")
+    assert len(alarms) == 1 and "supervisor@serial" in alarms[0]
+    assert f"a tile of the {whose} hand was exposed" in alarms[0]
+    row = rig.rows("paigow.void_after_draw")[-1]
+    assert (row.data["trigger"], row.data["who"], row.data["number"]) == \
+        ("expose_void", "supervisor@serial", number)
+    assert rig.table.status()["voids_after_draw"].startswith("1 this shift")
+
+
+def test_an_exposure_before_the_draw_is_unchanged(tmp_path: Path) -> None:
+    """`expose stacking` (d)(5) is the only exposure before the draw: a technician's, no alarm,
+    not counted; the voiding exposures are not allowed before the draw."""
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.act("expose stacking")
+    assert rig.state == "washing"
+    rig.press("shuffled")
+    rig.press("no_more_bets")
+    refused = rig.try_act("expose dealer")
+    assert refused is not None and refused.code != "AUTH"
+    assert not rig.rows("paigow.void_after_draw")
+    assert not [a for a in rig.alarms if a.startswith("ALARM")]
+    assert rig.table.status()["voids_after_draw"] == "0 this shift"
 
 
 def test_a_void_before_the_draw_is_no_alarm(tmp_path: Path) -> None:

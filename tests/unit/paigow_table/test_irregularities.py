@@ -54,7 +54,7 @@ def test_exposed_house_tile_voids_every_hand(tmp_path: Path, whose: str, when: s
         rig.press(name)
     if when == "setting_hands":
         rig.press("dealt")
-    rig.act(f"expose {whose}")
+    rig.act(f"expose {whose}", "supervisor@test")   # a void after the draw: a supervisor's
     assert rig.state == "washing"
     voided = rig.rows("paigow.voided")[-1]
     assert voided.round == 1
@@ -76,7 +76,7 @@ def test_bank_tile_exposure_needs_a_player_bank(tmp_path: Path) -> None:
     play.act("bank seat 1")
     for name in ("no_more_bets", "draw"):
         play.press(name)
-    play.act("expose bank")
+    play.act("expose bank", "supervisor@test")
     assert play.state == "washing" and play.rows("paigow.voided")
 
 
@@ -84,8 +84,9 @@ def test_dealer_tiles_may_be_turned_once_hands_are_set(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
     for name in ("shuffled", "no_more_bets", "draw", "dealt", "hands_set"):
         rig.press(name)
-    assert rig.try_act("expose dealer") is not None  # (f)(3): turned over on purpose
-    rig.act("expose dead")
+    refused = rig.try_act("expose dealer", "supervisor@test")  # (f)(3): turned over on purpose
+    assert refused is not None and refused.code != "AUTH"
+    rig.act("expose dead", "supervisor@test")
     assert rig.state == "washing"
 
 

@@ -25,7 +25,7 @@ SEND = {
     "dice": "dice 11",
     "expose_player": "expose player 1",
     "void_hand": "void seat 1",
-    "expose_void": "expose dead",
+    "expose_void": "expose dead",          # a void too: after the draw a supervisor's
     "surrender": "surrender seat 1",
     "void": "void tiles knocked over",   # after the draw a supervisor's (Voids after the draw)
     "wager": "wager 1 1000",
@@ -105,8 +105,8 @@ def send(rig: Rig, trigger: str) -> Refused | None:
         rig.press(trigger)
         refused = [a for a in rig.alarms[before:] if a.startswith(f"REFUSED {trigger}")]
         return Refused(refused[0]) if refused else None
-    return rig.try_act(SEND[trigger], "supervisor@test" if trigger == "void" else
-                       "technician@test")
+    return rig.try_act(SEND[trigger], "supervisor@test" if trigger in ("void", "expose_void")
+                       else "technician@test")
 
 
 def test_the_hand_written_table_covers_the_machine() -> None:
