@@ -103,8 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument("--gap-timeout", type=float, default=60.0, metavar="S",
                          help="seconds missing rows may take to arrive before a gap alarm")
     collect.add_argument("--silence", type=float, default=900.0, metavar="S",
-                         help="seconds without a verified row or signed head from a table"
-                              " before a silent alarm (status messages do not count)")
+                         help="seconds without a verified row, signed head or online status"
+                              " from a table before a silent alarm")
     collect.add_argument("--log-level", default="WARNING")
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
     floor.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL")

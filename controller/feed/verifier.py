@@ -13,10 +13,12 @@ then stored or refused with an alarm (docs/feed.md "What the collector checks").
 - A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
   ``malformed``; a table that sends nothing that verifies for ``silence_s`` is ``silent``.
 - "Last seen" is the time of the newest message that proved the table alive: a row stored on
-  the chain or a newly stored head whose signature verifies. A refused, held, duplicate or
-  status message does not count: a forged head, a replay, or the unsigned status (DESIGN.md
-  "Host feed (MQTT)": online/offline via the MQTT will, a presence announcement, not a proof)
-  never keeps a silent table looking alive. The status is kept and shown, that is all.
+  the chain, a newly stored head whose signature verifies, or an ``online`` status (DESIGN.md
+  "Host feed (MQTT)": the publisher repeats it every minute; only the table's own certificate
+  may publish on its topics, by the broker's TLS and ACL, so an idle table that is connected is
+  heard, and is not alarmed every night). A refused, held or duplicate message does not count:
+  a forged head or a replay never keeps a silent table looking alive; ``offline`` (the will)
+  does not either.
 
 Nothing here touches the network: the runner hands messages in (:meth:`Verifier.handle`) and
 commits the store after a batch. Bad input is never an exception out of ``handle``.
@@ -183,6 +185,8 @@ class Verifier:
                 t = self._table(table)
                 t.rec.status, t.rec.status_ts = status["state"], status["ts"]
                 self._dirty.add(table)
+                if status["state"] == "online":
+                    self._seen(table)
         except MessageError as exc:
             self._refuse(table, "malformed", f"{where.channel}: {exc}")
 
@@ -191,7 +195,8 @@ class Verifier:
         self.alarm(table, kind, detail)
 
     def _seen(self, table: str) -> None:
-        """The table proved it is alive (a verified row or head): last seen, not silent."""
+        """The table proved it is alive (a verified row or head, an online status): last seen,
+        not silent."""
         t = self._table(table)
         t.rec.last_seen_ns = self._wall_ns()
         if t.rec.silent:
@@ -379,14 +384,15 @@ class Verifier:
             rec = t.rec
             if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
                 self._close_gap(t)
-            # A table that sent only messages that did not verify (forged heads, status) is
+            # A table that sent only messages that did not verify (forged heads, replays) is
             # timed from the collector's start: it is silent as surely as one never heard.
             heard = max(rec.last_seen_ns or 0, self.started_ns)
             if not rec.silent and now - heard >= silence_ns:
                 rec.silent = True
                 self._dirty.add(rec.table)
-                what = "no verified row or head" if rec.last_seen_ns is not None else \
-                    "no verified row or head yet"
+                what = "nothing verified (row, head or online status)" \
+                    if rec.last_seen_ns is not None else \
+                    "nothing verified (row, head or online status) yet"
                 self.alarm(rec.table, "silent", f"{what} for {(now - heard) / 1e9:.0f} s"
                                                 f" (status {rec.status or 'unknown'})")
 

@@ -267,7 +267,7 @@ def test_a_table_silent_too_long_is_alarmed_once(tmp_path: Path, table: TableJou
     rig.clock.advance(100)
     rig.tick()
     assert rig.kinds() == ["silent"]
-    assert "no verified row or head for 301 s" in rig.store.alarms()[0].detail
+    assert "nothing verified (row, head or online status) for 301 s" in rig.store.alarms()[0].detail
     assert rig.store.tables()[0].silent
     rig.row(table, rows[1])                           # a row on the chain: alive again
     assert not rig.store.tables()[0].silent
@@ -318,15 +318,14 @@ def test_a_table_that_only_ever_sent_forged_heads_goes_silent(tmp_path: Path,
             rig.raw(f"tc/{SITE}/{table.table}/heads", payload)
         rig.tick()
     assert rig.kinds() == ["bad-signature", "silent"]
-    assert "no verified row or head yet for 300 s" in rig.store.alarms(kind="silent")[0].detail
+    assert "nothing verified (row, head or online status) yet for 300 s" in rig.store.alarms(kind="silent")[0].detail
     assert rig.store.tables()[0].last_seen_ns is None
 
 
-def test_status_messages_and_replays_are_not_proof_of_life(tmp_path: Path,
-                                                           table: TableJournal) -> None:
-    # DESIGN.md "Host feed (MQTT)": status is online/offline via the MQTT will, unsigned and
-    # retained: shown, never counted as seen; nor a duplicate (a replayed row or head) nor a row
-    # held before a gap (its chain is not checked yet).
+def test_replays_and_held_rows_are_not_proof_of_life(tmp_path: Path,
+                                                     table: TableJournal) -> None:
+    # A duplicate (a replayed row or head) proves nothing new, and a row held before a gap has
+    # not had its chain checked yet: neither moves "last seen".
     rig = Rig(tmp_path, table, silence=300.0, gap=3600.0)
     rows = table.rounds(4, 1)
     rig.row(table, rows[0])
@@ -335,32 +334,40 @@ def test_status_messages_and_replays_are_not_proof_of_life(tmp_path: Path,
     seen = rig.clock()
     for n in range(7):
         rig.clock.advance(50)
-        rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", n + 2))
+        rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("offline", n + 2))
         rig.row(table, rows[0])                        # a replay of a stored row
         rig.head(table, head1)                         # a replay of the retained head
         rig.row(table, rows[2 + n % 2])                # rows 3, 4: held (row 2 missing)
         rig.tick()
     rec = rig.store.tables()[0]
     assert rig.kinds() == ["silent"]
-    assert "(status online)" in rig.store.alarms()[0].detail
-    assert (rec.status, rec.status_ts, rec.last_seen_ns, rec.silent) == ("online", 8, seen, True)
+    assert "(status offline)" in rig.store.alarms()[0].detail
+    assert (rec.status, rec.status_ts, rec.last_seen_ns, rec.silent) == ("offline", 8, seen, True)
     rig.row(table, rows[1])                            # the missing row: 2, 3, 4 on the chain
     rec = rig.store.tables()[0]
     assert rig.seqs(table) == [1, 2, 3, 4]
     assert (rec.last_seen_ns, rec.silent) == (rig.clock(), False)
 
 
-def test_a_status_only_table_is_silent_after_the_setting(tmp_path: Path,
-                                                         table: TableJournal) -> None:
+def test_an_idle_connected_table_is_heard_by_its_online_status(
+        tmp_path: Path, table: TableJournal) -> None:
+    # The publisher repeats "online" every minute; the broker lets only the table's own
+    # certificate publish it (TLS, ACL): an idle table is heard, never silent; after its will's
+    # "offline" nothing more comes, and it is silent after the setting.
     rig = Rig(tmp_path, table, silence=300.0)
-    rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", 1))
+    for n in range(10):                                # ten idle minutes
+        rig.clock.advance(60)
+        rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", n + 1))
+        rig.tick()
+    assert rig.kinds() == []
+    rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("offline", 11))
     rig.clock.advance(299)
     rig.tick()
     assert rig.kinds() == []
     rig.clock.advance(1)
     rig.tick()
     assert rig.kinds() == ["silent"]
-    assert rig.store.tables()[0].status == "online"
+    assert rig.store.tables()[0].status == "offline"
 
 
 def test_alarms_of_a_kind_coalesce_within_the_window(tmp_path: Path,
