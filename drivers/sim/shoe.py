@@ -114,22 +114,31 @@ class _Link(Protocol):
 
 
 class _PtyLink:
-    """The master end of a pseudo-terminal; the slave is kept open (raw) so it never hangs up."""
+    """The master end of a pseudo-terminal; the slave is kept open (raw) so it never hangs up.
+
+    ``close`` waits for a read in progress (at most its timeout): closed under a read, the fd's
+    number could be reused by the next link's pty before the read used it, and the old read
+    would then take the new link's bytes or block on its slave."""
 
     def __init__(self) -> None:
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)  # no echo, no CR/LF translation before the controller opens it
         os.set_blocking(self.master, False)
         self.slave_path = os.ttyname(self.slave)
+        self._reading = threading.Lock()
+        self._closed = False
 
     def read(self, timeout: float) -> bytes:
-        ready, _, _ = select.select([self.master], [], [], timeout)
-        if not ready:
-            return b""
-        try:
-            return os.read(self.master, 4096)
-        except BlockingIOError:
-            return b""
+        with self._reading:
+            if self._closed:
+                raise OSError("the link is closed")
+            ready, _, _ = select.select([self.master], [], [], timeout)
+            if not ready:
+                return b""
+            try:
+                return os.read(self.master, 4096)
+            except BlockingIOError:
+                return b""
 
     def write(self, data: bytes) -> bool:
         """Write all of ``data``; False if nobody read the slave for 0.2 s (bytes lost)."""
@@ -145,9 +154,13 @@ class _PtyLink:
         return True
 
     def close(self) -> None:
-        for fd in (self.master, self.slave):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        with self._reading:
+            if self._closed:
+                return
+            self._closed = True
+            for fd in (self.master, self.slave):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class _SerialLink:
@@ -155,23 +168,23 @@ class _SerialLink:
 
     def __init__(self, url: str, baud: int) -> None:
         self.port = serial.serial_for_url(url, baudrate=baud, timeout=0, write_timeout=0.5)
+        self._reading = threading.Lock()  # close() waits for a read in progress (see _PtyLink)
 
     def read(self, timeout: float) -> bytes:
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                waiting = self.port.in_waiting
-            except (TypeError, AttributeError) as exc:
-                # disconnect() closed the port under this read: pySerial's close() drops the fd
-                # before it clears is_open, so is_open cannot tell; the caller's handling of a
-                # lost port closes this link only if it is still the shoe's current one
-                raise serial.SerialException("the port was closed under a read") from exc
-            if waiting:
-                data: bytes = self.port.read(waiting)
-                return data
-            if time.monotonic() >= deadline:
-                return b""
-            time.sleep(0.002)
+        with self._reading:
+            while True:
+                try:
+                    waiting = self.port.in_waiting
+                except (TypeError, AttributeError) as exc:
+                    # pySerial without its fd (closed): a lost port, which the caller handles
+                    raise serial.SerialException("the port is closed") from exc
+                if waiting:
+                    data: bytes = self.port.read(waiting)
+                    return data
+                if time.monotonic() >= deadline:
+                    return b""
+                time.sleep(0.002)
 
     def write(self, data: bytes) -> bool:
         try:
@@ -181,7 +194,7 @@ class _SerialLink:
         return True
 
     def close(self) -> None:
-        with contextlib.suppress(serial.SerialException, OSError):
+        with self._reading, contextlib.suppress(serial.SerialException, OSError):
             self.port.close()
 
 
