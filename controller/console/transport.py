@@ -117,10 +117,15 @@ class EndOfInput:
 EditorOutput = Echo | Submit | EndOfInput
 
 
+#: Commands whose arguments are a PIN: the line editor echoes them as ``*``.
+SECRET_COMMANDS: Final = frozenset({"login", "passwd"})
+
+
 class LineEditor:
     """A terminal line discipline, pure: keystrokes in, what to echo and the lines out.
 
-    Printable ASCII is echoed and kept (up to ``max_line`` characters, then the bell); CR, LF or
+    Printable ASCII is echoed (a PIN as ``*``: :attr:`shown`) and kept (up to ``max_line``
+    characters, then the bell); CR, LF or
     CRLF ends the line (an empty line only shows the prompt again); BS and DEL erase one
     character; Ctrl-U erases the line; Ctrl-C cancels it (``^C`` and a new prompt); Ctrl-D on
     an empty line is the end of input; ESC sequences (arrows, function keys) are skipped; any
@@ -140,12 +145,23 @@ class LineEditor:
         """The line typed so far."""
         return self._buf.decode("ascii")
 
+    @property
+    def shown(self) -> str:
+        """The line as the terminal shows it: a PIN is never echoed (``login PIN``,
+        ``passwd [supervisor] NEW-PIN``: everything after the command word shows as ``*``)."""
+        text = self.text
+        head, space, rest = text.lstrip(" ").partition(" ")
+        if space and head.lower() in SECRET_COMMANDS:
+            shown_head = text[: len(text) - len(rest)]
+            return shown_head + "*" * len(rest)
+        return text
+
     def feed(self, data: bytes) -> list[EditorOutput]:
         """Echoes (consecutive ones merged), finished lines and end of input, in order."""
         out: list[EditorOutput] = []
 
         def echo(data: bytes) -> None:
-            shown = self.text
+            shown = self.shown
             if out and isinstance(out[-1], Echo):
                 out[-1] = Echo(out[-1].data + data, shown)
             else:
@@ -188,7 +204,7 @@ class LineEditor:
             elif 0x20 <= byte <= 0x7E:
                 if len(self._buf) < self._max:
                     self._buf.append(byte)
-                    echo(bytes((byte,)))
+                    echo(self.shown[-1:].encode("ascii"))
                 else:
                     echo(_BEL)
             else:

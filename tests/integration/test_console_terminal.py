@@ -89,7 +89,7 @@ def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
     assert b"status" in t.expect(b"OK\r\n> ")
     # Ctrl-C cancels the line and prompts again
     t.type(b"passwd 48151623\x03")
-    assert t.expect(b"^C\r\n> ") == b"passwd 48151623^C\r\n> "
+    assert t.expect(b"^C\r\n> ") == b"passwd ********^C\r\n> "  # a PIN is never echoed
     # an empty line only prompts again; arrow keys are skipped
     t.type(b"\r\x1b[A\x1b[Dstatus\r")
     assert t.expect(b"status\r\n") == b"\r\n> status\r\n"
@@ -171,7 +171,7 @@ def test_run_sim_prompts_echoes_and_says_what_the_display_shows(tmp_path: Path) 
         t.expect(b"table-controller ready")
         t.expect(b"> ")
         t.type(b"passwd 48151623\r")
-        assert b"passwd 48151623\r" in t.expect(b"PIN set; logged in")
+        assert b"passwd ********\r" in t.expect(b"PIN set; logged in")
         t.expect(b"OK\r")
         said = b""
         for button in (b"shuffled", b"no_more_bets", b"draw"):

@@ -155,3 +155,17 @@ def test_a_machine_peer_gets_no_prompt_and_no_echo() -> None:
     assert t.out.getvalue() == b"OK\r\nERR SYNTAX line holds non-printable bytes\r\n"
     t.send_unsolicited(["!DISPLAY 6"])
     assert t.out.getvalue().endswith(b"ERR SYNTAX line holds non-printable bytes\r\n!DISPLAY 6\r\n")
+
+
+def test_a_pin_is_never_echoed_but_is_submitted_as_typed() -> None:
+    # A camera or a bystander sees the terminal: the PIN shows as stars; the line run is the
+    # one typed, and erasing a star works as erasing any character.
+    assert run(b"login 48151623\r") == (b"login ********\r\n", ["login 48151623"], 0)
+    echoed, lines, _ = run(b"passwd supervisor 12345678\r")
+    assert echoed == b"passwd " + b"*" * 19 + b"\r\n" and lines == ["passwd supervisor 12345678"]
+    echoed, lines, _ = run(b"  LOGIN 1234\x7f5\r")
+    assert echoed == b"  LOGIN ****\b \b*\r\n" and lines == ["  LOGIN 1235"]
+    assert run(b"loginx 12\r")[0] == b"loginx 12\r\n"  # another word: echoed as typed
+    editor = LineEditor()
+    shown = [i.shown for i in editor.feed(b"login 99") if isinstance(i, Echo)]
+    assert shown[-1] == "login **"  # what a redraw after a ! line prints
