@@ -326,17 +326,22 @@ class _Handler(BaseHTTPRequestHandler):
                 break
             drained += len(chunk)
 
-    def _stream(self, board: ScoreboardServer) -> None:
-        """Server-sent events: the current version at once, then each new one; a comment line
-        when idle for :data:`KEEPALIVE_S`. A reconnecting page so catches up in one event."""
+    def _stream_headers(self) -> None:
         self._headers(200, "text/event-stream; charset=utf-8", None)
         self.send_header("X-Accel-Buffering", "no")
         self.end_headers()
+
+    def _stream(self, board: ScoreboardServer) -> None:
+        """Server-sent events: the current version at once, then each new one; a comment line
+        when idle for :data:`KEEPALIVE_S`. A reconnecting page so catches up in one event."""
         if self.command == "HEAD":
+            self._stream_headers()
             return
+        # counted before the headers go out: a client that has them is already in the count
         board.stats.add("streams")
         board.stats.add("streaming")
         try:
+            self._stream_headers()
             self.wfile.write(f"retry: {RETRY_MS}\n\n".encode())
             version, view = board.publication.latest()
             self._event(board, version, view)
