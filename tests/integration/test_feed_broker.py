@@ -9,7 +9,7 @@ import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -83,12 +83,21 @@ def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: Mosquitto
             assert state.describe(30) == "connected, backlog 0, acked seq 30"
         for p in pubs:
             p.stop()
-        store = Store.open(store_url)
-        recs = {r.table: r for r in store.tables()}
-        store.close()
+
+        def tables() -> dict[str, Any]:
+            store = Store.open(store_url)
+            try:
+                return {r.table: r for r in store.tables()}
+            finally:
+                store.close()
+
+        # "offline", said on stop, reaches the collector's store a moment later
+        wait_for(lambda: [r.status for r in tables().values()] == ["offline", "offline"], 10,
+                 "offline stored for both tables")
+        recs = tables()
         for t in (t7, t8):
             assert (recs[t.table].signed_seq, recs[t.table].last_round) == (30, 10)
-            assert recs[t.table].status == "offline"       # said on stop
+            assert recs[t.table].status == "offline"
     finally:
         collector.stop()
     assert _alarms(store_url) == []
