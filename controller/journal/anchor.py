@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from controller.journal.durable import sync_dir
 from controller.journal.heads import SignedHead
 
 #: Lines kept when the file is rewritten, and the length that triggers the rewrite.
@@ -90,7 +91,7 @@ class Anchor:
             finally:
                 os.close(fd)
             if created:
-                _sync_dir(self.path.parent)
+                sync_dir(self.path.parent)
         except OSError as exc:
             raise AnchorError(f"anchor {self.path}: {exc}") from exc
         self._lines += 1
@@ -110,15 +111,8 @@ class Anchor:
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
-            _sync_dir(self.path.parent)
+            sync_dir(self.path.parent)
         except OSError as exc:
             raise AnchorError(f"anchor {self.path}: {exc}") from exc
         self._lines = len(heads)
 
-
-def _sync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

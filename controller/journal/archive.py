@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.journal.chain import canonical
+from controller.journal.durable import sync_dir
 from controller.journal.heads import SignedHead
 from controller.journal.store import Journal
 from controller.journal.verify import VerifyResult, verify_archive_lines
@@ -89,11 +90,7 @@ def write_segment(journal: Journal, first: int, last: int, closing: SignedHead,
         tmp.unlink(missing_ok=True)
         raise ValueError(f"the archive segment does not verify: {checked.problem}")
     os.replace(tmp, path)
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_dir(folder)
     return Segment(path, first, last, closing.hash, hashlib.sha256(data).hexdigest())
 
 

@@ -15,6 +15,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.journal.durable import sync_dir
+
 KEY_BYTES = 32
 
 
@@ -105,9 +107,5 @@ def set_aside(path: str | os.PathLike[str], stamp: str) -> Path:
         if side.exists():
             os.replace(side, Path(str(new) + suffix))
     os.replace(p, new)
-    fd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_dir(p.parent)
     return new

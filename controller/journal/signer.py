@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
+from controller.journal.durable import sync_dir
 from controller.journal.heads import load_public_key, pem_key_id
 
 
@@ -100,7 +101,7 @@ class FileSigner:
             os.fsync(fd)
         finally:
             os.close(fd)
-        _sync_dir(p.parent)
+        sync_dir(p.parent)
         return cls(p, key)
 
     @property
@@ -239,10 +240,3 @@ def read_pin(path: str | os.PathLike[str]) -> str:
     except (OSError, IndexError) as exc:
         raise SignerError(f"cannot read the token PIN from {path}: {exc}") from exc
 
-
-def _sync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
