@@ -139,7 +139,10 @@ def _seal(program: Path, profile: Path) -> dict[str, str]:
     for args in (["build", "--root", str(program)], ["seal-profile", str(profile)]):
         made = subprocess.run([sys.executable, "-m", "controller.program.manifest", *args],
                               capture_output=True, text=True, timeout=60, cwd=str(program),
-                              env=dict(os.environ, PYTHONPATH=str(program)))
+                              # no __pycache__ written into the copy after its manifest
+                              # (a plain shell does not set PYTHONDONTWRITEBYTECODE)
+                              env=dict(os.environ, PYTHONPATH=str(program),
+                                       PYTHONDONTWRITEBYTECODE="1"))
         assert made.returncode == 0, made.stderr
     return dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
                 TABLE_CONTROLLER_MANIFEST=str(program / mf.MANIFEST_NAME))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import sys
@@ -111,13 +112,35 @@ def _service_python() -> str:
     return system
 
 
+def _readable_copy_of_the_program() -> Iterator[Path]:
+    """The ``controller`` package copied to a temporary folder anyone may read: the checkout
+    may be one ``nobody`` cannot enter (a clone in /root or in a 0700 directory)."""
+    repo = Path(__file__).resolve().parents[3]
+    folder = Path(tempfile.mkdtemp(prefix="tc-program-"))
+    try:
+        shutil.copytree(repo / "controller", folder / "controller",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        for dirpath, _dirs, files in os.walk(folder):
+            os.chmod(dirpath, 0o755)
+            for name in files:
+                os.chmod(os.path.join(dirpath, name), 0o644)
+        blocked = [str(p) for p in folder.parents if not p.stat().st_mode & stat.S_IXOTH]
+        if blocked and os.geteuid() == 0:
+            pytest.skip(f"the temporary folder {folder} is under {blocked[0]}, which user"
+                        " nobody cannot enter (set TMPDIR to a folder anyone may traverse)")
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _run_check(device: str) -> str:
     how, _user = _as_service_user()
-    repo = Path(__file__).resolve().parents[3]
-    result = subprocess.run(
-        [_service_python(), "-c", _CHECK, device], capture_output=True, text=True, timeout=60,
-        cwd="/", env={"PYTHONPATH": str(repo), "PATH": os.environ.get("PATH", "")},
-        **how)  # type: ignore[call-overload]
+    for program in _readable_copy_of_the_program():
+        result = subprocess.run(
+            [_service_python(), "-B", "-c", _CHECK, device], capture_output=True, text=True,
+            timeout=60, cwd="/",
+            env={"PYTHONPATH": str(program), "PATH": os.environ.get("PATH", "")},
+            **how)  # type: ignore[call-overload]
     assert result.returncode == 0, result.stderr
     return result.stdout
 
