@@ -172,19 +172,25 @@ class Collector:
                     backoff = BACKOFF_S[0]
                 batch = self._take(0.2)
                 now = time.monotonic()
+                tick = now >= next_tick
+                if tick:
+                    next_tick = now + TICK_S
                 try:
-                    with self.store.batch():
-                        for msg in batch:
-                            self.verifier.handle(msg.topic, msg.payload)
-                        if now >= next_tick:
-                            next_tick = now + TICK_S
-                            self.verifier.tick()
-                        self.verifier.flush()
-                    self.store.commit()
+                    self._store_batch(batch, tick)
                 except StoreError as exc:
-                    self._store_failed(exc, stop, backoff)
-                    backoff = min(backoff * 2, BACKOFF_S[1])
-                    continue
+                    if not batch or not self.store.ping():
+                        self._store_failed(exc, stop, backoff)
+                        backoff = min(backoff * 2, BACKOFF_S[1])
+                        continue
+                    # the database answers: a message of the batch is one it cannot hold
+                    log.warning("collector: batch refused (%s); storing it message by message",
+                                exc)
+                    try:
+                        self._one_by_one(batch)
+                    except StoreError as again:
+                        self._store_failed(again, stop, backoff)
+                        backoff = min(backoff * 2, BACKOFF_S[1])
+                        continue
                 self._ack(batch)
         finally:
             self._disconnect()
@@ -194,6 +200,44 @@ class Collector:
                       f" {c.alarms} alarms")
             self.store.close()
         return 0
+
+    def _store_batch(self, batch: list[_Message], tick: bool) -> None:
+        """Verify and store ``batch`` in one transaction (any exception is a StoreError)."""
+        try:
+            with self.store.batch():
+                for msg in batch:
+                    self.verifier.handle(msg.topic, msg.payload)
+                if tick:
+                    self.verifier.tick()
+                self.verifier.flush()
+            self.store.commit()
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - never out of the loop: the batch is retried
+            raise StoreError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _one_by_one(self, batch: list[_Message]) -> None:
+        """After a batch the database refused while it still answers: each message in its own
+        transaction; one refused twice is ``malformed`` for its table (acknowledged, nothing of
+        it stored), so one bad row never makes the broker deliver the batch forever. A
+        StoreError out of here is the store's own failure."""
+        self.store.rollback()
+        self.verifier.reload()
+        for msg in batch:
+            for _ in range(2):
+                try:
+                    self._store_batch([msg], False)
+                    break
+                except StoreError as exc:
+                    problem = exc
+                    self.store.rollback()
+                    self.verifier.reload()
+            else:
+                if not self.store.ping():
+                    raise problem
+                self.verifier.refuse_malformed(msg.topic, f"the store cannot hold it: {problem}")
+                self.verifier.flush()
+                self.store.commit()
 
     def _take(self, wait: float) -> list[_Message]:
         try:

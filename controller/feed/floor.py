@@ -4,9 +4,22 @@ when it was last heard, its backlog as the collector sees it, and its alarms."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any, Final
 
 from controller.feed.store import Store, TableRecord
+from controller.tables.baccarat.machine import COUP_STATES
+from controller.tables.paigow.definition import IN_ROUND
+
+#: The states in which a pai gow round or a baccarat coup is under way, by the row kinds' game.
+ROUND_STATES: Final = {"paigow": frozenset(IN_ROUND),
+                       "baccarat": frozenset((*COUP_STATES, "settling"))}
+#: The rows that close a round or a coup.
+CLOSING_KINDS: Final = frozenset(("paigow.settled", "paigow.voided", "baccarat.coup.settled",
+                                  "baccarat.coup.voided"))
+#: How many of a table's newest stored rows are read to tell whether a round is under way.
+ROUND_LOOKBACK: Final = 64
 
 HEADER = ("table", "status", "last round", "last seen", "rows", "backlog", "signed", "alarms")
 
@@ -27,6 +40,37 @@ def backlog(rec: TableRecord, pending: int) -> int:
     """Rows the collector knows of but has not stored in order: those held behind a gap, and
     those up to the newest signed head that have not arrived."""
     return max(pending, rec.head_seq - rec.frontier_seq, 0)
+
+
+def _state(row: Mapping[str, Any]) -> str | None:
+    """The table state a row records: pai gow's ``state``, baccarat's last move's target."""
+    data = row.get("data")
+    if not isinstance(data, dict):
+        return None
+    state = data.get("state")
+    if isinstance(state, str):
+        return state
+    moved = data.get("moved")
+    if isinstance(moved, list) and moved and isinstance(moved[-1], str):
+        return moved[-1].rpartition(">")[2]
+    return None
+
+
+def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
+    """The round under way at the newest of ``rows`` (a table's stored rows in order), or None:
+    the newest row that closes a round, or that records the table's state, decides."""
+    for row in reversed(rows):
+        kind = str(row.get("kind", ""))
+        if kind in CLOSING_KINDS:
+            return None
+        state = _state(row)
+        if state is None:
+            continue
+        rnd = row.get("round")
+        if state in ROUND_STATES.get(kind.partition(".")[0], ()) and isinstance(rnd, int):
+            return rnd
+        return None
+    return None
 
 
 def floor_lines(store: Store, *, site: str | None = None, now_ns: int | None = None,

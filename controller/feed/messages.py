@@ -8,6 +8,7 @@ of the shapes is a :class:`MessageError` naming what is wrong; it is never half-
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 CHANNELS: Final = ("rows", "heads", "status")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
 MAX_PAYLOAD: Final = 256 * 1024
+#: The largest integer a row, head or status may carry: the store's columns are signed 64-bit.
+MAX_INT: Final = 2**63 - 1
+#: Objects and arrays nested deeper than this are refused (a journal row's data nests a few).
+MAX_DEPTH: Final = 32
 
 Channel = Literal["rows", "heads", "status"]
 
@@ -102,14 +107,68 @@ def _object(payload: bytes) -> dict[str, Any]:
     if len(payload) > MAX_PAYLOAD:
         raise MessageError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
     try:
-        obj = json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise MessageError(f"not JSON: {exc}") from None
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MessageError(f"not UTF-8: {exc}") from None
+    _shallow(text)
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+        raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
+    _storable(obj)
     if not isinstance(obj, dict):
         raise MessageError("not a JSON object")
     if obj.get("v") != VERSION:
-        raise MessageError(f"version {obj.get('v')!r}, expected {VERSION}")
+        raise MessageError(f"version {obj.get('v')!r:.40}, expected {VERSION}")
     return obj
+
+
+#: A string (to its closing quote, or to the end: the parser refuses it there) or a bracket.
+_BRACKETS: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+
+
+def _shallow(text: str) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` before the parser sees it (a payload of
+    100,000 ``[`` would otherwise exhaust the parser's recursion). Brackets inside strings do
+    not count; only text with more brackets than the limit is scanned at all."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise MessageError(f"nested deeper than {MAX_DEPTH} levels")
+        elif c in "]}":
+            depth -= 1
+
+
+def _storable(obj: Any) -> None:
+    """Every value fits the store: strings without NUL or lone surrogates (neither is UTF-8
+    text PostgreSQL keeps), integers within signed 64 bits, finite numbers."""
+    todo = [obj]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend(value.keys())
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+        elif isinstance(value, str):
+            if "\x00" in value:
+                raise MessageError("a string holds NUL")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise MessageError("a string holds a lone surrogate (not UTF-8)") from None
+        elif isinstance(value, bool) or value is None:
+            pass
+        elif isinstance(value, int):
+            if not -MAX_INT - 1 <= value <= MAX_INT:
+                raise MessageError("an integer exceeds signed 64 bits")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise MessageError("a number is out of range")
 
 
 def _no_constant(name: str) -> Any:
@@ -128,15 +187,15 @@ def _exact(obj: Mapping[str, Any], fields: tuple[str, ...], what: str) -> None:
 
 def _int(obj: Mapping[str, Any], name: str, lo: int = 0) -> int:
     value = obj[name]
-    if not isinstance(value, int) or isinstance(value, bool) or value < lo:
-        raise MessageError(f"{name} must be an integer >= {lo}, not {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= MAX_INT:
+        raise MessageError(f"{name} must be an integer from {lo} to 2**63-1, not {value!r:.40}")
     return value
 
 
 def _str(obj: Mapping[str, Any], name: str) -> str:
     value = obj[name]
     if not isinstance(value, str) or not value:
-        raise MessageError(f"{name} must be a non-empty string, not {value!r}")
+        raise MessageError(f"{name} must be a non-empty string, not {value!r:.40}")
     return value
 
 
@@ -157,9 +216,8 @@ def decode_row(payload: bytes) -> dict[str, Any]:
     _int(obj, "mono")
     _str(obj, "boot")
     _str(obj, "kind")
-    rnd = obj["round"]
-    if rnd is not None and (not isinstance(rnd, int) or isinstance(rnd, bool)):
-        raise MessageError(f"round must be an integer or null, not {rnd!r}")
+    if obj["round"] is not None:
+        _int(obj, "round")
     if not isinstance(obj["data"], dict):
         raise MessageError("data must be a JSON object")
     _hex64(obj, "prev")
@@ -190,6 +248,6 @@ def decode_status(payload: bytes) -> dict[str, Any]:
     obj = _object(payload)
     _exact(obj, ("state", "ts"), "status")
     if obj["state"] not in ("online", "offline"):
-        raise MessageError(f"state must be online or offline, not {obj['state']!r}")
+        raise MessageError(f"state must be online or offline, not {obj['state']!r:.40}")
     _int(obj, "ts")
     return {"state": obj["state"], "ts": obj["ts"]}

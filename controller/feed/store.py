@@ -154,18 +154,37 @@ class Store:
         """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
         error is :class:`StoreError`."""
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
+        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
             cur = self._conn.execute(self._sql(sql), args)
             return list(cur.fetchall()) if returns else []
+        except errors as exc:
+            # OverflowError, ValueError (UnicodeEncodeError): a value the driver cannot bind
+            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Around a batch of writes: PostgreSQL's pipeline mode (statements go out without
+        waiting for each answer; a read waits for what it needs); nothing for SQLite. An error
+        the pipeline reports only at its end is a :class:`StoreError` too."""
+        if self.dialect != "postgresql":
+            yield
+            return
+        try:
+            with self._conn.pipeline():
+                yield
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: {exc}") from exc
 
-    def batch(self) -> contextlib.AbstractContextManager[Any]:
-        """Around a batch of writes: PostgreSQL's pipeline mode (statements go out without
-        waiting for each answer; a read waits for what it needs); nothing for SQLite."""
-        if self.dialect == "postgresql":
-            return self._conn.pipeline()  # type: ignore[no-any-return]
-        return contextlib.nullcontext()
+    def ping(self) -> bool:
+        """True when the database answers (after a failed batch: a bad row, or the store)."""
+        try:
+            self.rollback()
+            self.execute("SELECT 1")
+            self.rollback()
+        except StoreError:
+            return False
+        return True
 
     def _create(self) -> None:
         for statement in _SCHEMA:

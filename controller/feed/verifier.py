@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
     MessageError,
@@ -40,13 +41,13 @@ from controller.feed.messages import (
     decode_status,
     parse_topic,
 )
-from controller.feed.store import Store, TableRecord
+from controller.feed.store import Store, StoreError, TableRecord
 from controller.journal.chain import ChainError, row_hash
 from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
 ALARM_KINDS: Final = ("gap", "fork", "rollback", "chain", "bad-signature", "unknown-table",
-                      "malformed", "silent")
+                      "malformed", "silent", "offline-in-round")
 UNKNOWN: Final = "?"
 
 
@@ -110,6 +111,7 @@ class Verifier:
         site = self.settings.site
         self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
         self._dirty.clear()
+        self._open_alarms.clear()   # a rolled-back batch may have held the alarm rows
         now = self._wall_ns()
         for s, table, row, received in self.store.pending():
             if s == site and table in self._tables:
@@ -183,12 +185,37 @@ class Verifier:
             else:
                 status = decode_status(payload)
                 t = self._table(table)
+                if status["state"] == "offline" and t.rec.status != "offline":
+                    self._offline(t)
                 t.rec.status, t.rec.status_ts = status["state"], status["ts"]
                 self._dirty.add(table)
                 if status["state"] == "online":
                     self._seen(table)
         except MessageError as exc:
             self._refuse(table, "malformed", f"{where.channel}: {exc}")
+        except StoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one message never stops the collector
+            self._refuse(table, "malformed", f"{where.channel}: {type(exc).__name__}")
+
+    def _offline(self, t: _Table) -> None:
+        """The table's ``offline`` (its will, or its clean stop) while its stored rows show a
+        round under way: the round's end is not on the feed."""
+        rec = t.rec
+        rows = self.store.rows(rec.site, rec.table, max(0, rec.frontier_seq - ROUND_LOOKBACK))
+        rnd = round_in_progress(rows)
+        if rnd is not None:
+            self.alarm(rec.table, "offline-in-round", f"went offline during round {rnd}"
+                                                      f" (stored rows to {rec.frontier_seq})")
+
+    def refuse_malformed(self, topic: str, detail: str) -> None:
+        """A message the store could not hold (the runner isolated it): ``malformed`` for the
+        table its topic names."""
+        try:
+            table = parse_topic(topic).table
+        except MessageError:
+            table = UNKNOWN
+        self._refuse(table, "malformed", detail)
 
     def _refuse(self, table: str, kind: str, detail: str) -> None:
         self.counters.refused += 1
