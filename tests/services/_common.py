@@ -4,7 +4,7 @@ private directories another user can own, and stopping a process within a time l
 A part (a Debian package's binary) that is absent is never passed over silently:
 
 - ``TC_REQUIRE_SERVICES=1`` (what ``.ci/run`` sets; also ``all``) or a comma list of part
-  names (``mosquitto,postgres,softhsm,chromium``): a missing part FAILS the test;
+  names (``mosquitto,postgres,softhsm,chromium,swtpm``): a missing part FAILS the test;
 - otherwise the test is skipped with a reason naming the Debian package to install, and the
   same line goes to stderr (shown with ``-rs``, which the project's ``addopts`` has as ``-ra``).
 
@@ -30,7 +30,7 @@ from typing import NoReturn
 import pytest
 
 REQUIRE_ENV = "TC_REQUIRE_SERVICES"
-PARTS = ("mosquitto", "postgres", "softhsm", "chromium")
+PARTS = ("mosquitto", "postgres", "softhsm", "chromium", "swtpm")
 
 
 def required(part: str) -> bool:

@@ -13,6 +13,8 @@ otherwise; one that is present but does not start always fails, with its log.
   ``postgresql://`` URL.
 - ``softhsm_token`` -> SoftHsmToken (tests/services/softhsm.py), SOFTHSM2_CONF set for the test.
 - ``chromium_browser`` -> ChromiumBrowser (tests/services/chromium.py), a WebDriver factory.
+- ``swtpm_tpm`` -> SwTpm (tests/services/swtpm.py), a software TPM 2.0; ``.tcti`` names it for
+  tpm2-tools (part ``swtpm``: the swtpm and tpm2-tools packages).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from tests.services.mosquitto import MosquittoBroker
     from tests.services.postgres import PostgresServer
     from tests.services.softhsm import SoftHsmToken
+    from tests.services.swtpm import SwTpm
 
 
 @pytest.fixture
@@ -105,3 +108,17 @@ def chromium_browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChromiumBrowse
     browser = ChromiumBrowser.create()
     yield browser
     browser.quit_all()
+
+
+@pytest.fixture
+def swtpm_tpm() -> Iterator[SwTpm]:
+    """A started software TPM 2.0 on 127.0.0.1 with its own NV state."""
+    from tests.services.swtpm import SwTpm, find_swtpm, find_tpm2_tools
+
+    if find_swtpm() is None:
+        missing("swtpm", "swtpm", "swtpm")
+    if find_tpm2_tools() is None:
+        missing("swtpm", "tpm2_nvincrement", "tpm2-tools")
+    tpm = SwTpm.create()
+    yield tpm
+    tpm.close()

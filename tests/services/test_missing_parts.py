@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.services import _common, chromium, mosquitto, postgres, softhsm
+from tests.services import _common, chromium, mosquitto, postgres, softhsm, swtpm
 
 FIXTURES = [
     ("mosquitto_broker", mosquitto, "find_mosquitto", "'mosquitto'"),
@@ -14,10 +14,13 @@ FIXTURES = [
     ("softhsm_token", softhsm, "find_module", "'softhsm2'"),
     ("chromium_browser", chromium, "find_chromium", "'chromium'"),
     ("chromium_browser", chromium, "find_chromedriver", "'chromium-driver'"),
+    ("swtpm_tpm", swtpm, "find_swtpm", "'swtpm'"),
+    ("swtpm_tpm", swtpm, "find_tpm2_tools", "'tpm2-tools'"),
 ]
 # every finder a fixture asks, so that only the one under test is missing (whatever is installed)
 FINDERS = {mosquitto: ["find_mosquitto"], postgres: ["find_bin_dir"],
-           softhsm: ["find_util", "find_module"], chromium: ["find_chromium", "find_chromedriver"]}
+           softhsm: ["find_util", "find_module"], chromium: ["find_chromium", "find_chromedriver"],
+           swtpm: ["find_swtpm", "find_tpm2_tools"]}
 
 
 def _only_missing(monkeypatch: pytest.MonkeyPatch, module: object, finder: str) -> None:
@@ -30,6 +33,7 @@ def _only_missing(monkeypatch: pytest.MonkeyPatch, module: object, finder: str) 
     ("", "mosquitto", False), ("0", "mosquitto", False), ("1", "mosquitto", True),
     ("all", "chromium", True), ("mosquitto,postgres", "postgres", True),
     ("mosquitto,postgres", "chromium", False), (" softhsm ", "softhsm", True),
+    ("mosquitto,postgres,softhsm", "swtpm", False),   # the arm64 leg's list: swtpm skips there
 ])
 def test_which_parts_are_required(monkeypatch: pytest.MonkeyPatch, value: str, part: str,
                                   expected: bool) -> None:
