@@ -162,7 +162,9 @@ class Application:
         # The journal, its signer, the notary that signs heads and the background worker
         # (controller/journal/trust.py). A journal that cannot be trusted to go on (its key
         # missing, another key, another table) refuses the start: StartRefused.
-        opened = open_journal(jset, self._state_path, jset.table_id or profile.name)
+        from controller.program.manifest import profile_is_sealed
+        opened = open_journal(jset, self._state_path, jset.table_id or profile.name,
+                              sealed=profile_is_sealed(profile.source_files))
         self.journal = opened.journal
         self.trust = JournalTrust(
             opened, jset, self._state_path, post=lambda fn: self.post(Call(fn)),

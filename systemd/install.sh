@@ -125,6 +125,21 @@ for f in "${files[@]}"; do
     fi
 done
 tc check-profile "$ETC/profile.toml" >/dev/null || die "the profile does not load"
+# A pkcs11 signer's module is code loaded from outside the release: the sealed profile must pin
+# its SHA-256 (pkcs11_module_sha256), and the module here must have it.
+"$PY" -I -S -B -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from controller.config.profile import load_profile
+from controller.journal.signer import SignerError, check_module
+j = load_profile(sys.argv[2]).journal
+if j.signer == "pkcs11":
+    try:
+        check_module(j.pkcs11_module, j.pkcs11_module_sha256, required=True)
+    except SignerError as exc:
+        sys.exit(f"install.sh: {exc}")
+    print(f"== pkcs11 module {j.pkcs11_module}: sha256 {j.pkcs11_module_sha256} (pinned)")
+' "$NEW/lib" "$ETC/profile.toml" || exit 1
 tc manifest seal-profile "$ETC/profile.toml"
 chmod 0644 "$ETC/profile.toml.manifest.json"
 

@@ -119,6 +119,10 @@ class JournalSettings:
     #: ``pkcs11`` signer: the module (e.g. /usr/lib/aarch64-linux-gnu/pkcs11/libtpm2_pkcs11.so),
     #: the token's label, the key's label and a file holding the user PIN (absolute paths).
     pkcs11_module: str | None = None
+    #: The module's SHA-256 (64 hex digits): the module is code loaded into the process from
+    #: outside the release, so a sealed profile pins it and a mismatch refuses the start
+    #: (docs/program-verification.md); required when the profile is sealed.
+    pkcs11_module_sha256: str | None = None
     pkcs11_token: str | None = None
     pkcs11_key_label: str = "table-journal"
     pkcs11_pin_file: str | None = None
@@ -515,6 +519,17 @@ def _date(reader: _Reader) -> Callable[[str, Any], datetime.date]:
     return conv
 
 
+def _sha256(reader: _Reader) -> Callable[[str, Any], str]:
+    """A SHA-256 digest: 64 hexadecimal digits (as ``sha256sum`` prints it), kept lower-case."""
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw).lower()
+        if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+            raise reader.error(key, f"{raw!r} is not a SHA-256 (64 hexadecimal digits, as"
+                                    " sha256sum prints it)")
+        return text
+    return conv
+
+
 def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
     """A device or file path (absolute), or one of ``specials``."""
     def conv(key: str, raw: Any) -> str:
@@ -671,6 +686,7 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
         signer=signer,
         key_path=s.value("key_path", _rel_path(r), d.key_path),
         pkcs11_module=s.value("pkcs11_module", _path(r), _REQUIRED if pkcs11 else None, why),
+        pkcs11_module_sha256=s.value("pkcs11_module_sha256", _sha256(r), None),
         pkcs11_token=s.value("pkcs11_token", _str(r), _REQUIRED if pkcs11 else None, why),
         pkcs11_key_label=s.value("pkcs11_key_label", _str(r), d.pkcs11_key_label),
         pkcs11_pin_file=s.value("pkcs11_pin_file", _path(r), _REQUIRED if pkcs11 else None,

@@ -122,6 +122,34 @@ class FileSigner:
         """Nothing to release."""
 
 
+def check_module(module: str, expected: str | None, *, required: bool) -> None:
+    """Refuse (:class:`SignerError`) a PKCS#11 module whose SHA-256 is not the pinned one, or
+    that is not pinned when ``required``. The digest is that of the file the loader opens (the
+    path with its symbolic links resolved)."""
+    path = os.path.realpath(module)
+    if expected is None:
+        if required:
+            raise SignerError(
+                f"the pkcs11 module {module} is not pinned: a sealed profile needs"
+                f" pkcs11_module_sha256 in [journal] (sha256sum {path}), because the module is"
+                " code loaded from outside the release (docs/program-verification.md)")
+        return
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise SignerError(f"cannot read the pkcs11 module {module}: {exc.strerror}") from exc
+    found = digest.hexdigest()
+    if found != expected.lower():
+        raise SignerError(
+            f"the pkcs11 module {path} has sha256 {found}, but the profile pins"
+            f" pkcs11_module_sha256 = {expected.lower()}: refusing to load it (a changed module"
+            " is changed code; if the module was upgraded on purpose, pin the new hash and"
+            " install the profile again)")
+
+
 class Pkcs11Signer:
     """A key in a PKCS#11 token (see the module docstring). Signs the SHA-256 digest with the
     raw ``CKM_ECDSA`` mechanism, which every token with P-256 offers (TPM 2.0 included)."""
@@ -136,9 +164,13 @@ class Pkcs11Signer:
 
     @classmethod
     def open(cls, module: str, token_label: str, key_label: str, pin: str, *,
-             create: bool = False) -> Pkcs11Signer:
+             create: bool = False, module_sha256: str | None = None,
+             require_module_sha256: bool = False) -> Pkcs11Signer:
         """Log in to the token and find the key pair ``key_label``; with ``create``, generate
-        it in the token when absent (sensitive, not extractable)."""
+        it in the token when absent (sensitive, not extractable). The module is code from
+        outside the release: with ``module_sha256`` it is loaded only if its file has that
+        SHA-256; ``require_module_sha256`` (a sealed profile) refuses a module not pinned."""
+        check_module(module, module_sha256, required=require_module_sha256)
         try:
             import pkcs11
             from pkcs11 import Attribute, KeyType, ObjectClass

@@ -52,12 +52,16 @@ class StartRefused(Exception):
     what was found and what to do)."""
 
 
-def open_signer(settings: Any, state_path: Callable[[str], Path], *, create: bool) -> Signer:
-    """The signer the profile's ``[journal]`` names; a key is created only with ``create``."""
+def open_signer(settings: Any, state_path: Callable[[str], Path], *, create: bool,
+                sealed: bool = False) -> Signer:
+    """The signer the profile's ``[journal]`` names; a key is created only with ``create``.
+    A token's module must match its pinned SHA-256; a ``sealed`` profile must pin it."""
     if settings.signer == "pkcs11":
         pin = read_pin(settings.pkcs11_pin_file)   # absolute: outside the state directory
         return Pkcs11Signer.open(settings.pkcs11_module, settings.pkcs11_token,
-                                 settings.pkcs11_key_label, pin, create=create)
+                                 settings.pkcs11_key_label, pin, create=create,
+                                 module_sha256=settings.pkcs11_module_sha256,
+                                 require_module_sha256=sealed)
     path = state_path(settings.key_path)
     if create and not path.exists():
         return FileSigner.create(path)
@@ -74,8 +78,8 @@ class Opened:
     previous: dict[str, Any] | None = None
 
 
-def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str,
-                 **journal_kwargs: Any) -> Opened:
+def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str, *,
+                 sealed: bool = False, **journal_kwargs: Any) -> Opened:
     """Open the journal and its signer, or refuse (:class:`StartRefused`).
 
     A revision-1 journal is set aside (still verifiable with its old key) and a new journal
@@ -92,7 +96,7 @@ def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str
     history = (journal.last_seq > 0 or journal.meta("key_id") is not None
                or anchor_path.exists())
     try:
-        signer = open_signer(settings, state_path, create=not history)
+        signer = open_signer(settings, state_path, create=not history, sealed=sealed)
     except SignerKeyMissing as exc:
         journal.close()
         raise StartRefused(

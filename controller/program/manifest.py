@@ -251,6 +251,12 @@ def profile_seal_path(profile_files: Sequence[str | os.PathLike[str]]) -> Path:
     return top.with_name(top.name + PROFILE_SEAL_SUFFIX)
 
 
+def profile_is_sealed(profile_files: Sequence[str | os.PathLike[str]]) -> bool:
+    """Whether the profile was sealed (installed by the install script): its seal exists. A
+    sealed profile must pin any code it names from outside the release (a PKCS#11 module)."""
+    return bool(profile_files) and profile_seal_path(profile_files).is_file()
+
+
 def write_manifest(manifest: Mapping[str, Any], out: Path) -> None:
     """Write a manifest as sorted, indented JSON (atomically: a temporary file renamed)."""
     tmp = out.with_name(out.name + ".tmp")

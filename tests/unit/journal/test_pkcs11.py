@@ -114,3 +114,74 @@ def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_
     assert main(["journal", "verify", "--state-dir", str(state), "--pubkey",
                  str(tmp_path / "table.pub")]) == 0
     assert "journal verified" in capsys.readouterr().out
+
+
+# -- the module is pinned (docs/program-verification.md) --------------------------------------
+
+
+def _module_sha256(module: str) -> str:
+    """Computed here independently of the program: the bytes of the file the loader opens."""
+    import hashlib
+    import os
+    return hashlib.sha256(Path(os.path.realpath(module)).read_bytes()).hexdigest()
+
+
+def _pinned(tmp: Path, token: SoftHsmToken, sha256: str | None, *, sealed: bool) -> Path:
+    path = _profile(tmp, token)
+    if sha256 is not None:
+        path.write_text(path.read_text().replace(
+            "pkcs11_token =", f'pkcs11_module_sha256 = "{sha256}"\npkcs11_token =', 1))
+    if sealed:
+        from controller.program.manifest import seal_profile
+        seal_profile(load_profile(path).source_files)
+    return path
+
+
+def test_a_sealed_profile_with_the_module_s_hash_starts(token: SoftHsmToken,
+                                                          tmp_path: Path) -> None:
+    profile = _pinned(tmp_path, token, _module_sha256(token.module).upper(), sealed=True)
+    app = Application(load_profile(profile), tmp_path / "state", console_port="none")
+    try:
+        assert "pkcs11" in app.trust.signer.description
+    finally:
+        app.close()
+
+
+@pytest.mark.parametrize("sealed", [True, False])
+def test_a_module_with_another_hash_is_refused_naming_the_file_and_both_hashes(
+        token: SoftHsmToken, tmp_path: Path, sealed: bool) -> None:
+    import os
+
+    from controller.journal.trust import StartRefused
+    right = _module_sha256(token.module)
+    wrong = ("0" if right[0] != "0" else "1") + right[1:]
+    profile = _pinned(tmp_path, token, wrong, sealed=sealed)
+    with pytest.raises(StartRefused) as refused:
+        Application(load_profile(profile), tmp_path / "state", console_port="none")
+    text = str(refused.value)
+    assert os.path.realpath(token.module) in text
+    assert right in text and wrong in text
+    assert not (tmp_path / "state" / "journal.anchor").exists()     # nothing was signed
+
+
+def test_a_sealed_profile_without_the_module_s_hash_is_refused(token: SoftHsmToken,
+                                                                tmp_path: Path) -> None:
+    from controller.journal.trust import StartRefused
+    profile = _pinned(tmp_path, token, None, sealed=True)
+    with pytest.raises(StartRefused, match="pkcs11_module_sha256") as refused:
+        Application(load_profile(profile), tmp_path / "state", console_port="none")
+    assert token.module in str(refused.value)
+    # the same profile, not sealed (a development tree), starts without a pin
+    (tmp_path / "sim-paigow-pkcs11.toml.manifest.json").unlink()
+    app = Application(load_profile(profile), tmp_path / "state2", console_port="none")
+    app.close()
+
+
+@pytest.mark.parametrize("text", ["abc", "g" * 64, "0" * 63, "0" * 65])
+def test_a_malformed_module_hash_is_a_profile_error(tmp_path: Path, text: str) -> None:
+    from controller.config.profile import ProfileError
+    path = tmp_path / "p.toml"
+    path.write_text((REPO / "hw_profiles" / "sim-paigow.toml").read_text()
+                    + f'\n[journal]\npkcs11_module_sha256 = "{text}"\n')
+    with pytest.raises(ProfileError, match="pkcs11_module_sha256"):
+        load_profile(path)
