@@ -1,6 +1,9 @@
 """``table-controller``: run a table, check a profile, inspect the journal.
 
-Exit codes: 0 success, 1 a check failed (bad profile, broken journal), 2 usage error.
+Exit codes: 0 success, 1 a check failed (bad profile, broken journal), 2 usage error, 141 the
+reader of the output went away (``| head``): the command stops quietly, as a program the shell
+sees killed by SIGPIPE does (128 + 13), so a pipeline under ``set -o pipefail`` still shows that
+the output was cut short.
 """
 
 from __future__ import annotations
@@ -119,8 +122,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit code when stdout is a pipe whose reader has gone (128 + SIGPIPE, as a shell reports).
+EXIT_PIPE_CLOSED = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``table-controller`` command."""
+    """Entry point of the ``table-controller`` command. A closed stdout (``| head -1``) ends any
+    command quietly with :data:`EXIT_PIPE_CLOSED`, never a traceback: stdout is pointed at
+    /dev/null so the interpreter's last flush has nowhere to fail (the Python documentation's
+    note on SIGPIPE)."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()   # inside the try: a pipe closed before the last buffered line
+        return code
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["manifest"]:
         from controller.program.manifest import main as _manifest_main
@@ -181,15 +202,8 @@ def _journal(args: argparse.Namespace) -> int:
         if args.action == "verify":
             return _verify_live(args, state, journal)
         from controller.journal.recall import export_jsonl
-        try:
-            for line in export_jsonl(journal, rounds=args.rounds):
-                print(line)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reader (e.g. `| head`) has gone: not an error of the export. Point stdout at
-            # /dev/null so the interpreter's final flush does not complain either.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        for line in export_jsonl(journal, rounds=args.rounds):
+            print(line)   # a reader gone (`| head`) ends the command in main()
         return 0
     finally:
         journal.close()
@@ -279,9 +293,15 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
     anchor_path = Path(args.anchor) if args.anchor else state / "journal.anchor"
     result = verify_journal(journal, pem, read_anchor(anchor_path))
     signer = str(journal.meta("signer") or "")
+    key_note = None
     if signer.startswith("file:"):      # looked for, never opened: it is the one secret
         key = Path(signer[5:]) if Path(signer[5:]).is_absolute() else state / signer[5:]
-        if not key.exists():
+        if not key.exists() and args.pubkey:
+            # an auditor's copy holds no secret: the public key given is all the check needs
+            key_note = (f"note: no signing key at {key} (none is needed to verify with"
+                        " --pubkey; the table itself refuses to start without it,"
+                        " docs/journal.md \"A lost key\")")
+        elif not key.exists():
             result.fail(f"the signing key {key} is missing: the table refuses to start and"
                         " will not make a new one (docs/journal.md \"A lost key\")")
     if args.expect_head:
@@ -295,6 +315,8 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
     print(result.describe())
     if result.anchor_seq is not None:
         print(f"anchor {anchor_path}: newest signed head at row {result.anchor_seq}")
+    if key_note is not None:
+        print(key_note)
     return 0 if result.ok else 1
 
 

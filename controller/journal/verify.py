@@ -277,13 +277,19 @@ def verify_journal(journal: Journal, public_pem: bytes, anchor: AnchorRead | Non
     """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
     walks the whole journal: never on the loop thread)."""
     result = VerifyResult()
-    _identity(journal, public_pem, result)
+    mismatch = key_mismatch(journal, public_pem, anchor)
+    if mismatch is not None:
+        result.fail(mismatch)   # said once, not once per head and anchor line
+    else:
+        _identity(journal, public_pem, result)
     start = walk_start(journal, result)
     if start is not None:
         result.head_seq, result.head_hash = start
         walker = Walker(journal, start[0], start[1], result)
         while not walker.step():
             pass
+    if mismatch is not None:
+        return result
     check_heads(journal, public_pem, journal.base()[0] - 1, journal.stored_last_seq(), result)
     has_heads = journal.newest_head() is not None
     check_anchor(journal, anchor, public_pem, result,
@@ -321,6 +327,47 @@ def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None
     while not walker.step():
         pass
     return result
+
+
+def key_mismatch(journal: Journal, public_pem: bytes, anchor: AnchorRead | None) -> str | None:
+    """Why ``public_pem`` is not the key of this journal, or None: the journal and its anchor
+    hold signed heads and not one verifies with it (another table's key, an old key file; or
+    every head forged). Stops at the first head that verifies (the newest, on a sound
+    journal), so a sound check pays one more signature check."""
+    try:
+        key = load_public_key(public_pem)
+        ours = pem_key_id(public_pem)
+    except ValueError:
+        return None   # said by _identity: the public key is unusable
+    newest = journal.newest_head()
+    if newest is not None and verify_head(newest.head(), newest.sig, key):
+        return None
+    stored = 0
+    seq = journal.base()[0] - 1
+    while True:
+        try:
+            heads = journal.heads_after(seq, 500)
+        except JournalError:
+            return None   # check_heads says the heads are unreadable
+        for h in heads:
+            stored += 1
+            if verify_head(h.head(), h.sig, key):
+                return None
+        if len(heads) < 500:
+            break
+        seq = heads[-1].seq
+    anchored = list(anchor.heads) if anchor is not None else []
+    if any(verify_head(h.head(), h.sig, key) for h in anchored):
+        return None
+    if not stored and not anchored:
+        return None   # nothing signed yet: nothing to tell the key by
+    named = journal.meta("key_id")
+    whose = (f"the journal names key {named}" if named is not None and named != ours
+             else "the key is another table's, or every head was forged")
+    return (f"the public key given (key {ours}) does not match this journal's: none of its"
+            f" {stored} signed heads and {len(anchored)} anchored heads verifies with it"
+            f" ({whose}); use the public key printed when the table was commissioned"
+            " (`journal pubkey`)")
 
 
 def _identity(journal: Journal, public_pem: bytes, result: VerifyResult) -> None:

@@ -1,0 +1,166 @@
+"""`table-controller journal verify` as an auditor runs it (docs/journal.md "Verifying"): a copy
+of the state directory without the private key, with the public key printed at commissioning;
+and with the wrong public key, which is said once, not once per signed head."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.app import Application
+from controller.cli import main
+from controller.config.profile import load_profile
+
+REPO = Path(__file__).resolve().parents[3]
+PROFILE = REPO / "hw_profiles" / "sim-paigow.toml"
+
+
+def _table(state: Path, rows: int, starts: int = 1) -> None:
+    """A table's state directory: ``starts`` runs of the real application, ``rows`` rows each
+    (every run signs and anchors heads at its start and at its end)."""
+    for run in range(starts):
+        app = Application(load_profile(PROFILE), state, console_port="none")
+        app.start()
+        for i in range(rows):
+            app.journal.append("test.row", {"run": run, "i": i})
+        app.close()
+
+
+def _pubkey(state: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The public key as commissioning prints it (`journal pubkey`)."""
+    capsys.readouterr()
+    assert main(["journal", "pubkey", "--state-dir", str(state)]) == 0
+    out.write_text(capsys.readouterr().out)
+    assert out.read_text().startswith("-----BEGIN PUBLIC KEY-----")
+    return out
+
+
+def _auditor_copy(state: Path, copy: Path) -> Path:
+    """What an auditor receives: the state directory without the private key."""
+    shutil.copytree(state, copy)
+    (copy / "journal-key.pem").unlink()
+    return copy
+
+
+def _change_one_byte(db: Path, seq: int) -> None:
+    """One byte of row ``seq``'s data changed in place (the append-only trigger dropped, as an
+    editor of the file would)."""
+    raw = sqlite3.connect(db, isolation_level=None)
+    try:
+        raw.execute("DROP TRIGGER rows_no_update")
+        (text,) = raw.execute("SELECT data FROM rows WHERE seq = ?", (seq,)).fetchone()
+        digit = text.index('"i":') + 4
+        changed = text[:digit] + ("1" if text[digit] != "1" else "2") + text[digit + 1:]
+        assert len(changed) == len(text) and changed != text
+        raw.execute("UPDATE rows SET data = ? WHERE seq = ?", (changed, seq))
+    finally:
+        raw.close()
+
+
+def _verify(copy: Path, pub: Path | None, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    args = ["journal", "verify", "--state-dir", str(copy)]
+    if pub is not None:
+        args += ["--pubkey", str(pub)]
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def _row_seq(db: Path, i: int) -> int:
+    raw = sqlite3.connect(db)
+    try:
+        (seq,) = raw.execute("SELECT seq FROM rows WHERE data LIKE ? OR data LIKE ?"
+                             " ORDER BY seq LIMIT 1",
+                             (f'%"i":{i},%', f'%"i":{i}}}%')).fetchone()
+    finally:
+        raw.close()
+    return int(seq)
+
+
+# -- the private key is not the auditor's ------------------------------------------------------
+
+
+def test_a_copy_without_the_private_key_verifies_with_the_public_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _table(tmp_path / "table", rows=30)
+    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    code, text = _verify(copy, pub, capsys)
+    assert code == 0, text
+    assert "journal verified" in text and "BROKEN" not in text
+    assert "no signing key" in text                  # said, as information
+    assert not (copy / "journal-key.pem").exists()   # and nothing made one
+
+
+def test_the_same_copy_with_one_byte_of_a_row_changed_still_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _table(tmp_path / "table", rows=30)
+    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    seq = _row_seq(copy / "journal.sqlite", 7)
+    _change_one_byte(copy / "journal.sqlite", seq)
+    code, text = _verify(copy, pub, capsys)
+    assert code == 1, text
+    assert f"journal BROKEN at seq {seq}" in text and "edited" in text
+
+
+def test_without_pubkey_the_missing_private_key_is_still_a_failure(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On the table's own state (no key given) a missing key means the table will not start."""
+    _table(tmp_path / "table", rows=5)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    code, text = _verify(copy, None, capsys)
+    assert code == 1 and "signing key" in text and "is missing" in text
+
+
+# -- the wrong public key -----------------------------------------------------------------------
+
+
+def test_the_wrong_public_key_is_said_once(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _table(tmp_path / "table", rows=10, starts=8)     # many signed heads and anchor lines
+    _table(tmp_path / "other", rows=1)
+    wrong = _pubkey(tmp_path / "other", tmp_path / "other.pub", capsys)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    code, text = _verify(copy, wrong, capsys)
+    assert code == 1, text
+    verdict = next(line for line in text.splitlines() if line.startswith("journal BROKEN"))
+    assert "does not match this journal's" in verdict
+    assert verdict.count(";") == 1                   # one problem (its own "; use the key...")
+    assert "bad signature" not in text and "anchor holds no signed head" not in text
+    raw = sqlite3.connect(copy / "journal.sqlite")
+    (heads,) = raw.execute("SELECT count(*) FROM heads").fetchone()
+    raw.close()
+    assert heads >= 8 and f"none of its {heads} signed heads" in verdict
+
+
+def test_the_wrong_key_does_not_hide_an_edited_row(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    _table(tmp_path / "table", rows=10, starts=2)
+    _table(tmp_path / "other", rows=1)
+    wrong = _pubkey(tmp_path / "other", tmp_path / "other.pub", capsys)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    _change_one_byte(copy / "journal.sqlite", _row_seq(copy / "journal.sqlite", 3))
+    code, text = _verify(copy, wrong, capsys)
+    assert code == 1 and "does not match this journal's" in text and "(edited)" in text
+
+
+def test_one_forged_head_under_the_right_key_is_still_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The key is told wrong only when no head verifies: a single forged head is a forgery."""
+    _table(tmp_path / "table", rows=10, starts=3)
+    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
+    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+    raw.execute("DROP TRIGGER heads_no_update")
+    (seq,) = raw.execute("SELECT min(seq) FROM heads").fetchone()
+    raw.execute("UPDATE heads SET ts = ts + 1 WHERE seq = ?", (seq,))
+    raw.close()
+    code, text = _verify(copy, pub, capsys)
+    assert code == 1, text
+    assert f"signed head at row {seq} has a bad signature" in text
+    assert "does not match this journal's" not in text
