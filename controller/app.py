@@ -318,17 +318,20 @@ class Application:
             self._send_alarm(f"FAULT {text}")   # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
-        """A technician acknowledges the journal's findings (``fault clear``): journaled with
-        what was found; the table then voids the round the journal can no longer vouch for
-        (``journal_untrusted``), so no round is drawn twice. Returns the console lines."""
+        """A supervisor acknowledges the journal's findings (``fault clear``; the console
+        asks for the role): journaled with what was found; the table then voids the round the
+        journal can no longer vouch for (``journal_untrusted``: the rows lost, the first row
+        no signed head vouches for), so no round is drawn twice, and counts a lost or
+        rewritten decision as a void after the draw. Returns the console lines."""
         if not self.trust.findings:
             return []
         lost = self.trust.rows_lost()
+        rewritten_from = self.trust.unvouched_from()
         record = self.trust.acknowledge(who)
         lines = acknowledgment_lines(record)
         hook = getattr(self.table, "journal_untrusted", None)
         if callable(hook):
-            lines.extend(hook(lost, who))
+            lines.extend(hook(lost, who, rewritten_from))
         return lines
 
     def _raise_fault(self, text: str) -> None:

@@ -357,6 +357,21 @@ class JournalTrust:
         """Rows the unacknowledged findings prove lost."""
         return max((f.rows_lost for f in self.findings), default=0)
 
+    def unvouched_from(self) -> int | None:
+        """When a finding names a bad row (rewritten, or a head that no longer matches): the
+        first row that no signed head still vouches for, the row after the newest stored head
+        before it whose signature and row still hold. Every row from there on may have been
+        rewritten (a table asks whether a decision is among them). None without such a row.
+        Bounded reads (the loop): the newest 200 heads; without one, 100,000 rows back."""
+        bad = [f.first_bad_seq for f in self.findings if f.first_bad_seq is not None]
+        if not bad:
+            return None
+        first = min(bad)
+        good = [h.seq for h in self.journal.newest_heads(200)
+                if h.seq < first and h.verify(self.public_key)
+                and (row := self.journal.row(h.seq)) is not None and row.hash == h.hash]
+        return max(good) + 1 if good else max(1, first - 100_000)
+
     # -- the daily archive (background worker) -----------------------------------------------
 
     def _archive(self, maint: Journal) -> None:

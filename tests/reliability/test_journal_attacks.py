@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,15 +142,41 @@ def restart_unacknowledged(work: Path, copy: Path, drawn_round: int) -> Applicat
     return app
 
 
+TECH_PIN = "24681357"
+SUPER_PIN = "97531864"
+
+
+def say(app: Application, text: str, timeout: float = 30.0) -> list[str]:
+    """One console line on the loop's thread (this test's), as the console would send it: a
+    reply that comes later (a login checked on a worker) is waited for."""
+    lines = app.console_execute(text, "serial")
+    deferred = app._console().take_deferred()
+    if deferred is None:
+        return lines
+    deadline = time.monotonic() + timeout
+    while not deferred.ready():
+        assert time.monotonic() < deadline, f"no reply to {text.split()[0]!r}"
+        time.sleep(0.01)
+    rendered: list[str] = deferred.render()
+    return rendered
+
+
 def acknowledge_and_play(app: Application, copy: Path, drawn_round: int) -> None:
     """After the technician's acknowledgment (journaled), the round is void and the next draw
     belongs to a round never drawn before."""
     before = len(drawn_rows(copy))
-    # the technician acknowledges on the console: journaled with what was found
-    lines = app.console_execute("passwd 24681357", "serial")
+    # a technician alone may not acknowledge; the supervisor does: journaled with what was found
+    assert say(app, f"passwd {TECH_PIN}")[-1] == "OK"
+    assert say(app, "fault clear")[-1].startswith("ERR AUTH ")
+    assert app.journal.last(["journal.acknowledged"]) is None
+    assert say(app, f"passwd supervisor {SUPER_PIN}")[-1] == "OK"
+    assert say(app, f"login {SUPER_PIN}")[-1] == "OK"
+    lines = say(app, "fault clear")
     assert lines[-1] == "OK", lines
-    lines = app.console_execute("fault clear", "serial")
-    assert lines[-1] == "OK", lines
+    # every attack here took or rewrote the drawn round's number: a void after the draw
+    void = app.journal.last(["paigow.void_after_draw"])
+    assert void is not None and void.round == drawn_round, void
+    assert (void.data["who"], void.data["shift_count"]) == ("supervisor@serial", 1)
     ack = app.journal.last(["journal.acknowledged"])
     assert ack is not None and ack.data["found"][0]["problems"]
     assert not app.app_faults
@@ -185,6 +212,64 @@ def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) ->
     assert verify_exit(work, copy) == 1
     app = start_and_check(work, copy, drawn_round)
     app.close()
+
+
+def test_a_cut_from_the_draw_on_needs_the_supervisor_and_is_a_void_after_the_draw(
+        work: Path) -> None:
+    """The rows from the draw on cut, the controller restarted: the drawn number is gone from
+    the journal, so acknowledging the finding voids a drawn round. A technician's `fault
+    clear` is refused (ERR AUTH, nothing acknowledged, voided or counted); the supervisor's
+    raises the !ALARM of a void after the draw, journals it and counts it for the shift, as
+    the supervisor's `void` after the draw does (docs/paigow-table.md); a restart keeps the
+    count."""
+    copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
+    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+    raw.execute("DROP TRIGGER rows_no_delete")
+    raw.execute("DROP TRIGGER heads_no_delete")
+    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))
+    raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
+    raw.close()
+    profile = load_profile(PROFILES / "sim-paigow.toml")
+    said: list[str] = []
+    app = Application(profile, copy, console_port="none", output=said.append)
+    try:
+        app.start()
+        assert any("journal verification failed" in f for f in app.app_faults)
+        assert app.table.model.round_id == drawn_round
+        assert app.table.model.record.number is None, "the drawn number is gone"
+        assert say(app, f"passwd {TECH_PIN}")[-1] == "OK"
+        refused = say(app, "fault clear")[-1]
+        assert refused.startswith("ERR AUTH ") and "supervisor" in refused, refused
+        assert "login" in refused, refused         # it says how: a supervisor's login
+        assert any("journal verification failed" in f for f in app.app_faults)
+        assert app.journal.last(["journal.acknowledged"]) is None
+        assert app.journal.last(["paigow.void_after_draw"]) is None
+        assert app.table.status()["voids_after_draw"] == "0 this shift"
+        assert not [line for line in said if line.startswith("!ALARM")]
+        assert say(app, f"passwd supervisor {SUPER_PIN}")[-1] == "OK"
+        assert say(app, f"login {SUPER_PIN}")[-1] == "OK"
+        lines = say(app, "fault clear")
+        assert lines[-1] == "OK", lines
+        assert not app.app_faults
+        alarms = [line for line in said if line.startswith("!ALARM")]
+        assert len(alarms) == 1, said
+        assert alarms[0].startswith(f"!ALARM void after the draw: round {drawn_round} (")
+        assert "voided by supervisor@serial" in alarms[0]
+        assert alarms[0].endswith("; 1 void after a draw this shift")
+        row = app.journal.last(["paigow.void_after_draw"])
+        assert row is not None and row.round == drawn_round
+        assert (row.data["who"], row.data["shift_count"], row.data["number"]) == \
+            ("supervisor@serial", 1, None)
+        assert app.table.status()["voids_after_draw"] == "1 this shift (alarmed)"
+        assert app.table.model.state == "washing" and app.table.model.round_id > drawn_round
+    finally:
+        app.close()
+    again = Application(profile, copy, console_port="none")
+    try:
+        again.start()
+        assert again.table.status()["voids_after_draw"] == "1 this shift (alarmed)"
+    finally:
+        again.close()
 
 
 def test_deleting_the_finding_row_does_not_forget_the_loss(work: Path) -> None:

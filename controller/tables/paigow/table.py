@@ -115,6 +115,10 @@ SNAPSHOT_KINDS: Final = ("paigow.settled", "paigow.voided", "paigow.recovered")
 CHANGE_KINDS: Final = ("paigow.state", "paigow.drawn", "paigow.dice")
 FACT_KINDS: Final = CHANGE_KINDS + SNAPSHOT_KINDS
 FAULT_KINDS: Final = ("paigow.rng_fault", "paigow.rng_fault_cleared")
+#: The fewest journal rows from a state to a draw (each input is one row: ``shuffled``, ``no
+#: more bets``, the draw); rows lost from a state at least this many may have held its draw.
+ROWS_TO_A_DRAW: Final[Mapping[str, int]] = {
+    "inspection": 3, "washing": 3, "betting": 2, "bank_style": 1, "no_more_bets": 1}
 
 
 
@@ -344,12 +348,14 @@ class PaigowTable:
         return self._describe(trigger, kwargs, before)
 
     def _alarm_void_after_draw(self, trigger: str, round_id: int, rec: RoundRecord,
-                               who: str, reason: str) -> None:
+                               who: str, reason: str, shown: str | None = None) -> None:
         """A round voided after its number was out could be drawn again: journaled as an
-        alarm, said on every console, counted in ``status`` for the shift."""
+        alarm, said on every console, counted in ``status`` for the shift. ``shown``: what
+        was drawn, when the record no longer says (a journal finding)."""
         self._voids_after_draw += 1
-        shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
-            f"dice total {rec.dice_total}"
+        if shown is None:
+            shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
+                f"dice total {rec.dice_total}"
         self._journal.append("paigow.void_after_draw", {
             "trigger": trigger, "number": rec.number, "mode": rec.mode, "who": who,
             "reason": reason, "shift_count": self._voids_after_draw}, round_id=round_id)
@@ -567,15 +573,54 @@ class PaigowTable:
         self._commit_recovered(rule, f"{why}: {problem}")
         return f"round {rid}: {rule} ({problem}); round {rid + 1} washing"
 
-    def journal_untrusted(self, lost: int, who: str) -> list[str]:
-        """A technician acknowledged that the journal lost ``lost`` committed rows (a tail cut,
-        a lost WAL) or that rows were rewritten: the round the journal shows cannot be trusted
-        (its draw may be gone, or another), so a round in progress is voided and the tiles
-        re-shuffled; after a loss the round ids also skip past every round the lost rows could
-        have held. No round is ever drawn twice."""
+    def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None = None
+                          ) -> list[str]:
+        """A supervisor acknowledged that the journal lost ``lost`` committed rows (a tail cut,
+        a lost WAL) or that rows were rewritten (no signed head vouches for the rows from
+        ``rewritten_from`` on): the round the journal shows cannot be trusted (its draw may be
+        gone, or another), so a round in progress is voided and the tiles re-shuffled; after a
+        loss the round ids also skip past every round the lost rows could have held. No round
+        is ever drawn twice. A draw lost or rewritten counts as a void after the draw (the
+        alarm, the journaled alarm, the shift's count: :meth:`_lost_draw`)."""
         old_id, state = self.model.round_id, self.model.state
-        if not lost and state not in IN_ROUND:
-            return []
+        rec = RoundRecord(**asdict(self.model.record))
+        drawn = self._lost_draw(lost, rewritten_from, rec, state)
+        lines: list[str] = []
+        if lost or state in IN_ROUND:
+            lines.append(self._void_untrusted(lost, who, old_id, state))
+        if drawn is not None:
+            rid, shown = drawn
+            what = (f"{lost} committed journal rows were lost" if lost
+                    else f"journal rows from row {rewritten_from} were rewritten")
+            self._alarm_void_after_draw("journal_finding", rid, rec, who,
+                                        f"{what} ({shown}); acknowledged", shown)
+            n = self._voids_after_draw
+            lines.append(f"round {rid}: a draw lost or rewritten with the journal rows counts"
+                         f" as a void after the draw ({n} this shift; alarmed)")
+        return lines
+
+    def _lost_draw(self, lost: int, rewritten_from: int | None, rec: RoundRecord,
+                   state: str) -> tuple[int, str] | None:
+        """Whether the journal's loss or rewrite took a decision with it: (the round, what it
+        showed) or None. The round voided had its number out (the record says so); or the
+        rows lost are at least as many as the fewest inputs from the state recovered to a
+        draw (:data:`ROWS_TO_A_DRAW`: each is a row), so the draw may be among them; or a
+        draw or dice row lies in the rows no signed head vouches for any more."""
+        if rec.number is not None and (lost or state in IN_ROUND):
+            shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
+                f"dice total {rec.dice_total}"
+            return self.model.round_id, shown
+        if lost and lost >= ROWS_TO_A_DRAW.get(state, 1):
+            return self.model.round_id, "its number lost with the journal rows"
+        if rewritten_from is not None:
+            for row in self._journal.events(kinds=("paigow.drawn", "paigow.dice"),
+                                            since_seq=rewritten_from - 1):
+                number = (row.data.get("record") or {}).get("number")
+                return int(row.round or 0), f"the number now reading {number} in row {row.seq}"
+        return None
+
+    def _void_untrusted(self, lost: int, who: str, old_id: int, state: str) -> str:
+        """Void the round the journal cannot vouch for (see :meth:`journal_untrusted`)."""
         self._remember()
         new_id = old_id + lost + 1
         what = (f"{lost} committed journal rows were lost or rewritten" if lost
@@ -593,8 +638,8 @@ class PaigowTable:
             "snapshot": compact_snapshot(self.model.snapshot())}, round_id=old_id)
         self._journal.want_head("boundary")
         self._outputs()
-        return [f"round {old_id} ({state}) voided: journal rows lost or rewritten; next round"
-                f" {new_id}, washing"]
+        return (f"round {old_id} ({state}) voided: journal rows lost or rewritten; next round"
+                f" {new_id}, washing")
 
     def handle(self, event: object) -> None:
         """A dealer button (``ButtonPressed``): journaled first, then fired; a refusal is

@@ -35,6 +35,30 @@ def _app(state: Path) -> Application:
     return Application(load_profile(PROFILE), state, console_port="none")
 
 
+def _say(app: Application, text: str) -> list[str]:
+    """A console line; a reply that comes later (a login checked on a worker) waited for."""
+    lines = app.console_execute(text, "serial")
+    deferred = app._console().take_deferred()
+    if deferred is None:
+        return lines
+    deadline = time.monotonic() + 30
+    while not deferred.ready():
+        assert time.monotonic() < deadline, f"no reply to {text.split()[0]!r}"
+        time.sleep(0.01)
+    rendered: list[str] = deferred.render()
+    return rendered
+
+
+def _supervisor(app: Application) -> None:
+    """Log the console in as the supervisor: a journal finding is hers to acknowledge (a
+    technician's `fault clear` is refused while one stands)."""
+    assert _say(app, "passwd 24681357")[-1] == "OK"
+    refused = _say(app, "fault clear")[-1]
+    assert refused.startswith("ERR AUTH ") and "supervisor" in refused, refused
+    assert _say(app, "passwd supervisor 97531864")[-1] == "OK"
+    assert _say(app, "login 97531864")[-1] == "OK"
+
+
 def _pub(state: Path) -> bytes:
     j = Journal(state / "journal.sqlite", readonly=True)
     try:
@@ -139,7 +163,7 @@ def test_a_scrub_finding_is_a_fault_until_acknowledged_then_never_again(tmp_path
         assert any("journal verification failed" in f for f in app.app_faults)
         row = app.journal.last(["journal.scrubbed"])
         assert row is not None and row.data["ok"] is False
-        lines = app.console_execute("passwd 24681357", "serial")
+        _supervisor(app)
         lines = app.console_execute("fault clear", "serial")
         assert lines[-1] == "OK" and any("acknowledged" in x for x in lines), lines
         assert not app.app_faults
@@ -175,7 +199,7 @@ def test_an_unacknowledged_finding_is_raised_again_at_every_start_until_acknowle
         assert fault in app.app_faults, app.app_faults
         assert app.trust.rows_lost() == 3
         assert app.journal.newest_head() == heads                     # nothing signed
-        app.console_execute("passwd 24681357", "serial")
+        _supervisor(app)
         lines = app.console_execute("fault clear", "serial")
         assert lines[-1] == "OK", lines
         ack = app.journal.last(["journal.acknowledged"])
