@@ -318,20 +318,17 @@ class Application:
             self._send_alarm(f"FAULT {text}")   # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
-        """A supervisor acknowledges the journal's findings (``fault clear``; the console
-        asks for the role): journaled with what was found; the table then voids the round the
-        journal can no longer vouch for (``journal_untrusted``: the rows lost, the first row
-        no signed head vouches for), so no round is drawn twice, and counts a lost or
-        rewritten decision as a void after the draw. Returns the console lines."""
+        """A technician acknowledges the journal's findings (``fault clear``): journaled with
+        what was found; the table then voids the round the journal can no longer vouch for
+        (``journal_untrusted``), so no round is drawn twice. Returns the console lines."""
         if not self.trust.findings:
             return []
         lost = self.trust.rows_lost()
-        rewritten_from = self.trust.unvouched_from()
         record = self.trust.acknowledge(who)
         lines = acknowledgment_lines(record)
         hook = getattr(self.table, "journal_untrusted", None)
         if callable(hook):
-            lines.extend(hook(lost, who, rewritten_from))
+            lines.extend(hook(lost, who))
         return lines
 
     def _raise_fault(self, text: str) -> None:
@@ -554,7 +551,7 @@ class Application:
         thread (``journal verify`` walks the whole chain, ``rng capture`` reads its bytes), or
         when the table says the command's effect arrives later as events (a simulated button's
         press, a simulated shoe's frames)."""
-        lines = self.console_execute(event.text, event.source)
+        lines: list[str] = self._console().execute(event.text, event.source, replies_later=True)
         deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
         if deferred is not None:
             self._pending_replies.append(_Pending(

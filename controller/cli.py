@@ -470,6 +470,7 @@ def _serve(app: Application, game: str, name: str) -> int:
                   file=sys.stderr)
         if board is not None:
             print(f"scoreboard: {board.url}", file=sys.stderr)
+        print(f"tpm counter: {app.trust.counter_line()}", file=sys.stderr)
         for note in notes:
             print(f"recovery: {note}", file=sys.stderr)
         if transport is not None:

@@ -133,6 +133,12 @@ class JournalSettings:
     retain_days: int = 90
     #: Hours between the starts of two background passes over the whole journal.
     scrub_hours: int = 24
+    #: The TPM 2.0 NV counter signed into every anchored head, as a TCTI string
+    #: (``device:/dev/tpmrm0``, ``swtpm:host=...,port=...``), or ``none`` (no TPM: a journal
+    #: restored from a copy while the feed was down is not detected; docs/journal.md).
+    counter: str = "none"
+    #: The counter's NV index (the TPM owner's range 0x01000000-0x01bfffff).
+    counter_index: int = 0x01500016
 
 
 @dataclass(frozen=True)
@@ -530,6 +536,19 @@ def _sha256(reader: _Reader) -> Callable[[str, Any], str]:
     return conv
 
 
+def _tcti(reader: _Reader) -> Callable[[str, Any], str]:
+    """``none`` or a tpm2-tss TCTI string naming the TPM (``device:``, ``swtpm:``, ``mssim:``,
+    ``tabrmd:``)."""
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw)
+        if text == "none" or re.fullmatch(r"(device|swtpm|mssim|tabrmd)(:[\x21-\x7e]*)?",
+                                          text):
+            return text
+        raise reader.error(key, f"{text!r} is not 'none' or a TPM's TCTI (device:/dev/tpmrm0,"
+                                " swtpm:host=127.0.0.1,port=2321)")
+    return conv
+
+
 def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
     """A device or file path (absolute), or one of ``specials``."""
     def conv(key: str, raw: Any) -> str:
@@ -697,6 +716,9 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
         # issue 6: events are kept at least 90 days
         retain_days=s.value("retain_days", _int(r, 90, 3650), d.retain_days),
         scrub_hours=s.value("scrub_hours", _int(r, 1, 24 * 7), d.scrub_hours),
+        counter=s.value("counter", _tcti(r), d.counter),
+        counter_index=s.value("counter_index", _int(r, 0x01000000, 0x01BFFFFF),
+                              d.counter_index),
     )
 
 

@@ -17,6 +17,7 @@ progress; ``journal verify`` walks the journal on a worker; the reply comes when
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -27,8 +28,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, SUPERVISOR, Auth
+from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, Auth, PinCheck
 from controller.console.errors import CODES, ConsoleError
+from controller.events import Call
 from controller.journal.store import JournalError
 from controller.tables.table import Refused
 
@@ -73,6 +75,8 @@ VERIFY_SHARE = 0.25
 #: generator's health test: several minutes); how often it says how far it is.
 JOB_TIMEOUT_S: Final = 3600.0
 PROGRESS_EVERY_S: Final = 2.0
+#: How long a login's or passwd's PIN check (scrypt on a worker) may take before it is an error.
+PIN_CHECK_TIMEOUT_S: Final = 30.0
 
 
 class Console:
@@ -90,6 +94,7 @@ class Console:
         self._commands: dict[str, Command] = self._command_table()
         self._deferred: Deferred | None = None
         self._job: _Job | None = None
+        self._replies_later = False
 
     def tick(self) -> None:
         """From the loop's tick: the end of a lockout is journaled when it runs out."""
@@ -101,18 +106,23 @@ class Console:
 
     # -- the entry point -----------------------------------------------------------------------
 
-    def execute(self, text: str, source: str) -> list[str]:
+    def execute(self, text: str, source: str, *, replies_later: bool = False) -> list[str]:
         """Run one line from ``source`` and return the whole reply, ending ``OK`` or ``ERR``.
 
         A journal that cannot record the command (disk full, damaged file) is a fault and an
         ``ERR IO`` reply: every change is journaled before it takes effect, so a command whose
         row could not be written changed nothing, and the technician is told so at once.
+        ``replies_later``: the loop answers this line and can take a reply that comes later
+        (:meth:`take_deferred`), so a PIN is hashed on a worker; otherwise here.
         """
+        self._replies_later = replies_later
         try:
             return self._execute(text, source)
         except JournalError as exc:
             self._app.journal_fault(exc)
             return [f"ERR IO the journal could not record this: {exc}"]
+        finally:
+            self._replies_later = False
 
     def _execute(self, text: str, source: str) -> list[str]:
         words = text.split()
@@ -120,8 +130,15 @@ class Console:
             return ["OK"]
         name, args = words[0].lower(), words[1:]
         self._auth.session(source)
+        return self._guard(name, source, lambda: self._dispatch(name, args, source))
+
+    def _guard(self, name: str, source: str, run: Callable[[], list[str]],
+               run_outside: bool = False) -> list[str]:
+        """``run`` a command's step; its lines and ``OK``, or its refusal as ``ERR``. A journal
+        that cannot record it is raised to :meth:`execute`, or (``run_outside``: a reply that
+        comes later, from its own event) a fault and ``ERR IO`` here."""
         try:
-            lines = self._dispatch(name, args, source)
+            lines = run()
         except ConsoleError as exc:
             self._journal_refusal(name, source, exc.code, exc.reason)
             before = exc.lines if isinstance(exc, _ErrWithLines) else []
@@ -129,8 +146,11 @@ class Console:
         except Refused as exc:
             code = exc.code if exc.code in CODES else "STATE"
             return [f"ERR {code} {exc.reason}"]
-        except JournalError:
-            raise  # JournalIOError is an OSError too: not a device or file of the command's
+        except JournalError as exc:
+            if not run_outside:
+                raise  # JournalIOError is an OSError too: not a device or file of the command's
+            self._app.journal_fault(exc)
+            return [f"ERR IO the journal could not record this: {exc}"]
         except OSError as exc:
             reason = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
             self._journal_refusal(name, source, "IO", reason)
@@ -154,10 +174,39 @@ class Console:
     # -- logins (controller/console/auth.py) ---------------------------------------------------
 
     def _cmd_passwd(self, args: list[str], source: str) -> list[str]:
-        return self._auth.passwd(args, source)
+        return self._pin_check("passwd", source, self._auth.passwd(args, source))
 
     def _cmd_login(self, args: list[str], source: str) -> list[str]:
-        return self._auth.login(args, source)
+        return self._pin_check("login", source, self._auth.login(args, source))
+
+    def _pin_check(self, name: str, source: str, check: PinCheck) -> list[str]:
+        """Hash a PIN on a worker thread; its result comes back to the loop as an event (a
+        ``Call``) that journals and gives the reply, which the application sends after that
+        event's commit. The loop meanwhile handles buttons and the other consoles: scrypt
+        never delays them. When the caller takes no later reply (tests' fake apps, a tool's
+        direct call) the PIN is hashed here instead."""
+        if not (self._replies_later and getattr(self._app, "defers_replies", False)):
+            return check.run_here()
+        box: list[list[str]] = []
+
+        def apply(value: object) -> None:          # the loop thread, in the event's transaction
+            box.append(self._guard(name, source, lambda: check.complete(value),
+                                   run_outside=True))
+            self._app.journal.on_rollback(lambda: box.__setitem__(
+                0, ["ERR IO the journal could not record this (commit failed)"]))
+
+        def hash_pin() -> None:
+            try:
+                value: object = check.work()
+            except Exception as exc:  # noqa: BLE001 - handed to the reply on the loop thread
+                value = exc
+            self._app.post(Call(functools.partial(apply, value)))
+
+        threading.Thread(target=hash_pin, name=f"console-{name}", daemon=True).start()
+        self._deferred = Deferred(lambda: bool(box), lambda: box[0] if box else [
+            f"ERR FAULT the PIN was not checked within {PIN_CHECK_TIMEOUT_S:.0f} s"],
+            PIN_CHECK_TIMEOUT_S)
+        return []
 
     def _cmd_logout(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "logout")
@@ -605,7 +654,6 @@ class Console:
             still = self._app_fault_causes()
             if still:
                 raise ConsoleError("FAULT", "cannot clear: " + "; ".join(still[:3]))
-            self._require_supervisor_for_findings(source)
             lines.extend(self._app.acknowledge_journal(who))
             for fault in list(app_faults):
                 self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
@@ -622,20 +670,6 @@ class Console:
         if remaining:
             self._fail(lines, "FAULT", "still faulted: " + "; ".join(remaining))
         return lines or ["no faults"]
-
-    def _require_supervisor_for_findings(self, source: str) -> None:
-        """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the
-        acknowledgment voids the round the journal can no longer vouch for, a void that may
-        come after its number was out (docs/console.md "Voids after the draw")."""
-        trust = getattr(self._app, "trust", None)
-        if trust is None or not trust.findings:
-            return
-        try:
-            self._auth.require(source, SUPERVISOR)
-        except ConsoleError as exc:
-            raise ConsoleError(exc.code, "acknowledging a journal finding (rows lost or"
-                                         f" rewritten) needs a supervisor: {exc.reason}"
-                               ) from None
 
     def _app_fault_causes(self) -> list[str]:
         """What still stands behind the application's faults (program files). The journal's
@@ -750,9 +784,12 @@ class Console:
                        "log this console in; the PIN says technician or supervisor",
                        "login 48151623"),
             "logout": c(self._cmd_logout, False, "logout", "log this console out", "logout"),
-            "passwd": c(self._cmd_passwd, False, "passwd NEW-PIN | passwd supervisor NEW-PIN",
-                        f"set a PIN ({PIN_MIN}-{PIN_MAX} characters); the first technician PIN"
-                        " needs no login; the first supervisor PIN a technician's",
+            "passwd": c(self._cmd_passwd, False,
+                        "passwd [supervisor] [CURRENT-PIN] NEW-PIN",
+                        f"set a PIN ({PIN_MIN}-{PIN_MAX} characters). The first technician PIN:"
+                        " passwd NEW-PIN, no login; the first supervisor PIN: passwd supervisor"
+                        " NEW-PIN, by a technician. A change needs the current PIN: the"
+                        " technician's (or the supervisor's), or the supervisor's, logged in",
                         "passwd 48151623"),
             "config": c(self._cmd_config, False, "config show [KEY] | config set KEY VALUE",
                         "settings with value, default, range and regulation; set needs a login"
@@ -782,8 +819,7 @@ class Console:
                           " check and last background scrub (a new one starts)", "selftest"),
             "fault": c(self._cmd_fault, True, "fault clear",
                        "clear the faults whose cause is gone; a journal finding is"
-                       " acknowledged by a supervisor (journaled with what was found)",
-                       "fault clear"),
+                       " acknowledged (journaled with what was found)", "fault clear"),
             "test-mode": c(self._cmd_test_mode, True, "test-mode on|off",
                            "the display shows test mode; no round is touched; between rounds",
                            "test-mode on"),

@@ -2,7 +2,11 @@
 anyone checks a signature with the table's public key alone.
 
 A head is ``{"table", "seq", "hash", "ts"}``: the table's id, the sequence number and hash of a
-journal row, and the wall clock when it was signed (ns). The signature is ECDSA P-256 with SHA-256
+journal row, and the wall clock when it was signed (ns); on a table with a TPM also ``counter``,
+the value of its monotonic counter for this head (drivers/counter.py; docs/journal.md "The TPM
+counter"), signed with the rest. A head without ``counter`` (a table without a TPM, heads signed
+before it had one, an archive segment's closing head) is signed and checked without it. The
+signature is ECDSA P-256 with SHA-256
 over the head's canonical bytes (the curve TPM 2.0 chips and secure elements implement), DER
 encoded, in hex. A key is named by its id: the first 16 hex digits of SHA-256 of its DER
 SubjectPublicKeyInfo.
@@ -24,14 +28,20 @@ from controller.journal.chain import ChainError, canonical
 
 #: The fields of a head that its signature covers.
 HEAD_FIELDS: Final = ("table", "seq", "hash", "ts")
+#: The TPM counter's field: covered by the signature when the head has it.
+COUNTER_FIELD: Final = "counter"
 
 
 def canonical_head(head: Mapping[str, Any]) -> bytes:
-    """The bytes a head's signature covers: its :data:`HEAD_FIELDS`, nothing else."""
+    """The bytes a head's signature covers: its :data:`HEAD_FIELDS` and its counter when it
+    has one (not None), nothing else."""
     missing = [k for k in HEAD_FIELDS if k not in head]
     if missing:
         raise ChainError(f"head lacks {', '.join(missing)}")
-    return canonical({k: head[k] for k in HEAD_FIELDS})
+    signed = {k: head[k] for k in HEAD_FIELDS}
+    if head.get(COUNTER_FIELD) is not None:
+        signed[COUNTER_FIELD] = head[COUNTER_FIELD]
+    return canonical(signed)
 
 
 def load_public_key(pem: bytes) -> ec.EllipticCurvePublicKey:
@@ -70,10 +80,16 @@ class SignedHead:
     ts: int
     sig: str
     key_id: str
+    #: The TPM counter's value for this head; None on a table without a TPM.
+    counter: int | None = None
 
     def head(self) -> dict[str, Any]:
         """The signed part."""
-        return {"table": self.table, "seq": self.seq, "hash": self.hash, "ts": self.ts}
+        head: dict[str, Any] = {"table": self.table, "seq": self.seq, "hash": self.hash,
+                                "ts": self.ts}
+        if self.counter is not None:
+            head[COUNTER_FIELD] = self.counter
+        return head
 
     def as_dict(self) -> dict[str, Any]:
         """The anchor line's and the feed's form."""
@@ -90,14 +106,18 @@ class SignedHead:
     def from_mapping(cls, m: Mapping[str, Any]) -> SignedHead:
         """From an anchor line or a feed message; ValueError when a field is missing or of the
         wrong type."""
+        counter = m.get(COUNTER_FIELD)
         try:
             seq, ts = m["seq"], m["ts"]
             head = cls(str(m["table"]), int(seq), str(m["hash"]), int(ts), str(m["sig"]),
-                       str(m["key_id"]))
+                       str(m["key_id"]), None if counter is None else int(counter))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a signed head: {exc}") from exc
         if not (isinstance(seq, int) and isinstance(ts, int)):
             raise ValueError("not a signed head: seq and ts must be integers")
+        if counter is not None and (not isinstance(counter, int) or isinstance(counter, bool)
+                                    or counter < 0):
+            raise ValueError("not a signed head: counter must be an integer >= 0")
         return head
 
     @classmethod

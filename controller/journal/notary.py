@@ -6,6 +6,11 @@ the loop. Requests are coalesced: while one head is being signed, newer requests
 other and only the newest is signed next (a head at a later seq vouches for every row before
 it). Each signed head is appended to the anchor (synced) and then handed back to the loop
 (``on_signed``), which stores it in the database with its next transaction.
+
+With a TPM counter (drivers/counter.py) every anchored head carries the counter's next value and
+the counter is incremented after the anchor's sync: a power cut between the two leaves the
+anchor one ahead of the counter, which the next start repairs (trust.py); a head never carries
+a value the counter already passed.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from controller.journal.anchor import Anchor, AnchorError
 from controller.journal.heads import SignedHead, canonical_head
 from controller.journal.signer import Signer, SignerError
+from drivers.counter import CounterError, MonotonicCounter
 
 log = logging.getLogger("controller.journal")
 
@@ -37,8 +43,12 @@ class Notary:
     def __init__(self, signer: Signer, anchor: Anchor, table: str, *,
                  on_signed: Callable[[SignedHead, str], None],
                  on_error: Callable[[str], None],
-                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+                 wall_ns: Callable[[], int] = time.time_ns,
+                 counter: MonotonicCounter | None = None) -> None:
         self.signer = signer
+        self.counter = counter
+        #: The counter's value the next anchored head carries (read on first use).
+        self._counter_next: int | None = None
         self.anchor = anchor
         self.table = table
         self._on_signed = on_signed
@@ -69,12 +79,18 @@ class Notary:
             self.requested_at = time.monotonic()
             self._cond.notify()
 
-    def sign(self, seq: int, hash_hex: str) -> SignedHead:
-        """Sign one head on the caller's thread (archiving, tools): not for the loop."""
+    def sign(self, seq: int, hash_hex: str, counter: int | None = None) -> SignedHead:
+        """Sign one head on the caller's thread (archiving, tools): not for the loop. Only the
+        notary's own anchored heads carry the counter."""
         ts = self._wall_ns()
-        head = {"table": self.table, "seq": seq, "hash": hash_hex, "ts": ts}
-        sig = self.signer.sign(canonical_head(head))
-        return SignedHead(self.table, seq, hash_hex, ts, sig, self.signer.key_id)
+        head = SignedHead(self.table, seq, hash_hex, ts, "", self.signer.key_id, counter)
+        sig = self.signer.sign(canonical_head(head.head()))
+        return SignedHead(self.table, seq, hash_hex, ts, sig, self.signer.key_id, counter)
+
+    def counter_next_text(self) -> str:
+        """The counter's value the next anchored head carries, as ``status`` shows it."""
+        value = self._counter_next
+        return "not read yet" if value is None else str(value)
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until every request so far is signed and anchored (shutdown, tests)."""
@@ -119,12 +135,25 @@ class Notary:
     def _sign_and_anchor(self, req: _Request) -> None:
         started = time.monotonic()
         try:
-            signed = self.sign(req.seq, req.hash)
+            value = None
+            if self.counter is not None:
+                if self._counter_next is None:
+                    self._counter_next = self.counter.read() + 1
+                value = self._counter_next
+            signed = self.sign(req.seq, req.hash, value)
             if req.reset_anchor:
                 self.anchor.reset([signed])
             else:
                 self.anchor.append(signed)
-        except (SignerError, AnchorError, OSError) as exc:
+            if self.counter is not None and value is not None:
+                self._counter_next = None   # read again if the increment fails
+                now = self.counter.increment()
+                self._counter_next = now + 1
+                if now != value:
+                    raise CounterError(f"{self.counter.description} reads {now} after the"
+                                       f" increment for head {req.seq}, not {value}: something"
+                                       " else counts on it")
+        except (SignerError, AnchorError, CounterError, OSError) as exc:
             log.error("journal head %s not signed/anchored: %s", req.seq, exc)
             self._on_error(f"head {req.seq} not signed or anchored: {exc}")
             return

@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS heads (
     hash   BLOB NOT NULL,
     ts     INTEGER NOT NULL,
     sig    BLOB NOT NULL,   -- r || s, 64 bytes (DER when read back)
-    key_id BLOB NOT NULL    -- 8 bytes (16 hex digits when read back)
+    key_id BLOB NOT NULL,   -- 8 bytes (16 hex digits when read back)
+    counter INTEGER         -- the TPM counter's value signed into the head, or NULL
 );
 CREATE TRIGGER IF NOT EXISTS rows_no_update BEFORE UPDATE ON rows
     BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
@@ -177,6 +178,7 @@ class Journal:
         self._kind_names: dict[int, str] = {}
         self._boot_ref: int | None = None
         self._boot_names: dict[int, str] = {}
+        self._counter_column: bool | None = None
         try:
             if readonly:
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
@@ -228,6 +230,12 @@ class Journal:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
         self._db.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (FORMAT,))
+        if "counter" not in self._head_columns():
+            # a journal from before the TPM counter: its heads keep NULL (signed without one)
+            self._db.execute("ALTER TABLE heads ADD COLUMN counter INTEGER")
+
+    def _head_columns(self) -> set[str]:
+        return {str(r[1]) for r in self._db.execute("PRAGMA table_info(heads)")}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Journal:
@@ -423,10 +431,10 @@ class Journal:
         """Store signed heads (the notary signed them on its thread; the loop stores them)."""
         with self.transaction():
             for h in heads:
-                self._write("INSERT OR IGNORE INTO heads (seq, hash, ts, sig, key_id)"
-                            " VALUES (?, ?, ?, ?, ?)",
+                self._write("INSERT OR IGNORE INTO heads (seq, hash, ts, sig, key_id, counter)"
+                            " VALUES (?, ?, ?, ?, ?, ?)",
                             (h.seq, bytes.fromhex(h.hash), h.ts, _raw_sig(h.sig),
-                             bytes.fromhex(h.key_id)))
+                             bytes.fromhex(h.key_id), h.counter))
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> int:
         """One statement inside the current transaction (BEGIN on the first); a failure dooms
@@ -613,11 +621,15 @@ class Journal:
     def heads_after(self, seq: int, limit: int) -> list[SignedHead]:
         """Up to ``limit`` signed heads after ``seq``, in order."""
         table = self.meta("table") or ""
+        # a copy opened read-only may predate the counter column: its heads have none
+        if self._counter_column is None:
+            self._counter_column = "counter" in self._head_columns()
+        counter = "counter" if self._counter_column else "NULL"
         return [SignedHead(table, int(s), bytes(h).hex(), int(ts), _der_sig(bytes(sig)),
-                           bytes(k).hex())
-                for s, h, ts, sig, k in self._read(
-                    "SELECT seq, hash, ts, sig, key_id FROM heads WHERE seq > ? ORDER BY seq"
-                    " LIMIT ?", (seq, limit))]
+                           bytes(k).hex(), None if c is None else int(c))
+                for s, h, ts, sig, k, c in self._read(
+                    f"SELECT seq, hash, ts, sig, key_id, {counter} FROM heads WHERE seq > ?"
+                    " ORDER BY seq LIMIT ?", (seq, limit))]
 
     def newest_head(self) -> SignedHead | None:
         """The newest signed head stored in the database."""

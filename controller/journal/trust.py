@@ -32,6 +32,7 @@ from controller.journal.signer import (
 )
 from controller.journal.store import Journal, JournalError
 from controller.journal.verify import VerifyResult, startup_check
+from drivers.counter import CounterError, MonotonicCounter
 
 log = logging.getLogger("controller.journal")
 
@@ -179,8 +180,15 @@ class JournalTrust:
                  raise_fault: Callable[[str], None],
                  carry_kinds: Callable[[], Sequence[Sequence[str]]] = lambda: (),
                  snapshot_kinds: Sequence[str] = (),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 counter: MonotonicCounter | None = None) -> None:
         self.journal = opened.journal
+        self.fresh = opened.fresh
+        #: The TPM counter signed into every anchored head (None: the table has no TPM).
+        self.counter = counter
+        #: What start-up read: the counter's value and the journal's newest counted head's.
+        self.counter_at_start: int | None = None
+        self.journal_counter_at_start: int | None = None
         self.signer = opened.signer
         self.public_pem = self.signer.public_key_pem()
         self.public_key = load_public_key(self.public_pem)
@@ -202,7 +210,8 @@ class JournalTrust:
         self.start_verdict: VerifyResult | None = None
         self.started = False
         self.notary = Notary(self.signer, Anchor(self.anchor_path), self.table,
-                             on_signed=self._signed, on_error=self._sign_error)
+                             on_signed=self._signed, on_error=self._sign_error,
+                             counter=counter)
         self.maintenance = Maintenance(
             self.journal.path, self.public_pem, self.anchor_path, post=post,
             on_scrubbed=self._scrubbed, scrub_every_s=settings.scrub_hours * 3600.0,
@@ -235,9 +244,61 @@ class JournalTrust:
                        and (row := self.journal.row(h.seq)) is not None and row.hash == h.hash]
             if missing:
                 self.journal.add_heads(missing)
+        counter_problem = self._check_counter(anchor)
+        if counter_problem is not None:
+            verdict.fail(counter_problem)
         if not verdict.ok:
             self._add_finding(verdict, "start")
         return verdict
+
+    def _check_counter(self, anchor: Any) -> str | None:
+        """Start-up (before the loop runs): the journal's newest signed head against the TPM
+        counter, which root cannot rewind (docs/journal.md "The TPM counter"). Behind it: the
+        state directory was restored from a copy (or rows lost). One ahead: a power cut after
+        the anchor's sync and before the increment; the counter is brought level."""
+        if self.counter is None:
+            return None
+        try:
+            value = self.counter.read()
+        except CounterError as exc:
+            return f"the TPM counter cannot be read: {exc}"
+        heads = [h for h in (anchor.heads if anchor is not None else [])
+                 if h.counter is not None and h.verify(self.public_key)]
+        stored = self.journal.newest_head()
+        if stored is not None and stored.counter is not None:
+            heads.append(stored)
+        newest = max((h.counter for h in heads if h.counter is not None), default=None)
+        self.counter_at_start, self.journal_counter_at_start = value, newest
+        if newest is None:
+            if value == 0 or self.fresh:
+                return None   # the first start with this TPM, or a new journal
+            return (f"the journal holds no signed head with the TPM counter, but"
+                    f" {self.counter.description} is at {value}: a journal copied back from"
+                    " before (the state directory restored)")
+        if newest < value:
+            return (f"the journal is behind the TPM counter: its newest signed head carries"
+                    f" {newest}, {self.counter.description} is at {value} ({value - newest}"
+                    " signed heads after it are gone: the state directory was restored from a"
+                    " copy, or the journal and its anchor lost rows)")
+        if newest == value + 1:
+            try:
+                self.counter.increment()   # anchored, then the power went before the increment
+                self.counter_at_start = value + 1
+            except CounterError as exc:
+                return f"the TPM counter cannot be incremented: {exc}"
+            return None
+        if newest > value + 1:
+            return (f"the TPM counter is behind the journal: {self.counter.description} is at"
+                    f" {value}, the journal's newest signed head carries {newest} (another"
+                    " TPM, or the TPM was cleared)")
+        return None
+
+    def counter_line(self) -> str:
+        """``status``'s line for the counter."""
+        if self.counter is None:
+            return ("none: no TPM; a journal restored from a copy while the feed was down is"
+                    " not detected")
+        return f"{self.counter.description}, next head {self.notary.counter_next_text()}"
 
     def _add_finding(self, result: VerifyResult, source: str) -> None:
         """A problem a technician must acknowledge: journaled (``journal.finding``, raised
@@ -272,9 +333,11 @@ class JournalTrust:
         """Notary thread: hand the signed head to the loop, which stores it with its next
         transaction (:meth:`store_heads`). A head asked for at a decision (a draw, a card) is
         for the anchor, which must learn of the decision at once; the database keeps the heads
-        of boundaries, of the minute and of the start and the end."""
+        of boundaries, of the minute and of the start and the end. A head with the TPM counter
+        is stored (and so published) whatever its reason: the collector sees every value and
+        alarms a skipped one (docs/feed.md)."""
         self.newest = head
-        if reason == "decision":
+        if reason == "decision" and head.counter is None:
             return
         with self._unstored_lock:
             self.unstored.append((self._clock(), head))

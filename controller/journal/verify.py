@@ -137,6 +137,7 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
     base_seq, base_hash = journal.base()
     key = load_public_key(public_pem)
     seq = after_seq
+    counted: SignedHead | None = None   # the last head with a TPM counter
     while True:
         try:
             heads = journal.heads_after(seq, 500)
@@ -152,6 +153,15 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
                 result.fail(f"signed head at row {h.seq} has a bad signature (forged, or"
                             " another key)", h.seq)
                 continue
+            if h.counter is not None:
+                # the TPM counter only counts up (docs/journal.md "The TPM counter")
+                if counted is not None and counted.counter is not None \
+                        and h.counter <= counted.counter:
+                    result.fail(f"signed head at row {h.seq} carries TPM counter {h.counter},"
+                                f" not above the {counted.counter} of the head at row"
+                                f" {counted.seq}: two journals signed with one counter",
+                                h.seq)
+                counted = h
             if h.seq == base_seq:
                 actual: str | None = base_hash
             else:

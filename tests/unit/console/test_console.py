@@ -80,7 +80,9 @@ def test_first_pin_needs_no_login_later_changes_do(rig: Rig) -> None:
     assert rig.ok(f"passwd {PIN}", "stdio") == ["PIN set; logged in"]
     assert rig.err("passwd 13579024", "AUTH", "serial")          # a PIN exists now
     rig.ok(f"login {PIN}", "serial")
-    assert rig.ok("passwd 13579024", "serial") == ["PIN changed"]
+    # a console left logged in: changing the PIN needs the current one
+    assert "current PIN" in rig.err("passwd 13579024", "AUTH", "serial")
+    assert rig.ok(f"passwd {PIN} 13579024", "serial") == ["PIN changed"]
     rig.ok("logout", "serial")
     rig.err(f"login {PIN}", "AUTH")
     rig.ok("login 13579024")
@@ -112,7 +114,7 @@ def test_pin_is_stored_only_as_a_salted_scrypt_hash(rig: Rig) -> None:
 
 def test_same_pin_twice_gets_a_different_salt(rig: Rig) -> None:
     rig.ok(f"passwd {PIN}")
-    rig.ok(f"passwd {PIN}")
+    rig.ok(f"passwd {PIN} {PIN}")
     salts = {e.data["salt"] for e in rig.app.journal.events(kinds=["console.pin_set"])}
     assert len(salts) == 2
 
@@ -135,8 +137,31 @@ def test_five_failures_lock_for_five_minutes_and_everything_is_journaled(rig: Ri
     assert kinds.count("console.login_failed") == 5
     assert kinds.count("console.locked") == 1
     assert kinds.count("console.login") == 1
-    failures = [e.data["failures"] for e in rig.app.journal.events(["console.login_failed"])]
+    failures = [e.data["roles"]["technician"]["failures"]
+                for e in rig.app.journal.events(["console.login_failed"])]
     assert failures == [1, 2, 3, 4, 5]
+
+
+def test_a_technicians_logins_between_guesses_do_not_reset_the_supervisors_count(
+        rig: Rig) -> None:
+    """Four wrong PINs, the technician's own login, again: 42 guesses; the 43rd, the
+    supervisor's right PIN, is refused while the supervisor's logins are locked."""
+    supervisor = "97531864"
+    rig.ok(f"passwd {PIN}")
+    rig.ok(f"passwd supervisor {supervisor}")
+    rig.ok("logout")
+    for guess in range(42):
+        if guess and guess % 4 == 0:
+            assert rig.ok(f"login {PIN}") == ["logged in"]
+            rig.ok("logout")
+        assert rig.run(f"login {10_000_000 + guess}")[-1].startswith(("ERR AUTH", "ERR LOCKED"))
+    assert "supervisor logins locked" in rig.err(f"login {supervisor}", "LOCKED")
+    assert "console: not logged in (serial)" in rig.ok("status")
+    assert any(line.startswith("console: supervisor logins locked for")
+               for line in rig.ok("status"))
+    locked = rig.app.journal.events(["console.locked"])
+    assert [row.data["role"] for row in locked] == ["supervisor"]
+    assert any(a.startswith("CONSOLE LOCKED: supervisor logins") for a in rig.app.alarms)
 
 
 def test_failures_reset_after_a_good_login(rig: Rig) -> None:

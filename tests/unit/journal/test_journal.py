@@ -103,7 +103,7 @@ def test_update_and_delete_are_refused_by_the_database(tmp_path: Path) -> None:
         db.execute("UPDATE rows SET data = '{}' WHERE seq = 2")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         db.execute("DELETE FROM rows WHERE seq = 2")
-    db.execute("INSERT INTO heads VALUES (1, x'00', 1, x'00', 'k')")
+    db.execute("INSERT INTO heads (seq, hash, ts, sig, key_id) VALUES (1, x'00', 1, x'00', 'k')")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         db.execute("DELETE FROM heads")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
