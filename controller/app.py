@@ -166,11 +166,16 @@ class Application:
         opened = open_journal(jset, self._state_path, jset.table_id or profile.name,
                               sealed=profile_is_sealed(profile.source_files))
         self.journal = opened.journal
+        from drivers.counter import open_counter
         self.trust = JournalTrust(
             opened, jset, self._state_path, post=lambda fn: self.post(Call(fn)),
             raise_fault=self._raise_fault,
             carry_kinds=lambda: getattr(getattr(self, "table", None), "carry_kinds", ()),
-            snapshot_kinds=_snapshot_kinds(profile.game))
+            snapshot_kinds=_snapshot_kinds(profile.game),
+            counter=open_counter(jset.counter, jset.counter_index))
+        self.add_status("tpm counter", self.trust.counter_line)
+        if self.trust.counter is None:
+            log.warning("journal: %s", self.trust.counter_line())
         #: Repeated events (refused console lines) folded into counted rows.
         self.summaries = Summaries(self.journal)
         # Start-up checks the rows after the newest signed head and the anchor (bounded: a
@@ -318,17 +323,20 @@ class Application:
             self._send_alarm(f"FAULT {text}")   # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
-        """A technician acknowledges the journal's findings (``fault clear``): journaled with
-        what was found; the table then voids the round the journal can no longer vouch for
-        (``journal_untrusted``), so no round is drawn twice. Returns the console lines."""
+        """A supervisor acknowledges the journal's findings (``fault clear``; the console
+        asks for the role): journaled with what was found; the table then voids the round the
+        journal can no longer vouch for (``journal_untrusted``: the rows lost, the first row
+        no signed head vouches for), so no round is drawn twice, and counts a lost or
+        rewritten decision as a void after the draw. Returns the console lines."""
         if not self.trust.findings:
             return []
         lost = self.trust.rows_lost()
+        rewritten_from = self.trust.unvouched_from()
         record = self.trust.acknowledge(who)
         lines = acknowledgment_lines(record)
         hook = getattr(self.table, "journal_untrusted", None)
         if callable(hook):
-            lines.extend(hook(lost, who))
+            lines.extend(hook(lost, who, rewritten_from))
         return lines
 
     def _raise_fault(self, text: str) -> None:

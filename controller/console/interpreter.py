@@ -28,7 +28,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, Auth, PinCheck
+from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, SUPERVISOR, Auth, PinCheck
 from controller.console.errors import CODES, ConsoleError
 from controller.events import Call
 from controller.journal.store import JournalError
@@ -654,6 +654,7 @@ class Console:
             still = self._app_fault_causes()
             if still:
                 raise ConsoleError("FAULT", "cannot clear: " + "; ".join(still[:3]))
+            self._require_supervisor_for_findings(source)
             lines.extend(self._app.acknowledge_journal(who))
             for fault in list(app_faults):
                 self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
@@ -670,6 +671,20 @@ class Console:
         if remaining:
             self._fail(lines, "FAULT", "still faulted: " + "; ".join(remaining))
         return lines or ["no faults"]
+
+    def _require_supervisor_for_findings(self, source: str) -> None:
+        """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the
+        acknowledgment voids the round the journal can no longer vouch for, a void that may
+        come after its number was out (docs/console.md "Voids after the draw")."""
+        trust = getattr(self._app, "trust", None)
+        if trust is None or not trust.findings:
+            return
+        try:
+            self._auth.require(source, SUPERVISOR)
+        except ConsoleError as exc:
+            raise ConsoleError(exc.code, "acknowledging a journal finding (rows lost or"
+                                         f" rewritten) needs a supervisor: {exc.reason}"
+                               ) from None
 
     def _app_fault_causes(self) -> list[str]:
         """What still stands behind the application's faults (program files). The journal's
@@ -819,7 +834,8 @@ class Console:
                           " check and last background scrub (a new one starts)", "selftest"),
             "fault": c(self._cmd_fault, True, "fault clear",
                        "clear the faults whose cause is gone; a journal finding is"
-                       " acknowledged (journaled with what was found)", "fault clear"),
+                       " acknowledged by a supervisor (journaled with what was found)",
+                       "fault clear"),
             "test-mode": c(self._cmd_test_mode, True, "test-mode on|off",
                            "the display shows test mode; no round is touched; between rounds",
                            "test-mode on"),
