@@ -21,7 +21,11 @@ from controller.tables.table import Refused
 
 #: The console actions of the baccarat table (besides ``sim`` and ``odds``).
 ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
-                            "void", "clear", "shoe"})
+                            "void", "clear", "shoe", "shift"})
+#: How a refusal of a void during a coup for want of a supervisor ends (the console answers
+#: ERR AUTH), as pai gow's void after the draw: the coup's cards are out.
+NEEDS_SUPERVISOR: Final = ("a void during a coup needs a supervisor's login at the console"
+                           " (login SUPERVISOR-PIN)")
 #: Inputs that make cards leave the shoe: refused until a new shoe session is confirmed.
 _DEALS: Final = frozenset({"shuffled", "no_more_bets", "remedy"})
 
@@ -41,8 +45,11 @@ ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
                "remedy burn"),
     "collect": ("collect SEAT", "collect SEAT's deferred vigorish (5324.20(d)(2))",
                 "collect 3"),
-    "void": ("void [REASON]", "void the round in progress: every wager returned, reshuffle",
-             "void shoe jammed"),
+    "void": ("void [REASON]", "void the round in progress: every wager returned, reshuffle;"
+             " once a card of the coup is out only a supervisor (raises an alarm, counted for"
+             " the shift)", "void shoe jammed"),
+    "shift": ("shift start", "a supervisor starts a shift: the count of voids during a coup"
+              " starts again", "shift start"),
     "clear": ("clear", "clear an integrity halt: the shoe is reshuffled", "clear"),
     "shoe": ("shoe resume", "the dealer confirms a new shoe session (the shoe powered up): no"
              " card left the shoe while it was off", "shoe resume"),
@@ -233,8 +240,14 @@ class DealerActions:
         if name == "void":
             if self._seq.current not in ("betting", *COUP_STATES, "settling"):
                 raise Refused(f"no round to void in state {self._seq.current}")
-            self._play.void("voided by " + who + (": " + " ".join(args) if args else ""))
-            return ["round void; reshuffle"]
+            reason = " ".join(args)
+            alarmed: list[str] = []
+            if d.coup:
+                alarmed = self._void_mid_coup(who, reason)
+            self._play.void("voided by " + who + (": " + reason if reason else ""))
+            return ["round void; reshuffle", *alarmed]
+        if name == "shift":
+            return self._shift_start(args, who)
         if name == "clear":
             if not d.faults:
                 raise Refused("no table fault to clear")
@@ -245,6 +258,39 @@ class DealerActions:
             self._play.end_shoe("integrity fault cleared by " + who + "; the shoe is reshuffled")
             return [f"cleared: {'; '.join(cleared)}"]
         raise Refused(f"unknown action {name!r}", "UNKNOWN")  # pragma: no cover
+
+    def _void_mid_coup(self, who: str, reason: str) -> list[str]:
+        """A coup voided with its cards out could be dealt again to another result: only a
+        supervisor may (ERR AUTH for anyone else); journaled as an alarm, said on every
+        console, counted in ``status`` for the shift (as pai gow's void after the draw)."""
+        d = self._s.data
+        cards = " ".join(d.coup)
+        if not who.startswith("supervisor@"):
+            raise Refused(f"coup {d.coup_no} has cards out ({cards}): {NEEDS_SUPERVISOR}",
+                          "AUTH")
+        d.voids_mid_coup += 1
+        n = d.voids_mid_coup
+        self._rec.emit("baccarat.void_mid_coup", {
+            "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup), "who": who,
+            "reason": reason or "(none given)", "shift_count": n})
+        self._rec.alarm(f"ALARM void during a coup: shoe {d.shoe_no} coup {d.coup_no} (cards"
+                        f" {cards} out) voided by {who}: {reason or '(no reason given)'}; {n}"
+                        f" void{'' if n == 1 else 's'} during a coup this shift")
+        return [f"a void during a coup: alarmed, {n} this shift"]
+
+    def _shift_start(self, args: Sequence[str], who: str) -> list[str]:
+        """``shift start``: a supervisor starts a shift; the count of voids during a coup
+        starts again (journaled with the last shift's count)."""
+        if list(args) != ["start"]:
+            raise Refused("usage: shift start", "SYNTAX")
+        if not who.startswith("supervisor@"):
+            raise Refused("a supervisor's login is needed to start a shift (login"
+                          " SUPERVISOR-PIN)", "AUTH")
+        d = self._s.data
+        was, d.voids_mid_coup = d.voids_mid_coup, 0
+        self._rec.emit("baccarat.shift_start", {"who": who, "voids_mid_coup": was})
+        return [f"shift started by {who}: voids during a coup counted from 0 (last shift:"
+                f" {was})"]
 
     def _seat(self, args: Sequence[str]) -> int:
         if not args or not args[0].isdigit() or int(args[0]) not in self._s.ring.seats_ccw:

@@ -73,6 +73,9 @@ class ShoeData:
     faults: list[str] = field(default_factory=list)
     shoe_faults: list[str] = field(default_factory=list)
     shoe_in_play: bool = False
+    #: Coups voided with cards out (a supervisor's `void`) this shift, counted until a
+    #: supervisor's `shift start` (docs/baccarat-table.md "Voids during a coup").
+    voids_mid_coup: int = 0
     # A new shoe session (the SID) seen at a quiet moment, until the dealer confirms with
     # `shoe resume` that no card left the shoe while it was off (DESIGN.md, revision 2).
     shoe_unconfirmed: str | None = None

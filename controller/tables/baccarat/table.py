@@ -237,6 +237,8 @@ class BaccaratTable:
             "last_result": d.last_result or "none",
             "last_hand": "yes" if s.last_hand.last_hand else "no",
             "vig_owed_cents": str(s.ledger.total_owed()),
+            "voids_mid_coup": f"{d.voids_mid_coup} this shift"
+                              + (" (alarmed)" if d.voids_mid_coup else ""),
             "shoe_link": "up" if self.link.up else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }

@@ -150,3 +150,57 @@ def test_before_the_draw_a_technician_voids_as_before(
     assert watcher.alarms() == []
     assert app.journal.last(["paigow.void_after_draw"]) is None
     assert console.status("voids_after_draw") == "voids_after_draw: 0 this shift"
+
+
+@pytest.fixture
+def baccarat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+             ) -> Iterator[tuple[Application, Console, Watcher]]:
+    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    app = Application(load_profile(ROOT / "hw_profiles" / "sim-baccarat.toml"), tmp_path,
+                      console_port="none")
+    watcher = Watcher()
+    app.attach_console(watcher)
+    app.start()
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    console = Console(app)
+    try:
+        console.ok(f"passwd {PIN}")
+        console.ok(f"passwd supervisor {SUPER_PIN}")
+        yield app, console, watcher
+    finally:
+        app.post(Shutdown("test over"))
+        loop.join(10)
+        app.close()
+
+
+def test_a_baccarat_void_during_a_coup_needs_the_supervisor_raises_an_alarm_and_is_counted(
+        baccarat: tuple[Application, Console, Watcher]) -> None:
+    """Baccarat's `void` once a card of the coup is out: the same path as pai gow's void after
+    the draw (docs/baccarat-table.md "Voids during a coup")."""
+    app, console, watcher = baccarat
+    for line in ("sim button shuffled", "sim shoe deal burn", "curator 1",
+                 "sim button no_more_bets", "sim shoe deal 2"):
+        console.ok(line)
+    assert console.status("state") == "state: dealing"
+    cards = console.status("coup_cards")
+    said = console.err("void shoe jammed", "AUTH")
+    assert "a void during a coup needs a supervisor's login" in said
+    assert console.status("state") == "state: dealing"
+    assert console.status("coup_cards") == cards
+    assert console.status("voids_mid_coup") == "voids_mid_coup: 0 this shift"
+    assert watcher.alarms() == []
+    assert console.ok(f"login {SUPER_PIN}")[0] == "logged in as supervisor"
+    assert console.ok("void shoe jammed")[:2] == [
+        "round void; reshuffle", "a void during a coup: alarmed, 1 this shift"]
+    app.call(lambda: None)                  # the alarm goes out after the commit
+    alarms = watcher.alarms()
+    assert len(alarms) == 1, watcher.lines
+    assert alarms[0].startswith("!ALARM void during a coup: shoe 1 coup 1 (cards ")
+    assert "voided by supervisor@serial: shoe jammed" in alarms[0]
+    assert alarms[0].endswith("; 1 void during a coup this shift")
+    row = app.journal.last(["baccarat.void_mid_coup"])
+    assert row is not None and row.data["who"] == "supervisor@serial"
+    assert len(row.data["cards"]) == 2 and row.data["shift_count"] == 1
+    assert console.status("voids_mid_coup") == "voids_mid_coup: 1 this shift (alarmed)"
