@@ -90,8 +90,11 @@ def row_payload(row: Mapping[str, Any]) -> bytes:
 
 
 def head_payload(head: Mapping[str, Any]) -> bytes:
-    """A signed head as its feed message: table, seq, hash, ts, sig, key_id."""
+    """A signed head as its feed message: table, seq, hash, ts, sig, key_id, and the TPM
+    counter when the head has one (it is signed with the rest)."""
     body = {k: head[k] for k in ("table", "seq", "hash", "ts", "sig", "key_id")}
+    if head.get("counter") is not None:
+        body["counter"] = head["counter"]
     return canonical({"v": VERSION, **body})
 
 
@@ -228,8 +231,12 @@ def decode_row(payload: bytes) -> dict[str, Any]:
 def decode_head(payload: bytes) -> dict[str, Any]:
     """A head message's fields (``v`` removed), every field of the right type."""
     obj = _object(payload)
-    fields = ("table", "seq", "hash", "ts", "sig", "key_id")
+    # ``counter``: the table's TPM counter, signed with the head (docs/feed.md); optional
+    fields = ("table", "seq", "hash", "ts", "sig", "key_id",
+              *(("counter",) if "counter" in obj else ()))
     _exact(obj, fields, "head")
+    if "counter" in obj and _int(obj, "counter") >= 2**64:
+        raise MessageError("counter must be below 2**64 (a TPM NV counter's 8 bytes)")
     _str(obj, "table")
     _int(obj, "seq", 1)
     _int(obj, "ts")

@@ -61,6 +61,10 @@ class VerifierSettings:
     coalesce_s: float = 60.0
 
 
+#: Counter values remembered per table (a head about every minute: days of them).
+COUNTERS_KEPT: Final = 8192
+
+
 @dataclass
 class _Table:
     rec: TableRecord
@@ -68,6 +72,11 @@ class _Table:
     gap_since_ns: int | None = None
     gap_alarmed: bool = False
     heads_waiting: dict[int, str] = field(default_factory=dict)
+    #: The TPM counter (docs/feed.md "The TPM counter"): the heads seen by value (the newest
+    #: COUNTERS_KEPT), the highest value and its head's seq, values skipped (first, last, since).
+    counters: dict[int, tuple[int, str]] = field(default_factory=dict)
+    counter_high: tuple[int, int] | None = None
+    counter_gaps: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -378,6 +387,8 @@ class Verifier:
                                             f" {rec.head_seq} already received: the table's"
                                             " journal went back")
             return
+        if head.get("counter") is not None:
+            self._counter(t, seq, str(head["hash"]), int(head["counter"]))
         stored = self.store.row_link(rec.site, table, seq)
         self.store.add_head(rec.site, table, head, self._wall_ns(), None)
         self.counters.heads_stored += 1
@@ -387,6 +398,51 @@ class Verifier:
             self._match_head(t, seq, str(head["hash"]), stored[1])
         else:
             t.heads_waiting[seq] = str(head["hash"])
+
+    def _counter(self, t: _Table, seq: int, hash_: str, value: int) -> None:
+        """A verified head's TPM counter: each value belongs to one head, and the values count
+        up one by one with the heads (the table increments the counter for every head it
+        anchors and publishes them all). A value seen on another head, or below one already
+        seen, means two journals were signed with one counter: the table's state was restored
+        from a copy and played on. A skipped value waits for the gap timeout (``tick``)."""
+        table = t.rec.table
+        seen = t.counters.get(value)
+        if seen is not None and seen != (seq, hash_):
+            self.alarm(table, "counter-reused", f"signed heads {seen[0]} and {seq} both carry"
+                                                f" TPM counter {value}: two journals signed"
+                                                " with one counter (the table's state restored"
+                                                " from a copy and played on)")
+        filled = [g for g in t.counter_gaps if g[0] <= value <= g[1]]
+        for lo, hi, since in filled:
+            t.counter_gaps.remove((lo, hi, since))
+            t.counter_gaps += [(a, b, since) for a, b in ((lo, value - 1), (value + 1, hi))
+                               if a <= b]
+        high = t.counter_high
+        if high is not None and value < high[0] and not filled and seen is None:
+            self.alarm(table, "counter-back", f"signed head {seq} carries TPM counter {value},"
+                                              f" below the {high[0]} of signed head {high[1]}"
+                                              " already received: the table's state was"
+                                              " restored from a copy")
+        if high is not None and value > high[0] + 1:
+            t.counter_gaps.append((high[0] + 1, value - 1, self._wall_ns()))
+        if high is None or value > high[0]:
+            t.counter_high = (value, seq)
+        t.counters[value] = (seq, hash_)
+        if len(t.counters) > COUNTERS_KEPT:
+            del t.counters[min(t.counters)]
+
+    def _counter_gaps(self, t: _Table, now: int, gap_ns: int) -> None:
+        """Skipped counter values older than the gap timeout: heads the table anchored never
+        arrived (round-trip of the backlog over)."""
+        for lo, hi, since in [g for g in t.counter_gaps if now - g[2] >= gap_ns]:
+            t.counter_gaps.remove((lo, hi, since))
+            which = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            self.alarm(t.rec.table, "counter-gap", f"TPM counter {which} never arrived within"
+                                                   f" {(now - since) / 1e9:.0f} s: signed heads"
+                                                   " the table anchored are missing (its state"
+                                                   " restored from a copy while the feed was"
+                                                   " down, or heads withdrawn after a journal"
+                                                   " finding)")
 
     def _match_head(self, t: _Table, seq: int, head_hash: str, row_hash_: str) -> None:
         """A signed head and the stored row at its seq: they agree, or the table forked."""
@@ -411,6 +467,8 @@ class Verifier:
             rec = t.rec
             if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
                 self._close_gap(t)
+            if t.counter_gaps:
+                self._counter_gaps(t, now, gap_ns)
             # A table that sent only messages that did not verify (forged heads, replays) is
             # timed from the collector's start: it is silent as surely as one never heard.
             heard = max(rec.last_seen_ns or 0, self.started_ns)
