@@ -278,6 +278,36 @@ class DealerActions:
                         f" void{'' if n == 1 else 's'} during a coup this shift")
         return [f"a void during a coup: alarmed, {n} this shift"]
 
+    def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None) -> list[str]:
+        """A supervisor acknowledged a journal finding (the console asks for the role): rows
+        lost (``lost``) or rows no signed head vouches for from ``rewritten_from`` on. A card or
+        a result lost or rewritten counts as a void during a coup (the alarm, the journaled
+        alarm, the shift's count): rows lost while a coup had cards out (the coup, which the
+        journal can no longer vouch for, is voided), or a card or result row among the rows
+        no head vouches for. Then a snapshot, so the count outlives a restart."""
+        d = self._s.data
+        state = self._seq.current
+        what = None
+        if lost and d.coup:
+            what = f"{lost} committed journal rows were lost with coup {d.coup_no}'s cards out"
+        elif rewritten_from is not None:
+            for row in self._rec.journal.events(
+                    kinds=("baccarat.card", "baccarat.coup.result"),
+                    since_seq=rewritten_from - 1):
+                what = (f"journal rows from row {rewritten_from} were rewritten, among them"
+                        f" {row.kind.removeprefix('baccarat.')} row {row.seq}")
+                break
+        if what is None:
+            return []
+        reason = f"{what}; acknowledged"
+        lines = self._void_mid_coup(who, reason)
+        if d.coup and state in (*COUP_STATES, "settling"):
+            self._play.void(f"journal finding acknowledged by {who}: {what}")
+            lines.insert(0, f"coup {d.coup_no} void (the journal cannot vouch for it); reshuffle")
+        else:
+            self._play.snapshot()
+        return lines
+
     def _shift_start(self, args: Sequence[str], who: str) -> list[str]:
         """``shift start``: a supervisor starts a shift; the count of voids during a coup
         starts again (journaled with the last shift's count)."""

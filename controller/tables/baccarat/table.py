@@ -196,6 +196,10 @@ class BaccaratTable:
             if blocking:
                 raise Refused("play is stopped by a fault a technician must clear: "
                               + "; ".join(blocking), "FAULT")
+        if not self._record.replaying and what == "no_more_bets":
+            held = self._ctx.decision_hold()   # the coup's cards come after no more bets
+            if held is not None:
+                raise Refused(held, "HOLD")
 
     def _button_unless_fault(self, name: str) -> list[str]:
         self._play_stopped(name)
@@ -283,6 +287,12 @@ class BaccaratTable:
         if d.shoe_unconfirmed is not None:
             out.append(f"shoe session {d.shoe_unconfirmed} unconfirmed")
         return out
+
+    def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None = None
+                          ) -> list[str]:
+        """The application's hook at a supervisor's acknowledgment of a journal finding: a
+        card or result lost or rewritten counts as a void during a coup (DealerActions)."""
+        return self._actions.journal_untrusted(lost, who, rewritten_from)
 
     def clear_fault(self, who: str) -> list[str]:
         """Clear the table's integrity faults (the shoe is reshuffled). The shoe's conditions

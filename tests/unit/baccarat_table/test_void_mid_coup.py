@@ -82,3 +82,42 @@ def test_before_the_first_card_a_technician_voids_as_before(rig: Rig) -> None:
     assert rig.rows("baccarat.void_mid_coup") == []
     assert not [a for a in rig.alarms if a.startswith("ALARM")]
     assert rig.table.status()["voids_mid_coup"] == "0 this shift"
+
+
+def test_a_journal_finding_that_lost_a_coups_cards_counts_as_a_void_during_a_coup(
+        rig: Rig) -> None:
+    """The supervisor acknowledges a finding of rows lost while a coup had cards out: the coup
+    is voided and counted as a void during a coup, with the alarm, as her `void` would be."""
+    to_mid_coup(rig)
+    lines = rig.table.journal_untrusted(3, SUPER, None)
+    assert lines[0].endswith("void (the journal cannot vouch for it); reshuffle"), lines
+    assert rig.table.state == "shuffle"
+    (row,) = rig.rows("baccarat.void_mid_coup")
+    assert (row.data["who"], row.data["cards"], row.data["shift_count"]) == \
+        (SUPER, ["9S", "2H"], 1)
+    assert "3 committed journal rows were lost" in row.data["reason"]
+    alarms = [a for a in rig.alarms if a.startswith("ALARM void during a coup")]
+    assert len(alarms) == 1 and alarms[0].endswith("; 1 void during a coup this shift")
+    assert rig.reopen().table.status()["voids_mid_coup"] == "1 this shift (alarmed)"
+
+
+def test_a_journal_finding_that_rewrote_a_card_counts_even_between_coups(rig: Rig) -> None:
+    """Rows no signed head vouches for any more hold a card: counted (and kept by a snapshot
+    across a restart) although no coup is in progress to void; rows without a card or a result
+    are not counted, nor a loss between coups."""
+    rig.open_shoe()
+    rig.act("bet 2 banker 2500")
+    rig.press("no_more_bets")
+    rig.cards("2S 9H 3S KD")                  # banker natural 9: the coup's result
+    assert rig.table.state == "settling"
+    rig.press("settled")
+    assert rig.table.state == "betting"
+    first_card = rig.rows("baccarat.card")[0].seq
+    assert rig.table.journal_untrusted(2, SUPER, None) == []        # lost, no card out
+    assert rig.table.journal_untrusted(0, SUPER, rig.journal.last_seq + 1) == []
+    lines = rig.table.journal_untrusted(0, SUPER, first_card)
+    assert lines == ["a void during a coup: alarmed, 1 this shift"]
+    assert rig.table.state == "betting"                             # nothing to void
+    (row,) = rig.rows("baccarat.void_mid_coup")
+    assert f"rewritten, among them card row {first_card}" in row.data["reason"]
+    assert rig.reopen().table.status()["voids_mid_coup"] == "1 this shift (alarmed)"
