@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.console.auth import (
     LOCKOUT_S,
@@ -186,7 +188,8 @@ def test_a_technicians_own_logins_never_reset_the_supervisors_count(machine: Mac
         if guess % 4 == 0 and guess:
             assert login(auth, TECH_PIN) == ["logged in"]     # the technician's own login
             auth.logout("serial")
-        codes.append(refused(lambda g=guess: login(auth, f"{10_000_000 + g}")).code)
+        pin = f"{10_000_000 + guess}"
+        codes.append(refused(lambda: login(auth, pin)).code)
         machine.run(0.2)                                      # 42 guesses in about 8 s
     # MAX_FAILURES wrong PINs are MAX_FAILURES tries at the supervisor's: locked at the fifth
     assert codes[:MAX_FAILURES - 1] == ["AUTH"] * (MAX_FAILURES - 1)
@@ -308,3 +311,113 @@ def test_one_pin_check_at_a_time(machine: Machine) -> None:
     assert busy.code == "STATE"
     assert done(check) == ["logged in"]
     assert login(auth, SUPER_PIN, "stdio") == ["logged in as supervisor"]
+
+
+# -- random sequences against a model of the rules ---------------------------------------------
+
+PINS = {"tech": TECH_PIN, "super": SUPER_PIN, "wrong": "00001111", "new": "55443322"}
+#: Wrong PINs weighted up: a lockout needs MAX_FAILURES of them between a role's logins.
+OPS = st.sampled_from(
+    [("login", "wrong")] * 6 + [("login", "tech")] * 3 + [("login", "super")]
+    + [("passwd", "wrong")] * 2 + [("passwd", "tech"), ("passwd", "super"), ("logout", ""),
+                                   ("wait", "1"), ("wait", "60"), ("wait", "301"),
+                                   ("restart", "")])
+
+
+class Model:
+    """The documented rules, computed on their own: per-role counts, locks and sessions."""
+
+    def __init__(self) -> None:
+        self.pins = {TECHNICIAN: TECH_PIN, SUPERVISOR: SUPER_PIN}
+        self.failures = {TECHNICIAN: 0, SUPERVISOR: 0}
+        self.until: dict[str, float | None] = {TECHNICIAN: None, SUPERVISOR: None}
+        self.role: str | None = None
+
+    def locked(self, role: str, now: float) -> bool:
+        until = self.until[role]
+        if until is not None and now >= until:
+            self.until[role], self.failures[role] = None, 0
+        return self.until[role] is not None
+
+    def fail(self, roles: list[str], now: float) -> str:
+        for role in roles:
+            self.failures[role] += 1
+            if self.failures[role] >= MAX_FAILURES:
+                self.until[role] = now + LOCKOUT_S
+        return "LOCKED" if any(self.locked(r, now) for r in self.pins) else "AUTH"
+
+    def login(self, pin: str, now: float) -> str:
+        open_ = [r for r in (TECHNICIAN, SUPERVISOR) if not self.locked(r, now)]
+        if not open_:
+            return "LOCKED"
+        match = next((r for r in open_ if self.pins[r] == pin), None)
+        if match is None:
+            return self.fail(open_, now)
+        self.failures[match] = 0
+        self.role = match
+        return match
+
+    def passwd(self, current: str, new: str, now: float) -> str:
+        if self.role is None:
+            return "AUTH"
+        open_ = [r for r in (TECHNICIAN, SUPERVISOR) if not self.locked(r, now)]
+        if not open_ or self.locked(SUPERVISOR, now):
+            return "LOCKED"
+        by = next((r for r in open_ if self.pins[r] == current), None)
+        if by is None:
+            return self.fail(open_, now)
+        if by != SUPERVISOR:
+            self.fail([SUPERVISOR], now)        # the new PIN compared with the supervisor's
+        if new == self.pins[SUPERVISOR]:
+            return "RANGE"
+        self.pins[TECHNICIAN] = new
+        return "OK"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=st.lists(OPS, max_size=60))
+def test_random_logins_and_passwds_keep_the_rules(tmp_path_factory: pytest.TempPathFactory,
+                                                  ops: list[tuple[str, str]]) -> None:
+    machine = Machine(tmp_path_factory.mktemp("auth"))
+    try:
+        auth = commissioned(machine)
+        model = Model()
+        for op, arg in ops:
+            now = machine.mono_s
+            if op == "login":
+                want = model.login(PINS[arg], now)
+                try:
+                    reply = login(auth, PINS[arg])
+                    got = SUPERVISOR if reply == ["logged in as supervisor"] else TECHNICIAN
+                except ConsoleError as exc:
+                    got = exc.code
+                assert got == want, (op, arg, ops)
+            elif op == "passwd":
+                new = PINS["new"] if model.pins[TECHNICIAN] != PINS["new"] else TECH_PIN
+                want = model.passwd(PINS[arg], new, now)
+                try:
+                    passwd(auth, PINS[arg], new)
+                    got = "OK"
+                except ConsoleError as exc:
+                    got = exc.code
+                assert got == want, (op, arg, ops)
+            elif op == "logout":
+                auth.logout("serial")
+                model.role = None
+            elif op == "wait":
+                machine.run(float(arg))
+                auth.tick()
+            else:
+                auth.save()
+                auth = machine.start()             # a restart: the lockouts come back
+                model.role = None
+            for role in (TECHNICIAN, SUPERVISOR):
+                locked = model.locked(role, machine.mono_s)
+                assert (auth.locked_for(role) is not None) == locked, (role, ops)
+        for journal in machine.journals[-1:]:
+            for row in journal.events():
+                text = repr(row.data)
+                assert all(pin not in text for pin in PINS.values()), row.kind
+    finally:
+        for journal in machine.journals:
+            journal.close()
