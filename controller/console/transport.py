@@ -148,7 +148,8 @@ class LineEditor:
     @property
     def shown(self) -> str:
         """The line as the terminal shows it: a PIN is never echoed (``login PIN``,
-        ``passwd [supervisor] NEW-PIN``: everything after the command word shows as ``*``)."""
+        ``passwd [supervisor] [CURRENT-PIN] NEW-PIN``: everything after the command word
+        shows as ``*``, so both PINs of a change are hidden)."""
         text = self.text
         head, space, rest = text.lstrip(" ").partition(" ")
         if space and head.lower() in SECRET_COMMANDS:

@@ -163,6 +163,12 @@ def test_a_pin_is_never_echoed_but_is_submitted_as_typed() -> None:
     assert run(b"login 48151623\r") == (b"login ********\r\n", ["login 48151623"], 0)
     echoed, lines, _ = run(b"passwd supervisor 12345678\r")
     assert echoed == b"passwd " + b"*" * 19 + b"\r\n" and lines == ["passwd supervisor 12345678"]
+    # a change names the current PIN and the new one: both hidden, and the space between
+    echoed, lines, _ = run(b"passwd 48151623 27182818\r")
+    assert echoed == b"passwd " + b"*" * 17 + b"\r\n" and lines == ["passwd 48151623 27182818"]
+    echoed, lines, _ = run(b"passwd supervisor 27182818 31415926\r")
+    assert echoed == b"passwd " + b"*" * 28 + b"\r\n"
+    assert lines == ["passwd supervisor 27182818 31415926"]
     echoed, lines, _ = run(b"  LOGIN 1234\x7f5\r")
     assert echoed == b"  LOGIN ****\b \b*\r\n" and lines == ["  LOGIN 1235"]
     assert run(b"loginx 12\r")[0] == b"loginx 12\r\n"  # another word: echoed as typed
