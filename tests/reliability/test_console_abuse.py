@@ -1,7 +1,8 @@
 """Console abuse against the real process (console on stdio pipes, as under systemd with a
 serial getty replaced by the controller): random command lines, long lines and binary garbage
 never crash it, every line is answered, nothing changes without a login (settings, table state,
-PIN: the journal gains only refusals), and PIN guessing hits the lockout."""
+PIN: the journal gains only refusals), and PIN guessing hits the lockout, the supervisor's too
+when a technician logs in between the guesses."""
 
 from __future__ import annotations
 
@@ -130,3 +131,39 @@ def test_pin_guessing_hits_the_lockout_and_changes_nothing(
     assert kinds.count("console.locked") == 1
     assert kinds.count("console.pin_set") == 1             # the PIN was never changed
     assert kinds.count("console.login") == 0
+
+
+def test_a_technician_cannot_guess_the_supervisors_pin_between_own_logins(
+        table: Controller, work: Path) -> None:
+    """The attack as found on the real process: four wrong PINs, the technician's own login,
+    again; the supervisor's logins lock at the fifth wrong PIN whatever the technician's logins
+    between, and the supervisor's right PIN is refused while they are locked."""
+    c = table
+    supervisor = "27182818"
+    assert c.ask(f"login {PIN}").ok
+    assert c.ask(f"passwd supervisor {supervisor}").ok
+    assert c.ask("logout").ok
+    codes = []
+    for guess in range(42):
+        if guess and guess % 4 == 0:
+            assert c.ask(f"login {PIN}").ok              # the technician's own login
+            assert c.ask("logout").ok
+        codes.append(c.ask(f"login {40_000_000 + guess}").code)
+    assert codes[:4] == ["AUTH"] * 4 and set(codes[4:]) == {"LOCKED"}, codes
+    refused = c.ask(f"login {supervisor}")
+    assert refused.code == "LOCKED" and "supervisor logins locked" in refused.status
+    status = c.ok("status")
+    assert "console: not logged in (stdio)" in status
+    assert any(line.startswith("console: supervisor logins locked for") for line in status)
+    assert any(a.startswith("!CONSOLE LOCKED: supervisor logins") for a in c.alarms)
+    locked = journal_rows(work / "state", ["console.locked"])
+    assert [r.data["role"] for r in locked] == ["supervisor"]
+    # a restart does not lift it
+    assert c.stop() == 0
+    again = Controller(c.profile, c.state_dir)
+    again.wait_ready()
+    try:
+        assert again.ask(f"login {supervisor}").code == "LOCKED"
+        assert again.ask(f"login {PIN}").ok              # the technician was never locked
+    finally:
+        again.stop()
