@@ -258,7 +258,8 @@ class Application:
         ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
                            alarm=self.alarm, announce=self.announce, post=self.post,
                            profile=self.profile,
-                           app_faults=lambda: list(self.app_faults))
+                           app_faults=lambda: list(self.app_faults),
+                           decision_hold=self._decision_hold)
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
             hw = self.profile.rng.hwrng_path
@@ -629,6 +630,25 @@ class Application:
 
     def faults(self) -> list[str]:
         return [*self.app_faults, *self.table.faults()]
+
+    def _decision_hold(self) -> str | None:
+        """Loop: why the next draw or coup is withheld, or None (docs/feed.md "Holding play for
+        the feed"): the broker has not acknowledged the journal up to the last decision for
+        more than ``[feed] hold_decisions_unacked_s``. Reads the publisher's snapshot only."""
+        feed = self.profile.feed
+        limit = feed.hold_decisions_unacked_s if feed is not None else 0
+        decided = self.trust.last_decision
+        if not limit or decided is None:
+            return None
+        seq, at = decided
+        acked = self.feed.state().acked_seq if self.feed is not None else 0
+        waited = time.monotonic() - at
+        if acked >= seq or waited <= limit:
+            return None
+        return (f"withheld: the floor's broker has not acknowledged the last decision (journal"
+                f" row {seq}, acknowledged up to {acked}) for {waited:.0f} s, and this table's"
+                f" profile holds play after {limit} s ([feed] hold_decisions_unacked_s): bring"
+                " the feed back (status shows it), then press the button again")
 
     def add_status(self, key: str, line: Callable[[], str]) -> None:
         """A line the wiring adds to ``status`` (the scoreboard's address and counters)."""

@@ -235,6 +235,10 @@ class FeedSettings:
     position_path: str = "feed.position"
     heartbeat_s: float = 60.0
     window: int = 20
+    #: Withhold the next draw (pai gow) or coup (baccarat, at no more bets) while the broker has
+    #: not acknowledged the journal up to the last decision for more than this many seconds;
+    #: 0 (the default) never withholds (docs/feed.md "Holding play for the feed").
+    hold_decisions_unacked_s: int = 0
 
 
 @dataclass(frozen=True)
@@ -819,6 +823,8 @@ def _feed(s: _Section, r: _Reader, journal_table_id: str | None, name: str) -> F
         position_path=s.value("position_path", _rel_path(r), d.position_path),
         heartbeat_s=s.value("heartbeat_s", _float(r, 5.0, 3600.0), d.heartbeat_s),
         window=s.value("window", _int(r, 1, 1000), d.window),
+        hold_decisions_unacked_s=s.value("hold_decisions_unacked_s", _int(r, 0, 86400),
+                                         d.hold_decisions_unacked_s),
     )
 
 

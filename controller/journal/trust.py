@@ -202,6 +202,8 @@ class JournalTrust:
         self._snapshot_kinds = tuple(snapshot_kinds)
         self._clock = clock
         self.unstored: list[tuple[float, SignedHead]] = []
+        #: The last decision's row (a draw, a card) and when it was committed (monotonic s).
+        self.last_decision: tuple[int, float] | None = None
         #: The newest head the notary signed (anchored), stored in the database or not.
         self.newest: SignedHead | None = None
         self._unstored_lock = threading.Lock()
@@ -325,6 +327,8 @@ class JournalTrust:
         anchored: the anchor keeps the heads that prove the loss or the rewrite (a head signed
         over the damaged journal would supersede them), and the database gets no head that
         vouches for it. The acknowledgment signs its own head and resets the anchor."""
+        if reason == "decision":
+            self.last_decision = (seq, time.monotonic())
         if self.findings:
             return
         self.notary.request(seq, hash_hex, reason)

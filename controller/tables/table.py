@@ -43,6 +43,9 @@ class TableContext:
     #: Faults the application holds (journal, program manifest, settings) that stop play until
     #: a technician clears them; a table refuses round inputs while this is non-empty.
     app_faults: Callable[[], list[str]] = lambda: []
+    #: Why the next decision (a pai gow draw, a baccarat coup) is withheld now, or None: the
+    #: profile's ``[feed] hold_decisions_unacked_s`` while the broker lags (read-only state).
+    decision_hold: Callable[[], str | None] = lambda: None
     rng: Any = None                    # controller.rng.certified.CertifiedRng (pai gow)
     profile: Any = None                # controller.config.profile.Profile
 

@@ -196,6 +196,10 @@ class BaccaratTable:
             if blocking:
                 raise Refused("play is stopped by a fault a technician must clear: "
                               + "; ".join(blocking), "FAULT")
+        if not self._record.replaying and what == "no_more_bets":
+            held = self._ctx.decision_hold()   # the coup's cards come after no more bets
+            if held is not None:
+                raise Refused(held, "HOLD")
 
     def _button_unless_fault(self, name: str) -> list[str]:
         self._play_stopped(name)

@@ -336,6 +336,9 @@ class PaigowTable:
             raise self._refuse(trigger, "play is stopped by a fault a technician must clear: "
                                + "; ".join(blocking), "FAULT")
         if trigger == "draw":
+            held = self._ctx.decision_hold()
+            if held is not None:
+                raise self._refuse(trigger, held, "HOLD")
             return self._draw()
         if trigger == "settled" and has_entries(self.model.record):
             return self._settle()
