@@ -72,12 +72,18 @@ class Publication:
         self._version = 0
         self._view: Mapping[str, object] = MappingProxyType({})
         self._published_ns = 0
+        self._beats = 0
+        self._beat_ns = 0
         self._closed = False
 
     def publish(self, view: Mapping[str, object]) -> bool:
-        """Store ``view`` as a new version if it differs from the last; True when it did."""
+        """Store ``view`` as a new version if it differs from the last; True when it did.
+        Every call is also the loop's beat (:meth:`beat`), changed or not."""
         # Only the loop thread writes _view, so it compares without the lock; readers wait
         # only for the swap.
+        with self._cond:
+            self._beats += 1
+            self._beat_ns = time.monotonic_ns()
         if view == self._view:
             return False
         with self._cond:
@@ -96,6 +102,13 @@ class Publication:
         """``time.monotonic_ns()`` when the current version was stored (for the benchmarks)."""
         with self._cond:
             return self._published_ns
+
+    def beat(self) -> tuple[int, int]:
+        """How many times the loop thread published (each tick and each event), and
+        ``time.monotonic_ns()`` at the last: the scoreboard's heartbeat is sent only while
+        this moves, so a frozen or hung loop stops it whatever the server's threads do."""
+        with self._cond:
+            return self._beats, self._beat_ns
 
     def wait_newer(self, version: int, timeout: float) -> tuple[int, Mapping[str, object]]:
         """Wait up to ``timeout`` seconds for a version newer than ``version`` (or for

@@ -198,12 +198,18 @@ class ShoeSettings:
 class ScoreboardSettings:
     """The table's monitor pages (controller/scoreboard, docs/scoreboard.md): served on
     ``address``:``port`` while ``enabled``; port 0 takes any free port (tests run several
-    tables at once); at most ``max_clients`` connections at once, more are answered 503."""
+    tables at once); at most ``max_clients`` connections at once, more are answered 503, at
+    most ``per_peer`` from one address other than the ``kiosk`` addresses (which also have
+    slots kept for them); a request whose ``Host`` is neither the bound address nor one of
+    ``names`` is refused (DNS rebinding)."""
 
     enabled: bool = False
     address: str = "127.0.0.1"
     port: int = 8080
     max_clients: int = 16
+    per_peer: int = 4
+    kiosk: tuple[str, ...] = ("127.0.0.1", "::1")
+    names: tuple[str, ...] = ()
 
     @property
     def loopback(self) -> bool:
@@ -745,7 +751,32 @@ def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
         address=s.value("address", _address(r), d.address),
         port=s.value("port", _int(r, 0, 65535), d.port),
         max_clients=s.value("max_clients", _int(r, 1, 256), d.max_clients),
+        per_peer=s.value("per_peer", _int(r, 1, 256), d.per_peer),
+        kiosk=s.value("kiosk", _list_of(r, _address(r)), d.kiosk),
+        names=s.value("names", _list_of(r, _host_name(r)), d.names),
     )
+
+
+def _list_of(reader: _Reader, item: Callable[[str, Any], str]) -> Callable[[str, Any],
+                                                                         tuple[str, ...]]:
+    """A TOML array of strings, each checked by ``item`` (at most 16)."""
+    def conv(key: str, raw: Any) -> tuple[str, ...]:
+        if not isinstance(raw, list) or len(raw) > 16:
+            raise _type_error(reader, key, "a list of at most 16 strings", raw)
+        return tuple(item(f"{key}[{i}]", v) for i, v in enumerate(raw))
+    return conv
+
+
+def _host_name(reader: _Reader) -> Callable[[str, Any], str]:
+    """A DNS name the monitor is reached by (RFC 1123 labels), lower-cased, no port."""
+    def conv(key: str, raw: Any) -> str:
+        text = _str(reader)(key, raw).lower().rstrip(".")
+        label = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
+        if len(text) > 253 or re.fullmatch(rf"{label}(\.{label})*", text) is None:
+            raise reader.error(key, f"{raw!r} is not a host name (letters, digits, '-' and"
+                                    " '.'; no port, no scheme)")
+        return text
+    return conv
 
 
 def _topic_id(reader: _Reader) -> Callable[[str, Any], str]:

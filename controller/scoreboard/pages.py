@@ -10,11 +10,19 @@ Sized for a 1080p monitor read from 2 m: every figure at least 4 % of the screen
 43 px; a 10-inch-wide character cell at 2 m subtends more than the 20/40 line of an eye chart).
 Every drawn cell carries ``data-road``, ``data-col``, ``data-row`` and ``data-color`` (and the
 winner, ties and pairs where they apply), so a test reads the roads back out of the DOM.
+
+A page with no ``heartbeat`` event for :data:`SILENCE_S` (the server sends them only while the
+table's loop publishes) dims all of itself under "NO SIGNAL FROM THE TABLE"; a lost connection
+dims it under "CONNECTION LOST". Either way a frozen board is never taken for a live one.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+#: With no heartbeat event for this long (the server sends one about every second while the
+#: table's loop runs), the page dims and says so.
+SILENCE_S: Final = 5
 
 _HEAD: Final = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -28,10 +36,13 @@ _HEAD: Final = """<!doctype html>
 html,body{margin:0;height:100%%;background:var(--bg);color:var(--ink);overflow:hidden;
 font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif}
 body{display:flex;flex-direction:column;padding:1.2vh 1.2vw;gap:1.2vh}
-#offline{display:none;position:fixed;left:0;right:0;bottom:0;padding:1vh;text-align:center;
+#offline,#silent{display:none;position:fixed;left:0;right:0;padding:1vh;text-align:center;
 background:#8a0010;color:#fff;font-size:4vh;font-weight:bold;z-index:9}
-body.stale #offline{display:block}
-body.stale main{opacity:.35}
+#offline{bottom:0}
+#silent{top:40vh;padding:3vh;font-size:7vh;letter-spacing:.05em}
+body.stale #offline,body.silent #silent{display:block}
+body.stale #silent{display:none}
+body.stale>header,body.stale>main,body.silent>header,body.silent>main{opacity:.35}
 .bar{display:flex;align-items:center;gap:2vw;font-size:4.4vh;font-weight:bold;
 letter-spacing:.05em}
 .bar .grow{flex:1}
@@ -43,13 +54,21 @@ main{flex:1;min-height:0;display:flex;flex-direction:column;gap:1.2vh}
 </head><body data-version="0" data-game="%(game)s">
 %(body)s
 <div id="offline">CONNECTION LOST - RECONNECTING</div>
+<div id="silent">NO SIGNAL FROM THE TABLE</div>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
+const SILENCE_MS = %(silence_ms)d;
 function connect(render) {
   let src = null;
+  /* Only the table's loop makes the server send a heartbeat: none for SILENCE_MS and the
+     whole page dims under a notice (a frozen table must not look live). */
+  let heard = performance.now();
+  const silent = (on) => { document.body.classList.toggle("silent", on); };
+  setInterval(() => { silent(performance.now() - heard > SILENCE_MS); }, 250);
   const open = () => {
     src = new EventSource("/events");
+    src.addEventListener("heartbeat", () => { heard = performance.now(); silent(false); });
     src.addEventListener("state", (ev) => {
       const doc = JSON.parse(ev.data);
       document.body.classList.remove("stale");
@@ -373,4 +392,4 @@ def page(game: str) -> bytes:
     except KeyError:
         raise ValueError(f"no scoreboard page for game {game!r}") from None
     return (_HEAD % {"title": title, "css": css, "body": body, "script": script,
-                     "game": game}).encode("utf-8")
+                     "game": game, "silence_ms": SILENCE_S * 1000}).encode("utf-8")

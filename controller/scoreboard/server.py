@@ -8,12 +8,20 @@ here in a few lines each, and tested (tests/unit/scoreboard/test_server.py):
 
 * only GET and HEAD (anything else 405), four paths (anything else 404);
 * the request line at most :data:`MAX_REQUEST_LINE` bytes (414) and the whole head at most
-  :data:`MAX_HEAD` bytes (431), read within :data:`HEAD_TIMEOUT_S` (a slow client is dropped);
-* at most ``max_clients`` connections at once (more are answered 503 by the accepting thread,
-  with no thread started for them), and new connections accepted at most
-  :data:`ACCEPT_RATE` a second (a flood waits in the kernel's backlog, costing the process
+  :data:`MAX_HEAD` bytes (431); its first byte within :data:`FIRST_BYTE_S` and all of it
+  within :data:`HEAD_TIMEOUT_S` of the accept (a slow client is dropped);
+* a ``Host`` that names the bound address or one of the profile's ``names`` (400 without one,
+  421 for any other: a page of another site whose name was rebound to this address reads
   nothing);
-* an event stream whose client stops reading is dropped after :data:`WRITE_TIMEOUT_S`.
+* at most ``max_clients`` connections at once (more are answered 503 by the accepting thread,
+  with no thread started for them), of which :data:`KIOSK_SLOTS` are kept for the profile's
+  ``kiosk`` addresses and at most ``per_peer`` go to any one other address (an IPv6 /64
+  counts as one); new connections accepted at most :data:`ACCEPT_RATE` a second (a flood
+  waits in the kernel's backlog, costing the process nothing);
+* an event stream whose client stops reading is dropped after :data:`WRITE_TIMEOUT_S`;
+* a ``heartbeat`` event on every stream about every :data:`HEARTBEAT_S`, only while the table's
+  loop thread is publishing (controller.app.Publication.beat): a frozen or hung loop stops
+  them, and the page then dims itself (controller.scoreboard.pages).
 
 Threads: one accepts, one per connection serves. They read only the publication (the table's
 published view and its version: controller.app.Publication) and never the table, so nothing
@@ -31,7 +39,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from ipaddress import ip_address
+from ipaddress import IPv6Address, ip_address, ip_network
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
@@ -43,10 +51,18 @@ log = logging.getLogger("controller.scoreboard")
 
 MAX_REQUEST_LINE: Final = 1024
 MAX_HEAD: Final = 8192
-HEAD_TIMEOUT_S: Final = 5.0
+#: The request's first byte must arrive this soon after the accept, all of its head this soon.
+FIRST_BYTE_S: Final = 1.0
+HEAD_TIMEOUT_S: Final = 3.0
 WRITE_TIMEOUT_S: Final = 10.0
 #: A comment line on every idle event stream this often, so proxies and the browser keep it.
 KEEPALIVE_S: Final = 15.0
+#: A heartbeat event this often on every stream, while the loop's last beat is at most
+#: :data:`BEAT_FRESH_S` old (the loop publishes every tick: controller.app.TICK_S).
+HEARTBEAT_S: Final = 1.0
+BEAT_FRESH_S: Final = 1.0
+#: Connections kept for the kiosk's addresses (its page and its stream) out of max_clients.
+KIOSK_SLOTS: Final = 2
 #: The browser reconnects this long after a stream ends (the ``retry:`` field).
 RETRY_MS: Final = 1000
 #: New connections accepted per second, and the burst allowed above it.
@@ -73,6 +89,8 @@ class PublishedState(Protocol):
 
     def wait_newer(self, version: int, timeout: float) -> tuple[int, Mapping[str, object]]: ...
 
+    def beat(self) -> tuple[int, int]: ...
+
     @property
     def closed(self) -> bool: ...
 
@@ -85,8 +103,10 @@ class Stats:
     pages: int = 0
     streams: int = 0            # event streams opened
     streaming: int = 0          # event streams open now
-    busy: int = 0               # 503: over max_clients
-    refused: int = 0            # 4xx: bad method, path, request line or head
+    busy: int = 0               # 503: over max_clients, or over per_peer from one address
+    crowded: int = 0            # of busy: over per_peer from one address
+    refused: int = 0            # 4xx: bad method, path, request line, head or Host
+    misdirected: int = 0        # of refused: no Host, or one that names another site
     slow: int = 0               # dropped: head not read in time, or a stream not read
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -142,6 +162,64 @@ class _Pacer:
         self._tokens = max(0.0, self._tokens - 1.0)
 
 
+def peer_key(address: str) -> str:
+    """The address a client is counted under: itself, an IPv4-mapped IPv6 address as IPv4,
+    and any other IPv6 address as its /64 (one host picks freely inside its /64)."""
+    ip = ip_address(address.partition("%")[0])
+    if isinstance(ip, IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class _Slots:
+    """Who may hold a connection: at most ``total``; ``reserved`` of them kept free for the
+    ``kiosk`` addresses until the kiosk uses them; at most ``per_peer`` for any other peer
+    (:func:`peer_key`). The kiosk's addresses are not capped per peer: its page, stream and
+    health check come from one address."""
+
+    def __init__(self, total: int, per_peer: int, kiosk: frozenset[str],
+                 reserved: int) -> None:
+        self._lock = threading.Lock()
+        self._total = total
+        self._per_peer = per_peer
+        self._kiosk = kiosk
+        self._reserved = reserved
+        self._held: dict[str, int] = {}
+        self._used = 0
+        self._kiosk_used = 0
+
+    def acquire(self, peer: str) -> str | None:
+        """None when admitted, else why not (``busy`` or ``crowded``)."""
+        key = peer_key(peer)
+        with self._lock:
+            if key in self._kiosk:
+                if self._used >= self._total:
+                    return "busy"
+                self._kiosk_used += 1
+            else:
+                if self._held.get(key, 0) >= self._per_peer:
+                    return "crowded"
+                if self._used >= self._total - max(0, self._reserved - self._kiosk_used):
+                    return "busy"
+            self._held[key] = self._held.get(key, 0) + 1
+            self._used += 1
+            return None
+
+    def release(self, peer: str) -> None:
+        key = peer_key(peer)
+        with self._lock:
+            self._used -= 1
+            if key in self._kiosk:
+                self._kiosk_used -= 1
+            left = self._held[key] - 1
+            if left:
+                self._held[key] = left
+            else:
+                del self._held[key]
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
@@ -161,22 +239,25 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         board = self.board
-        if not board._slots.acquire(blocking=False):
+        why = board._slots.acquire(client_address[0])
+        if why is not None:
             board.stats.add("busy")
+            if why == "crowded":
+                board.stats.add("crowded")
             _refuse_busy(request)
             self.shutdown_request(request)
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
-            board._slots.release()
+            board._slots.release(client_address[0])
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.board._slots.release()
+            self.board._slots.release(client_address[0])
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("scoreboard connection from %s failed", client_address, exc_info=True)
@@ -216,6 +297,15 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         finally:
             self.rfile = socket_file
+        host = self.headers.get("Host")
+        if host is None or len(self.headers.get_all("Host", ())) != 1:
+            board.stats.add("misdirected")
+            self._error(400, "one Host header is required")
+            return
+        if not board.host_allowed(host):
+            board.stats.add("misdirected")
+            self._error(421, "this server answers only to its own address")
+            return
         if self.command not in ("GET", "HEAD"):
             self._error(405, "only GET and HEAD", allow=True)
             return
@@ -226,35 +316,33 @@ class _Handler(BaseHTTPRequestHandler):
             board.stats.add("slow")
 
     def _read_head(self, board: ScoreboardServer) -> tuple[bytes, bytes] | None:
-        deadline = time.monotonic() + HEAD_TIMEOUT_S
-        lines: list[bytes] = []
-        size = 0
+        """The request line and the header lines, read straight from the socket against two
+        deadlines from the accept: the first byte within :data:`FIRST_BYTE_S`, the blank line
+        within :data:`HEAD_TIMEOUT_S` (a client trickling a byte at a time is no better)."""
+        accepted = time.monotonic()
+        buf = b""
         while True:
-            left = deadline - time.monotonic()
-            limit = (MAX_REQUEST_LINE if not lines else MAX_HEAD - size) + 1
+            got = _split_head(buf)
+            if isinstance(got, tuple):
+                return got
+            if got == 414:
+                self._error(414, f"request line over {MAX_REQUEST_LINE} bytes")
+                return None
+            if got == 431:
+                self._error(431, f"request head over {MAX_HEAD} bytes")
+                return None
+            left = accepted + (HEAD_TIMEOUT_S if buf else FIRST_BYTE_S) - time.monotonic()
             try:
                 if left <= 0:
                     raise TimeoutError
                 self.connection.settimeout(left)
-                line = self.rfile.readline(limit)
+                chunk = self.connection.recv(4096)
             except (TimeoutError, OSError):
                 board.stats.add("slow")
                 return None
-            if len(line) >= limit:
-                if not lines:
-                    self._error(414, f"request line over {MAX_REQUEST_LINE} bytes")
-                else:
-                    self._error(431, f"request head over {MAX_HEAD} bytes")
+            if not chunk:                       # the client closed mid-head, or sent nothing
                 return None
-            if not line.endswith(b"\n"):       # the client closed mid-line, or sent nothing
-                return None
-            lines.append(line)
-            size += len(line)
-            if len(lines) > 1 and line in (b"\r\n", b"\n"):
-                return lines[0], b"".join(lines[1:])
-            if len(lines) == 1 and line in (b"\r\n", b"\n"):
-                lines.clear()                 # RFC 9112 2.2: ignore an empty line first
-                size = 0
+            buf += chunk
 
     def _route(self, board: ScoreboardServer, path: str) -> None:
         if path == "/":
@@ -332,8 +420,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _stream(self, board: ScoreboardServer) -> None:
-        """Server-sent events: the current version at once, then each new one; a comment line
-        when idle for :data:`KEEPALIVE_S`. A reconnecting page so catches up in one event."""
+        """Server-sent events: the current version at once, then each new one; a heartbeat
+        while the loop beats (:meth:`_heartbeat`); a comment line when idle for
+        :data:`KEEPALIVE_S`. A reconnecting page so catches up in one event."""
         if self.command == "HEAD":
             self._stream_headers()
             return
@@ -345,7 +434,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"retry: {RETRY_MS}\n\n".encode())
             version, view = board.publication.latest()
             self._event(board, version, view)
-            idle_since = time.monotonic()
+            beats = self._heartbeat(board, -1)
+            beat_at = idle_since = time.monotonic()
             while not board._stopping.is_set() and not board.publication.closed:
                 if self._client_gone():
                     return
@@ -354,7 +444,12 @@ class _Handler(BaseHTTPRequestHandler):
                     version = newer
                     self._event(board, version, view)
                     idle_since = time.monotonic()
-                elif time.monotonic() - idle_since >= KEEPALIVE_S:
+                if time.monotonic() - beat_at >= HEARTBEAT_S:
+                    sent = self._heartbeat(board, beats)
+                    if sent != beats:
+                        beats = sent
+                        beat_at = idle_since = time.monotonic()
+                if time.monotonic() - idle_since >= KEEPALIVE_S:
                     self.wfile.write(b": keep-alive\n\n")
                     self.wfile.flush()
                     idle_since = time.monotonic()
@@ -376,6 +471,20 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             return True
         return peeked == b""
+
+    def _heartbeat(self, board: ScoreboardServer, sent: int) -> int:
+        """A ``heartbeat`` event when the loop has beaten since ``sent`` (its count at the
+        last heartbeat) and its last beat is at most :data:`BEAT_FRESH_S` old; the count now.
+        Only the loop thread moves the count (Publication.beat), so this thread, alive while
+        the loop is hung, sends nothing; the event carries the count and the beat's age."""
+        beats, at_ns = board.publication.beat()
+        age_ms = (time.monotonic_ns() - at_ns) // 1_000_000
+        if beats == sent or beats == 0 or age_ms > BEAT_FRESH_S * 1000:
+            return sent
+        self.wfile.write(b'event: heartbeat\ndata: {"beat":%d,"age_ms":%d}\n\n'
+                         % (beats, age_ms))
+        self.wfile.flush()
+        return beats
 
     def _event(self, board: ScoreboardServer, version: int, view: Mapping[str, object]) -> None:
         body = board.documents.get(version, view)
@@ -402,7 +511,10 @@ class ScoreboardServer:
         self.page = page(game)
         self.documents = _Documents(game)
         self.stats = Stats()
-        self._slots = threading.BoundedSemaphore(settings.max_clients)
+        self._slots = _Slots(settings.max_clients, settings.per_peer,
+                             frozenset(peer_key(a) for a in settings.kiosk),
+                             min(KIOSK_SLOTS, settings.max_clients // 2))
+        self._hosts: frozenset[str] = frozenset()
         self._pacer = _Pacer(ACCEPT_RATE, ACCEPT_BURST)
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
@@ -410,6 +522,7 @@ class ScoreboardServer:
 
     def start(self) -> None:
         self._httpd = _HTTPServer(self, (self.settings.address, self.settings.port))
+        self._hosts = self._host_names()
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.2},
                                         name="scoreboard", daemon=True)
@@ -423,6 +536,41 @@ class ScoreboardServer:
         host, port = self._httpd.server_address[:2]
         return str(host), int(port)
 
+    def _host_names(self) -> frozenset[str]:
+        """The ``Host`` values answered (lower case, with the port): the bound address, and on
+        loopback also ``localhost``, ``127.0.0.1`` and ``[::1]``; the profile's ``names``."""
+        host, port = self.address
+        names = {f"[{host}]" if ":" in host else host, *self.settings.names}
+        if ip_address(host).is_loopback:
+            names |= {"localhost", "127.0.0.1", "[::1]"}
+        return frozenset(f"{n}:{port}" for n in names)
+
+    def host_allowed(self, value: str) -> bool:
+        """Whether a request's ``Host`` names this server (RFC 9110 7.2: host and port; no port
+        means 80). Bound to every address (0.0.0.0, ::), any IP literal with the port is
+        this server: a rebound DNS name is never an IP literal."""
+        value = value.strip().lower()
+        if value.startswith("["):
+            inside, bracket, rest = value[1:].partition("]")
+            name, given = f"[{inside}]", rest[1:] if rest.startswith(":") else rest or "80"
+            if not bracket or not given.isdigit():
+                return False
+        elif value.count(":") <= 1:
+            name, _, given = value.partition(":")
+            given = given or "80"
+        else:
+            return False                        # an IPv6 literal needs its brackets
+        name = name.rstrip(".")
+        if f"{name}:{given}" in self._hosts:
+            return True
+        if ip_address(self.address[0]).is_unspecified and given == str(self.address[1]):
+            try:
+                ip_address(name.strip("[]"))
+            except ValueError:
+                return False
+            return True
+        return False
+
     @property
     def url(self) -> str:
         host, port = self.address
@@ -432,7 +580,8 @@ class ScoreboardServer:
         """One line for the console's ``status``."""
         s = self.stats
         return (f"{self.url} ({s.streaming} streaming; {s.pages} pages, {s.streams} streams;"
-                f" refused {s.refused}, busy {s.busy}, slow {s.slow},"
+                f" refused {s.refused} (wrong host {s.misdirected}),"
+                f" busy {s.busy} (over one address's share {s.crowded}), slow {s.slow},"
                 f" paced {self._pacer.waited})")
 
     def close(self) -> None:
@@ -442,3 +591,24 @@ class ScoreboardServer:
             self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+
+
+def _split_head(buf: bytes) -> tuple[bytes, bytes] | int | None:
+    """The request line and the header lines of ``buf`` when it holds the whole head; 414 or
+    431 when it is over the limits; None when more is needed. Empty lines before the request
+    line are ignored (RFC 9112 2.2)."""
+    buf = buf.lstrip(b"\r\n")
+    end = buf.find(b"\n")
+    if end < 0 or end + 1 > MAX_REQUEST_LINE:
+        return 414 if max(end + 1, len(buf)) > MAX_REQUEST_LINE else None
+    first = end + 1
+    at = first
+    while True:
+        end = buf.find(b"\n", at)
+        if end < 0:
+            return 431 if len(buf) > MAX_HEAD else None
+        line, at = buf[at:end + 1], end + 1
+        if at > MAX_HEAD:
+            return 431
+        if line in (b"\r\n", b"\n"):
+            return buf[:first], buf[first:at]

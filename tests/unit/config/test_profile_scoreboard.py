@@ -85,3 +85,20 @@ def test_check_profile_command_prints_the_warning(tmp_path: Path) -> None:
 def test_error_is_a_profile_error(tmp_path: Path) -> None:
     with pytest.raises(ProfileError):
         load_profile(write(tmp_path, "p.toml", PAIGOW + "\n[scoreboard]\nport = 99999\n"))
+
+
+def test_names_kiosk_and_per_peer_are_read_and_checked(tmp_path: Path) -> None:
+    board = load_profile(write(tmp_path, "d.toml", PAIGOW + "\n[scoreboard]\n")).scoreboard
+    assert board.names == () and board.kiosk == ("127.0.0.1", "::1") and board.per_peer == 4
+    text = PAIGOW + ('\n[scoreboard]\nnames = ["Table7.Floor.Example."]\n'
+                     'kiosk = ["127.0.0.1", "::ffff:10.0.0.5"]\nper_peer = 2\n')
+    board = load_profile(write(tmp_path, "e.toml", text)).scoreboard
+    assert board.names == ("table7.floor.example",) and board.per_peer == 2
+    assert board.kiosk == ("127.0.0.1", "::ffff:a00:5")
+    for bad, problem in (('names = ["http://x"]', "is not a host name"),
+                         ('names = ["x:8080"]', "is not a host name"),
+                         ('names = "x"', "a list of at most 16 strings"),
+                         ('kiosk = ["localhost"]', "is not an IP address"),
+                         ("per_peer = 0", "out of range 1..256")):
+        err = refused(write(tmp_path, "f.toml", PAIGOW + f"\n[scoreboard]\n{bad}\n"))
+        assert err.key.startswith("scoreboard.") and problem in err.problem, bad
