@@ -20,13 +20,29 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from controller.journal.anchor import Anchor, AnchorError
 from controller.journal.heads import SignedHead, canonical_head
 from controller.journal.signer import Signer, SignerError
-from drivers.counter import CounterError, MonotonicCounter
 
 log = logging.getLogger("controller.journal")
+
+
+class Counter(Protocol):
+    """What the journal needs of a monotonic counter (drivers/counter.py ``TpmCounter`` is
+    one): its name, its value, one more. A failure is an ``OSError``."""
+
+    description: str
+
+    def read(self) -> int: ...
+
+    def increment(self) -> int: ...
+
+
+class CounterMoved(OSError):
+    """The counter did not read what this table's increment made it: something else counts on
+    it."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +60,7 @@ class Notary:
                  on_signed: Callable[[SignedHead, str], None],
                  on_error: Callable[[str], None],
                  wall_ns: Callable[[], int] = time.time_ns,
-                 counter: MonotonicCounter | None = None) -> None:
+                 counter: Counter | None = None) -> None:
         self.signer = signer
         self.counter = counter
         #: The counter's value the next anchored head carries (read on first use).
@@ -150,10 +166,10 @@ class Notary:
                 now = self.counter.increment()
                 self._counter_next = now + 1
                 if now != value:
-                    raise CounterError(f"{self.counter.description} reads {now} after the"
+                    raise CounterMoved(f"{self.counter.description} reads {now} after the"
                                        f" increment for head {req.seq}, not {value}: something"
                                        " else counts on it")
-        except (SignerError, AnchorError, CounterError, OSError) as exc:
+        except (SignerError, AnchorError, OSError) as exc:
             log.error("journal head %s not signed/anchored: %s", req.seq, exc)
             self._on_error(f"head {req.seq} not signed or anchored: {exc}")
             return

@@ -20,7 +20,7 @@ from typing import Any, Final
 from controller.journal import legacy
 from controller.journal.anchor import Anchor, read_anchor
 from controller.journal.heads import SignedHead, load_public_key
-from controller.journal.notary import Notary
+from controller.journal.notary import Counter, Notary
 from controller.journal.scrub import Maintenance
 from controller.journal.signer import (
     FileSigner,
@@ -32,7 +32,6 @@ from controller.journal.signer import (
 )
 from controller.journal.store import Journal, JournalError
 from controller.journal.verify import VerifyResult, startup_check
-from drivers.counter import CounterError, MonotonicCounter
 
 log = logging.getLogger("controller.journal")
 
@@ -181,7 +180,7 @@ class JournalTrust:
                  carry_kinds: Callable[[], Sequence[Sequence[str]]] = lambda: (),
                  snapshot_kinds: Sequence[str] = (),
                  clock: Callable[[], float] = time.monotonic,
-                 counter: MonotonicCounter | None = None) -> None:
+                 counter: Counter | None = None) -> None:
         self.journal = opened.journal
         self.fresh = opened.fresh
         #: The TPM counter signed into every anchored head (None: the table has no TPM).
@@ -262,7 +261,7 @@ class JournalTrust:
             return None
         try:
             value = self.counter.read()
-        except CounterError as exc:
+        except OSError as exc:   # drivers/counter.py CounterError, or the TPM's device
             return f"the TPM counter cannot be read: {exc}"
         heads = [h for h in (anchor.heads if anchor is not None else [])
                  if h.counter is not None and h.verify(self.public_key)]
@@ -286,7 +285,7 @@ class JournalTrust:
             try:
                 self.counter.increment()   # anchored, then the power went before the increment
                 self.counter_at_start = value + 1
-            except CounterError as exc:
+            except OSError as exc:   # drivers/counter.py CounterError, or the TPM's device
                 return f"the TPM counter cannot be incremented: {exc}"
             return None
         if newest > value + 1:
