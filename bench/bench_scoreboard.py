@@ -66,7 +66,7 @@ def run_clients(host: str, port: int, count: int) -> None:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     for _ in range(count):
         s = socket.create_connection((host, port), timeout=WAIT_S)
-        s.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        s.sendall(f"GET /events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ)
         buffers[s] = b""
@@ -98,9 +98,12 @@ def run_flood(host: str, port: int) -> None:
     answered requests on SIGTERM."""
     stop = threading.Event()
     answered = [0] * FLOOD_THREADS
-    requests = [b"GET / HTTP/1.1\r\n\r\n", b"GET /nope HTTP/1.1\r\n\r\n",
-                b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\n\r\n", b"POST / HTTP/1.1\r\n\r\nx",
-                b"\x16\x03\x01garbage\r\n\r\n", b"GET /state HTTP/1.1\r\n\r\n", b""]
+    own = f"Host: {host}:{port}\r\n".encode()   # the server answers only its own address
+    requests = [b"GET / HTTP/1.1\r\n" + own + b"\r\n", b"GET /nope HTTP/1.1\r\n" + own + b"\r\n",
+                b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\n\r\n",
+                b"POST / HTTP/1.1\r\n" + own + b"\r\nx", b"\x16\x03\x01garbage\r\n\r\n",
+                b"GET /state HTTP/1.1\r\n" + own + b"\r\n", b"GET / HTTP/1.1\r\nHost: evil\r\n\r\n",
+                b""]
 
     def worker(n: int) -> None:
         rng = random.Random(n)
