@@ -118,3 +118,33 @@ def test_a_failing_view_is_journaled_once_and_the_loop_goes_on(
     finally:
         app.post(Shutdown("test"))
         loop.join(WAIT_S)
+
+
+def test_every_publish_is_a_beat_changed_or_not() -> None:
+    pub = Publication()
+    assert pub.beat() == (0, 0)
+    pub.publish({"state": "betting"})
+    before = time.monotonic_ns()
+    pub.publish({"state": "betting"})                        # the same view: no version ...
+    beats, at_ns = pub.beat()
+    assert pub.latest()[0] == 1 and beats == 2               # ... but a beat
+    assert before <= at_ns <= time.monotonic_ns()
+
+
+def test_the_idle_loop_beats_at_every_tick_and_a_stopped_one_does_not(
+        app: Application) -> None:
+    from controller.app import TICK_S
+    app.start()
+    loop = _run(app)
+    try:
+        first, _ = app.publication.beat()
+        time.sleep(10 * TICK_S)
+        beats, at_ns = app.publication.beat()
+        assert beats - first >= 3                            # ticks, with no event at all
+        assert time.monotonic_ns() - at_ns < 1_000_000_000
+    finally:
+        app.post(Shutdown("test"))
+        loop.join(WAIT_S)
+    stopped, _ = app.publication.beat()
+    time.sleep(3 * TICK_S)
+    assert app.publication.beat()[0] == stopped
