@@ -1,0 +1,172 @@
+"""Messages that once stopped the collector (docs/feed.md "Malformed messages"): each is
+``malformed`` for its table, nothing of it is stored, and the rows after it still are; and the
+table's will arriving during a round is alarmed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.feed.messages import MessageError, decode_row, status_payload
+from controller.feed.store import Store
+from controller.journal.chain import GENESIS, row_hash
+from tests.feed_hostile import poisons
+from tests.feed_journal import TableJournal
+from tests.unit.feed.test_verifier import SITE, Rig
+
+BIG = 2**63          # one more than a signed 64-bit column holds
+
+
+def _row(**change: Any) -> dict[str, Any]:
+    fields = {"seq": 1, "ts": 1_800_000_000 * 10**9, "boot": "b", "mono": 5,
+              "kind": "paigow.drawn", "round": 1, "data": {"n": 1}, **change}
+    return {"v": 2, **fields, "prev": GENESIS, "hash": row_hash(GENESIS, fields)}
+
+
+def _bytes(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode("ascii")
+
+
+POISONS = {
+    **{f"{name} 2**63": _bytes(_row(**{name: BIG})) for name in ("seq", "ts", "mono", "round")},
+    "seq 2**64": _bytes(_row(seq=2**64)),
+    "round -1": _bytes(_row(round=-1)),
+    "100 kB of [": b"[" * 100_000,
+    "100 kB of {": b'{"a":' * 20_000,
+    "deep data": _bytes(_row()).replace(b'{"n":1}', b'{"n":' + b"[" * 40 + b"]" * 40 + b"}"),
+    "not UTF-8": b'{"v":2,"seq":\xff\xfe}',
+    "seq a string": _bytes(_row(seq="1")),
+    "seq a bool": _bytes(_row(seq=True)),
+    "round a float": _bytes(_row(round=1.0)),
+    "data a list": _bytes({**_row(), "data": []}),
+    "NUL in a string": _bytes(_row(kind="paigow.\u0000drawn")),
+    "lone surrogate": _bytes({**_row(), "boot": "\ud800"}),
+    "1e400": _bytes(_row()).replace(b'{"n":1}', b'{"n":1e400}'),
+}
+
+
+def test_the_poisons_hash_correctly() -> None:
+    # the 2**63 rows are what a table's certificate holder can send: their hash is right
+    for name in ("seq", "ts", "mono", "round"):
+        obj = json.loads(POISONS[f"{name} 2**63"])
+        fields = {k: obj[k] for k in ("seq", "ts", "boot", "mono", "kind", "round", "data")}
+        assert obj[name] == BIG and row_hash(GENESIS, fields) == obj["hash"]
+
+
+@pytest.mark.parametrize("name", sorted(POISONS))
+def test_a_poison_is_malformed_and_the_rows_after_it_are_stored(
+        tmp_path: Path, name: str) -> None:
+    honest, evil = TableJournal("table-07"), TableJournal("evil-01")
+    rig = Rig(tmp_path, honest, evil)
+    rig.raw(f"tc/{SITE}/evil-01/rows", POISONS[name])
+    for r in honest.rounds(2, 2):
+        rig.row(honest, r)
+    alarms = rig.store.alarms()
+    assert [(a.table, a.kind) for a in alarms] == [("evil-01", "malformed")]
+    assert rig.store.rows(SITE, "evil-01") == []
+    assert rig.seqs(honest) == [1, 2, 3, 4]
+
+
+def test_the_largest_integers_the_store_holds_are_accepted(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    top = 2**63 - 1
+    payload = _bytes(_row(ts=top, mono=top, round=top))
+    assert decode_row(payload)["ts"] == top
+    rig.raw(f"tc/{SITE}/table-07/rows", payload)
+    assert rig.kinds() == []
+    assert rig.store.rows(SITE, "table-07")[0]["round"] == top
+
+
+@pytest.mark.parametrize("payload", [b"[" * 100_000, b'{"a":' * 50_000, b"[{" * 40_000])
+def test_deep_nesting_is_refused_before_the_parser(payload: bytes) -> None:
+    with pytest.raises(MessageError, match="nested deeper"):
+        decode_row(payload)
+
+
+def test_heads_and_statuses_out_of_range_are_malformed(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    t.append()
+    head = t.sign().as_dict()
+    rig.raw(f"tc/{SITE}/table-07/heads", _bytes({"v": 2, **head, "seq": BIG}))
+    rig.raw(f"tc/{SITE}/table-07/heads", _bytes({"v": 2, **head, "ts": -1}))
+    rig.raw(f"tc/{SITE}/table-07/status", _bytes({"v": 2, "state": "online", "ts": BIG}))
+    assert rig.kinds() == ["malformed"]
+    assert rig.store.alarms()[0].count == 3
+    assert all(r.status == "" for r in rig.store.tables())    # no status taken from them
+
+
+def test_the_issues_named_poisons_are_in_the_fuzz_set() -> None:
+    named = dict.fromkeys(p for _, p in poisons())
+    assert b"[" * 100_000 in named
+    assert sum(1 for p in named if str(BIG).encode() in p) == 4
+
+
+# -- the will during a round ---------------------------------------------------------------------
+
+def _status(rig: Rig, state: str) -> None:
+    rig.raw(f"tc/{SITE}/table-07/status", status_payload(state, 1))  # type: ignore[arg-type]
+
+
+def _paigow(t: TableJournal, kind: str, trigger: str, before: str, after: str,
+            rnd: int) -> Any:
+    return t.append(kind, {"trigger": trigger, "from": before, "state": after}, rnd)
+
+
+def test_offline_during_a_paigow_round_is_alarmed(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    for r in (_paigow(t, "paigow.state", "open", "inspection", "washing", 4),
+              _paigow(t, "paigow.state", "stacked", "washing", "betting", 4),
+              _paigow(t, "paigow.state", "no_more_bets", "betting", "no_more_bets", 4),
+              _paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
+              t.append("paigow.input", {"button": "x"}, 4)):
+        rig.row(t, r)
+    _status(rig, "online")
+    _status(rig, "offline")
+    _status(rig, "offline")         # the retained will again: one alarm
+    alarms = rig.store.alarms()
+    assert [(a.kind, a.count) for a in alarms] == [("offline-in-round", 1)]
+    assert "round 4" in alarms[0].detail
+
+
+def test_offline_between_rounds_is_not_alarmed(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    for r in (_paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
+              _paigow(t, "paigow.settled", "settled", "dealer_hands", "washing", 4),
+              _paigow(t, "paigow.state", "idle", "washing", "inspection", 5)):
+        rig.row(t, r)
+    _status(rig, "offline")
+    assert rig.kinds() == []
+
+
+def test_offline_during_a_baccarat_coup_is_alarmed_and_not_after_it(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    rig.row(t, t.append("baccarat.bet", {"seat": 1, "moved": ["passing>betting"]}, 9))
+    _status(rig, "offline")
+    assert rig.kinds() == []           # betting: no coup under way
+    _status(rig, "online")
+    rig.row(t, t.append("baccarat.card", {"card": "AS", "moved": ["betting>dealing"]}, 9))
+    _status(rig, "offline")
+    assert rig.kinds() == ["offline-in-round"]
+    _status(rig, "online")
+    rig.row(t, t.append("baccarat.coup.settled", {"shoe": 1, "coup": 9}, 9))
+    _status(rig, "offline")
+    assert rig.kinds() == ["offline-in-round"]
+
+
+def test_the_store_refuses_what_does_not_fit_as_a_store_error(tmp_path: Path) -> None:
+    from controller.feed.store import StoreError
+
+    store = Store.open(f"sqlite:///{tmp_path / 's.sqlite'}")
+    with pytest.raises(StoreError):
+        store.execute("SELECT ?", (BIG,))
+    with pytest.raises(StoreError):
+        store.execute("SELECT ?", ("\ud800",))
+    store.close()
