@@ -176,7 +176,9 @@ def test_controller_sigkilled_mid_publish(mosquitto_broker: MosquittoBroker, tmp
         wait_for(lambda: _signed(store_url) == rows[-1][0], 10, "the last head matched")
     finally:
         collector.stop()
-    assert _alarms(store_url) == []
+    # the SIGKILL's will (offline) arrives while a round is usually under way in the stored
+    # rows, and the restarted table may stop inside the round it recovered: that alarm only
+    assert set(_alarms(store_url)) <= {"offline-in-round"}
 
 
 def _feed_line(ctl: Controller) -> str:
