@@ -155,3 +155,75 @@ def test_without_a_tpm_the_same_rollback_goes_unnoticed(
         assert len(_drawn(app)) == 2
     finally:
         app.close()
+
+
+def _say(app: Application, text: str) -> list[str]:
+    """A console line; a reply that comes later (a login checked on a worker) waited for."""
+    lines = app.console_execute(text, "serial")
+    deferred = app._console().take_deferred()
+    if deferred is None:
+        return lines
+    deadline = time.monotonic() + 30
+    while not deferred.ready():
+        assert time.monotonic() < deadline, f"no reply to {text.split()[0]!r}"
+        time.sleep(0.01)
+    rendered: list[str] = deferred.render()
+    return rendered
+
+
+def test_the_collector_alarms_the_rolled_back_rounds_counter_values(
+        work: Path, swtpm_tpm: SwTpm,
+        make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    from tests.feed_rig import CollectorThread, wait_for
+
+    broker = make_mosquitto_broker(plain=True, tls=True)
+    profile = _profile(swtpm_tpm.tcti, broker)
+    keys = work / "keys"
+    keys.mkdir()
+    # the table's key is made with its journal: register it before the collector hears it
+    first = Application(profile, work / "state", console_port="none")
+    (keys / "sim-paigow.pem").write_text(str(first.journal.meta("public_key")))
+    first.close()
+    store = f"sqlite:///{work / 'floor.sqlite'}"
+    collector = CollectorThread(broker, store, keys, gap_timeout_s=1.0)
+    try:
+        state = _play_then_roll_back(work, profile, broker)
+        tpm_value = TpmCounter(swtpm_tpm.tcti).read()
+        anchor = read_anchor(state / "journal.anchor")
+        assert anchor is not None and anchor.newest is not None
+        restored = anchor.newest.counter
+        assert restored is not None and restored < tpm_value
+        lost = f"{tpm_value}" if restored + 1 == tpm_value else f"{restored + 1}-{tpm_value}"
+        broker.start()   # a broker without persistence: the collector subscribes again first
+        wait_for(lambda: sum("subscribed" in line for line in collector.lines) >= 2, 30,
+                 "the collector subscribed again")
+        app = Application(profile, state, console_port="none")
+        try:
+            app.start()
+            assert any("behind the TPM counter" in f for f in app.app_faults), app.app_faults
+            # the supervisor acknowledges the finding (docs/journal.md): play goes on
+            assert _say(app, "passwd 24681357")[-1] == "OK"
+            assert _say(app, "passwd supervisor 97531864")[-1] == "OK"
+            assert _say(app, "login 97531864")[-1] == "OK"
+            reply = _say(app, "fault clear")
+            assert not app.app_faults, reply
+            _press(app, "shuffled", "no_more_bets", "draw")
+            assert app.trust.notary.wait_idle(10)
+            newest = app.trust.newest_signed()
+            assert newest is not None and newest.counter is not None
+            assert newest.counter > tpm_value        # the counter went on from where it was
+            _wait_acked(app, 30)
+        finally:
+            app.close()
+        try:
+            wait_for(lambda: any("counter-gap" in line for line in collector.lines), 30,
+                     "the collector's counter-gap alarm")
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}: {collector.lines}") from None
+    finally:
+        collector.stop()
+    gap = [line for line in collector.lines if "counter-gap" in line]
+    # exactly the values of the heads signed in the round that was rolled back
+    assert gap and f"TPM counter {lost} never arrived" in gap[0], collector.lines
+    assert not [line for line in collector.lines if "counter-reused" in line
+                or "counter-back" in line], collector.lines
