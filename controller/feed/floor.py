@@ -9,12 +9,16 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from controller.feed.store import Store, TableRecord
-from controller.tables.baccarat.machine import COUP_STATES
-from controller.tables.paigow.definition import IN_ROUND
 
-#: The states in which a pai gow round or a baccarat coup is under way, by the row kinds' game.
-ROUND_STATES: Final = {"paigow": frozenset(IN_ROUND),
-                       "baccarat": frozenset((*COUP_STATES, "settling"))}
+#: The states in which a pai gow round (its definition's ``IN_ROUND``) or a baccarat coup (its
+#: machine's ``COUP_STATES`` and ``settling``) is under way, by the row kinds' game. The feed
+#: reads the tables' rows without importing the tables; tests/unit/feed/test_poison.py keeps
+#: these equal to the definitions.
+ROUND_STATES: Final = {
+    "paigow": frozenset(("betting", "bank_style", "no_more_bets", "dealing", "setting_hands",
+                         "dealer_hands")),
+    "baccarat": frozenset(("dealing", "player_third", "banker_third", "settling")),
+}
 #: The rows that close a round or a coup.
 CLOSING_KINDS: Final = frozenset(("paigow.settled", "paigow.voided", "baccarat.coup.settled",
                                   "baccarat.coup.voided"))

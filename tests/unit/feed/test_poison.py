@@ -134,6 +134,15 @@ def test_offline_during_a_paigow_round_is_alarmed(tmp_path: Path) -> None:
     assert "round 4" in alarms[0].detail
 
 
+def test_the_feeds_round_states_are_the_tables() -> None:
+    from controller.feed.floor import ROUND_STATES
+    from controller.tables.baccarat.machine import COUP_STATES
+    from controller.tables.paigow.definition import IN_ROUND
+
+    assert ROUND_STATES == {"paigow": IN_ROUND,
+                            "baccarat": frozenset((*COUP_STATES, "settling"))}
+
+
 def test_offline_between_rounds_is_not_alarmed(tmp_path: Path) -> None:
     t = TableJournal("table-07")
     rig = Rig(tmp_path, t)
