@@ -136,3 +136,36 @@ def test_a_journal_and_a_counter_that_disagree_are_a_finding(
         assert app.table.model.state == "dealing"     # play stops under the finding
     finally:
         app.close()
+
+
+def _signed(signer: FileSigner, table: str, seq: int, hash_: str,
+            counter: int | None) -> SignedHead:
+    head = SignedHead(table, seq, hash_, 1, "", signer.key_id, counter)
+    return dataclasses.replace(head, sig=signer.sign(canonical_head(head.head())))
+
+
+@pytest.mark.parametrize(("counters", "bad"), [
+    ((5, 6, 7), None), ((5, None, 6), None), ((5, 5, 6), 2), ((5, 7, 6), 3),
+])
+def test_journal_verify_refuses_counters_that_do_not_count_up(
+        tmp_path: Path, counters: tuple[int | None, ...], bad: int | None) -> None:
+    from controller.journal.store import Journal
+    from controller.journal.verify import verify_journal
+    signer = FileSigner.create(tmp_path / "k.pem")
+    j = Journal(tmp_path / "j.sqlite")
+    try:
+        j.set_meta("table", "t1")
+        for n in range(3):
+            j.append("x.row", {"n": n})
+        rows = [r for r in (j.row(s) for s in (1, 2, 3)) if r is not None]
+        j.add_heads([_signed(signer, "t1", r.seq, r.hash, c) for r, c in zip(rows, counters,
+                                                                             strict=True)])
+        result = verify_journal(j, signer.public_key_pem(), None, anchor_required=False)
+    finally:
+        j.close()
+    problems = [p for p in result.problems if "TPM counter" in p]
+    if bad is None:
+        assert problems == [], result.problems
+    else:
+        assert problems and problems[0].startswith(f"signed head at row {rows[bad - 1].seq}"
+                                                   f" carries TPM counter"), result.problems
