@@ -1,6 +1,7 @@
 # Sourced by run-tests and run-sim: create .venv and (re)install when pyproject.toml changed.
-# Says what it does on stderr while it works (a first install takes about 20 s of pip), so a
-# new user never stares at a silent terminal; says nothing when .venv is already up to date.
+# Says what it does on stderr while it works (a first install took 37-41 s of pip in a fresh
+# clone on a 2-core machine with a fast network: more on a slow link or a Pi), so a new user
+# never stares at a silent terminal; says nothing when .venv is already up to date.
 PY="${PYTHON:-python3.11}"
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 venv_started=$SECONDS
@@ -13,7 +14,7 @@ source .venv/bin/activate
 stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
     echo "== installing the project and its test tools into .venv (pip install -e '.[test]';" \
-         "log in .venv/install.log)..." >&2
+         "about 40 s on a fast network, minutes on a slow one; log in .venv/install.log)..." >&2
     if ! python -m pip install -q -e '.[test]' >.venv/install.log 2>&1; then
         cat .venv/install.log >&2
         echo "install failed; see .venv/install.log" >&2
