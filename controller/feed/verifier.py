@@ -47,7 +47,8 @@ from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
 ALARM_KINDS: Final = ("gap", "fork", "rollback", "chain", "bad-signature", "unknown-table",
-                      "malformed", "silent", "offline-in-round")
+                      "malformed", "silent", "offline-in-round", "counter-reused",
+                      "counter-back", "counter-gap")
 UNKNOWN: Final = "?"
 
 
