@@ -69,7 +69,7 @@ class PtyShoe:
         self.seq = (self.seq + 1) % 10000
         view = memoryview(frame)
         while view:
-            view = view[os.write(self.master, view):]
+            view = view[os.write(self.master, view) :]
         return time.perf_counter_ns()
 
     def _run(self) -> None:
@@ -159,7 +159,7 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
                 if state() == "settling":
                     call("sim", "button", "settled")
                     wait_state(("settling",))
-                    if state() == "passing":    # (h)(2): never back to the last curator
+                    if state() == "passing":  # (h)(2): never back to the last curator
                         held = int(str(app.call(lambda: table.status()["curator"], WAIT_S)))
                         call("curator", str(held % 8 + 1))
             if state() in ("dealing", "player_third", "banker_third", "betting", "settling"):
@@ -179,6 +179,7 @@ START: dict[str, int] = {}
 def journal_bytes(state_dir: Path) -> int:
     """The journal's files after a full checkpoint (the WAL folded into the database)."""
     import sqlite3
+
     con = sqlite3.connect(state_dir / "journal.sqlite", timeout=10)
     try:
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -192,6 +193,7 @@ def idle_rows(state_dir: Path, beats: int = 600, period_s: float = 0.02) -> tupl
     ``period_s``: the journal rows written while ``beats`` heartbeats arrive, after the start.
     Returns (heartbeats, rows): at 1 Hz, rows per 3,600 heartbeats are rows per hour."""
     from drivers.sim.shoe import SimShoe
+
     sim = SimShoe(decks=8, seed=3, heartbeat_s=period_s)
     link = sim.create_pty(str(state_dir / "shoe"))
     base = load_profile(PROFILE)
@@ -225,23 +227,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shoes", type=int, default=1)
     parser.add_argument("--dir", default=None, help="parent directory of the temp state dir")
-    parser.add_argument("--integrity", type=int, default=0, metavar="SHOES",
-                        help="simulate SHOES shuffled shoes for the alarm thresholds instead")
-    parser.add_argument("--idle", type=int, default=0, metavar="BEATS",
-                        help="count the rows an idle table journals while BEATS heartbeats"
-                             " arrive (50 a second) instead")
+    parser.add_argument(
+        "--integrity",
+        type=int,
+        default=0,
+        metavar="SHOES",
+        help="simulate SHOES shuffled shoes for the alarm thresholds instead",
+    )
+    parser.add_argument(
+        "--idle",
+        type=int,
+        default=0,
+        metavar="BEATS",
+        help="count the rows an idle table journals while BEATS heartbeats"
+        " arrive (50 a second) instead",
+    )
     args = parser.parse_args(argv)
     if args.idle:
         with tempfile.TemporaryDirectory(prefix="bench-idle-", dir=args.dir) as tmp:
             beats, rows = idle_rows(Path(tmp), args.idle)
-        print(f"idle table: {rows} journal rows while {beats} heartbeats arrived:"
-              f" {rows * 3600 / beats:.0f} rows per hour of 1 Hz heartbeats")
+        print(
+            f"idle table: {rows} journal rows while {beats} heartbeats arrived:"
+            f" {rows * 3600 / beats:.0f} rows per hour of 1 Hz heartbeats"
+        )
         return 0
     if args.integrity:
         start = time.perf_counter()
         rates = shuffled_shoe_alarm_rates(
-            args.integrity, suit_levels=(7, 8, 9, 10, SUIT_RUN_ALARM),
-            rank_levels=(5, 6, 7, RANK_RUN_ALARM), window_levels=(3, 4, 5, REPEAT_WINDOW_ALARM))
+            args.integrity,
+            suit_levels=(7, 8, 9, 10, SUIT_RUN_ALARM),
+            rank_levels=(5, 6, 7, RANK_RUN_ALARM),
+            window_levels=(3, 4, 5, REPEAT_WINDOW_ALARM),
+        )
         print(f"{args.integrity} shuffled 8-deck shoes in {time.perf_counter() - start:.1f} s")
         print(f"{'level':<12} {'simulated':>10} {'formula':>10}")
         for key, share in rates.items():
@@ -252,10 +269,14 @@ def main(argv: list[str] | None = None) -> int:
         samples = latency(args.shoes, Path(tmp))
     samples.sort()
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
-    print(f"$CARD last byte -> decision journaled (synchronous=FULL, {args.dir or 'default tmp'}):"
-          f" {len(samples)} cards")
-    print(f"  median {statistics.median(samples):.3f} ms   p99 {p99:.3f} ms"
-          f"   max {samples[-1]:.3f} ms   target < 5 ms")
+    print(
+        f"$CARD last byte -> decision journaled (synchronous=FULL, {args.dir or 'default tmp'}):"
+        f" {len(samples)} cards"
+    )
+    print(
+        f"  median {statistics.median(samples):.3f} ms   p99 {p99:.3f} ms"
+        f"   max {samples[-1]:.3f} ms   target < 5 ms"
+    )
     return 0
 
 

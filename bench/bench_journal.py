@@ -28,8 +28,7 @@ def measure(n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
         db = Path(tmp) / "j.sqlite"
         j = Journal.open(db)
-        sample = {"button": "draw", "state": "betting", "round": 123, "value": 7,
-                  "raw": "a1b2c3d4"}
+        sample = {"button": "draw", "state": "betting", "round": 123, "value": 7, "raw": "a1b2c3d4"}
         t0 = time.perf_counter()
         for i in range(n):
             j.append("paigow.input", sample, round_id=i // 10)
@@ -40,8 +39,12 @@ def measure(n: int) -> dict[str, float]:
         ok = check_chain(j).ok
         verify_s = time.perf_counter() - t1
         j.close()
-    return {"appends_per_s": n / elapsed, "bytes_per_event": size / n,
-            "verify_s_per_10k": verify_s * 10_000 / n, "verified": float(ok)}
+    return {
+        "appends_per_s": n / elapsed,
+        "bytes_per_event": size / n,
+        "verify_s_per_10k": verify_s * 10_000 / n,
+        "verified": float(ok),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

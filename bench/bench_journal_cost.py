@@ -78,7 +78,7 @@ class Running:
         gpio.clock.advance(gap)
         gpio.drive(pins[name], 1)
         gpio.clock.advance(gap)
-        self.call(lambda: None)            # the press has been handled (FIFO queue)
+        self.call(lambda: None)  # the press has been handled (FIFO queue)
 
     def stop(self) -> None:
         self.app.post(Shutdown("bench"))
@@ -104,7 +104,7 @@ def paigow_rounds(work: Path, rounds: int) -> dict[str, float]:
                 run.press(name)
         assert run.app.trust.notary.wait_idle(10)
         run.call(lambda: run.app.trust.store_heads())
-        checkpoint(state, "PASSIVE")        # the worker's checkpoint, counted
+        checkpoint(state, "PASSIVE")  # the worker's checkpoint, counted
         written = write_bytes() - written0
         checkpoint(state, "TRUNCATE")
         size = journal_size(state) - size0
@@ -112,8 +112,12 @@ def paigow_rounds(work: Path, rounds: int) -> dict[str, float]:
         heads = len(run.app.journal.heads_after(0, 10**6)) - heads0
     finally:
         run.stop()
-    return {"bytes_per_round": size / rounds, "written_per_round": written / rounds,
-            "rows_per_round": rows / rounds, "heads_per_round": heads / rounds}
+    return {
+        "bytes_per_round": size / rounds,
+        "written_per_round": written / rounds,
+        "rows_per_round": rows / rounds,
+        "heads_per_round": heads / rounds,
+    }
 
 
 def idle_baccarat(work: Path, seconds: float) -> float:
@@ -121,7 +125,7 @@ def idle_baccarat(work: Path, seconds: float) -> float:
     state = work / "bac-idle"
     run = Running(BACCARAT, state)
     try:
-        time.sleep(3.0)                     # the shoe's HELO and the start-up rows
+        time.sleep(3.0)  # the shoe's HELO and the start-up rows
         seq0, t0 = run.call(lambda: run.app.journal.last_seq), time.monotonic()
         time.sleep(seconds)
         rows = run.call(lambda: run.app.journal.last_seq) - seq0
@@ -143,15 +147,19 @@ def build_big_journal(work: Path, rows: int) -> Path:
         for _ in range(2):
             for name in ROUND:
                 run.press(name)
-        template = run.call(lambda: [
-            (r.kind, r.data, r.round) for r in run.app.journal.events(
-                since_seq=run.app.journal.last_seq - len(ROUND))])
+        template = run.call(
+            lambda: [
+                (r.kind, r.data, r.round)
+                for r in run.app.journal.events(since_seq=run.app.journal.last_seq - len(ROUND))
+            ]
+        )
     finally:
         run.stop()
     from controller.journal.anchor import Anchor
     from controller.journal.heads import SignedHead, canonical_head
     from controller.journal.signer import FileSigner
     from controller.journal.store import Journal
+
     signer = FileSigner.load(state / "journal-key.pem")
     journal = Journal(state / "journal.sqlite", autocheckpoint=True)
     anchor = Anchor(state / "journal.anchor")
@@ -173,8 +181,9 @@ def build_big_journal(work: Path, rows: int) -> Path:
         seq, digest = journal.head()
         ts = time.time_ns()
         head = {"table": table, "seq": seq, "hash": digest, "ts": ts}
-        signed = SignedHead(table, seq, digest, ts, signer.sign(canonical_head(head)),
-                            signer.key_id)
+        signed = SignedHead(
+            table, seq, digest, ts, signer.sign(canonical_head(head)), signer.key_id
+        )
         journal.add_heads([signed])
         anchor.append(signed)
     journal.close()
@@ -188,13 +197,19 @@ def journal_start_ms(state: Path, runs: int = 5) -> float:
     from controller.config.profile import load_profile as load
     from controller.journal.trust import JournalTrust, open_journal
     from controller.tables.paigow.table import SNAPSHOT_KINDS
+
     settings = load(PAIGOW).journal
     samples = []
     for _ in range(runs):
         t0 = time.perf_counter()
         opened = open_journal(settings, lambda name: state / name, "sim-paigow")
-        trust = JournalTrust(opened, settings, lambda name: state / name, post=lambda fn: None,
-                             raise_fault=lambda text: None)
+        trust = JournalTrust(
+            opened,
+            settings,
+            lambda name: state / name,
+            post=lambda fn: None,
+            raise_fault=lambda text: None,
+        )
         verdict = trust.check_at_start()
         opened.journal.last(SNAPSHOT_KINDS)
         samples.append((time.perf_counter() - t0) * 1000)
@@ -218,8 +233,9 @@ class StallProbe:
         while not self._stop.is_set():
             done: queue.SimpleQueue[float] = queue.SimpleQueue()
             posted = time.perf_counter()
-            self.app.post(Call(lambda: None, lambda _r, p=posted, box=done: box.put(
-                time.perf_counter() - p)))
+            self.app.post(
+                Call(lambda: None, lambda _r, p=posted, box=done: box.put(time.perf_counter() - p))
+            )
             try:
                 self.delays.append(done.get(timeout=30))
             except queue.Empty:
@@ -289,9 +305,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--dir", default=None)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--stalls", default=None, metavar="STATE_DIR",
-                        help="only the loop stalls on this journal, as one JSON line (bench/run"
-                             " runs it in a fresh process: its own heap, not the bench's)")
+    parser.add_argument(
+        "--stalls",
+        default=None,
+        metavar="STATE_DIR",
+        help="only the loop stalls on this journal, as one JSON line (bench/run"
+        " runs it in a fresh process: its own heap, not the bench's)",
+    )
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
     if args.stalls:
@@ -300,15 +320,19 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-journal-cost-", dir=args.dir) as tmp:
         work = Path(tmp)
         r = paigow_rounds(work, 30 if args.quick else args.rounds)
-        print(f"pai gow: {r['bytes_per_round']:.0f} B/round in the journal,"
-              f" {r['written_per_round']:.0f} B/round written to storage,"
-              f" {r['rows_per_round']:.1f} rows and {r['heads_per_round']:.1f} heads/round")
+        print(
+            f"pai gow: {r['bytes_per_round']:.0f} B/round in the journal,"
+            f" {r['written_per_round']:.0f} B/round written to storage,"
+            f" {r['rows_per_round']:.1f} rows and {r['heads_per_round']:.1f} heads/round"
+        )
         print(f"idle baccarat: {idle_baccarat(work, 10 if args.quick else 30):.0f} rows/hour")
         rows = 100_000 if args.quick else args.rows
         t0 = time.perf_counter()
         big = build_big_journal(work, rows)
-        print(f"built a {rows:,}-row journal in {time.perf_counter() - t0:.0f} s"
-              f" ({journal_size(big) / 1e6:.0f} MB)")
+        print(
+            f"built a {rows:,}-row journal in {time.perf_counter() - t0:.0f} s"
+            f" ({journal_size(big) / 1e6:.0f} MB)"
+        )
         for key, value in stalls_on_big_journal(big, 5 if args.quick else 10).items():
             print(f"  {key}: {value:.1f}")
     os.sync()

@@ -35,9 +35,12 @@ WAIT_S = 2.0
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=300)
-    parser.add_argument("--dir", default=None,
-                        help="where the temporary journal goes (default: the system's temp dir;"
-                             " use a directory on the device's real storage)")
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="where the temporary journal goes (default: the system's temp dir;"
+        " use a directory on the device's real storage)",
+    )
     args = parser.parse_args()
     profile = load_profile(PROFILE)
     digits = {segs: n for n, segs in DIGIT_SEGMENTS.items()}
@@ -69,8 +72,10 @@ def main() -> None:
                 deadline = time.monotonic() + WAIT_S
                 while display.read_back() not in digits:
                     if time.monotonic() > deadline:
-                        raise SystemExit(f"no number within {WAIT_S} s; state "
-                                         f"{app.call(lambda: table.model.state)}")
+                        raise SystemExit(
+                            f"no number within {WAIT_S} s; state "
+                            f"{app.call(lambda: table.model.state)}"
+                        )
                     time.sleep(0)
                 samples.append((time.perf_counter_ns() - start) / 1e6)
                 gpio.clock.advance(gap_ms)
@@ -87,8 +92,10 @@ def main() -> None:
         raise SystemExit("need --rounds 2 or more")
     p99 = samples[min(len(samples) - 1, round(0.99 * (len(samples) - 1)))]
     print(f"first draw after power-up (includes the RNG start-up health test): {first:.3f} ms")
-    print(f"button edge -> number on the display, {len(samples)} more draws "
-          f"(journal synchronous=FULL in {args.dir or tempfile.gettempdir()}):")
+    print(
+        f"button edge -> number on the display, {len(samples)} more draws "
+        f"(journal synchronous=FULL in {args.dir or tempfile.gettempdir()}):"
+    )
     print(f"  median {statistics.median(samples):6.3f} ms")
     print(f"  p99    {p99:6.3f} ms")
     print(f"  max    {samples[-1]:6.3f} ms   (target: under 5 ms)")

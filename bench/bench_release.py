@@ -71,9 +71,14 @@ def sha256_rate() -> float:
 
 def check_once(opt: Path, workers: int) -> dict[str, float]:
     python = opt / "python" / "bin" / "python3.11"
-    out = subprocess.run([str(python), "-I", "-S", "-B", "-c", CHECK, str(opt), str(workers)],
-                         capture_output=True, text=True, timeout=120, cwd="/",
-                         env={"PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [str(python), "-I", "-S", "-B", "-c", CHECK, str(opt), str(workers)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin"},
+    )
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-500:])
     result: dict[str, float] = json.loads(out.stdout)
@@ -89,11 +94,27 @@ def ready_time(opt: Path, profile: Path, state: Path) -> float:
         sock.settimeout(0.2)
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [str(opt / "python" / "bin" / "python3.11"), "-I", "-S", "-B", "-u",
-             str(opt / "bin" / "table-controller"), "run", "--profile", str(profile),
-             "--state-dir", str(state), "--console", "none"],
-            cwd="/", env={"PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": str(path)},
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                str(opt / "python" / "bin" / "python3.11"),
+                "-I",
+                "-S",
+                "-B",
+                "-u",
+                str(opt / "bin" / "table-controller"),
+                "run",
+                "--profile",
+                str(profile),
+                "--state-dir",
+                str(state),
+                "--console",
+                "none",
+            ],
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": str(path)},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             deadline = time.monotonic() + 60
             while True:
@@ -126,18 +147,30 @@ def measure(artifact: Path, runs: int, pi_artifact: Path | None = None) -> dict[
     release: its own files and bytes, this machine's per-file cost), else for ``artifact``."""
     with tempfile.TemporaryDirectory(prefix="bench-release-") as tmp:
         stage = Path(tmp) / "stage"
-        inst = subprocess.run([str(ROOT / "systemd" / "install.sh"), "--release", str(artifact),
-                               "--profile", "sim-paigow", "--stage", str(stage)],
-                              capture_output=True, text=True, timeout=300, cwd="/")
+        inst = subprocess.run(
+            [
+                str(ROOT / "systemd" / "install.sh"),
+                "--release",
+                str(artifact),
+                "--profile",
+                "sim-paigow",
+                "--stage",
+                str(stage),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd="/",
+        )
         if inst.returncode != 0:
             raise RuntimeError(inst.stderr[-500:])
         opt = stage / "opt" / "table-controller"
         profile = stage / "etc" / "table-controller" / "profile.toml"
-        check_once(opt, 4)                                   # warm the page cache
+        check_once(opt, 4)  # warm the page cache
         one = [check_once(opt, 1) for _ in range(runs)]
         four = [check_once(opt, 4) for _ in range(runs)]
         state = Path(tmp) / "state"
-        ready_time(opt, profile, state)                      # first start: a new journal
+        ready_time(opt, profile, state)  # first start: a new journal
         ready = [ready_time(opt, profile, state) for _ in range(runs)]
     if any(r["problems"] for r in one + four):
         raise RuntimeError("the staged release does not match its manifest")
@@ -152,12 +185,24 @@ def measure(artifact: Path, runs: int, pi_artifact: Path | None = None) -> dict[
     pi4_rate = PI4_SHA256_MB_S * 1e6
     overhead = per_file * len(sizes) * CPU_FACTOR
     pi4_one = overhead + pi_bytes / pi4_rate
-    pi4_four = max(overhead + (pi_bytes - sum(big)) / pi4_rate,
-                   (big[0] if big else 0) / pi4_rate, sum(big) / pi4_rate / 3)
-    return {"files": files, "bytes": size, "one_s": t1, "four_s": t4, "sha_mb_s": rate,
-            "ready_s": statistics.median(ready), "pi_files": len(sizes), "pi_bytes": pi_bytes,
-            "pi4_one_s": pi4_one, "pi4_four_s": pi4_four,
-            "pi4_cold_s": pi4_four + pi_bytes / (SD_MB_S * 1e6)}
+    pi4_four = max(
+        overhead + (pi_bytes - sum(big)) / pi4_rate,
+        (big[0] if big else 0) / pi4_rate,
+        sum(big) / pi4_rate / 3,
+    )
+    return {
+        "files": files,
+        "bytes": size,
+        "one_s": t1,
+        "four_s": t4,
+        "sha_mb_s": rate,
+        "ready_s": statistics.median(ready),
+        "pi_files": len(sizes),
+        "pi_bytes": pi_bytes,
+        "pi4_one_s": pi4_one,
+        "pi4_four_s": pi4_four,
+        "pi4_cold_s": pi4_four + pi_bytes / (SD_MB_S * 1e6),
+    }
 
 
 def default_artifact(arch: str = ARCH) -> Path | None:
@@ -176,13 +221,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     m = measure(artifact, args.runs, default_artifact("arm64"))
     print(f"artifact {artifact.name}: {m['files']:.0f} files, {m['bytes'] / 1e6:.1f} MB hashed")
-    print(f"start-up check, warm: {m['one_s'] * 1000:.0f} ms (1 thread),"
-          f" {m['four_s'] * 1000:.0f} ms (4 threads); SHA-256 here {m['sha_mb_s']:.0f} MB/s")
+    print(
+        f"start-up check, warm: {m['one_s'] * 1000:.0f} ms (1 thread),"
+        f" {m['four_s'] * 1000:.0f} ms (4 threads); SHA-256 here {m['sha_mb_s']:.0f} MB/s"
+    )
     print(f"start to READY=1 of the installed release: {m['ready_s'] * 1000:.0f} ms (median)")
-    print(f"Raspberry Pi 4 estimate for the arm64 release ({m['pi_files']:.0f} files,"
-          f" {m['pi_bytes'] / 1e6:.1f} MB): {m['pi4_one_s'] * 1000:.0f} ms (1 thread),"
-          f" {m['pi4_four_s'] * 1000:.0f} ms (4 threads), cold from SD"
-          f" {m['pi4_cold_s'] * 1000:.0f} ms")
+    print(
+        f"Raspberry Pi 4 estimate for the arm64 release ({m['pi_files']:.0f} files,"
+        f" {m['pi_bytes'] / 1e6:.1f} MB): {m['pi4_one_s'] * 1000:.0f} ms (1 thread),"
+        f" {m['pi4_four_s'] * 1000:.0f} ms (4 threads), cold from SD"
+        f" {m['pi4_cold_s'] * 1000:.0f} ms"
+    )
     return 0
 
 

@@ -98,12 +98,17 @@ def run_flood(host: str, port: int) -> None:
     answered requests on SIGTERM."""
     stop = threading.Event()
     answered = [0] * FLOOD_THREADS
-    own = f"Host: {host}:{port}\r\n".encode()   # the server answers only its own address
-    requests = [b"GET / HTTP/1.1\r\n" + own + b"\r\n", b"GET /nope HTTP/1.1\r\n" + own + b"\r\n",
-                b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\n\r\n",
-                b"POST / HTTP/1.1\r\n" + own + b"\r\nx", b"\x16\x03\x01garbage\r\n\r\n",
-                b"GET /state HTTP/1.1\r\n" + own + b"\r\n", b"GET / HTTP/1.1\r\nHost: evil\r\n\r\n",
-                b""]
+    own = f"Host: {host}:{port}\r\n".encode()  # the server answers only its own address
+    requests = [
+        b"GET / HTTP/1.1\r\n" + own + b"\r\n",
+        b"GET /nope HTTP/1.1\r\n" + own + b"\r\n",
+        b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\n\r\n",
+        b"POST / HTTP/1.1\r\n" + own + b"\r\nx",
+        b"\x16\x03\x01garbage\r\n\r\n",
+        b"GET /state HTTP/1.1\r\n" + own + b"\r\n",
+        b"GET / HTTP/1.1\r\nHost: evil\r\n\r\n",
+        b"",
+    ]
 
     def worker(n: int) -> None:
         rng = random.Random(n)
@@ -116,12 +121,13 @@ def run_flood(host: str, port: int) -> None:
                         if s.recv(64):
                             answered[n] += 1
                     else:
-                        time.sleep(0.2)          # a connection that says nothing
+                        time.sleep(0.2)  # a connection that says nothing
             except OSError:
                 pass
 
-    threads = [threading.Thread(target=worker, args=(n,), daemon=True)
-               for n in range(FLOOD_THREADS)]
+    threads = [
+        threading.Thread(target=worker, args=(n,), daemon=True) for n in range(FLOOD_THREADS)
+    ]
     for t in threads:
         t.start()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -153,8 +159,9 @@ class Table:
         self.app.start()
         self.loop = threading.Thread(target=self.app.run, daemon=True)
         self.loop.start()
-        self.board = ScoreboardServer(ScoreboardSettings(enabled=True, port=0, max_clients=64),
-                                      self.app.publication, "paigow")
+        self.board = ScoreboardServer(
+            ScoreboardSettings(enabled=True, port=0, max_clients=64), self.app.publication, "paigow"
+        )
         self.board.start()
         self.digits = {segs: n for n, segs in DIGIT_SEGMENTS.items()}
         self.gpio = self.app.devices["gpio"]
@@ -202,6 +209,7 @@ class Table:
 
     def close(self) -> None:
         from controller.events import Shutdown
+
         self.board.close()
         self.app.post(Shutdown("bench done"))
         self.loop.join(timeout=10)
@@ -209,8 +217,12 @@ class Table:
 
 
 def _spawn(mode: str, host: str, port: int, *extra: str) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, __file__, mode, host, str(port), *extra],
-                            stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, __file__, mode, host, str(port), *extra],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=str(ROOT),
+    )
     assert proc.stdout is not None
     if proc.stdout.readline().strip() != "ready":
         raise SystemExit(f"{mode} process did not start")
@@ -229,8 +241,10 @@ def _stop(proc: subprocess.Popen[str]) -> str:
 
 def _line(name: str, values: list[float], unit: str = "ms") -> None:
     if values:
-        print(f"{name} median {statistics.median(values):.3f} p99 {pct(values, 0.99):.3f}"
-              f" max {max(values):.3f} {unit} n {len(values)}")
+        print(
+            f"{name} median {statistics.median(values):.3f} p99 {pct(values, 0.99):.3f}"
+            f" max {max(values):.3f} {unit} n {len(values)}"
+        )
 
 
 def measure(rounds: int, clients: int, folder: str | None) -> None:
@@ -241,7 +255,7 @@ def measure(rounds: int, clients: int, folder: str | None) -> None:
         table = Table(tmp)
         host, port = table.board.address
         try:
-            table.rounds(3)                                   # warm up (RNG start-up test)
+            table.rounds(3)  # warm up (RNG start-up test)
             # The same pace in every phase: only the streams and the flood differ.
             _line("idle draw", table.rounds(rounds))
             for phase in ("clients", "flood"):
@@ -260,18 +274,27 @@ def measure(rounds: int, clients: int, folder: str | None) -> None:
                         sse.append((ns - drawn[round_id]) / 1e6)
                 _line(f"{phase} draw", draws)
                 _line(f"{phase} sse", sse)
-                print(f"{phase} missed {rounds * clients - len(sse)} of {rounds * clients}"
-                      f" events (not at the client within {HOLD_S * 1000:.0f} ms)")
+                print(
+                    f"{phase} missed {rounds * clients - len(sse)} of {rounds * clients}"
+                    f" events (not at the client within {HOLD_S * 1000:.0f} ms)"
+                )
                 if flood is not None:
-                    print(f"flood answered {answered} requests in"
-                          f" {rounds} rounds; server {table.board.describe()}")
+                    print(
+                        f"flood answered {answered} requests in"
+                        f" {rounds} rounds; server {table.board.describe()}"
+                    )
         finally:
             table.close()
     results = [random.Random(5).choice("BBBBPPPPT") for _ in range(80)]
-    event = encode(document(1, {"game": "baccarat", "state": "betting", "shoe": 1,
-                                "coup": 80, "results": results}))
-    print(f"page bytes paigow {len(page('paigow'))} baccarat {len(page('baccarat'))}"
-          f" event80 {len(event)}")
+    event = encode(
+        document(
+            1, {"game": "baccarat", "state": "betting", "shoe": 1, "coup": 80, "results": results}
+        )
+    )
+    print(
+        f"page bytes paigow {len(page('paigow'))} baccarat {len(page('baccarat'))}"
+        f" event80 {len(event)}"
+    )
 
 
 def main() -> None:

@@ -24,15 +24,14 @@ def bench_decode(frames: int) -> float:
     """Frames per second through FrameDecoder.feed, fed in 4 KiB chunks."""
     cards = ["QH", "TD", "AS", "9C"]
     data = b"".join(
-        encode("CARD", i % SEQ_MOD, SID, cards[i % 4]) if i % 5
-        else encode("HBT", i % SEQ_MOD, SID)
+        encode("CARD", i % SEQ_MOD, SID, cards[i % 4]) if i % 5 else encode("HBT", i % SEQ_MOD, SID)
         for i in range(frames)
     )
     decoder = FrameDecoder()
     start = time.perf_counter()
     count = 0
     for pos in range(0, len(data), 4096):
-        count += len(decoder.feed(data[pos:pos + 4096]))
+        count += len(decoder.feed(data[pos : pos + 4096]))
     elapsed = time.perf_counter() - start
     assert count == frames, (count, frames)  # a broken decoder must not print a figure
     return frames / elapsed

@@ -56,14 +56,21 @@ from tests.reliability.harness import (  # noqa: E402
     write_profile,
 )
 
-KILL_MAX_S = 2.5          # a kill lands uniformly in (0, KILL_MAX_S) after the restart checks
+KILL_MAX_S = 2.5  # a kill lands uniformly in (0, KILL_MAX_S) after the restart checks
 STARTUP_KILL_SHARE = 0.2  # share of starts killed during start-up instead
 STARTUP_KILL_MAX_S = 0.8
 VERIFY_TIMEOUT_S = 300.0  # console `journal verify` of a long journal (docs/journal.md)
 
-PAIGOW_NEXT = {"inspection": "shuffled", "washing": "shuffled", "betting": "no_more_bets",
-               "bank_style": "draw", "no_more_bets": "draw", "dealing": "dealt",
-               "setting_hands": "hands_set", "dealer_hands": "settled"}
+PAIGOW_NEXT = {
+    "inspection": "shuffled",
+    "washing": "shuffled",
+    "betting": "no_more_bets",
+    "bank_style": "draw",
+    "no_more_bets": "draw",
+    "dealing": "dealt",
+    "setting_hands": "hands_set",
+    "dealer_hands": "settled",
+}
 PAIGOW_IN_ROUND = {"bank_style", "no_more_bets", "dealing", "setting_hands", "dealer_hands"}
 BACCARAT_CARD_STATES = {"burn", "dealing", "player_third", "banker_third"}
 
@@ -87,8 +94,8 @@ class Counts:
 @dataclass
 class PaigowSession:
     pid: int
-    confirmed: list[str] = field(default_factory=list)   # presses confirmed by a later reply
-    tail: list[str] = field(default_factory=list)        # sent, not confirmed when killed
+    confirmed: list[str] = field(default_factory=list)  # presses confirmed by a later reply
+    tail: list[str] = field(default_factory=list)  # sent, not confirmed when killed
     numbers: dict[int, str] = field(default_factory=dict)  # round -> number the console showed
     last_seen: tuple[int, str] | None = None
     checked: bool = False
@@ -102,7 +109,7 @@ class PaigowLedger:
     seen_seq: int = 0
     draws: dict[int, list[str]] = field(default_factory=dict)
     facts: set[tuple[int, str]] = field(default_factory=set)
-    last_fact: dict[int, Any] = field(default_factory=dict)   # app.start seq -> newest fact
+    last_fact: dict[int, Any] = field(default_factory=dict)  # app.start seq -> newest fact
     newest_fact: Any = None
     by_pid: dict[int, list[str]] = field(default_factory=dict)  # pid -> button presses
     pid: int = -1
@@ -120,47 +127,50 @@ class PaigowLedger:
                     # an input rides on the first row it caused (docs/journal.md)
                     self.by_pid.setdefault(self.pid, []).append(given["button"])
                 if r.kind == "paigow.drawn":
-                    self.draws.setdefault(int(r.round), []).append(
-                        str(r.data["record"]["number"]))
+                    self.draws.setdefault(int(r.round), []).append(str(r.data["record"]["number"]))
                 if r.kind in PAIGOW_FACTS and "state" in r.data:
                     # a closing row's snapshot is the next round's; other fact rows are in
                     # their own round (docs/journal.md "Small rows")
-                    snap = r.data.get("snapshot") or {"round_id": r.round,
-                                                      "state": r.data["state"]}
+                    snap = r.data.get("snapshot") or {"round_id": r.round, "state": r.data["state"]}
                     self.facts.add((int(snap["round_id"]), snap["state"]))
                     self.newest_fact = snap
         finally:
             j.close()
 
 
-PAIGOW_FACTS = ("paigow.state", "paigow.drawn", "paigow.dice", "paigow.settled",
-                "paigow.voided")
+PAIGOW_FACTS = ("paigow.state", "paigow.drawn", "paigow.dice", "paigow.settled", "paigow.voided")
 
 
-def check_paigow(state_dir: Path, sessions: list[PaigowSession], res: Counts,
-                 restarted: dict[str, str], ledger: PaigowLedger) -> None:
+def check_paigow(
+    state_dir: Path,
+    sessions: list[PaigowSession],
+    res: Counts,
+    restarted: dict[str, str],
+    ledger: PaigowLedger,
+) -> None:
     checked_draws = len(ledger.draws)
     ledger.read(state_dir)
-    for s in sessions[-1:]:          # earlier sessions were checked at earlier restarts
+    for s in sessions[-1:]:  # earlier sessions were checked at earlier restarts
         if s.checked:
             continue
         s.checked = True
         got = ledger.by_pid.get(s.pid, [])
         n = len(s.confirmed)
         if got[:n] != s.confirmed:
-            res.fail(f"pid {s.pid}: confirmed presses {s.confirmed[-5:]} but journal has "
-                     f"{got[:n][-5:]} (lost or reordered)")
+            res.fail(
+                f"pid {s.pid}: confirmed presses {s.confirmed[-5:]} but journal has "
+                f"{got[:n][-5:]} (lost or reordered)"
+            )
         extra = got[n:]
-        if extra != s.tail[:len(extra)]:
+        if extra != s.tail[: len(extra)]:
             res.fail(f"pid {s.pid}: journal has presses {extra} never sent (tail {s.tail})")
         res.counts["presses journaled"] += len(got)
         for rnd, number in s.numbers.items():
             if ledger.draws.get(rnd, [None])[0] != number:
                 res.fail(f"round {rnd}: console showed {number}, journal {ledger.draws.get(rnd)}")
         if s.last_seen is not None and s.last_seen not in ledger.facts:
-            res.fail(f"console saw round/state {s.last_seen} that the journal does not hold"
-                     " (lost)")
-    for rnd, numbers in list(ledger.draws.items())[max(0, checked_draws - 1):]:
+            res.fail(f"console saw round/state {s.last_seen} that the journal does not hold (lost)")
+    for rnd, numbers in list(ledger.draws.items())[max(0, checked_draws - 1) :]:
         if len(numbers) > 1:
             res.fail(f"round {rnd} drawn {len(numbers)} times: {numbers} (re-rolled)")
     res.counts["draws journaled"] = len(ledger.draws)
@@ -175,8 +185,10 @@ def check_paigow(state_dir: Path, sessions: list[PaigowSession], res: Counts,
             res.counts["restarts in dealing (number shown again)"] += 1
             rnd = int(snap["round_id"])
             if restarted.get("number") != ledger.draws.get(rnd, ["?"])[0]:
-                res.fail(f"round {rnd} restarted showing {restarted.get('number')}, "
-                         f"journal drew {ledger.draws.get(rnd)}")
+                res.fail(
+                    f"round {rnd} restarted showing {restarted.get('number')}, "
+                    f"journal drew {ledger.draws.get(rnd)}"
+                )
 
 
 def drive_paigow(c: Controller, s: PaigowSession, res: Counts) -> None:
@@ -193,7 +205,7 @@ def drive_paigow(c: Controller, s: PaigowSession, res: Counts) -> None:
         if not reply.ok:
             res.fail(f"sim button {name} -> {reply.status}")
         status = c.status()
-        s.confirmed.extend(s.tail)   # a reply after the press: it was handled (FIFO queue)
+        s.confirmed.extend(s.tail)  # a reply after the press: it was handled (FIFO queue)
         s.tail.clear()
         rnd = int(status["round"])
         s.last_seen = (rnd, status["state"])
@@ -216,6 +228,7 @@ class ShoeRun:
 
 def new_shoe(link: str, seed: int) -> ShoeRun:
     from drivers.sim.shoe import SimShoe
+
     sim = SimShoe(decks=8, seed=seed, heartbeat_s=0.5)
     sim.create_pty(link)
     sim.start()
@@ -235,10 +248,14 @@ def check_baccarat(state_dir: Path, shoes: list[ShoeRun], res: Counts, settled: 
     acks = [last_acked(shoe.sim) for shoe in shoes]
     rows = journal_rows(state_dir, kinds=["shoe.session", "shoe.frame", "shoe.heartbeats"])
     sessions = [r.data["sid"] for r in rows if r.kind == "shoe.session"]
-    if sessions != [shoe.sim.sid for shoe in shoes][:len(sessions)] or \
-            len(sessions) < len(shoes) - 1:
-        res.fail(f"shoe sessions journaled {sessions}, shoes powered up "
-                 f"{[shoe.sim.sid for shoe in shoes]}")
+    if (
+        sessions != [shoe.sim.sid for shoe in shoes][: len(sessions)]
+        or len(sessions) < len(shoes) - 1
+    ):
+        res.fail(
+            f"shoe sessions journaled {sessions}, shoes powered up "
+            f"{[shoe.sim.sid for shoe in shoes]}"
+        )
         return
     by_sid: dict[str, list[Any]] = {}
     current: list[Any] = []
@@ -254,24 +271,33 @@ def check_baccarat(state_dir: Path, shoes: list[ShoeRun], res: Counts, settled: 
         if dup:
             res.fail(f"shoe {n}: SEQs journaled twice: {dup[:10]}")
         cards = [r.data["fields"][0] for r in frames if r.data["type"] == "CARD"]
-        if cards != shoe.dealt[:len(cards)]:
-            i = next(i for i, (a, b) in enumerate(zip(cards, shoe.dealt, strict=False)) if a != b) \
-                if any(a != b for a, b in zip(cards, shoe.dealt, strict=False)) else len(shoe.dealt)
-            res.fail(f"shoe {n}: journal cards differ from the dealt ones at card {i}: "
-                     f"{cards[i:i + 3]} vs {shoe.dealt[i:i + 3]} (len {len(cards)} vs "
-                     f"{len(shoe.dealt)})")
+        if cards != shoe.dealt[: len(cards)]:
+            i = (
+                next(i for i, (a, b) in enumerate(zip(cards, shoe.dealt, strict=False)) if a != b)
+                if any(a != b for a, b in zip(cards, shoe.dealt, strict=False))
+                else len(shoe.dealt)
+            )
+            res.fail(
+                f"shoe {n}: journal cards differ from the dealt ones at card {i}: "
+                f"{cards[i : i + 3]} vs {shoe.dealt[i : i + 3]} (len {len(cards)} vs "
+                f"{len(shoe.dealt)})"
+            )
         if settled and shoe is shoes[-1] and len(cards) != len(shoe.dealt):
-            res.fail(f"shoe {n}: {len(shoe.dealt)} cards dealt, {len(cards)} journaled "
-                     "after every frame was acknowledged")
+            res.fail(
+                f"shoe {n}: {len(shoe.dealt)} cards dealt, {len(cards)} journaled "
+                "after every frame was acknowledged"
+            )
         acked = acks[n]
         if acked is not None and acked not in {int(r.data["seq"]) for r in mine}:
             res.fail(f"shoe {n}: the shoe got $ACK {acked}, the journal has no frame {acked}")
     res.counts["cards journaled"] = sum(
-        1 for r in rows if r.kind == "shoe.frame" and r.data["type"] == "CARD")
+        1 for r in rows if r.kind == "shoe.frame" and r.data["type"] == "CARD"
+    )
 
 
-def drive_baccarat(c: Controller, shoes: list[ShoeRun], res: Counts,
-                   seen: dict[str, str]) -> str | None:
+def drive_baccarat(
+    c: Controller, shoes: list[ShoeRun], res: Counts, seen: dict[str, str]
+) -> str | None:
     """Play until killed; returns 'new shoe' when the table wants a fresh shoe."""
     while True:
         status = c.status()
@@ -350,7 +376,7 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                 timer = KillTimer(c.proc, rng.uniform(0.0, STARTUP_KILL_MAX_S))
                 try:
                     c.wait_ready()
-                    timer.cancel()   # too late: ready first; use it as a normal trial
+                    timer.cancel()  # too late: ready first; use it as a normal trial
                 except ControllerDied:
                     res.counts["kills during start-up"] += 1
                     trial += 1
@@ -370,8 +396,11 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                 else:
                     res.counts["journal verify passed"] += 1
                 status = c.status()
-                faults = [f for f in status.get("faults", "none").split("; ")
-                          if f != "none" and "unconfirmed" not in f]
+                faults = [
+                    f
+                    for f in status.get("faults", "none").split("; ")
+                    if f != "none" and "unconfirmed" not in f
+                ]
                 if faults:
                     res.fail(f"fault after restart: {status['faults']}")
                 status["_pid"] = str(c.pid)
@@ -381,8 +410,7 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                     sessions.append(PaigowSession(c.pid))
                 else:
                     shoes[-1].sim.wait_delivered(3.0)
-                    check_baccarat(state_dir, shoes, res,
-                                   settled=shoes[-1].sim.delivered())
+                    check_baccarat(state_dir, shoes, res, settled=shoes[-1].sim.delivered())
                     c.login()
             except (ControllerDied, HarnessTimeout) as exc:
                 res.fail(f"restart checks failed: {exc}")
@@ -412,7 +440,7 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                     res.kill_states[seen["state"]] += 1
             c.kill()
             c.close_pipes()
-            if why != "new shoe":     # a deliberate stop to swap the shoe is not a trial
+            if why != "new shoe":  # a deliberate stop to swap the shoe is not a trial
                 trial += 1
             if why == "new shoe":
                 res.counts["shoes replaced (controller down)"] += 1
@@ -423,8 +451,11 @@ def run_game(game: str, trials: int, rng: random.Random, work: Path) -> Counts:
                 old.sim.stop()
                 shoes.append(new_shoe(str(work / game / "shoe"), rng.randrange(1 << 30)))
             if trial % 20 == 0:
-                print(f"  {game}: {trial}/{trials} trials, {time.monotonic() - started:.0f} s,"
-                      f" {res.counts['violations']} violations", flush=True)
+                print(
+                    f"  {game}: {trial}/{trials} trials, {time.monotonic() - started:.0f} s,"
+                    f" {res.counts['violations']} violations",
+                    flush=True,
+                )
         # final check: a clean run to settle what is in flight
         c = Controller(profile, state_dir, env=extra_env)
         c.wait_ready()

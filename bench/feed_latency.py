@@ -42,7 +42,7 @@ from controller.events import ConsoleLine, Shutdown  # noqa: E402
 from drivers.number_display import DIGIT_SEGMENTS  # noqa: E402
 
 PROFILE = ROOT / "hw_profiles" / "sim-paigow.toml"
-TABLE = "sim-paigow"          # the profile's name: the journal's table id, the feed's table
+TABLE = "sim-paigow"  # the profile's name: the journal's table id, the feed's table
 WAIT_S = 2.0
 MODES = ("off", "running", "stopped", "mute")
 
@@ -72,7 +72,7 @@ def measure(feed: FeedSettings | None, rounds: int, where: str | None) -> dict[s
             gpio.clock.advance(gap_ms)
             gpio.drive(pins[name], 1)
             gpio.clock.advance(gap_ms)
-            app.call(lambda: None)    # the press has been handled (FIFO queue)
+            app.call(lambda: None)  # the press has been handled (FIFO queue)
 
         def status_reply() -> tuple[float, list[str]]:
             done = threading.Event()
@@ -108,21 +108,29 @@ def measure(feed: FeedSettings | None, rounds: int, where: str | None) -> dict[s
                     press(name)
                 ms, lines = status_reply()
                 replies.append(ms)
-                feed_line = next((line.split(": ", 1)[1] for line in lines
-                                  if line.startswith("feed: ")), "off")
+                feed_line = next(
+                    (line.split(": ", 1)[1] for line in lines if line.startswith("feed: ")), "off"
+                )
         finally:
             app.post(Shutdown("bench done"))
             loop.join(timeout=10)
             app.close()
-    draws = draws[1:]          # the first includes the RNG's start-up health test
-    return {"draw_p50": statistics.median(draws), "draw_p99": pct(draws, 0.99),
-            "draw_max": max(draws), "reply_p50": statistics.median(replies),
-            "reply_p99": pct(replies, 0.99), "reply_max": max(replies), "feed": feed_line}
+    draws = draws[1:]  # the first includes the RNG's start-up health test
+    return {
+        "draw_p50": statistics.median(draws),
+        "draw_p99": pct(draws, 0.99),
+        "draw_max": max(draws),
+        "reply_p50": statistics.median(replies),
+        "reply_p99": pct(replies, 0.99),
+        "reply_max": max(replies),
+        "feed": feed_line,
+    }
 
 
 def run(rounds: int, where: str | None) -> dict[str, dict[str, Any]]:
     """Every mode, on one broker (stopped for the third) and one mute socket."""
     from tests.services.mosquitto import MosquittoBroker
+
     broker = MosquittoBroker.create(site="bench")
     mute = socket.socket()
     mute.bind(("127.0.0.1", 0))
@@ -131,11 +139,19 @@ def run(rounds: int, where: str | None) -> dict[str, dict[str, Any]]:
         pair = broker.make_client_cert(TABLE)
 
         def feed(port: int) -> FeedSettings:
-            return FeedSettings(f"mqtts://127.0.0.1:{port}", "bench", TABLE,
-                                str(broker.ca_path), str(pair.cert_path), str(pair.key_path))
+            return FeedSettings(
+                f"mqtts://127.0.0.1:{port}",
+                "bench",
+                TABLE,
+                str(broker.ca_path),
+                str(pair.cert_path),
+                str(pair.key_path),
+            )
 
-        results = {"off": measure(None, rounds, where),
-                   "running": measure(feed(broker.port), rounds, where)}
+        results = {
+            "off": measure(None, rounds, where),
+            "running": measure(feed(broker.port), rounds, where),
+        }
         broker.stop()
         results["stopped"] = measure(feed(broker.port), rounds, where)
         results["mute"] = measure(feed(mute.getsockname()[1]), rounds, where)
@@ -148,8 +164,11 @@ def run(rounds: int, where: str | None) -> dict[str, dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--dir", default=None,
-                        help="where the temporary journals go (default: the system's temp dir)")
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="where the temporary journals go (default: the system's temp dir)",
+    )
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the figures")
     args = parser.parse_args()
     if args.rounds < 3:
@@ -160,8 +179,10 @@ def main() -> None:
     print(f"sim pai gow, {args.rounds} rounds per mode; ms median / p99 / max")
     print(f"{'broker':8} {'button -> number':>26} {'status -> reply':>26}  feed at the end")
     for mode, r in results.items():
-        print(f"{mode:8} {r['draw_p50']:8.3f} {r['draw_p99']:8.3f} {r['draw_max']:8.3f} "
-              f"{r['reply_p50']:8.3f} {r['reply_p99']:8.3f} {r['reply_max']:8.3f}  {r['feed']}")
+        print(
+            f"{mode:8} {r['draw_p50']:8.3f} {r['draw_p99']:8.3f} {r['draw_max']:8.3f} "
+            f"{r['reply_p50']:8.3f} {r['reply_p99']:8.3f} {r['reply_max']:8.3f}  {r['feed']}"
+        )
 
 
 if __name__ == "__main__":

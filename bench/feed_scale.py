@@ -61,8 +61,14 @@ def pct(samples: list[float], p: float) -> float:
 # -- a worker process: N tables ------------------------------------------------------------
 
 
-def worker(tables: list[tuple[str, str, str, bytes]], broker: dict[str, Any], site: str,
-           state_dir: str, commands: Any, done: Any) -> None:
+def worker(
+    tables: list[tuple[str, str, str, bytes]],
+    broker: dict[str, Any],
+    site: str,
+    state_dir: str,
+    commands: Any,
+    done: Any,
+) -> None:
     """Run one Publisher per table; obey ("paced", rate_per_table, seconds), ("burst", rows),
     ("stop",); report each phase's end with the table rows' counts."""
     from cryptography.hazmat.primitives import serialization
@@ -75,7 +81,11 @@ def worker(tables: list[tuple[str, str, str, bytes]], broker: dict[str, Any], si
         j = TableJournal(table, private)  # type: ignore[arg-type]
         settings = PublisherSettings(
             BrokerSettings(broker["host"], broker["port"], True, broker["ca"], cert, key),
-            site, table, Path(state_dir) / f"{table}.position", heartbeat_s=30.0)
+            site,
+            table,
+            Path(state_dir) / f"{table}.position",
+            heartbeat_s=30.0,
+        )
         p = Publisher(settings, lambda j=j: j)
         p.start()
         journals.append(j)
@@ -136,12 +146,14 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
     try:
         # a floor's broker: queued messages for the collector are not capped at 1000
         text = broker.config_path.read_text()
-        broker.config_path.write_text(text + "\nmax_queued_messages 0\nmax_inflight_messages 0\n"
-                                             "max_connections -1\n")
+        broker.config_path.write_text(
+            text + "\nmax_queued_messages 0\nmax_inflight_messages 0\nmax_connections -1\n"
+        )
         broker.stop()
         broker.start()
         if kind == "postgresql":
             from tests.services.postgres import PostgresServer
+
             pg = PostgresServer.create()
             store_url = pg.url
         else:
@@ -150,14 +162,17 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         keys.mkdir()
         specs = []
         from cryptography.hazmat.primitives import serialization
+
         for n in range(args.tables):
             table = f"t{n:04d}"
             j = TableJournal(table)
             (keys / f"{table}.pem").write_bytes(j.public_pem)
             pair = broker.make_client_cert(table)
-            private = j.key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption())
+            private = j.key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
             specs.append((table, str(pair.cert_path), str(pair.key_path), private))
         cpair = broker.make_client_cert("collector")
         log = open(work / "collector.log", "ab")  # noqa: SIM115
@@ -165,12 +180,32 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         def start_collector() -> subprocess.Popen[bytes]:
             mark = (work / "collector.log").read_bytes().count(b"subscribed")
             proc = subprocess.Popen(
-                [sys.executable, "-m", "controller", "collect",
-                 "--broker", f"mqtts://{broker.host}:{broker.port}", "--site", "floor",
-                 "--store", store_url, "--keys", str(keys), "--ca", str(broker.ca_path),
-                 "--cert", str(cpair.cert_path), "--key", str(cpair.key_path),
-                 "--silence", "3600"],
-                cwd=ROOT, stdout=log, stderr=log)
+                [
+                    sys.executable,
+                    "-m",
+                    "controller",
+                    "collect",
+                    "--broker",
+                    f"mqtts://{broker.host}:{broker.port}",
+                    "--site",
+                    "floor",
+                    "--store",
+                    store_url,
+                    "--keys",
+                    str(keys),
+                    "--ca",
+                    str(broker.ca_path),
+                    "--cert",
+                    str(cpair.cert_path),
+                    "--key",
+                    str(cpair.key_path),
+                    "--silence",
+                    "3600",
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+            )
             deadline = time.monotonic() + 30
             while (work / "collector.log").read_bytes().count(b"subscribed") <= mark:
                 if time.monotonic() > deadline or proc.poll() is not None:
@@ -185,7 +220,7 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         per = -(-args.tables // args.workers)
         bdict = {"host": broker.host, "port": broker.port, "ca": str(broker.ca_path)}
         for w in range(args.workers):
-            chunk = specs[w * per:(w + 1) * per]
+            chunk = specs[w * per : (w + 1) * per]
             if not chunk:
                 continue
             q = ctx.Queue()
@@ -228,8 +263,10 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         broker_rss = rss_kb(broker._proc.pid) if broker._proc else 0  # noqa: SLF001
         collector_rss = rss_kb(collector.pid)
         s = Store.open(store_url)
-        lags = [(r - ts) / 1e6 for ts, r in s.execute(
-            "SELECT ts, received_ns FROM feed_rows WHERE ts >= ?", (t0_ns,))]
+        lags = [
+            (r - ts) / 1e6
+            for ts, r in s.execute("SELECT ts, received_ns FROM feed_rows WHERE ts >= ?", (t0_ns,))
+        ]
         paced_rows = s.row_count()
         s.close()
         # burst: the collector is away while every table sends a backlog into the broker
@@ -245,8 +282,9 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         burst_s = time.monotonic() - b0
         collector_rss_burst = rss_kb(collector.pid)
         s = Store.open(store_url)
-        first, last = s.execute("SELECT MIN(received_ns), MAX(received_ns) FROM feed_rows"
-                                " WHERE kind = 'bench.burst'")[0]
+        first, last = s.execute(
+            "SELECT MIN(received_ns), MAX(received_ns) FROM feed_rows WHERE kind = 'bench.burst'"
+        )[0]
         burst_rows = s.row_count() - before
         alarms = len(s.alarms())
         s.close()
@@ -259,14 +297,20 @@ def run_store(kind: str, args: argparse.Namespace, work: Path) -> dict[str, Any]
         collector.wait(30)
         log.close()
         return {
-            "store": kind, "tables": args.tables, "workers": len(procs),
-            "paced_rate_target": args.rate, "paced_rows": paced_rows,
+            "store": kind,
+            "tables": args.tables,
+            "workers": len(procs),
+            "paced_rate_target": args.rate,
+            "paced_rows": paced_rows,
             "paced_rate": paced_rows / args.seconds,
             "lag_p50_ms": statistics.median(lags) if lags else float("nan"),
             "lag_p99_ms": pct(lags, 0.99) if lags else float("nan"),
-            "burst_rows": burst_rows, "burst_wall_s": burst_s,
-            "burst_store_rate": store_rate, "headroom": store_rate / FLOOR_ROWS_PER_S,
-            "broker_rss_mb": broker_rss / 1024, "collector_rss_mb": collector_rss / 1024,
+            "burst_rows": burst_rows,
+            "burst_wall_s": burst_s,
+            "burst_store_rate": store_rate,
+            "headroom": store_rate / FLOOR_ROWS_PER_S,
+            "broker_rss_mb": broker_rss / 1024,
+            "collector_rss_mb": collector_rss / 1024,
             "collector_rss_after_drain_mb": collector_rss_burst / 1024,
             "alarms": alarms,
         }
@@ -287,17 +331,21 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     import tempfile
+
     results = []
-    for kind in (["sqlite", "postgresql"] if args.store == "both" else [args.store]):
+    for kind in ["sqlite", "postgresql"] if args.store == "both" else [args.store]:
         with tempfile.TemporaryDirectory(prefix="feed-scale-") as tmp:
             r = run_store(kind, args, Path(tmp))
         results.append(r)
-        print(f"{kind:10s} {r['tables']} tables ({r['workers']} processes), TLS:"
-              f" paced {r['paced_rate']:.0f} rows/s, lag p50 {r['lag_p50_ms']:.1f} ms"
-              f" p99 {r['lag_p99_ms']:.1f} ms; drain {r['burst_rows']} rows stored at"
-              f" {r['burst_store_rate']:.0f} rows/s (headroom x{r['headroom']:.0f} over"
-              f" {FLOOR_ROWS_PER_S:.0f} rows/s); RSS broker {r['broker_rss_mb']:.1f} MB,"
-              f" collector {r['collector_rss_mb']:.1f} MB; alarms {r['alarms']}", flush=True)
+        print(
+            f"{kind:10s} {r['tables']} tables ({r['workers']} processes), TLS:"
+            f" paced {r['paced_rate']:.0f} rows/s, lag p50 {r['lag_p50_ms']:.1f} ms"
+            f" p99 {r['lag_p99_ms']:.1f} ms; drain {r['burst_rows']} rows stored at"
+            f" {r['burst_store_rate']:.0f} rows/s (headroom x{r['headroom']:.0f} over"
+            f" {FLOOR_ROWS_PER_S:.0f} rows/s); RSS broker {r['broker_rss_mb']:.1f} MB,"
+            f" collector {r['collector_rss_mb']:.1f} MB; alarms {r['alarms']}",
+            flush=True,
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     sys.stdout.flush()

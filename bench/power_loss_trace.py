@@ -55,7 +55,7 @@ from tests.reliability.harness import (  # noqa: E402
 TRACE = "openat,close,fsync,fdatasync,write,pwrite64,sendto,read"
 #: What marks the input in the trace (see the module docstring).
 DRAW_INPUT = b'"button":"draw"'
-CARD_INPUT = b"CARD,"     # the reader takes the "$" alone, then the rest
+CARD_INPUT = b"CARD,"  # the reader takes the "$" alone, then the rest
 WAL_FRAME_HEADER = 24
 LINE_RE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(\d\d:\d\d:\d\d\.\d+)\s+(.*)$")
 
@@ -66,8 +66,7 @@ def led_profile(folder: Path) -> Path:
     text = (PROFILES / "sim-paigow.toml").read_text()
     start = text.index("[devices.display]")
     end = text.index("[devices.buttons]")
-    text = (text[:start] + '[devices.display]\ndriver = "serial-led"\nport = "sim"\n\n'
-            + text[end:])
+    text = text[:start] + '[devices.display]\ndriver = "serial-led"\nport = "sim"\n\n' + text[end:]
     text = text.replace('name = "sim-paigow"', 'name = "sim-paigow-led"')
     path = folder / "sim-paigow-led.toml"
     path.write_text(text)
@@ -76,13 +75,13 @@ def led_profile(folder: Path) -> Path:
 
 @dataclass
 class Guarded:
-    kind: str        # "display" or "ack"
-    what: str        # "D7" / "$ACK,12"
+    kind: str  # "display" or "ack"
+    what: str  # "D7" / "$ACK,12"
     time: str
     journal_writes_since_last: int
-    unsynced: int    # journal writes not yet synced when it began
+    unsynced: int  # journal writes not yet synced when it began
     last_sync: str
-    waited_syncs: int | None = None   # syncs by the writing thread since the input
+    waited_syncs: int | None = None  # syncs by the writing thread since the input
 
     @property
     def ok(self) -> bool:
@@ -92,16 +91,16 @@ class Guarded:
 def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
     """Walk the strace output in order; returns the guarded writes, journal writes and syncs."""
     fds: dict[int, str] = {}
-    pending: dict[int, int] = {}        # journal fd -> writes not yet synced
-    unfinished: dict[str, str] = {}     # pid -> call text begun, not yet resumed
+    pending: dict[int, int] = {}  # journal fd -> writes not yet synced
+    unfinished: dict[str, str] = {}  # pid -> call text begun, not yet resumed
     since_last = 0
     last_sync = "-"
     out: list[Guarded] = []
     writes = syncs = 0
     marker = DRAW_INPUT if guard == "display" else CARD_INPUT
-    input_seen = False                  # the input of the next guarded write has happened
-    waited = 0                          # journal syncs returned since the input
-    frame_page: dict[str, int] = {}     # thread -> page number of the WAL frame it writes
+    input_seen = False  # the input of the next guarded write has happened
+    waited = 0  # journal syncs returned since the input
+    frame_page: dict[str, int] = {}  # thread -> page number of the WAL frame it writes
     marks_on_page: dict[int, int] = {}  # page -> input rows it held when last written
     for raw in path.read_text(errors="replace").splitlines():
         m = LINE_RE.match(raw)
@@ -118,8 +117,11 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
             begun = rest
         # the input: a WAL page write that holds one more draw input row than that page held
         # before (the new row), or a read that brought a $CARD
-        if guard == "display" and begun.startswith("pwrite64(") and \
-                fds.get(_fd(begun), "").endswith("-wal"):
+        if (
+            guard == "display"
+            and begun.startswith("pwrite64(")
+            and fds.get(_fd(begun), "").endswith("-wal")
+        ):
             data = _data(begun)
             if len(data) == WAL_FRAME_HEADER:
                 frame_page[pid] = int.from_bytes(data[:4], "big")
@@ -129,38 +131,54 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
                 if marks > marks_on_page.get(page, 0) and not input_seen:
                     input_seen, waited = True, 0
                 marks_on_page[page] = marks
-        if guard == "ack" and rest.startswith("read(") and marker in _data(rest) and \
-                not input_seen:
+        if guard == "ack" and rest.startswith("read(") and marker in _data(rest) and not input_seen:
             input_seen, waited = True, 0
         # a guarded write counts when it BEGINS (its first line)
         if begun.startswith("write("):
-            fd = int(begun[6:begun.index(",")])
+            fd = int(begun[6 : begun.index(",")])
             target = fds.get(fd, "")
             data = _data(begun)
             seen = waited if input_seen else None
             if guard == "display" and target.startswith("/dev/pts/") and data[:1] == b"D":
                 what = data.split(b"\r")[0].decode("ascii", "replace")
-                out.append(Guarded("display", what, ts, since_last,
-                                   sum(pending.values()), last_sync,
-                                   seen if what != "D" else None))
+                out.append(
+                    Guarded(
+                        "display",
+                        what,
+                        ts,
+                        since_last,
+                        sum(pending.values()),
+                        last_sync,
+                        seen if what != "D" else None,
+                    )
+                )
                 since_last = 0
                 if what != "D":
                     input_seen = False
             elif guard == "ack" and data[:4] == b"$ACK":
                 what = data.split(b"*")[0].decode("ascii", "replace")
-                out.append(Guarded("ack", what, ts, since_last, sum(pending.values()),
-                                   last_sync, seen))
+                out.append(
+                    Guarded("ack", what, ts, since_last, sum(pending.values()), last_sync, seen)
+                )
                 since_last = 0
                 input_seen = False
-        if begun and not begun.endswith("<unfinished ...>") or rest.startswith(
-                tuple(f"{c}(" for c in ("openat", "close", "fsync", "fdatasync", "pwrite64",
-                                         "write"))) and "= " in rest:
+        if (
+            begun
+            and not begun.endswith("<unfinished ...>")
+            or rest.startswith(
+                tuple(
+                    f"{c}(" for c in ("openat", "close", "fsync", "fdatasync", "pwrite64", "write")
+                )
+            )
+            and "= " in rest
+        ):
             _complete(rest, fds, pending)
             call = rest.split("(", 1)[0]
             if call in ("pwrite64", "write"):
                 fd = _fd(rest)
-                if fd in pending and fds.get(fd, "").endswith(("journal.sqlite",
-                                                                "journal.sqlite-wal")):
+                if fd in pending and fds.get(fd, "").endswith(
+                    ("journal.sqlite", "journal.sqlite-wal")
+                ):
                     writes += 1
                     since_last += 1
             if call in ("fsync", "fdatasync") and _fd(rest) in pending:
@@ -170,8 +188,7 @@ def parse_trace(path: Path, guard: str) -> tuple[list[Guarded], int, int]:
     return out, writes, syncs
 
 
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "v": 11, "f": 12, "a": 7, "b": 8, "e": 27, "\\": 92,
-            '"': 34}
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "v": 11, "f": 12, "a": 7, "b": 8, "e": 27, "\\": 92, '"': 34}
 
 
 def _data(call: str) -> bytes:
@@ -189,14 +206,14 @@ def _data(call: str) -> bytes:
         if c == "\\" and i + 1 < len(call):
             nxt = call[i + 1]
             if nxt == "x" and i + 3 < len(call):
-                out.append(int(call[i + 2:i + 4], 16))
+                out.append(int(call[i + 2 : i + 4], 16))
                 i += 4
                 continue
             if nxt.isdigit():
                 j = i + 1
                 while j < len(call) and j < i + 4 and call[j].isdigit():
                     j += 1
-                out.append(int(call[i + 1:j], 8) & 0xFF)
+                out.append(int(call[i + 1 : j], 8) & 0xFF)
                 i = j
                 continue
             out.append(_ESCAPES.get(nxt, ord(nxt)))
@@ -242,10 +259,23 @@ def _complete(call: str, fds: dict[int, str], pending: dict[int, int]) -> None:
 def run_paigow(work: Path, rounds: int) -> tuple[list[Guarded], int, int, list[str]]:
     trace = work / "paigow.trace"
     profile = led_profile(work)
-    c = Controller(profile, work / "pg-state",
-                   # -s: a whole WAL frame (2 KiB pages) is printed, the input row in it
-                   wrapper=["strace", "-f", "-tt", "-x", "-s", "2100", "-e", f"trace={TRACE}",
-                            "-o", str(trace)])
+    c = Controller(
+        profile,
+        work / "pg-state",
+        # -s: a whole WAL frame (2 KiB pages) is printed, the input row in it
+        wrapper=[
+            "strace",
+            "-f",
+            "-tt",
+            "-x",
+            "-s",
+            "2100",
+            "-e",
+            f"trace={TRACE}",
+            "-o",
+            str(trace),
+        ],
+    )
     numbers: list[str] = []
     try:
         c.wait_ready(60)
@@ -264,14 +294,28 @@ def run_paigow(work: Path, rounds: int) -> tuple[list[Guarded], int, int, list[s
 
 def run_baccarat(work: Path, coups: int) -> tuple[list[Guarded], int, int, list[int]]:
     from drivers.sim.shoe import SimShoe
+
     trace = work / "baccarat.trace"
     sim = SimShoe(decks=8, seed=11, heartbeat_s=None)
     link = sim.create_pty(str(work / "shoe"))
     sim.start()
     profile = write_profile(work, "sim-baccarat", shoe_port=link)
-    c = Controller(profile, work / "bac-state",
-                   wrapper=["strace", "-f", "-tt", "-x", "-s", "200", "-e", f"trace={TRACE}",
-                            "-o", str(trace)])
+    c = Controller(
+        profile,
+        work / "bac-state",
+        wrapper=[
+            "strace",
+            "-f",
+            "-tt",
+            "-x",
+            "-s",
+            "200",
+            "-e",
+            f"trace={TRACE}",
+            "-o",
+            str(trace),
+        ],
+    )
     try:
         c.wait_ready(60)
         c.login()
@@ -285,7 +329,7 @@ def run_baccarat(work: Path, coups: int) -> tuple[list[Guarded], int, int, list[
                     raise TimeoutError("card not acknowledged")
             elif state == "shuffle":
                 c.ok("sim button shuffled")
-            elif state in ("offering", "passing"):   # (h)(2): never back to the last one
+            elif state in ("offering", "passing"):  # (h)(2): never back to the last one
                 c.ok(f"curator {int(c.status().get('curator') or 0) % 8 + 1}")
             elif state == "betting":
                 c.ok("sim button no_more_bets")
@@ -297,8 +341,10 @@ def run_baccarat(work: Path, coups: int) -> tuple[list[Guarded], int, int, list[
     finally:
         _end(c)
         sim.stop()
-    acked = [int(r.data["seq"]) for r in journal_rows(work / "bac-state",
-                                                      kinds=["shoe.frame", "shoe.session"])]
+    acked = [
+        int(r.data["seq"])
+        for r in journal_rows(work / "bac-state", kinds=["shoe.frame", "shoe.session"])
+    ]
     guarded, writes, syncs = parse_trace(trace, "ack")
     return guarded, writes, syncs, acked
 
@@ -318,18 +364,21 @@ def _end(c: Controller) -> None:
 
 
 def report(name: str, guarded: list[Guarded], writes: int, syncs: int) -> bool:
-    print(f"[{name}] journal writes {writes}, journal syncs {syncs}, guarded writes "
-          f"{len(guarded)}")
+    print(f"[{name}] journal writes {writes}, journal syncs {syncs}, guarded writes {len(guarded)}")
     for g in guarded:
         verdict = "OK " if g.ok else "BAD"
         waited = "-" if g.waited_syncs is None else str(g.waited_syncs)
-        print(f"  {verdict} {g.time} {g.kind} {g.what:<10} journal writes since the last "
-              f"guarded write: {g.journal_writes_since_last}, unsynced when it began: "
-              f"{g.unsynced}, last sync returned {g.last_sync}, syncs waited for since the"
-              f" input: {waited}")
+        print(
+            f"  {verdict} {g.time} {g.kind} {g.what:<10} journal writes since the last "
+            f"guarded write: {g.journal_writes_since_last}, unsynced when it began: "
+            f"{g.unsynced}, last sync returned {g.last_sync}, syncs waited for since the"
+            f" input: {waited}"
+        )
     bad = [g for g in guarded if not g.ok]
-    print(f"  {len(guarded) - len(bad)}/{len(guarded)} {name} events on stable storage before "
-          f"they were {'shown' if name == 'pai gow' else 'acknowledged'}")
+    print(
+        f"  {len(guarded) - len(bad)}/{len(guarded)} {name} events on stable storage before "
+        f"they were {'shown' if name == 'pai gow' else 'acknowledged'}"
+    )
     return not bad and bool(guarded)
 
 
@@ -348,17 +397,22 @@ def main(argv: list[str] | None = None) -> int:
         pg, pg_w, pg_s, numbers = run_paigow(work, args.rounds)
         bac, bac_w, bac_s, _ = run_baccarat(work, args.coups)
         m = machine_info()
-        print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
-              f"kernel {m['kernel']}; {time.monotonic() - t0:.1f} s")
+        print(
+            f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
+            f"kernel {m['kernel']}; {time.monotonic() - t0:.1f} s"
+        )
         shown_numbers = [g for g in pg if g.what != "D"]
         ok_pg = report("pai gow", shown_numbers, pg_w, pg_s)
         waits = [g.waited_syncs for g in shown_numbers]
-        print(f"  syncs between the draw button's input and the number shown: {waits}"
-              " (one transaction, one sync: each must be 1)")
+        print(
+            f"  syncs between the draw button's input and the number shown: {waits}"
+            " (one transaction, one sync: each must be 1)"
+        )
         ok_pg &= bool(waits) and all(w == 1 for w in waits)
         shown = [g.what[1:] for g in pg]
-        print(f"  numbers drawn (console status): {numbers}; numbers written to the display: "
-              f"{shown}")
+        print(
+            f"  numbers drawn (console status): {numbers}; numbers written to the display: {shown}"
+        )
         ok_pg &= all(n in shown for n in numbers)
         ok_bac = report("baccarat", bac, bac_w, bac_s)
         card_waits = sorted({g.waited_syncs for g in bac if g.waited_syncs is not None})

@@ -114,12 +114,13 @@ class PtyShoeEnd:
             _, writable, _ = select.select([], [self.master], [], 5.0)
             if not writable:
                 raise TimeoutError("the controller stopped reading the shoe port for 5 s")
-            view = view[os.write(self.master, view[:4096]):]
+            view = view[os.write(self.master, view[:4096]) :]
 
     def wait_ack(self, seq: int, timeout: float) -> bool:
         with self._cond:
-            return self._cond.wait_for(lambda: bool(self.acks) and self.acks[-1] == (seq, SID),
-                                       timeout)
+            return self._cond.wait_for(
+                lambda: bool(self.acks) and self.acks[-1] == (seq, SID), timeout
+            )
 
     def close(self) -> None:
         self._stop.set()
@@ -134,26 +135,25 @@ class PtyShoeEnd:
 def noise(rng: random.Random, seq: int) -> bytes:
     """One chunk of line noise: never a valid frame of the session."""
     kind = rng.random()
-    if kind < 0.40:          # random bytes of every value
+    if kind < 0.40:  # random bytes of every value
         return rng.randbytes(rng.randint(1, 3000))
-    if kind < 0.55:          # a valid frame cut short (no LF), then more noise
+    if kind < 0.55:  # a valid frame cut short (no LF), then more noise
         frame = encode("CARD", rng.randrange(10000), SID, rng.choice(CARDS))
-        return frame[:rng.randint(1, len(frame) - 2)] + rng.randbytes(rng.randint(0, 40))
-    if kind < 0.65:          # a well-formed frame with a wrong checksum
+        return frame[: rng.randint(1, len(frame) - 2)] + rng.randbytes(rng.randint(0, 40))
+    if kind < 0.65:  # a well-formed frame with a wrong checksum
         frame = bytearray(encode("CARD", seq, SID, rng.choice(CARDS)))
         frame[-4] = ord("0") if frame[-4] != ord("0") else ord("1")
         return bytes(frame)
-    if kind < 0.75:          # a frame of another session, even at the expected SEQ
-        return encode("CARD", rng.choice([seq, rng.randrange(10000)]), FOREIGN,
-                      rng.choice(CARDS))
-    if kind < 0.85:          # a frame whose SID is not a session id (the checksum is right)
+    if kind < 0.75:  # a frame of another session, even at the expected SEQ
+        return encode("CARD", rng.choice([seq, rng.randrange(10000)]), FOREIGN, rng.choice(CARDS))
+    if kind < 0.85:  # a frame whose SID is not a session id (the checksum is right)
         body = f"CARD,{seq},{rng.choice(BAD_SIDS)},{rng.choice(CARDS)}".encode()
         return b"$%s*%02X\r\n" % (body, checksum(body))
-    if kind < 0.93:          # an over-long frame
+    if kind < 0.93:  # an over-long frame
         return b"$CARD," + bytes(rng.choice(b"0123456789ABCDEF,") for _ in range(200)) + b"\r\n"
     # a truncated frame ending in CRLF
     frame = encode("HBT", rng.randrange(10000), SID)
-    return frame[:rng.randint(1, len(frame) - 3)] + b"\r\n"
+    return frame[: rng.randint(1, len(frame) - 3)] + b"\r\n"
 
 
 def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
@@ -196,8 +196,9 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
         # send it; refusals are counted, not journaled one by one
         wait = WAIT_S + 60 * total_bytes / 1e6
         if not shoe.wait_ack(seq, wait):
-            res.problems.append(f"last frame {seq} not acknowledged within {wait:.0f} s "
-                                f"(last ACK {shoe.acks[-1:]})")
+            res.problems.append(
+                f"last frame {seq} not acknowledged within {wait:.0f} s (last ACK {shoe.acks[-1:]})"
+            )
         res.seconds = time.monotonic() - t0
         res.alive = c.proc.poll() is None
         if res.alive:
@@ -209,8 +210,9 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
     finally:
         c.stop()
         shoe.close()
-    rows = journal_rows(state_dir, kinds=["shoe.session", "shoe.frame", "shoe.heartbeats",
-                                          "shoe.refused"])
+    rows = journal_rows(
+        state_dir, kinds=["shoe.session", "shoe.frame", "shoe.heartbeats", "shoe.refused"]
+    )
     # Frames other than heartbeats are journaled one row each; heartbeats in counted rows (and
     # a row covers, with its SEQ, the heartbeats before it). So: the journaled frames are the
     # frames sent, in order, each once; each heartbeat row names heartbeats that were sent;
@@ -237,11 +239,15 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
     want = [(s, t) for s, t, _ in sent if t != "HBT"]
     res.accepted_ok = got == want and in_order
     if got != want:
-        first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
-                     min(len(got), len(want)))
-        res.problems.append(f"accepted frames differ from the valid ones sent at #{first}: "
-                            f"journal {got[first:first + 3]} sent {want[first:first + 3]} "
-                            f"({len(got)} journaled, {len(want)} sent)")
+        first = next(
+            (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+            min(len(got), len(want)),
+        )
+        res.problems.append(
+            f"accepted frames differ from the valid ones sent at #{first}: "
+            f"journal {got[first : first + 3]} sent {want[first : first + 3]} "
+            f"({len(got)} journaled, {len(want)} sent)"
+        )
     elif not res.accepted_ok:
         res.problems.append("a journaled position is not a frame sent, or out of order")
     positions = {int(r.data["seq"]) for r in rows if r.kind != "shoe.refused"}
@@ -257,18 +263,26 @@ def run_abuse(total_bytes: int, seed: int, work: Path) -> AbuseResult:
 
 
 def print_result(res: AbuseResult, seed: int) -> None:
-    print(f"serial abuse, seed {seed}: {res.bytes_sent / 1e6:.2f} MB written in "
-          f"{res.write_seconds:.1f} s, all handled after {res.seconds:.1f} s "
-          f"({res.noise_chunks} noise chunks, {res.valid_sent} valid frames)")
-    print(f"  controller alive at the end: {'yes' if res.alive else 'NO'}; "
-          f"RSS {res.rss_kb / 1024:.1f} MB; journal verify: {'ok' if res.verify_ok else 'FAILED'}")
-    print(f"  every valid frame accepted exactly once, in order: "
-          f"{'yes' if res.accepted_ok else 'NO'}; every $ACK names a journaled frame: "
-          f"{'yes' if res.acks_ok else 'NO'}")
+    print(
+        f"serial abuse, seed {seed}: {res.bytes_sent / 1e6:.2f} MB written in "
+        f"{res.write_seconds:.1f} s, all handled after {res.seconds:.1f} s "
+        f"({res.noise_chunks} noise chunks, {res.valid_sent} valid frames)"
+    )
+    print(
+        f"  controller alive at the end: {'yes' if res.alive else 'NO'}; "
+        f"RSS {res.rss_kb / 1024:.1f} MB; journal verify: {'ok' if res.verify_ok else 'FAILED'}"
+    )
+    print(
+        f"  every valid frame accepted exactly once, in order: "
+        f"{'yes' if res.accepted_ok else 'NO'}; every $ACK names a journaled frame: "
+        f"{'yes' if res.acks_ok else 'NO'}"
+    )
     total = sum(res.refused.values())
     detail = ", ".join(f"{k} {v}" for k, v in res.refused.most_common())
-    print(f"  bad frames refused by the controller: {total} in {res.refused_rows} counted"
-          f" shoe.refused rows ({detail})")
+    print(
+        f"  bad frames refused by the controller: {total} in {res.refused_rows} counted"
+        f" shoe.refused rows ({detail})"
+    )
     for p in res.problems:
         print(f"  problem: {p}")
 

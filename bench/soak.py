@@ -69,8 +69,12 @@ def journal_size(state_dir: Path) -> int:
 def count_rows(state_dir: Path, kind: str) -> int:
     con = sqlite3.connect(f"file:{state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
-        return int(con.execute("SELECT COUNT(*) FROM rows r JOIN kinds k ON k.id = r.kind"
-                               " WHERE k.kind = ?", (kind,)).fetchone()[0])
+        return int(
+            con.execute(
+                "SELECT COUNT(*) FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = ?",
+                (kind,),
+            ).fetchone()[0]
+        )
     finally:
         con.close()
 
@@ -82,8 +86,11 @@ def _sample(res: SoakResult, c: Controller, state_dir: Path, started: float, eve
         res.rss_first_kb, res.bytes_first = rss, size
     if res.rounds % every == 0:
         rate = res.rounds / (time.monotonic() - started)
-        print(f"  {res.game}: {res.rounds:>7} rounds  {rate:6.1f}/s  RSS {rss / 1024:6.1f} MB"
-              f"  journal {size / 1e6:8.1f} MB", flush=True)
+        print(
+            f"  {res.game}: {res.rounds:>7} rounds  {rate:6.1f}/s  RSS {rss / 1024:6.1f} MB"
+            f"  journal {size / 1e6:8.1f} MB",
+            flush=True,
+        )
 
 
 def soak_paigow(rounds: int, work: Path, every: int) -> SoakResult:
@@ -132,6 +139,7 @@ class Shoe:
 
     def __init__(self, link: str, seed: int) -> None:
         from drivers.sim.shoe import SimShoe
+
         self.rng = random.Random(seed)
         self.sim: Any = SimShoe(decks=8, seed=self.rng.randrange(1 << 30), heartbeat_s=1.0)
         self.sim.create_pty(link)
@@ -154,11 +162,14 @@ class Shoe:
 
 def soak_baccarat(rounds: int, work: Path, every: int, seed: int) -> SoakResult:
     from controller.games import baccarat
+
     res = SoakResult("baccarat")
     state_dir = work / "baccarat"
     shoe = Shoe(str(work / "shoe"), seed)
-    c = Controller(write_profile(work, "sim-baccarat", shoe_port=str(work / "shoe"),
-                                 name="baccarat.toml"), state_dir)
+    c = Controller(
+        write_profile(work, "sim-baccarat", shoe_port=str(work / "shoe"), name="baccarat.toml"),
+        state_dir,
+    )
     started = time.monotonic()
     try:
         c.wait_ready()
@@ -170,8 +181,11 @@ def soak_baccarat(rounds: int, work: Path, every: int, seed: int) -> SoakResult:
             if state == "betting":
                 c.ok("sim button no_more_bets")
                 upcoming = shoe.upcoming(6)
-                used = baccarat.deal(baccarat.cards(upcoming)).cards_used \
-                    if len(upcoming) >= 4 else len(upcoming)
+                used = (
+                    baccarat.deal(baccarat.cards(upcoming)).cards_used
+                    if len(upcoming) >= 4
+                    else len(upcoming)
+                )
                 # the coup's cards in one go, then wait for the controller's cumulative $ACK:
                 # SerialShoe sends an ACK only when its read (50 ms timeout) returns, so one
                 # wait per card would cap the soak near 20 cards/s (docs/reliability.md)
@@ -216,17 +230,23 @@ def soak_baccarat(rounds: int, work: Path, every: int, seed: int) -> SoakResult:
 
 def report(res: SoakResult) -> bool:
     grew = res.rss_end_kb - res.rss_first_kb
-    print(f"[{res.game}] {res.rounds:,} rounds in {res.seconds:,.0f} s "
-          f"({res.rounds / max(res.seconds, 1e-9):,.1f}/s); journaled {res.journaled_rounds:,}")
+    print(
+        f"[{res.game}] {res.rounds:,} rounds in {res.seconds:,.0f} s "
+        f"({res.rounds / max(res.seconds, 1e-9):,.1f}/s); journaled {res.journaled_rounds:,}"
+    )
     ok_mem = True
     if res.rounds > FIRST:
         ok_mem = grew <= RSS_SLACK_KB
-        print(f"  RSS after {FIRST:,} rounds {res.rss_first_kb / 1024:.1f} MB, at the end "
-              f"{res.rss_end_kb / 1024:.1f} MB: {grew / 1024:+.1f} MB "
-              f"({'within' if ok_mem else 'OVER'} 5 MB)")
+        print(
+            f"  RSS after {FIRST:,} rounds {res.rss_first_kb / 1024:.1f} MB, at the end "
+            f"{res.rss_end_kb / 1024:.1f} MB: {grew / 1024:+.1f} MB "
+            f"({'within' if ok_mem else 'OVER'} 5 MB)"
+        )
     else:
-        print(f"  RSS at the end {res.rss_end_kb / 1024:.1f} MB (fewer than {FIRST} rounds: "
-              "no comparison)")
+        print(
+            f"  RSS at the end {res.rss_end_kb / 1024:.1f} MB (fewer than {FIRST} rounds: "
+            "no comparison)"
+        )
     print(f"  journal {res.bytes_end / 1e6:.1f} MB: {res.bytes_per_round:,.0f} bytes per round")
     print(f"  {res.verify}")
     for p in res.problems[:10]:
@@ -241,15 +261,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2,000 rounds per game")
     parser.add_argument("--every", type=int, default=None, help="progress every N rounds")
     parser.add_argument("--seed", type=int, default=5324)
-    parser.add_argument("--dir", default=None, help="parent of the working directory "
-                        "(default: the system temp dir; use the device's own storage)")
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="parent of the working directory "
+        "(default: the system temp dir; use the device's own storage)",
+    )
     args = parser.parse_args(argv)
     rounds = 2000 if args.quick else args.rounds
     every = args.every or max(FIRST, rounds // 20)
     work = Path(tempfile.mkdtemp(prefix="soak-", dir=args.dir))
     m = machine_info()
-    print(f"soak: {rounds:,} rounds per game; machine: {m['cpu']}, {m['cores']} cores, "
-          f"Python {m['python']}, kernel {m['kernel']}; journal in {work}", flush=True)
+    print(
+        f"soak: {rounds:,} rounds per game; machine: {m['cpu']}, {m['cores']} cores, "
+        f"Python {m['python']}, kernel {m['kernel']}; journal in {work}",
+        flush=True,
+    )
     ok = True
     try:
         if args.game in ("paigow", "both"):

@@ -47,10 +47,12 @@ TICK_S = 0.1
 #: How long a console reply may wait for the events its command caused (simulated devices).
 REPLY_WAIT_S = 5.0
 #: game -> (module, class) of its table; imported only for the game the profile names.
-TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType({
-    "paigow": ("controller.tables.paigow.table", "PaigowTable"),
-    "baccarat": ("controller.tables.baccarat.table", "BaccaratTable"),
-})
+TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
+    {
+        "paigow": ("controller.tables.paigow.table", "PaigowTable"),
+        "baccarat": ("controller.tables.baccarat.table", "BaccaratTable"),
+    }
+)
 
 
 class AppFault(Exception):
@@ -176,16 +178,26 @@ class Application:
         # (controller/journal/trust.py). A journal that cannot be trusted to go on (its key
         # missing, another key, another table) refuses the start: StartRefused.
         from controller.program.manifest import profile_is_sealed
-        opened = open_journal(jset, self._state_path, jset.table_id or profile.name,
-                              sealed=profile_is_sealed(profile.source_files))
+
+        opened = open_journal(
+            jset,
+            self._state_path,
+            jset.table_id or profile.name,
+            sealed=profile_is_sealed(profile.source_files),
+        )
         self.journal = opened.journal
         from drivers.counter import open_counter
+
         self.trust = JournalTrust(
-            opened, jset, self._state_path, post=lambda fn: self.post(Call(fn)),
+            opened,
+            jset,
+            self._state_path,
+            post=lambda fn: self.post(Call(fn)),
             raise_fault=self._raise_fault,
             carry_kinds=lambda: getattr(getattr(self, "table", None), "carry_kinds", ()),
             snapshot_kinds=_snapshot_kinds(profile.game),
-            counter=open_counter(jset.counter, jset.counter_index))
+            counter=open_counter(jset.counter, jset.counter_index),
+        )
         self.add_status("tpm counter", self.trust.counter_line)
         if self.trust.counter is None:
             log.warning("journal: %s", self.trust.counter_line())
@@ -195,12 +207,17 @@ class Application:
         # minute of rows); the whole journal is re-checked by the background scrub.
         verdict = self.trust.check_at_start()
         self.last_verify: VerifyResult = verdict
-        self.journal.append("app.start", {
-            "profile": profile.name, "game": profile.game,
-            "profile_files": list(profile.source_files),
-            "journal_verified": verdict.ok, "pid": os.getpid(),
-            "unacknowledged_findings": len(self.trust.findings),
-        })
+        self.journal.append(
+            "app.start",
+            {
+                "profile": profile.name,
+                "game": profile.game,
+                "profile_files": list(profile.source_files),
+                "journal_verified": verdict.ok,
+                "pid": os.getpid(),
+                "unacknowledged_findings": len(self.trust.findings),
+            },
+        )
         # Every unacknowledged finding, this start's and those journaled before it that no
         # technician acknowledged yet (a restart forgets none), stops play until `fault clear`.
         for finding in self.trust.findings:
@@ -210,22 +227,33 @@ class Application:
             log.warning("clock: %s", warning)
 
         from controller.config.settings import ConfigStore
+
         self.config = ConfigStore(self.journal, profile.rules)
         for problem in self.config.replay():
-            self._raise_fault(f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
-                              f" no longer applies: {problem.reason}")
+            self._raise_fault(
+                f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
+                f" no longer applies: {problem.reason}"
+            )
 
         # Program verification (controller/program/): a release checked every file before the
         # application was imported (boot.py); a changed profile or program file is a fault.
         from controller.program.boot import boot_check
         from controller.program.manifest import startup_problems
+
         problems = startup_problems(profile.source_files)
         check = boot_check()
         if check is not None and check.checked:
-            self.journal.append("program.checked", {
-                "root": str(check.root), "files": check.files, "bytes": check.bytes,
-                "ms": round(check.seconds * 1000, 1), "ok": not problems,
-                "problems": problems[:20]})
+            self.journal.append(
+                "program.checked",
+                {
+                    "root": str(check.root),
+                    "files": check.files,
+                    "bytes": check.bytes,
+                    "ms": round(check.seconds * 1000, 1),
+                    "ok": not problems,
+                    "problems": problems[:20],
+                },
+            )
         for mismatch in problems:
             self._raise_fault(f"program: {mismatch}")
 
@@ -237,10 +265,12 @@ class Application:
             # A device the profile names could not be brought up (a GPIO library not
             # installed, a port that is not there): journaled, what was opened closed again.
             from controller.devices import close_devices
+
             close_devices(self.devices)
             try:
-                self.journal.append("app.device_error", {"device": "start",
-                                                         "error": str(exc)[:500]})
+                self.journal.append(
+                    "app.device_error", {"device": "start", "error": str(exc)[:500]}
+                )
             finally:
                 self.trust.close()
                 self.journal.close()
@@ -261,20 +291,30 @@ class Application:
         if medium:
             roots.append(Path(medium).resolve())
         if not any(resolved.is_relative_to(root) for root in roots):
-            raise JournalError(f"{name} resolves to {resolved}, outside the state directory "
-                               f"{roots[0]}: refused (a symlink out of it?)")
+            raise JournalError(
+                f"{name} resolves to {resolved}, outside the state directory "
+                f"{roots[0]}: refused (a symlink out of it?)"
+            )
         return path
 
     def _build_table(self) -> Table:
         from controller.devices import build_devices
+
         self.devices = build_devices(self.profile, self.post, self.state_dir)
-        ctx = TableContext(journal=self.journal, settings=self.config, devices=self.devices,
-                           alarm=self.alarm, announce=self.announce, post=self.post,
-                           profile=self.profile,
-                           app_faults=lambda: list(self.app_faults),
-                           decision_hold=self._decision_hold)
+        ctx = TableContext(
+            journal=self.journal,
+            settings=self.config,
+            devices=self.devices,
+            alarm=self.alarm,
+            announce=self.announce,
+            post=self.post,
+            profile=self.profile,
+            app_faults=lambda: list(self.app_faults),
+            decision_hold=self._decision_hold,
+        )
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
+
             hw = self.profile.rng.hwrng_path
             self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
             ctx.rng = self.rng
@@ -334,7 +374,7 @@ class Application:
         text = f"journal: {exc}"
         if text not in self.app_faults:
             self.app_faults.append(text)
-            self._send_alarm(f"FAULT {text}")   # now: the transaction it was in is lost
+            self._send_alarm(f"FAULT {text}")  # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
         """A supervisor acknowledges the journal's findings (``fault clear``; the console
@@ -364,11 +404,11 @@ class Application:
     def start(self) -> list[str]:
         """Recover the table from the journal, run the RNG's start-up health test, and report
         what was resumed or voided (all before READY=1)."""
-        self._console()               # a lockout left by the last run is read back now
+        self._console()  # a lockout left by the last run is read back now
         notes: list[str] = self._in_transaction(self.table.recover) or []
         if self.rng is not None:
             notes.append(self._rng_startup())
-        self.trust.start()            # the journal's notary and background worker
+        self.trust.start()  # the journal's notary and background worker
         self._start_feed()
         for note in notes:
             log.info("recovery: %s", note)
@@ -383,6 +423,7 @@ class Application:
             return
         from controller.feed.broker import BrokerError
         from controller.feed.publisher import publisher_for
+
         try:
             feed = publisher_for(self.profile.feed, self.state_dir, self.journal.reader)
         except BrokerError as exc:
@@ -434,9 +475,13 @@ class Application:
             if detail != self._publish_error:
                 self._publish_error = detail
                 log.exception("published view failed")
-                self._guarded(functools.partial(
-                    self.journal.append, "app.publish_error",
-                    {"error": detail, "trace": traceback.format_exc()[-2000:]}))
+                self._guarded(
+                    functools.partial(
+                        self.journal.append,
+                        "app.publish_error",
+                        {"error": detail, "trace": traceback.format_exc()[-2000:]},
+                    )
+                )
                 self.alarm(f"ERROR scoreboard view: {detail}")
         else:
             self._publish_error = None
@@ -446,6 +491,7 @@ class Application:
         first draw never waits on it: a slow hardware generator is waited for (its silence
         bound), a failure is a fault the table latches into the journal at its next tick."""
         from controller.rng.certified import RngNotReady
+
         started = time.monotonic()
         try:
             report = self.rng.self_test()
@@ -453,14 +499,23 @@ class Application:
             self.journal.append("rng.startup", {"passed": None, "note": exc.reason})
             return f"RNG start-up test deferred to the first draw: {exc.reason}"
         seconds = round(time.monotonic() - started, 3)
-        self.journal.append("rng.startup", {
-            "passed": report.passed, "monitors": list(report.monitors),
-            "samples": report.samples, "failure": report.failure, "seconds": seconds,
-            "hwrng": self.rng.hwrng_note})
+        self.journal.append(
+            "rng.startup",
+            {
+                "passed": report.passed,
+                "monitors": list(report.monitors),
+                "samples": report.samples,
+                "failure": report.failure,
+                "seconds": seconds,
+                "hwrng": self.rng.hwrng_note,
+            },
+        )
         if not report.passed:
             return f"RNG start-up test FAILED in {seconds:.1f} s: {report.failure}"
-        return (f"RNG start-up test passed in {seconds:.1f} s"
-                f" ({', '.join(report.monitors)}; {self.rng.hwrng_note})")
+        return (
+            f"RNG start-up test passed in {seconds:.1f} s"
+            f" ({', '.join(report.monitors)}; {self.rng.hwrng_note})"
+        )
 
     def run(self, *, max_events: int | None = None) -> None:
         """Serve events until Shutdown arrives or ``stop_event`` is set."""
@@ -476,8 +531,11 @@ class Application:
             if event is not None:
                 if isinstance(event, Shutdown):
                     self._in_transaction(lambda: self._guarded(self.trust.store_heads))
-                    self._guarded(functools.partial(self.journal.append, "app.shutdown",
-                                                    {"reason": event.reason}))
+                    self._guarded(
+                        functools.partial(
+                            self.journal.append, "app.shutdown", {"reason": event.reason}
+                        )
+                    )
                     break
                 self.dispatch(event)
                 self._publish()
@@ -525,8 +583,9 @@ class Application:
                 result = exc
             done = event.done
             self.journal.after_commit(lambda: done(result))
-            self.journal.on_rollback(lambda: done(JournalError(
-                "the journal could not record this (commit failed)")))
+            self.journal.on_rollback(
+                lambda: done(JournalError("the journal could not record this (commit failed)"))
+            )
             return
         if isinstance(event, ConsoleLine):
             self._guarded(lambda: self._answer(event))
@@ -543,24 +602,29 @@ class Application:
         """Journal refused console lines: the first at once, then one counted row a minute
         (controller/journal/summary.py): a flood must not become a synced write per line, and
         every refused line is counted in the journal."""
-        self.summaries.note("console.rejected", f"rejected {event.source} {event.reason}",
-                            {"source": event.source, "reason": event.reason})
+        self.summaries.note(
+            "console.rejected",
+            f"rejected {event.source} {event.reason}",
+            {"source": event.source, "reason": event.reason},
+        )
 
     def reply(self, reply: Callable[[list[str]], None], lines: list[str]) -> None:
         """Send a console reply once the transaction it answers is committed; if the commit
         fails, the reply says so instead."""
         self.journal.after_commit(lambda: reply(lines))
-        self.journal.on_rollback(lambda: reply(
-            ["ERR IO the journal could not record this (commit failed)"]))
+        self.journal.on_rollback(
+            lambda: reply(["ERR IO the journal could not record this (commit failed)"])
+        )
 
     def _console_port(self, event: ConsolePortLost | ConsolePortBack) -> None:
         """A serial console's device went or came back: journaled, and said on every console
         (the one that went cannot hear it; the journal and the others can)."""
         if isinstance(event, ConsolePortLost):
             self.console_ports_down[event.source] = event.port
-            self.journal.append("console.port_lost", {"source": event.source,
-                                                      "port": event.port,
-                                                      "reason": event.reason})
+            self.journal.append(
+                "console.port_lost",
+                {"source": event.source, "port": event.port, "reason": event.reason},
+            )
             self.alarm(f"ALARM console port {event.port} gone ({event.reason}); reopening")
             return
         if self.console_ports_down.pop(event.source, None) is None:
@@ -576,9 +640,16 @@ class Application:
         lines: list[str] = self._console().execute(event.text, event.source, replies_later=True)
         deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
         if deferred is not None:
-            self._pending_replies.append(_Pending(
-                deferred.ready, time.monotonic() + deferred.timeout_s, event.reply,
-                deferred.render, deferred.progress, event.progress))
+            self._pending_replies.append(
+                _Pending(
+                    deferred.ready,
+                    time.monotonic() + deferred.timeout_s,
+                    event.reply,
+                    deferred.render,
+                    deferred.progress,
+                    event.progress,
+                )
+            )
             return
         take = getattr(self.table, "take_reply_waiter", None)
         waiter = take() if take is not None else None
@@ -586,8 +657,11 @@ class Application:
             self.reply(event.reply, lines)
             return
         finish = waiter.finish
-        self._pending_replies.append(_Pending(waiter.ready, time.monotonic() + REPLY_WAIT_S,
-                                              event.reply, lambda: finish(lines)))
+        self._pending_replies.append(
+            _Pending(
+                waiter.ready, time.monotonic() + REPLY_WAIT_S, event.reply, lambda: finish(lines)
+            )
+        )
         self.journal.after_commit(lambda: self._flush_replies(time.monotonic()))
 
     def _flush_replies(self, now: float) -> None:
@@ -600,11 +674,10 @@ class Application:
                     pending.send_progress(news)
             arrived: list[bool] = []
             self._guarded(functools.partial(_check_into, pending.ready, arrived))
-            if not arrived or arrived[0]:   # arrived, or its check failed (reported): answer
+            if not arrived or arrived[0]:  # arrived, or its check failed (reported): answer
                 pending.reply(pending.render())
             elif now >= pending.deadline:
-                pending.reply([f"!WARN no result within {REPLY_WAIT_S:.0f} s",
-                               *pending.render()])
+                pending.reply([f"!WARN no result within {REPLY_WAIT_S:.0f} s", *pending.render()])
             else:
                 keep.append(pending)
         self._pending_replies = keep
@@ -633,8 +706,9 @@ class Application:
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             log.exception("handler failed")
             try:
-                self.journal.append("app.error", {"error": detail,
-                                                  "trace": traceback.format_exc()[-2000:]})
+                self.journal.append(
+                    "app.error", {"error": detail, "trace": traceback.format_exc()[-2000:]}
+                )
             except JournalError:
                 pass
             self.alarm(f"ERROR {detail}")
@@ -658,10 +732,12 @@ class Application:
         waited = time.monotonic() - at
         if acked >= seq or waited <= limit:
             return None
-        return (f"withheld: the floor's broker has not acknowledged the last decision (journal"
-                f" row {seq}, acknowledged up to {acked}) for {waited:.0f} s, and this table's"
-                f" profile holds play after {limit} s ([feed] hold_decisions_unacked_s): bring"
-                " the feed back (status shows it), then press the button again")
+        return (
+            f"withheld: the floor's broker has not acknowledged the last decision (journal"
+            f" row {seq}, acknowledged up to {acked}) for {waited:.0f} s, and this table's"
+            f" profile holds play after {limit} s ([feed] hold_decisions_unacked_s): bring"
+            " the feed back (status shows it), then press the button again"
+        )
 
     def add_status(self, key: str, line: Callable[[], str]) -> None:
         """A line the wiring adds to ``status`` (the scoreboard's address and counters)."""
@@ -683,25 +759,29 @@ class Application:
         self.stop_event.set()
         self.publication.close()
         if self._interpreter is not None:
-            self._guarded(self._interpreter.close)   # the lockout time left, for the next start
+            self._guarded(self._interpreter.close)  # the lockout time left, for the next start
         try:
             self.table.close()
         finally:
             from controller.devices import close_devices
+
             for error in close_devices(self.devices):
                 log.warning("closing devices: %s", error)
-                self._guarded(functools.partial(self.journal.append, "app.device_error",
-                                                {"device": "close", "error": error}))
+                self._guarded(
+                    functools.partial(
+                        self.journal.append, "app.device_error", {"device": "close", "error": error}
+                    )
+                )
             for console in self._consoles:
                 close = getattr(console, "close", None)
                 if close is not None:
                     close()
             self.notifier.stopping()
             try:
-                self.trust.close()       # signs and stores the last heads
+                self.trust.close()  # signs and stores the last heads
             finally:
                 if self.feed is not None:
-                    self.feed.stop()     # sends them and the backlog (a few seconds at most)
+                    self.feed.stop()  # sends them and the backlog (a few seconds at most)
                 self.journal.close()
 
 

@@ -43,81 +43,137 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the table controller")
     run.add_argument("--profile", required=True, help="hardware profile (TOML)")
-    run.add_argument("--state-dir", default="/var/lib/table-controller",
-                     help="where the journal, its anchor and its signing key live")
-    run.add_argument("--console", default=None,
-                     help="'stdio', 'none', or a serial port (default: the profile's)")
+    run.add_argument(
+        "--state-dir",
+        default="/var/lib/table-controller",
+        help="where the journal, its anchor and its signing key live",
+    )
+    run.add_argument(
+        "--console", default=None, help="'stdio', 'none', or a serial port (default: the profile's)"
+    )
     run.add_argument("--log-level", default="WARNING")
 
     check = sub.add_parser("check-profile", help="validate a profile and print what it resolves to")
     check.add_argument("file")
 
     journal = sub.add_parser(
-        "journal", help="inspect and verify a journal offline (no secret is read)",
+        "journal",
+        help="inspect and verify a journal offline (no secret is read)",
         description="verify: the chain, every signed head and the anchor, with the public key"
-                    " alone (or an archive segment with --archive, or a revision-1 journal with"
-                    " --rev1 and its old key); pubkey: print the table's public key (PEM);"
-                    " keygen: create the signing key of a new table (commissioning); head: the"
-                    " chain's head and the newest signed head; export: JSON lines.")
+        " alone (or an archive segment with --archive, or a revision-1 journal with"
+        " --rev1 and its old key); pubkey: print the table's public key (PEM);"
+        " keygen: create the signing key of a new table (commissioning); head: the"
+        " chain's head and the newest signed head; export: JSON lines.",
+    )
     journal.add_argument("action", choices=["verify", "pubkey", "keygen", "head", "export"])
     journal.add_argument("--state-dir", default="/var/lib/table-controller")
     journal.add_argument("--db", default="journal.sqlite")
-    journal.add_argument("--pubkey", default=None, metavar="FILE",
-                         help="the table's public key (PEM), as printed at commissioning")
-    journal.add_argument("--anchor", default=None, metavar="FILE",
-                         help="the anchor file (default: journal.anchor in the state dir)")
-    journal.add_argument("--archive", default=None, metavar="FILE",
-                         help="verify: an archive segment instead of the live journal")
-    journal.add_argument("--rev1", default=None, metavar="FILE",
-                         help="verify: a revision-1 journal set aside, with --key")
-    journal.add_argument("--key", default=None, metavar="FILE",
-                         help="--rev1: the revision-1 HMAC key (device.key)")
-    journal.add_argument("--profile", default=None,
-                         help="pubkey/keygen: ask the profile's signer (file or pkcs11 token)")
-    journal.add_argument("--expect-head", default=None, metavar="SEQ:HASH",
-                         help="verify: also prove the row a head printed earlier is unchanged")
-    journal.add_argument("--rounds", type=int, default=0,
-                         help="export: only the last N rounds (0: every row)")
+    journal.add_argument(
+        "--pubkey",
+        default=None,
+        metavar="FILE",
+        help="the table's public key (PEM), as printed at commissioning",
+    )
+    journal.add_argument(
+        "--anchor",
+        default=None,
+        metavar="FILE",
+        help="the anchor file (default: journal.anchor in the state dir)",
+    )
+    journal.add_argument(
+        "--archive",
+        default=None,
+        metavar="FILE",
+        help="verify: an archive segment instead of the live journal",
+    )
+    journal.add_argument(
+        "--rev1",
+        default=None,
+        metavar="FILE",
+        help="verify: a revision-1 journal set aside, with --key",
+    )
+    journal.add_argument(
+        "--key", default=None, metavar="FILE", help="--rev1: the revision-1 HMAC key (device.key)"
+    )
+    journal.add_argument(
+        "--profile",
+        default=None,
+        help="pubkey/keygen: ask the profile's signer (file or pkcs11 token)",
+    )
+    journal.add_argument(
+        "--expect-head",
+        default=None,
+        metavar="SEQ:HASH",
+        help="verify: also prove the row a head printed earlier is unchanged",
+    )
+    journal.add_argument(
+        "--rounds", type=int, default=0, help="export: only the last N rounds (0: every row)"
+    )
     # -- simulate: the scripted pai gow dealer (controller/tables/paigow/script.py) --
     simulate = sub.add_parser("simulate", help="deal N scripted pai gow rounds on a profile")
     simulate.add_argument("--profile", required=True, help="hardware profile (TOML), sim-*")
-    simulate.add_argument("--rounds", type=_at_least_one, default=10,
-                          help="how many rounds to deal (1 or more)")
-    simulate.add_argument("--state-dir", default=None,
-                          help="journal directory (default: a fresh temporary one)")
+    simulate.add_argument(
+        "--rounds", type=_at_least_one, default=10, help="how many rounds to deal (1 or more)"
+    )
+    simulate.add_argument(
+        "--state-dir", default=None, help="journal directory (default: a fresh temporary one)"
+    )
     # -- end simulate --
 
     # -- the host feed's collector (controller/feed/, docs/feed.md): runs off the table --
     collect = sub.add_parser("collect", help="subscribe to a site's feed, verify and store it")
-    collect.add_argument("--broker", required=True, metavar="URL",
-                         help="mqtts://host:port (mqtt:// for a development broker)")
+    collect.add_argument(
+        "--broker",
+        required=True,
+        metavar="URL",
+        help="mqtts://host:port (mqtt:// for a development broker)",
+    )
     collect.add_argument("--site", required=True, help="the site id in the topics")
-    collect.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL",
-                         help="sqlite:///PATH (default sqlite:///collector.sqlite) or"
-                              " postgresql://user:password@host:port/db")
-    collect.add_argument("--keys", required=True, metavar="DIR",
-                         help="the tables' public keys, <table id>.pem each")
+    collect.add_argument(
+        "--store",
+        default="sqlite:///collector.sqlite",
+        metavar="URL",
+        help="sqlite:///PATH (default sqlite:///collector.sqlite) or"
+        " postgresql://user:password@host:port/db",
+    )
+    collect.add_argument(
+        "--keys", required=True, metavar="DIR", help="the tables' public keys, <table id>.pem each"
+    )
     collect.add_argument("--ca", default=None, help="the broker's CA (PEM)")
     collect.add_argument("--cert", default=None, help="the collector's client certificate")
     collect.add_argument("--key", default=None, help="the collector's client key")
-    collect.add_argument("--client-id", default=None,
-                         help="MQTT client id, fixed so the broker keeps the session"
-                              " (default tc-collector-SITE)")
-    collect.add_argument("--gap-timeout", type=float, default=60.0, metavar="S",
-                         help="seconds missing rows may take to arrive before a gap alarm")
-    collect.add_argument("--silence", type=float, default=900.0, metavar="S",
-                         help="seconds without a verified row, signed head or online status"
-                              " from a table before a silent alarm")
+    collect.add_argument(
+        "--client-id",
+        default=None,
+        help="MQTT client id, fixed so the broker keeps the session (default tc-collector-SITE)",
+    )
+    collect.add_argument(
+        "--gap-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds missing rows may take to arrive before a gap alarm",
+    )
+    collect.add_argument(
+        "--silence",
+        type=float,
+        default=900.0,
+        metavar="S",
+        help="seconds without a verified row, signed head or online status"
+        " from a table before a silent alarm",
+    )
     collect.add_argument("--log-level", default="WARNING")
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
     floor.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL")
     floor.add_argument("--site", default=None)
-    floor.add_argument("--alarms", type=int, default=5, metavar="N",
-                       help="also list the newest N alarms (0: none)")
+    floor.add_argument(
+        "--alarms", type=int, default=5, metavar="N", help="also list the newest N alarms (0: none)"
+    )
     # -- end collector --
 
-    manifest = sub.add_parser("manifest", add_help=False,
-                              help="program manifest: build | check | hmac (see --help)")
+    manifest = sub.add_parser(
+        "manifest", add_help=False, help="program manifest: build | check | hmac (see --help)"
+    )
     manifest.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
@@ -133,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     note on SIGPIPE)."""
     try:
         code = _main(argv)
-        sys.stdout.flush()   # inside the try: a pipe closed before the last buffered line
+        sys.stdout.flush()  # inside the try: a pipe closed before the last buffered line
         return code
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -145,6 +201,7 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["manifest"]:
         from controller.program.manifest import main as _manifest_main
+
         return int(_manifest_main(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     if args.command == "check-profile":
@@ -162,6 +219,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _check_profile(path: str) -> int:
     from controller.config.profile import ProfileError, check_profile_report
+
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
@@ -182,6 +240,7 @@ def _journal(args: argparse.Namespace) -> int:
     if args.action in ("pubkey", "keygen"):
         return _pubkey(args, state, create=args.action == "keygen")
     from controller.journal.store import Journal, JournalError
+
     db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
     if not db.exists():
         print(f"no journal at {db}", file=sys.stderr)
@@ -202,8 +261,9 @@ def _journal(args: argparse.Namespace) -> int:
         if args.action == "verify":
             return _verify_live(args, state, journal)
         from controller.journal.recall import export_jsonl
+
         for line in export_jsonl(journal, rounds=args.rounds):
-            print(line)   # a reader gone (`| head`) ends the command in main()
+            print(line)  # a reader gone (`| head`) ends the command in main()
         return 0
     finally:
         journal.close()
@@ -214,9 +274,11 @@ def _collect(args: argparse.Namespace) -> int:
     start (a bad broker URL, a store it cannot open, no keys directory)."""
     import threading
 
-    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
-                        stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     from controller.feed.broker import BrokerError, parse_broker_url
     from controller.feed.collect import Collector, CollectorSettings
     from controller.feed.messages import is_token
@@ -228,9 +290,14 @@ def _collect(args: argparse.Namespace) -> int:
     try:
         broker = parse_broker_url(args.broker, ca=args.ca, cert=args.cert, key=args.key)
         settings = CollectorSettings(
-            broker=broker, site=args.site, store_url=args.store, keys_dir=Path(args.keys),
+            broker=broker,
+            site=args.site,
+            store_url=args.store,
+            keys_dir=Path(args.keys),
             client_id=args.client_id or f"tc-collector-{args.site}",
-            gap_timeout_s=args.gap_timeout, silence_s=args.silence)
+            gap_timeout_s=args.gap_timeout,
+            silence_s=args.silence,
+        )
         collector = Collector(settings, out=lambda line: print(line, flush=True))
     except (BrokerError, StoreError, OSError) as exc:
         print(f"collect: {exc}", file=sys.stderr)
@@ -248,6 +315,7 @@ def _collect(args: argparse.Namespace) -> int:
 def _floor(args: argparse.Namespace) -> int:
     from controller.feed.floor import floor_lines
     from controller.feed.store import Store, StoreError
+
     try:
         store = Store.open(args.store)
     except StoreError as exc:
@@ -277,8 +345,11 @@ def _public_key(args: argparse.Namespace, journal: object) -> bytes | None:
     if stored is None:
         print("give the table's public key: --pubkey FILE", file=sys.stderr)
         return None
-    print("warning: no --pubkey: checking with the key stored in the journal itself, which"
-          " proves nothing against whoever could rewrite the journal", file=sys.stderr)
+    print(
+        "warning: no --pubkey: checking with the key stored in the journal itself, which"
+        " proves nothing against whoever could rewrite the journal",
+        file=sys.stderr,
+    )
     return str(stored).encode("ascii")
 
 
@@ -286,6 +357,7 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
     from controller.journal.anchor import read_anchor
     from controller.journal.store import Journal
     from controller.journal.verify import verify_journal
+
     assert isinstance(journal, Journal)
     pem = _public_key(args, journal)
     if pem is None:
@@ -294,22 +366,28 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
     result = verify_journal(journal, pem, read_anchor(anchor_path))
     signer = str(journal.meta("signer") or "")
     key_note = None
-    if signer.startswith("file:"):      # looked for, never opened: it is the one secret
+    if signer.startswith("file:"):  # looked for, never opened: it is the one secret
         key = Path(signer[5:]) if Path(signer[5:]).is_absolute() else state / signer[5:]
         if not key.exists() and args.pubkey:
             # an auditor's copy holds no secret: the public key given is all the check needs
-            key_note = (f"note: no signing key at {key} (none is needed to verify with"
-                        " --pubkey; the table itself refuses to start without it,"
-                        " docs/journal.md \"A lost key\")")
+            key_note = (
+                f"note: no signing key at {key} (none is needed to verify with"
+                " --pubkey; the table itself refuses to start without it,"
+                ' docs/journal.md "A lost key")'
+            )
         elif not key.exists():
-            result.fail(f"the signing key {key} is missing: the table refuses to start and"
-                        " will not make a new one (docs/journal.md \"A lost key\")")
+            result.fail(
+                f"the signing key {key} is missing: the table refuses to start and"
+                ' will not make a new one (docs/journal.md "A lost key")'
+            )
     if args.expect_head:
         seq_text, _, digest = args.expect_head.partition(":")
         row = journal.row(int(seq_text)) if seq_text.isdigit() else None
         if row is None:
-            result.fail(f"row {seq_text}, named by the head given, is not in the journal"
-                        " (truncated or archived)")
+            result.fail(
+                f"row {seq_text}, named by the head given, is not in the journal"
+                " (truncated or archived)"
+            )
         elif row.hash != digest.lower():
             result.fail(f"row {seq_text} differs from the head given (rewritten)", row.seq)
     print(result.describe())
@@ -322,6 +400,7 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
 
 def _verify_archive(path: Path, pem: bytes | None) -> int:
     from controller.journal.archive import verify_archive
+
     if pem is None:
         return 1
     result = verify_archive(path, pem)
@@ -331,6 +410,7 @@ def _verify_archive(path: Path, pem: bytes | None) -> int:
 
 def _verify_rev1(path: Path, key: str | None) -> int:
     from controller.journal import legacy
+
     if key is None:
         print("--rev1 needs the revision-1 key: --key device.key", file=sys.stderr)
         return 2
@@ -349,9 +429,11 @@ def _pubkey(args: argparse.Namespace, state: Path, *, create: bool) -> int:
     there is none (commissioning; an existing key is never replaced)."""
     from controller.journal.signer import SignerError
     from controller.journal.trust import open_signer
+
     settings = None
     if args.profile:
         from controller.config.profile import ProfileError, load_profile
+
         try:
             settings = load_profile(args.profile).journal
         except ProfileError as exc:
@@ -359,10 +441,13 @@ def _pubkey(args: argparse.Namespace, state: Path, *, create: bool) -> int:
             return 1
     if settings is None and (create or (state / "journal-key.pem").exists()):
         from controller.config.profile import JournalSettings
+
         settings = JournalSettings()
     if settings is not None:
+
         def state_path(name: str) -> Path:
             return Path(name) if Path(name).is_absolute() else state / name
+
         try:
             signer = open_signer(settings, state_path, create=create)
         except SignerError as exc:
@@ -375,6 +460,7 @@ def _pubkey(args: argparse.Namespace, state: Path, *, create: bool) -> int:
             signer.close()
         return 0
     from controller.journal.store import Journal, JournalError
+
     db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
     try:
         journal = Journal(db, readonly=True)
@@ -394,14 +480,17 @@ def _pubkey(args: argparse.Namespace, state: Path, *, create: bool) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
-                        stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     from controller.app import Application
     from controller.config.profile import ProfileError, load_profile
     from controller.journal.store import JournalError
     from controller.journal.trust import StartRefused
     from drivers.errors import DriverError
+
     try:
         profile = load_profile(args.profile)
     except ProfileError as exc:
@@ -428,7 +517,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return _serve(app, profile.game, profile.name)
     finally:
-        app.close()   # drivers, consoles and the journal, however the start or the loop ended
+        app.close()  # drivers, consoles and the journal, however the start or the loop ended
 
 
 def _console_clash(profile: object, port: str | None) -> str | None:
@@ -459,22 +548,24 @@ def _serve(app: Application, game: str, name: str) -> int:
     board = _start_scoreboard(app)
     try:
         status = app.status()
-        banner = (f"table-controller ready: {game} profile {name},"
-                  f" state {status.get('state', '?')}")
+        banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
         print(banner, file=sys.stderr)
         from controller.program.boot import boot_check
+
         check = boot_check()
         if check is not None and check.checked:
-            print(f"program verified at start: {check.files} files, {check.bytes} bytes in"
-                  f" {check.seconds * 1000:.0f} ms, {len(check.problems)} mismatches",
-                  file=sys.stderr)
+            print(
+                f"program verified at start: {check.files} files, {check.bytes} bytes in"
+                f" {check.seconds * 1000:.0f} ms, {len(check.problems)} mismatches",
+                file=sys.stderr,
+            )
         if board is not None:
             print(f"scoreboard: {board.url}", file=sys.stderr)
         print(f"tpm counter: {app.trust.counter_line()}", file=sys.stderr)
         for note in notes:
             print(f"recovery: {note}", file=sys.stderr)
         if transport is not None:
-            transport.start()   # after the banner: a terminal's first prompt comes last
+            transport.start()  # after the banner: a terminal's first prompt comes last
         app.notifier.ready(banner)
         app.run()
     finally:
@@ -492,19 +583,24 @@ def _start_scoreboard(app: Application) -> ScoreboardServer | None:
         return None
     from controller.config.profile import profile_warnings
     from controller.scoreboard.server import ScoreboardServer
+
     for warning in profile_warnings(app.profile):
         print(f"WARNING {warning}", file=sys.stderr)
     board = ScoreboardServer(settings, app.publication, app.profile.game)
     try:
         board.start()
     except OSError as exc:
-        app.journal.append("scoreboard.error", {"address": settings.address,
-                                                "port": settings.port, "error": str(exc)})
+        app.journal.append(
+            "scoreboard.error",
+            {"address": settings.address, "port": settings.port, "error": str(exc)},
+        )
         app.alarm(f"WARN scoreboard not served on {settings.address}:{settings.port}: {exc}")
         return None
     host, port = board.address
-    app.journal.append("scoreboard.start", {"address": host, "port": port, "url": board.url,
-                                            "max_clients": settings.max_clients})
+    app.journal.append(
+        "scoreboard.start",
+        {"address": host, "port": port, "url": board.url, "max_clients": settings.max_clients},
+    )
     app.add_status("scoreboard", board.describe)
     return board
 
@@ -514,14 +610,16 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
     name: the profile that would name another is the thing that failed), so a technician finds
     why the table did not start in the table's own record. Never creates a journal."""
     from controller.journal.store import Journal, JournalError
+
     db = state_dir / "journal.sqlite"
     if not db.exists():
         return
     try:
         journal = Journal.open(db)
         try:
-            journal.append("app.start_refused", {"profile": str(profile_path),
-                                                 "error": error[:500]})
+            journal.append(
+                "app.start_refused", {"profile": str(profile_path), "error": error[:500]}
+            )
         finally:
             journal.close()
     except (JournalError, OSError) as exc:
@@ -530,23 +628,29 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
 
 def _open_console(app: Application) -> ConsoleTransport | None:
     from controller.console.transport import SerialTransport, StdioTransport
+
     port = app.console_port
     editing = bool(app.profile.console.line_editing)
     transport: StdioTransport | SerialTransport
     if port == "none":
         return None
     if port == "stdio":
-        transport = StdioTransport(app.post, line_editing=editing,
-                                   on_eof=lambda: app.post(Shutdown("console end of input")))
+        transport = StdioTransport(
+            app.post,
+            line_editing=editing,
+            on_eof=lambda: app.post(Shutdown("console end of input")),
+        )
     else:
-        transport = SerialTransport(app.post, port, baud=app.profile.console.baud,
-                                    line_editing=editing)
+        transport = SerialTransport(
+            app.post, port, baud=app.profile.console.baud, line_editing=editing
+        )
     app.attach_console(transport)
     return transport
 
 
-def simulate(profile_path: str, rounds: int, state_dir: str | None = None,
-             out: Callable[[str], None] = print) -> int:
+def simulate(
+    profile_path: str, rounds: int, state_dir: str | None = None, out: Callable[[str], None] = print
+) -> int:
     """``table-controller simulate``: run the real application on ``profile_path`` (its loop in a
     thread, no console) and deal ``rounds`` scripted rounds. Without ``state_dir`` the journal
     goes to a fresh temporary directory, so a simulation never writes a table's own journal.

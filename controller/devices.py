@@ -30,11 +30,15 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     """
     devices: dict[str, Any] = {"_closers": []}
     closers: list[Callable[[], object]] = devices["_closers"]
-    needs_gpio = (profile.buttons is not None or profile.seat_lamps is not None
-                  or (profile.display is not None and profile.display.driver == "seven-segment"))
+    needs_gpio = (
+        profile.buttons is not None
+        or profile.seat_lamps is not None
+        or (profile.display is not None and profile.display.driver == "seven-segment")
+    )
     gpio: Any = None
     if needs_gpio:
         from drivers.gpio import ensure_bcm
+
         gpio = load_gpio(profile.gpio_backend)
         ensure_bcm(gpio)
         devices["gpio"] = gpio
@@ -45,12 +49,15 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     if disp is not None:
         if disp.driver == "seven-segment":
             from drivers.number_display import SevenSegmentDisplay
+
             devices["display"] = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
         else:
             from drivers.serial_display import SerialLedDisplay
+
             port = disp.port
             if port == "sim":
                 from drivers.sim.serial_display import SimLedDevice
+
                 twin = SimLedDevice()
                 devices["display_sim"] = twin
                 closers.append(twin.close)
@@ -60,9 +67,14 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
 
     if profile.buttons is not None:
         from drivers.buttons import DealerButtons
-        buttons = DealerButtons(gpio, dict(profile.buttons.pins), post,
-                                bounce_ms=profile.buttons.bounce_ms,
-                                active_low=profile.buttons.active_low)
+
+        buttons = DealerButtons(
+            gpio,
+            dict(profile.buttons.pins),
+            post,
+            bounce_ms=profile.buttons.bounce_ms,
+            active_low=profile.buttons.active_low,
+        )
         devices["buttons"] = buttons
         devices["button_pins"] = dict(profile.buttons.pins)
         devices["buttons_active_low"] = profile.buttons.active_low
@@ -70,6 +82,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
 
     if profile.seat_lamps is not None:
         from drivers.seat_lamps import SeatLamps
+
         lamps = SeatLamps(gpio, dict(profile.seat_lamps))
         devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
@@ -78,9 +91,11 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     if dd is not None:
         if dd.driver == "sim":
             from drivers.sim.dealer_display import SimDealerDisplay
+
             devices["dealer_display"] = SimDealerDisplay()
         else:
             from drivers.dealer_display import SerialTextDisplay
+
             devices["dealer_display"] = SerialTextDisplay(dd.port, baud=dd.baud or 9600)
             closers.insert(0, devices["dealer_display"].close)
 
@@ -89,6 +104,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         url = shoe.port
         if shoe.port == "sim":
             from drivers.sim.shoe import SimShoe, SimShoeError
+
             # The simulated shoe outlives the controller process, as a real shoe does: its
             # state (cards, session, frames held) is kept in the state directory, so a
             # restarted controller finds the same powered-on shoe (docs/shoe-protocol.md).
@@ -102,9 +118,11 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
             devices["shoe_sim"] = sim
             closers.append(sim.stop)
         from drivers.serial_shoe import SerialShoe
+
         # Opened by the table, which knows from its journal where the shoe resumes.
-        devices["shoe_open"] = functools.partial(SerialShoe, url, post, baud=shoe.baud,
-                                                 watchdog_s=shoe.watchdog_s)
+        devices["shoe_open"] = functools.partial(
+            SerialShoe, url, post, baud=shoe.baud, watchdog_s=shoe.watchdog_s
+        )
     return devices
 
 
@@ -112,9 +130,11 @@ def load_gpio(backend: str) -> GpioApi:
     """The GPIO backend the profile names: "rpi" (RPi.GPIO / rpi-lgpio) or "sim" (a fresh twin)."""
     if backend == "sim":
         from drivers.sim.gpio import SimGPIO
+
         return SimGPIO()
     if backend == "rpi":
         from drivers.gpio import load_rpi_gpio
+
         return load_rpi_gpio()
     raise BackendUnavailable(f"unknown GPIO backend {backend!r}; expected one of {BACKENDS}")
 

@@ -108,8 +108,11 @@ class DealerButtons:
         with self._lock:
             if self._closed:
                 return
-            held = [pin for pin, down in self._held.items() if down
-                    and now - self._last_edge.get(pin, 0) >= self._quiet_ns]
+            held = [
+                pin
+                for pin, down in self._held.items()
+                if down and now - self._last_edge.get(pin, 0) >= self._quiet_ns
+            ]
         for pin in held:
             if self._gpio.input(pin) != self._active:
                 with self._lock:

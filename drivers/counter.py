@@ -49,8 +49,14 @@ class TpmCounter:
     """A TPM 2.0 NV counter at ``index``, reached through the TCTI ``tcti``; defined on first
     use. Increments are serialised within the process (the notary and the archive)."""
 
-    def __init__(self, tcti: str, index: int = DEFAULT_INDEX, *,
-                 tools_dir: str | None = None, timeout_s: float = COMMAND_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        tcti: str,
+        index: int = DEFAULT_INDEX,
+        *,
+        tools_dir: str | None = None,
+        timeout_s: float = COMMAND_TIMEOUT_S,
+    ) -> None:
         self.tcti = tcti
         self.index = index
         self.timeout_s = timeout_s
@@ -60,8 +66,7 @@ class TpmCounter:
         self._defined = False
 
     def _tool(self, name: str) -> str:
-        found = shutil.which(name, path=self._tools_dir) if self._tools_dir else \
-            shutil.which(name)
+        found = shutil.which(name, path=self._tools_dir) if self._tools_dir else shutil.which(name)
         if found is None:
             raise CounterError(f"{name} not found (the Debian package 'tpm2-tools')")
         return found
@@ -69,11 +74,17 @@ class TpmCounter:
     def _run(self, name: str, *args: str) -> subprocess.CompletedProcess[bytes]:
         argv = [self._tool(name), "-T", self.tcti, *args]
         try:
-            return subprocess.run(argv, capture_output=True, timeout=self.timeout_s,
-                                  check=False, stdin=subprocess.DEVNULL)
+            return subprocess.run(
+                argv,
+                capture_output=True,
+                timeout=self.timeout_s,
+                check=False,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
-            raise CounterError(f"{self.description}: {name} did not answer within"
-                               f" {self.timeout_s:g} s") from None
+            raise CounterError(
+                f"{self.description}: {name} did not answer within {self.timeout_s:g} s"
+            ) from None
         except OSError as exc:
             raise CounterError(f"{self.description}: {name}: {exc}") from exc
 
@@ -89,11 +100,13 @@ class TpmCounter:
             return
         probe = self._run("tpm2_nvreadpublic", f"{self.index:#x}")
         if probe.returncode != 0:
-            made = self._run("tpm2_nvdefine", f"{self.index:#x}", "-C", "o", "-s", "8",
-                             "-a", _ATTRIBUTES)
+            made = self._run(
+                "tpm2_nvdefine", f"{self.index:#x}", "-C", "o", "-s", "8", "-a", _ATTRIBUTES
+            )
             if made.returncode != 0:
-                raise CounterError(f"{self.description}: not defined and tpm2_nvdefine"
-                                   f" failed: {self._said(made)}")
+                raise CounterError(
+                    f"{self.description}: not defined and tpm2_nvdefine failed: {self._said(made)}"
+                )
         self._defined = True
 
     def _read_locked(self) -> int:
@@ -106,8 +119,9 @@ class TpmCounter:
             said = self._said(result)
             raise CounterError(f"{self.description}: tpm2_nvread failed: {said}")
         if len(result.stdout) != 8:
-            raise CounterError(f"{self.description}: tpm2_nvread gave {len(result.stdout)}"
-                               " bytes, not 8")
+            raise CounterError(
+                f"{self.description}: tpm2_nvread gave {len(result.stdout)} bytes, not 8"
+            )
         return int.from_bytes(result.stdout, "big")
 
     def read(self) -> int:
@@ -119,8 +133,9 @@ class TpmCounter:
             self._ensure_defined()
             result = self._run("tpm2_nvincrement", "-C", "o", f"{self.index:#x}")
             if result.returncode != 0:
-                raise CounterError(f"{self.description}: tpm2_nvincrement failed:"
-                                   f" {self._said(result)}")
+                raise CounterError(
+                    f"{self.description}: tpm2_nvincrement failed: {self._said(result)}"
+                )
             return self._read_locked()
 
 

@@ -14,8 +14,7 @@ from typing import Protocol, TypeVar, cast
 
 from drivers.errors import BackendUnavailable, PinError
 
-__all__ = ["BACKENDS", "GpioApi", "HEADER_BCM_PINS", "ensure_bcm", "load_rpi_gpio",
-           "validate_pins"]
+__all__ = ["BACKENDS", "GpioApi", "HEADER_BCM_PINS", "ensure_bcm", "load_rpi_gpio", "validate_pins"]
 
 BACKENDS = ("rpi", "sim")
 

@@ -145,8 +145,7 @@ class SerialShoe:
         self._durable: int | None = None if resume is None else (resume.next_seq - 1) % 10000
         # What resync() restores if a new session's $HELO cannot be journaled: the previous
         # position, floor and journaled SEQ, and the HELO's SEQ.
-        self._undo_session: tuple[SessionPosition | None, int | None, int | None, int] | None = (
-            None)
+        self._undo_session: tuple[SessionPosition | None, int | None, int | None, int] | None = None
         self._ack_requests: queue.SimpleQueue[tuple[str, int]] = queue.SimpleQueue()
         self._resync_requests: queue.SimpleQueue[int] = queue.SimpleQueue()
         # Guards the session state (tracker, floor, durable) and writes, shared by the reader
@@ -355,8 +354,12 @@ class SerialShoe:
             except queue.Empty:
                 break
             expected = self._tracker.expected
-            if (sid != self._tracker.sid or self._floor is None or expected is None
-                    or seq_distance(seq, self._floor) >= seq_distance(expected, self._floor)):
+            if (
+                sid != self._tracker.sid
+                or self._floor is None
+                or expected is None
+                or seq_distance(seq, self._floor) >= seq_distance(expected, self._floor)
+            ):
                 # another session's frame (the shoe has power-cycled since: an ACK would cover
                 # the new session's unjournaled frames), or a SEQ not delivered / rewound
                 self._counts["stale_acks"] += 1
@@ -396,8 +399,9 @@ class SerialShoe:
         if isinstance(item, BadFrame):
             position = self._tracker.nak_for_bad_frame()
             expected = None if position is None else position.next_seq
-            self._refuse(item.reason.value, item.raw, expected, item.detail,
-                         position is not None, now_ns)
+            self._refuse(
+                item.reason.value, item.raw, expected, item.detail, position is not None, now_ns
+            )
             if position is not None:
                 self._send_nak(position)
             return
@@ -415,15 +419,27 @@ class SerialShoe:
         elif verdict is Verdict.GAP:
             self._feed_watchdog(now_ns)
             self._counts["gaps"] += 1
-            self._refuse("gap", item.raw, decision.expected, f"SEQ {item.seq}",
-                         decision.nak is not None, now_ns)
+            self._refuse(
+                "gap",
+                item.raw,
+                decision.expected,
+                f"SEQ {item.seq}",
+                decision.nak is not None,
+                now_ns,
+            )
             if decision.nak is not None and self._tracker.sid is not None:
                 self._send_nak(SessionPosition(self._tracker.sid, decision.nak))
         elif verdict is Verdict.FOREIGN:
             # DESIGN.md: discarded without a reply; the shoe's silence resend brings its $HELO
             self._counts["foreign"] += 1
-            self._refuse(verdict.value, item.raw, decision.expected,
-                         f"SID {item.sid}, current {self._tracker.sid}", False, now_ns)
+            self._refuse(
+                verdict.value,
+                item.raw,
+                decision.expected,
+                f"SID {item.sid}, current {self._tracker.sid}",
+                False,
+                now_ns,
+            )
         else:
             self._refuse(verdict.value, item.raw, decision.expected, item.type, False, now_ns)
 
@@ -431,8 +447,15 @@ class SerialShoe:
         frame = decision.frame
         event: ShoeSession | ShoeFrameAccepted
         if decision.new_session:
-            event = ShoeSession(frame.sid, frame.fields[0], frame.fields[1], frame.seq,
-                                frame.raw, now_ns, decision.previous)
+            event = ShoeSession(
+                frame.sid,
+                frame.fields[0],
+                frame.fields[1],
+                frame.seq,
+                frame.raw,
+                now_ns,
+                decision.previous,
+            )
         else:
             event = ShoeFrameAccepted(
                 frame.type, frame.seq, frame.sid, frame.fields, frame.raw, now_ns, frame.known

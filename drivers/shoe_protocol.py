@@ -226,8 +226,11 @@ def parse_frame(raw: bytes) -> Frame | BadFrame:
         return BadFrame(BadReason.BAD_SEQ, kept, "SEQ is not a decimal 0-9999")
     if len(parts) < 3 or not is_sid(parts[2]):
         sid = parts[2] if len(parts) > 2 else ""
-        return BadFrame(BadReason.BAD_SID, kept,
-                        f"SID {sid!r} is not 8 upper-case hex digits other than {NO_SID}")
+        return BadFrame(
+            BadReason.BAD_SID,
+            kept,
+            f"SID {sid!r} is not 8 upper-case hex digits other than {NO_SID}",
+        )
     fields = tuple(parts[3:])
     problem = _check_fields(parts[0], fields)
     if problem is not None:

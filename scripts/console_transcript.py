@@ -77,7 +77,7 @@ def _as_shown(text: str) -> str:
     for line in text.split("\n"):
         shown = ""
         for part in line.split("\r"):
-            shown = part + shown[len(part):]
+            shown = part + shown[len(part) :]
         lines.append(shown.rstrip() if shown.strip() != ">" else shown)
     return "\n".join(lines)
 
@@ -86,20 +86,36 @@ def transcript(game: str) -> str:
     """The terminal's text for the game's session (CR removed, the final prompt dropped)."""
     state = tempfile.mkdtemp(prefix=f"transcript-{game}-")
     profile = Path(state) / "profile.toml"
-    profile.write_text(f'include = "{ROOT / "hw_profiles" / f"sim-{game}.toml"}"\n'
-                       "scoreboard.port = 0\n", encoding="utf-8")
+    profile.write_text(
+        f'include = "{ROOT / "hw_profiles" / f"sim-{game}.toml"}"\nscoreboard.port = 0\n',
+        encoding="utf-8",
+    )
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(ROOT)
-        os.execv(sys.executable, [sys.executable, "-m", "controller", "run", "--profile",
-                                  str(profile), "--state-dir", state, "--console", "stdio",
-                                  "--log-level", "error"])
+        os.execv(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "run",
+                "--profile",
+                str(profile),
+                "--state-dir",
+                state,
+                "--console",
+                "stdio",
+                "--log-level",
+                "error",
+            ],
+        )
     seen = bytearray()
     out = bytearray()
     try:
         _read_until(fd, b"table-controller ready", seen)
         _read_until(fd, b"> ", seen)
-        time.sleep(1.5)                     # the power-up lamp test ends: its !DISPLAY line
+        time.sleep(1.5)  # the power-up lamp test ends: its !DISPLAY line
         out += b"> "
         for command in SESSIONS[game]:
             os.write(fd, command.encode("ascii") + b"\r")
@@ -121,8 +137,12 @@ def write_readme(path: Path = ROOT / "README.md") -> None:
     text = path.read_text(encoding="utf-8")
     for game in SESSIONS:
         body = "```\n" + transcript(game).rstrip("\n") + "\n```\n"
-        text = re.sub(rf"(<!-- transcript: {game} -->\n)(.*?)(<!-- end transcript: {game} -->)",
-                      lambda m, body=body: m.group(1) + body + m.group(3), text, flags=re.S)
+        text = re.sub(
+            rf"(<!-- transcript: {game} -->\n)(.*?)(<!-- end transcript: {game} -->)",
+            lambda m, body=body: m.group(1) + body + m.group(3),
+            text,
+            flags=re.S,
+        )
     path.write_text(text, encoding="utf-8")
 
 

@@ -24,8 +24,13 @@ from hypothesis import HealthCheck, settings
 # CI (CI=true, as .ci/run is run) explores the same examples on every run, so a landing is never
 # decided by a new random draw; a developer's run keeps exploring (and keeps its failure
 # database), and a failure found there becomes an explicit regression test.
-settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
@@ -39,22 +44,40 @@ DEFAULT_LOCK = "/tmp/table-controller-hil.lock"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("hil", "hardware in the loop (docs/hil-rig.md)")
-    group.addoption("--hil", metavar="PROFILE", default=None,
-                    help="run the rig scenarios against a real build with this profile")
-    group.addoption("--hil-console-peer", metavar="PORT", default=None,
-                    help="the test's serial port wired to the profile's console port")
-    group.addoption("--hil-shoe-peer", metavar="PORT", default=None,
-                    help="the test's serial port wired to the profile's shoe port (the shoe"
-                         " emulator runs on it)")
-    group.addoption("--hil-lock", metavar="FILE", default=DEFAULT_LOCK,
-                    help=f"lock file that keeps two HIL runs apart (default {DEFAULT_LOCK})")
+    group.addoption(
+        "--hil",
+        metavar="PROFILE",
+        default=None,
+        help="run the rig scenarios against a real build with this profile",
+    )
+    group.addoption(
+        "--hil-console-peer",
+        metavar="PORT",
+        default=None,
+        help="the test's serial port wired to the profile's console port",
+    )
+    group.addoption(
+        "--hil-shoe-peer",
+        metavar="PORT",
+        default=None,
+        help="the test's serial port wired to the profile's shoe port (the shoe"
+        " emulator runs on it)",
+    )
+    group.addoption(
+        "--hil-lock",
+        metavar="FILE",
+        default=DEFAULT_LOCK,
+        help=f"lock file that keeps two HIL runs apart (default {DEFAULT_LOCK})",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("--hil"):
         return
-    skip = pytest.mark.skip(reason="needs real hardware: run pytest --hil PROFILE"
-                                   " --hil-console-peer PORT tests/hil (docs/hil-rig.md)")
+    skip = pytest.mark.skip(
+        reason="needs real hardware: run pytest --hil PROFILE"
+        " --hil-console-peer PORT tests/hil (docs/hil-rig.md)"
+    )
     for item in items:
         if item.get_closest_marker("hil") is not None:
             item.add_marker(skip)
@@ -88,8 +111,9 @@ def hil_lock(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture
-def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
-             hil_lock: None) -> Iterator[Callable[..., object]]:
+def make_rig(
+    request: pytest.FixtureRequest, tmp_path: Path, hil_lock: None
+) -> Iterator[Callable[..., object]]:
     """``make_rig(game=None)`` -> a started Rig; a game the HIL profile is not is skipped."""
     from tests.hil.rig import PROFILES, PtyMaster, Rig, SerialPeer, override_profile
     from tests.hil.shoe import ConsoleShoe, EmulatorShoe
@@ -103,6 +127,7 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
         state = tmp_path / f"state{len(made)}"
         if hil:
             from controller.config.profile import load_profile
+
             profile = load_profile(hil)
             if game is not None and profile.game != game:
                 pytest.skip(f"the HIL profile {hil} is a {profile.game} table, not {game}")
@@ -112,17 +137,33 @@ def make_rig(request: pytest.FixtureRequest, tmp_path: Path,
             shoe_peer = config.getoption("--hil-shoe-peer")
             if profile.shoe is not None and shoe_peer and not emulators:
                 # the emulator holds as many decks as the table counts (rules.baccarat.decks)
-                emulators.append(subprocess.Popen(
-                    [sys.executable, "-m", "drivers.sim.shoe", "--port", shoe_peer,
-                     "--baud", str(profile.shoe.baud),
-                     "--decks", str(profile.rules.baccarat.decks)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE))
+                emulators.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            "-m",
+                            "drivers.sim.shoe",
+                            "--port",
+                            shoe_peer,
+                            "--baud",
+                            str(profile.shoe.baud),
+                            "--decks",
+                            str(profile.rules.baccarat.decks),
+                        ],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                    )
+                )
             # The rig is a machine peer: the table's profile as given, its console line without
             # a terminal's echo and prompt.
             folder = tmp_path / f"hil{len(made)}"
             folder.mkdir()
-            rig = Rig(override_profile(folder, Path(hil), None, scoreboard_port=None), state,
-                      SerialPeer(peer, profile.console.baud), hardware=True)
+            rig = Rig(
+                override_profile(folder, Path(hil), None, scoreboard_port=None),
+                state,
+                SerialPeer(peer, profile.console.baud),
+                hardware=True,
+            )
             if emulators:
                 rig.shoe = EmulatorShoe(emulators[0])
         else:

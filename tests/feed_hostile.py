@@ -27,14 +27,21 @@ HEAD_FIELDS: Final = ("table", "seq", "hash", "ts", "sig", "key_id")
 
 #: Integers the store cannot hold or the schema refuses (seq >= 1, ts/mono/round >= 0).
 extreme_ints = st.one_of(
-    st.just(2**63), st.just(2**64), st.just(2**63 + 1), st.just(-(2**63) - 1), st.just(-1),
+    st.just(2**63),
+    st.just(2**64),
+    st.just(2**63 + 1),
+    st.just(-(2**63) - 1),
+    st.just(-1),
     st.integers(min_value=2**63, max_value=10**300),
     st.integers(min_value=-(10**300), max_value=-1),
 )
 #: Values of no feed field's type (a bool is not an integer; null only where allowed).
 wrong_types = st.one_of(
-    st.booleans(), st.floats(allow_nan=False), st.lists(st.integers(), max_size=3),
-    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.just("1"),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.just("1"),
 )
 #: Strings PostgreSQL's text or UTF-8 cannot carry.
 bad_strings = st.one_of(
@@ -49,8 +56,15 @@ def _dump(obj: Any) -> bytes:
 
 
 def _base_row(seq: int, data: dict[str, Any]) -> dict[str, Any]:
-    return {"seq": seq, "ts": 1_800_000_000 * 10**9, "boot": "boot-1", "mono": 10**9,
-            "kind": "paigow.drawn", "round": 1, "data": data}
+    return {
+        "seq": seq,
+        "ts": 1_800_000_000 * 10**9,
+        "boot": "boot-1",
+        "mono": 10**9,
+        "kind": "paigow.drawn",
+        "round": 1,
+        "data": data,
+    }
 
 
 def _with_hash(fields: dict[str, Any]) -> dict[str, Any]:
@@ -71,8 +85,11 @@ def _nested(depth: int, open_: str) -> str:
 @st.composite
 def hostile_row(draw: Callable[..., Any]) -> bytes:
     fields = _base_row(draw(st.integers(1, 10**6)), {"n": draw(st.integers(0, 9))})
-    defect = draw(st.sampled_from(["int", "int", "int", "type", "nest", "string", "fields",
-                                   "version", "hash", "float"]))
+    defect = draw(
+        st.sampled_from(
+            ["int", "int", "int", "type", "nest", "string", "fields", "version", "hash", "float"]
+        )
+    )
     if defect == "int":
         fields[draw(st.sampled_from(ROW_INTS))] = draw(extreme_ints)
         return _dump(_with_hash(fields))
@@ -110,25 +127,37 @@ def hostile_row(draw: Callable[..., Any]) -> bytes:
         return _dump(obj)
     if defect == "version":
         obj = _with_hash(fields)
-        obj["v"] = draw(st.one_of(st.integers().filter(lambda v: v != 2), st.just("2"),
-                                  st.just(2.5), st.none()))
+        obj["v"] = draw(
+            st.one_of(st.integers().filter(lambda v: v != 2), st.just("2"), st.just(2.5), st.none())
+        )
         return _dump(obj)
     if defect == "hash":
         obj = _with_hash(fields)
-        obj["hash"] = draw(st.text("0123456789abcdef", min_size=64, max_size=64)
-                           .filter(lambda h: h != obj["hash"]))
-        return _dump(obj)          # a well-formed row whose hash is not its content's: chain
+        obj["hash"] = draw(
+            st.text("0123456789abcdef", min_size=64, max_size=64).filter(lambda h: h != obj["hash"])
+        )
+        return _dump(obj)  # a well-formed row whose hash is not its content's: chain
     fields["data"] = {"x": draw(st.sampled_from(["1e400", "-1e999", "NaN", "Infinity"]))}
-    return _dump(_with_hash(fields)).replace(b'"1e400"', b"1e400").replace(
-        b'"-1e999"', b"-1e999").replace(b'"NaN"', b"NaN").replace(b'"Infinity"', b"Infinity")
+    return (
+        _dump(_with_hash(fields))
+        .replace(b'"1e400"', b"1e400")
+        .replace(b'"-1e999"', b"-1e999")
+        .replace(b'"NaN"', b"NaN")
+        .replace(b'"Infinity"', b"Infinity")
+    )
 
 
 @st.composite
 def hostile_head(draw: Callable[..., Any], table: str) -> bytes:
-    head: dict[str, Any] = {"v": 2, "table": table, "seq": draw(st.integers(1, 10**6)),
-                            "hash": "ab" * 32, "ts": 1_800_000_000 * 10**9,
-                            "sig": draw(st.binary(min_size=8, max_size=72)).hex(),
-                            "key_id": "0123456789abcdef"}
+    head: dict[str, Any] = {
+        "v": 2,
+        "table": table,
+        "seq": draw(st.integers(1, 10**6)),
+        "hash": "ab" * 32,
+        "ts": 1_800_000_000 * 10**9,
+        "sig": draw(st.binary(min_size=8, max_size=72)).hex(),
+        "key_id": "0123456789abcdef",
+    }
     defect = draw(st.sampled_from(["int", "type", "sig", "table", "forged", "string"]))
     if defect == "int":
         head[draw(st.sampled_from(["seq", "ts"]))] = draw(extreme_ints)
@@ -151,8 +180,11 @@ def hostile_status(draw: Callable[..., Any]) -> bytes:
     if defect == "int":
         obj["ts"] = draw(extreme_ints)
     elif defect == "state":
-        obj["state"] = draw(st.one_of(st.text(max_size=10), bad_strings, wrong_types)
-                            .filter(lambda s: s not in ("online", "offline")))
+        obj["state"] = draw(
+            st.one_of(st.text(max_size=10), bad_strings, wrong_types).filter(
+                lambda s: s not in ("online", "offline")
+            )
+        )
     elif defect == "fields":
         obj["round"] = 1
     else:
@@ -170,8 +202,13 @@ def structured(table: str, count: int) -> tuple[tuple[str, bytes], ...]:
         st.tuples(st.just("status"), hostile_status()),
     )
 
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count,
+        database=None,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(message)
     def collect(drawn: tuple[str, bytes]) -> None:
         out.append(drawn)
@@ -180,8 +217,9 @@ def structured(table: str, count: int) -> tuple[tuple[str, bytes], ...]:
     return tuple(out[:count])
 
 
-def mutated(templates: Sequence[tuple[str, bytes]], count: int,
-            seed: int = 21) -> list[tuple[str, bytes]]:
+def mutated(
+    templates: Sequence[tuple[str, bytes]], count: int, seed: int = 21
+) -> list[tuple[str, bytes]]:
     """``count`` byte-level mutations (flipped, inserted, deleted bytes, truncation, splices)
     of the hostile rows and heads in ``templates``; a mutation that happens to rebuild a
     well-formed row with its right hash is not hostile and is left out (no head can come of
@@ -199,15 +237,15 @@ def mutated(templates: Sequence[tuple[str, bytes]], count: int,
             elif op == 1:
                 b[at:at] = rnd.randbytes(rnd.randrange(1, 4))
             elif op == 2:
-                del b[at:at + rnd.randrange(1, 8)]
+                del b[at : at + rnd.randrange(1, 8)]
             elif op == 3:
                 del b[at:]
             else:
                 other = rnd.choice(pool)
-                b[at:] = other[rnd.randrange(len(other) + 1):]
+                b[at:] = other[rnd.randrange(len(other) + 1) :]
         channel = rnd.choice(("rows", "heads"))
         if channel == "rows" and _a_valid_row(bytes(b)):
-            continue        # a splice can rebuild a well-formed row with its right hash
+            continue  # a splice can rebuild a well-formed row with its right hash
         out.append((channel, bytes(b)))
     return out
 

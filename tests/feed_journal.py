@@ -29,9 +29,17 @@ class FakeRow:
     hash: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "ts": self.ts, "boot": self.boot, "mono": self.mono,
-                "kind": self.kind, "round": self.round, "data": self.data, "prev": self.prev,
-                "hash": self.hash}
+        return {
+            "seq": self.seq,
+            "ts": self.ts,
+            "boot": self.boot,
+            "mono": self.mono,
+            "kind": self.kind,
+            "round": self.round,
+            "data": self.data,
+            "prev": self.prev,
+            "hash": self.hash,
+        }
 
 
 @dataclass(frozen=True)
@@ -44,8 +52,14 @@ class FakeHead:
     key_id: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "seq": self.seq, "hash": self.hash, "ts": self.ts,
-                "sig": self.sig, "key_id": self.key_id}
+        return {
+            "table": self.table,
+            "seq": self.seq,
+            "hash": self.hash,
+            "ts": self.ts,
+            "sig": self.sig,
+            "key_id": self.key_id,
+        }
 
 
 class TableJournal:
@@ -61,19 +75,30 @@ class TableJournal:
     @property
     def public_pem(self) -> bytes:
         return self.key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
 
     @property
     def key_id(self) -> str:
         return key_id(self.key.public_key())
 
-    def append(self, kind: str = "paigow.drawn", data: dict[str, Any] | None = None,
-               round_: int | None = None) -> FakeRow:
+    def append(
+        self,
+        kind: str = "paigow.drawn",
+        data: dict[str, Any] | None = None,
+        round_: int | None = None,
+    ) -> FakeRow:
         seq = len(self.rows) + 1 if not self.rows else self.rows[-1].seq + 1
         prev = self.rows[-1].hash if self.rows else GENESIS
-        fields = {"seq": seq, "ts": time.time_ns(), "boot": "boot-1",
-                  "mono": time.monotonic_ns(), "kind": kind, "round": round_,
-                  "data": data or {"n": seq}}
+        fields = {
+            "seq": seq,
+            "ts": time.time_ns(),
+            "boot": "boot-1",
+            "mono": time.monotonic_ns(),
+            "kind": kind,
+            "round": round_,
+            "data": data or {"n": seq},
+        }
         row = FakeRow(**fields, prev=prev, hash=row_hash(prev, fields))  # type: ignore[arg-type]
         self.rows.append(row)
         return row
@@ -86,11 +111,20 @@ class TableJournal:
                 out.append(self.append(f"paigow.step{i}", {"round": n, "i": i}, n))
         return out
 
-    def sign(self, seq: int | None = None, *, key: ec.EllipticCurvePrivateKey | None = None,
-             hash_: str | None = None) -> FakeHead:
+    def sign(
+        self,
+        seq: int | None = None,
+        *,
+        key: ec.EllipticCurvePrivateKey | None = None,
+        hash_: str | None = None,
+    ) -> FakeHead:
         row = self.rows[-1] if seq is None else self.rows[seq - 1]
-        head = {"table": self.table, "seq": row.seq, "hash": hash_ or row.hash,
-                "ts": time.time_ns()}
+        head = {
+            "table": self.table,
+            "seq": row.seq,
+            "hash": hash_ or row.hash,
+            "ts": time.time_ns(),
+        }
         signer = key or self.key
         sig = signer.sign(canonical_head(head), ec.ECDSA(hashes.SHA256())).hex()
         signed = FakeHead(**head, sig=sig, key_id=key_id(signer.public_key()))  # type: ignore[arg-type]

@@ -51,8 +51,12 @@ def write_journal(directory: Path, rows: list[FakeRow], heads: list[FakeHead]) -
 
 def main(argv: list[str]) -> None:
     jdir, state, host, port, ca, cert, key, site, table = argv
-    settings = PublisherSettings(BrokerSettings(host, int(port), True, ca, cert, key), site,
-                                 table, Path(state) / "feed.position")
+    settings = PublisherSettings(
+        BrokerSettings(host, int(port), True, ca, cert, key),
+        site,
+        table,
+        Path(state) / "feed.position",
+    )
     pub = Publisher(settings, lambda: FileJournal(Path(jdir)))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -36,14 +36,27 @@ def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
 
 def table_broker(broker: MosquittoBroker, identity: str) -> BrokerSettings:
     pair = broker.make_client_cert(identity)
-    return BrokerSettings(broker.host, broker.port, True, str(broker.ca_path),
-                          str(pair.cert_path), str(pair.key_path))
+    return BrokerSettings(
+        broker.host, broker.port, True, str(broker.ca_path), str(pair.cert_path), str(pair.key_path)
+    )
 
 
-def publisher(broker: MosquittoBroker, journal: Outbox, table: str, state_dir: Path, *,
-              identity: str | None = None, heartbeat_s: float = 60.0) -> Publisher:
-    settings = PublisherSettings(table_broker(broker, identity or table), broker.site, table,
-                                 state_dir / f"{table}.position", heartbeat_s=heartbeat_s)
+def publisher(
+    broker: MosquittoBroker,
+    journal: Outbox,
+    table: str,
+    state_dir: Path,
+    *,
+    identity: str | None = None,
+    heartbeat_s: float = 60.0,
+) -> Publisher:
+    settings = PublisherSettings(
+        table_broker(broker, identity or table),
+        broker.site,
+        table,
+        state_dir / f"{table}.position",
+        heartbeat_s=heartbeat_s,
+    )
     pub = Publisher(settings, lambda: journal)
     pub.start()
     return pub
@@ -59,16 +72,30 @@ def write_keys(directory: Path, *tables: TableJournal) -> Path:
 class CollectorThread:
     """The collector in this process (its alarms printed into ``lines``)."""
 
-    def __init__(self, broker: MosquittoBroker, store_url: str, keys: Path, *,
-                 gap_timeout_s: float = 60.0, silence_s: float = 900.0) -> None:
+    def __init__(
+        self,
+        broker: MosquittoBroker,
+        store_url: str,
+        keys: Path,
+        *,
+        gap_timeout_s: float = 60.0,
+        silence_s: float = 900.0,
+    ) -> None:
         self.lines: list[str] = []
         self.settings = CollectorSettings(
-            table_broker(broker, "collector"), broker.site, store_url, keys,
-            f"tc-collector-{broker.site}", gap_timeout_s, silence_s)
+            table_broker(broker, "collector"),
+            broker.site,
+            store_url,
+            keys,
+            f"tc-collector-{broker.site}",
+            gap_timeout_s,
+            silence_s,
+        )
         self.collector = Collector(self.settings, out=self.lines.append)
         self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self.collector.run, args=(self.stop_event,),
-                                       daemon=True)
+        self.thread = threading.Thread(
+            target=self.collector.run, args=(self.stop_event,), daemon=True
+        )
         self.thread.start()
         if not self.collector.connected_once.wait(15):
             self.stop()
@@ -80,19 +107,41 @@ class CollectorThread:
         assert not self.thread.is_alive(), "collector thread did not stop"
 
 
-def collect_process(broker: MosquittoBroker, store_url: str, keys: Path,
-                    log: Path) -> subprocess.Popen[bytes]:
+def collect_process(
+    broker: MosquittoBroker, store_url: str, keys: Path, log: Path
+) -> subprocess.Popen[bytes]:
     """``table-controller collect`` as its own process (for SIGKILL)."""
     pair = broker.make_client_cert("collector")
     out = open(log, "ab")  # noqa: SIM115 - the child holds it
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "controller", "collect",
-             "--broker", f"mqtts://{broker.host}:{broker.port}", "--site", broker.site,
-             "--store", store_url, "--keys", str(keys), "--ca", str(broker.ca_path),
-             "--cert", str(pair.cert_path), "--key", str(pair.key_path),
-             "--client-id", f"tc-collector-{broker.site}"],
-            cwd=ROOT, stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "collect",
+                "--broker",
+                f"mqtts://{broker.host}:{broker.port}",
+                "--site",
+                broker.site,
+                "--store",
+                store_url,
+                "--keys",
+                str(keys),
+                "--ca",
+                str(broker.ca_path),
+                "--cert",
+                str(pair.cert_path),
+                "--key",
+                str(pair.key_path),
+                "--client-id",
+                f"tc-collector-{broker.site}",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=out,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
     finally:
         out.close()
 

@@ -58,8 +58,19 @@ PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
 BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
 #: ``shoe_resume``: the dealer confirms a new shoe session (DESIGN.md shoe protocol revision 2).
 BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose", "shoe_resume")
-STANDARD_BAUDS: Final = (1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800,
-                         921600)
+STANDARD_BAUDS: Final = (
+    1200,
+    2400,
+    4800,
+    9600,
+    19200,
+    38400,
+    57600,
+    115200,
+    230400,
+    460800,
+    921600,
+)
 GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
 GPIO_MAX: Final = 27
 #: The header UART is on GPIO 14 (TXD) and 15 (RXD) on a Pi 4 and a Pi 5.
@@ -234,7 +245,7 @@ class FeedSettings:
 
     broker: str
     site: str
-    table: str                 # the journal's table id (one name for both; docs/feed.md)
+    table: str  # the journal's table id (one name for both; docs/feed.md)
     ca: str | None = None
     cert: str | None = None
     key: str | None = None
@@ -280,8 +291,10 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
     """What a profile resolves to: every effective value and the file it came from
     (``(default)`` where no file sets it). Raises :class:`ProfileError`."""
     profile, reader = _resolve(path)
-    lines = [f"profile {profile.name!r}: game {profile.game}, from {reader.top}",
-             "files (each overrides the ones above it):"]
+    lines = [
+        f"profile {profile.name!r}: game {profile.game}, from {reader.top}",
+        "files (each overrides the ones above it):",
+    ]
     lines += [f"  {f}" for f in profile.source_files]
     lines.append("values:")
     width = min(56, max(len(f"{k} = {v}") for k, v, _ in reader.report))
@@ -296,17 +309,25 @@ def profile_warnings(profile: Profile) -> list[str]:
     out = []
     board = profile.scoreboard
     if board.enabled and not board.loopback:
-        out.append(f"scoreboard.address = \"{board.address}\" is not loopback: every device"
-                   " that can reach this address can read the table's results and load the"
-                   " server; the systemd unit allows loopback only (docs/scoreboard.md)")
+        out.append(
+            f'scoreboard.address = "{board.address}" is not loopback: every device'
+            " that can reach this address can read the table's results and load the"
+            " server; the systemd unit allows loopback only (docs/scoreboard.md)"
+        )
     return out
 
 
 # -- loading and merging layers ----------------------------------------------------------------
 
 
-def _read_layers(path: Path, shown: str, chain: tuple[Path, ...],
-                 data: dict[str, Any], origin: dict[str, str], files: list[str]) -> None:
+def _read_layers(
+    path: Path,
+    shown: str,
+    chain: tuple[Path, ...],
+    data: dict[str, Any],
+    origin: dict[str, str],
+    files: list[str],
+) -> None:
     """Merge ``path`` (after the files it includes) into ``data``; ``origin`` maps each dotted
     key to the last file that set it."""
     real = path.resolve()
@@ -330,15 +351,16 @@ def _read_layers(path: Path, shown: str, chain: tuple[Path, ...],
             raise ProfileError(shown, "include", f"included file not found: {inc_shown}")
         loop = (*chain, real)
         if inc.resolve() in loop:
-            names = [*(p.name for p in loop[loop.index(inc.resolve()):]), inc.name]
+            names = [*(p.name for p in loop[loop.index(inc.resolve()) :]), inc.name]
             raise ProfileError(shown, "include", f"include cycle: {' -> '.join(names)}")
         _read_layers(inc, inc_shown, loop, data, origin, files)
     _merge(data, layer, origin, shown, "")
     files.append(shown)
 
 
-def _merge(base: dict[str, Any], over: Mapping[str, Any], origin: dict[str, str], file: str,
-           prefix: str) -> None:
+def _merge(
+    base: dict[str, Any], over: Mapping[str, Any], origin: dict[str, str], file: str, prefix: str
+) -> None:
     for k, v in over.items():
         key = f"{prefix}{k}"
         old = base.get(k)
@@ -392,8 +414,11 @@ class _Reader:
             if key not in self.used:
                 known = sorted(self.asked.get(prefix, set()))
                 near = difflib.get_close_matches(k, known, n=1)
-                hint = f" (did you mean {near[0]!r}?)" if near else (
-                    f"; known here: {', '.join(known)}" if known else "")
+                hint = (
+                    f" (did you mean {near[0]!r}?)"
+                    if near
+                    else (f"; known here: {', '.join(known)}" if known else "")
+                )
                 raise self.error(key, f"unknown key{hint}")
             if isinstance(v, dict):
                 self.check_unused(v, f"{key}.")
@@ -419,22 +444,36 @@ class _Section:
 
     def missing(self, name: str, why: str = "") -> ProfileError:
         """A required key is absent: if an unread key here looks like it, report that one."""
-        unread = [k for k in self.table if self.key(k) not in self.r.used
-                  and k not in self.r.asked.get(self.prefix, set())]
+        unread = [
+            k
+            for k in self.table
+            if self.key(k) not in self.r.used and k not in self.r.asked.get(self.prefix, set())
+        ]
         near = difflib.get_close_matches(name, unread, n=1)
         if near:
             return self.r.error(self.key(near[0]), f"unknown key (did you mean {name!r}?)")
         key = self.key(name)
-        stray = [k for k in self.r.origin if k.endswith(f".{name}") and k.startswith(self.prefix)
-                 and k.count(".") == key.count(".") + 1]
+        stray = [
+            k
+            for k in self.r.origin
+            if k.endswith(f".{name}")
+            and k.startswith(self.prefix)
+            and k.count(".") == key.count(".") + 1
+        ]
         if stray:
-            why += (f" (found {stray[0]} instead: in TOML a key after a [table] header belongs"
-                    " to that table)")
-        return ProfileError(self.r.file_of(key.rpartition(".")[0]) if self.prefix else self.r.top,
-                            key, f"missing{why}")
+            why += (
+                f" (found {stray[0]} instead: in TOML a key after a [table] header belongs"
+                " to that table)"
+            )
+        return ProfileError(
+            self.r.file_of(key.rpartition(".")[0]) if self.prefix else self.r.top,
+            key,
+            f"missing{why}",
+        )
 
-    def value(self, name: str, conv: Callable[[str, Any], T], default: Any = _REQUIRED,
-              why: str = "") -> T:
+    def value(
+        self, name: str, conv: Callable[[str, Any], T], default: Any = _REQUIRED, why: str = ""
+    ) -> T:
         self._ask(name)
         key = self.key(name)
         if name not in self.table:
@@ -466,7 +505,6 @@ class _Section:
                 raise self.r.error(self.key(name), f"not allowed: {why}")
 
 
-
 def _toml_text(value: object) -> str:
     if value is None:
         return "(none)"
@@ -480,8 +518,9 @@ def _toml_text(value: object) -> str:
 
 
 def _type_error(reader: _Reader, key: str, wanted: str, raw: object) -> ProfileError:
-    return reader.error(key, f"wrong type: expected {wanted}, got {_toml_text(raw)}"
-                             f" ({type(raw).__name__})")
+    return reader.error(
+        key, f"wrong type: expected {wanted}, got {_toml_text(raw)} ({type(raw).__name__})"
+    )
 
 
 def _str(reader: _Reader, choices: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
@@ -493,11 +532,13 @@ def _str(reader: _Reader, choices: tuple[str, ...] = ()) -> Callable[[str, Any],
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise reader.error(key, f"{raw!r} is not one of {', '.join(choices)}{hint}")
         return raw
+
     return conv
 
 
-def _int(reader: _Reader, lo: int | None = None, hi: int | None = None,
-         choices: tuple[int, ...] = ()) -> Callable[[str, Any], int]:
+def _int(
+    reader: _Reader, lo: int | None = None, hi: int | None = None, choices: tuple[int, ...] = ()
+) -> Callable[[str, Any], int]:
     def conv(key: str, raw: Any) -> int:
         if not isinstance(raw, int) or isinstance(raw, bool):
             raise _type_error(reader, key, "a whole number", raw)
@@ -506,6 +547,7 @@ def _int(reader: _Reader, lo: int | None = None, hi: int | None = None,
         if (lo is not None and raw < lo) or (hi is not None and raw > hi):
             raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
         return raw
+
     return conv
 
 
@@ -516,6 +558,7 @@ def _float(reader: _Reader, lo: float, hi: float) -> Callable[[str, Any], float]
         if not lo <= raw <= hi:
             raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
         return float(raw)
+
     return conv
 
 
@@ -524,6 +567,7 @@ def _bool(reader: _Reader) -> Callable[[str, Any], bool]:
         if not isinstance(raw, bool):
             raise _type_error(reader, key, "true or false", raw)
         return raw
+
     return conv
 
 
@@ -532,41 +576,51 @@ def _date(reader: _Reader) -> Callable[[str, Any], datetime.date]:
         if not isinstance(raw, datetime.date) or isinstance(raw, datetime.datetime):
             raise _type_error(reader, key, "a date (e.g. 2026-01-01, unquoted)", raw)
         return raw
+
     return conv
 
 
 def _sha256(reader: _Reader) -> Callable[[str, Any], str]:
     """A SHA-256 digest: 64 hexadecimal digits (as ``sha256sum`` prints it), kept lower-case."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw).lower()
         if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
-            raise reader.error(key, f"{raw!r} is not a SHA-256 (64 hexadecimal digits, as"
-                                    " sha256sum prints it)")
+            raise reader.error(
+                key, f"{raw!r} is not a SHA-256 (64 hexadecimal digits, as sha256sum prints it)"
+            )
         return text
+
     return conv
 
 
 def _tcti(reader: _Reader) -> Callable[[str, Any], str]:
     """``none`` or a tpm2-tss TCTI string naming the TPM (``device:``, ``swtpm:``, ``mssim:``,
     ``tabrmd:``)."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
-        if text == "none" or re.fullmatch(r"(device|swtpm|mssim|tabrmd)(:[\x21-\x7e]*)?",
-                                          text):
+        if text == "none" or re.fullmatch(r"(device|swtpm|mssim|tabrmd)(:[\x21-\x7e]*)?", text):
             return text
-        raise reader.error(key, f"{text!r} is not 'none' or a TPM's TCTI (device:/dev/tpmrm0,"
-                                " swtpm:host=127.0.0.1,port=2321)")
+        raise reader.error(
+            key,
+            f"{text!r} is not 'none' or a TPM's TCTI (device:/dev/tpmrm0,"
+            " swtpm:host=127.0.0.1,port=2321)",
+        )
+
     return conv
 
 
 def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
     """A device or file path (absolute), or one of ``specials``."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
         if text in specials or text.startswith("/"):
             return text
         allowed = " or ".join([*(repr(s) for s in specials), "an absolute path"])
         raise reader.error(key, f"{text!r} is not {allowed}")
+
     return conv
 
 
@@ -580,6 +634,7 @@ def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
     or, for :data:`SECOND_MEDIUM_KEYS`, an absolute path under ``journal.second_medium``. A
     journal, key or anchor elsewhere would let a profile point the record at a file another
     part of the system writes (Application re-checks the resolved path: symlinks)."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
         if "\0" in text:
@@ -591,18 +646,24 @@ def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
         if text.startswith("/"):
             if key in SECOND_MEDIUM_KEYS and medium is not None and _under(text, medium):
                 return text
-            where = (f" or under journal.second_medium {medium}" if medium is not None and
-                     key in SECOND_MEDIUM_KEYS else
-                     " (a second medium: journal.second_medium)" if key in SECOND_MEDIUM_KEYS
-                     else "")
-            raise reader.error(key, f"{text!r} is outside the state directory: give a path "
-                                    f"relative to it{where}")
+            where = (
+                f" or under journal.second_medium {medium}"
+                if medium is not None and key in SECOND_MEDIUM_KEYS
+                else " (a second medium: journal.second_medium)"
+                if key in SECOND_MEDIUM_KEYS
+                else ""
+            )
+            raise reader.error(
+                key, f"{text!r} is outside the state directory: give a path relative to it{where}"
+            )
         return text
+
     return conv
 
 
 def _address(reader: _Reader) -> Callable[[str, Any], str]:
     """An IPv4 or IPv6 address literal (a host name would depend on name resolution at start)."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
         try:
@@ -610,12 +671,14 @@ def _address(reader: _Reader) -> Callable[[str, Any], str]:
         except ValueError:
             hint = " (use 127.0.0.1)" if text == "localhost" else ""
             raise reader.error(key, f"{text!r} is not an IP address{hint}") from None
+
     return conv
 
 
 def _under(path: str, folder: str) -> bool:
-    return Path(os.path.normpath(path)).is_relative_to(os.path.normpath(folder)) and \
-        os.path.normpath(path) != os.path.normpath(folder)
+    return Path(os.path.normpath(path)).is_relative_to(
+        os.path.normpath(folder)
+    ) and os.path.normpath(path) != os.path.normpath(folder)
 
 
 def _baud(reader: _Reader) -> Callable[[str, Any], int]:
@@ -640,8 +703,7 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
 
     name = top.value("name", _str(r), Path(shown).stem)
     game = cast(Game, top.value("game", _str(r, GAMES)))
-    gpio_backend = cast(Literal["rpi", "sim"],
-                        top.value("gpio_backend", _str(r, ("rpi", "sim"))))
+    gpio_backend = cast(Literal["rpi", "sim"], top.value("gpio_backend", _str(r, ("rpi", "sim"))))
     journal = _journal(top.section("journal"), r)
     console = _console(top.section("console"), r)
     rng_sec = top.section("rng")
@@ -652,25 +714,37 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     scoreboard = _scoreboard(top.section("scoreboard"), r)
     feed_sec = top.section("feed")
     feed = _feed(feed_sec, r, journal.table_id, name) if feed_sec is not None else None
-    if feed is not None and journal.table_id is None and feed_sec is not None \
-            and feed_sec.has("table"):
+    if (
+        feed is not None
+        and journal.table_id is None
+        and feed_sec is not None
+        and feed_sec.has("table")
+    ):
         # issue 16: [feed] table alone names the table; the journal signs its heads with it
         journal = replace(journal, table_id=feed.table)
-        r.report = [(k, _toml_text(feed.table), "(feed.table)") if k == "journal.table_id"
-                    else (k, text, source) for k, text, source in r.report]
+        r.report = [
+            (k, _toml_text(feed.table), "(feed.table)")
+            if k == "journal.table_id"
+            else (k, text, source)
+            for k, text, source in r.report
+        ]
 
     required, optional = _DEVICES[game]
-    devices = top.section("devices", required=True,
-                          why=f" (game {game} needs devices {', '.join(required)})")
+    devices = top.section(
+        "devices", required=True, why=f" (game {game} needs devices {', '.join(required)})"
+    )
     assert devices is not None
     for dev in sorted(set(devices.table) - set(required) - set(optional)):
         if dev in {d for pair in _DEVICES.values() for d in pair[0] + pair[1]}:
-            raise r.error(devices.key(dev), f"not used by game {game} (it uses"
-                                            f" {', '.join(required + optional)})")
+            raise r.error(
+                devices.key(dev),
+                f"not used by game {game} (it uses {', '.join(required + optional)})",
+            )
 
     def need(dev: str) -> _Section | None:
-        return devices.section(dev, required=dev in required,
-                               why=f": game {game} needs this device")
+        return devices.section(
+            dev, required=dev in required, why=f": game {game} needs this device"
+        )
 
     sec = need("display") if "display" in required + optional else None
     display = _display(sec, r) if sec else None
@@ -688,11 +762,22 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     _check_serial_ports(r)
 
     profile = Profile(
-        name=name, game=game, source_files=tuple(files),
+        name=name,
+        game=game,
+        source_files=tuple(files),
         gpio_backend=gpio_backend,
-        journal=journal, console=console, rng=rng, rules=rules, display=display,
-        buttons=buttons, seat_lamps=seat_lamps, shoe=shoe, dealer_display=dealer,
-        scoreboard=scoreboard, feed=feed)
+        journal=journal,
+        console=console,
+        rng=rng,
+        rules=rules,
+        display=display,
+        buttons=buttons,
+        seat_lamps=seat_lamps,
+        shoe=shoe,
+        dealer_display=dealer,
+        scoreboard=scoreboard,
+        feed=feed,
+    )
     return profile, r
 
 
@@ -707,7 +792,7 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
     r.second_medium = s.value("second_medium", _path(r), d.second_medium)
     signer = s.value("signer", _str(r, SIGNERS), d.signer)
     pkcs11 = signer == "pkcs11"
-    why = " (signer = \"pkcs11\" needs the module, the token's label and the PIN file)"
+    why = ' (signer = "pkcs11" needs the module, the token\'s label and the PIN file)'
     return JournalSettings(
         second_medium=r.second_medium,
         path=s.value("path", _rel_path(r), d.path),
@@ -718,8 +803,7 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
         pkcs11_module_sha256=s.value("pkcs11_module_sha256", _sha256(r), None),
         pkcs11_token=s.value("pkcs11_token", _str(r), _REQUIRED if pkcs11 else None, why),
         pkcs11_key_label=s.value("pkcs11_key_label", _str(r), d.pkcs11_key_label),
-        pkcs11_pin_file=s.value("pkcs11_pin_file", _path(r), _REQUIRED if pkcs11 else None,
-                                why),
+        pkcs11_pin_file=s.value("pkcs11_pin_file", _path(r), _REQUIRED if pkcs11 else None, why),
         anchor_path=s.value("anchor_path", _rel_path(r), d.anchor_path),
         archive_dir=s.value("archive_dir", _rel_path(r), d.archive_dir),
         clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
@@ -727,8 +811,7 @@ def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
         retain_days=s.value("retain_days", _int(r, 90, 3650), d.retain_days),
         scrub_hours=s.value("scrub_hours", _int(r, 1, 24 * 7), d.scrub_hours),
         counter=s.value("counter", _tcti(r), d.counter),
-        counter_index=s.value("counter_index", _int(r, 0x01000000, 0x01BFFFFF),
-                              d.counter_index),
+        counter_index=s.value("counter_index", _int(r, 0x01000000, 0x01BFFFFF), d.counter_index),
     )
 
 
@@ -757,25 +840,32 @@ def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
     )
 
 
-def _list_of(reader: _Reader, item: Callable[[str, Any], str]) -> Callable[[str, Any],
-                                                                         tuple[str, ...]]:
+def _list_of(
+    reader: _Reader, item: Callable[[str, Any], str]
+) -> Callable[[str, Any], tuple[str, ...]]:
     """A TOML array of strings, each checked by ``item`` (at most 16)."""
+
     def conv(key: str, raw: Any) -> tuple[str, ...]:
         if not isinstance(raw, list) or len(raw) > 16:
             raise _type_error(reader, key, "a list of at most 16 strings", raw)
         return tuple(item(f"{key}[{i}]", v) for i, v in enumerate(raw))
+
     return conv
 
 
 def _host_name(reader: _Reader) -> Callable[[str, Any], str]:
     """A DNS name the monitor is reached by (RFC 1123 labels), lower-cased, no port."""
+
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw).lower().rstrip(".")
         label = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
         if len(text) > 253 or re.fullmatch(rf"{label}(\.{label})*", text) is None:
-            raise reader.error(key, f"{raw!r} is not a host name (letters, digits, '-' and"
-                                    " '.'; no port, no scheme)")
+            raise reader.error(
+                key,
+                f"{raw!r} is not a host name (letters, digits, '-' and '.'; no port, no scheme)",
+            )
         return text
+
     return conv
 
 
@@ -783,10 +873,14 @@ def _topic_id(reader: _Reader) -> Callable[[str, Any], str]:
     def conv(key: str, raw: Any) -> str:
         text = _str(reader)(key, raw)
         if re.fullmatch(TOPIC_ID_PATTERN, text) is None:
-            raise reader.error(key, f"{text!r} cannot be an MQTT topic level: letters, digits,"
-                                    " '.', '_' and '-', at most 64, starting with a letter or"
-                                    " digit")
+            raise reader.error(
+                key,
+                f"{text!r} cannot be an MQTT topic level: letters, digits,"
+                " '.', '_' and '-', at most 64, starting with a letter or"
+                " digit",
+            )
         return text
+
     return conv
 
 
@@ -795,20 +889,32 @@ def _broker_url(reader: _Reader) -> Callable[[str, Any], str]:
         text = _str(reader)(key, raw)
         parts = urlsplit(text)
         if parts.scheme not in ("mqtt", "mqtts"):
-            raise reader.error(key, f"{text!r}: the broker URL must start mqtts:// (or mqtt://"
-                                    " for a broker on this machine)")
+            raise reader.error(
+                key,
+                f"{text!r}: the broker URL must start mqtts:// (or mqtt://"
+                " for a broker on this machine)",
+            )
         try:
             port = parts.port
         except ValueError:
             raise reader.error(key, f"{text!r}: bad port") from None
-        if not parts.hostname or parts.path not in ("", "/") or parts.query or \
-                parts.username or port == 0:
+        if (
+            not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.username
+            or port == 0
+        ):
             raise reader.error(key, f"{text!r}: expected mqtts://host[:port]")
         if parts.scheme == "mqtt" and parts.hostname not in LOOPBACK_HOSTS:
-            raise reader.error(key, f"{text!r}: plain mqtt:// sends the journal unencrypted and"
-                                    " unauthenticated; only to this machine (development),"
-                                    " use mqtts:// with a client certificate")
+            raise reader.error(
+                key,
+                f"{text!r}: plain mqtt:// sends the journal unencrypted and"
+                " unauthenticated; only to this machine (development),"
+                " use mqtts:// with a client certificate",
+            )
         return text
+
     return conv
 
 
@@ -818,6 +924,7 @@ def _pem_file(reader: _Reader) -> Callable[[str, Any], str]:
         if not os.path.isfile(text):
             raise reader.error(key, f"{text}: no such file")
         return text
+
     return conv
 
 
@@ -827,8 +934,10 @@ def _feed(s: _Section, r: _Reader, journal_table_id: str | None, name: str) -> F
     tls = broker.startswith("mqtts:")
     if not tls:
         s.refuse(("ca", "cert", "key"), "TLS files need mqtts://")
-    why = " (mqtts:// needs the table's client certificate and key: the broker's ACL knows" \
-          " the table by it)"
+    why = (
+        " (mqtts:// needs the table's client certificate and key: the broker's ACL knows"
+        " the table by it)"
+    )
     cert = s.value("cert", _pem_file(r), _REQUIRED if tls else None, why)
     key = s.value("key", _pem_file(r), _REQUIRED if tls else None, why)
     # the journal signs its heads with its table id: the feed's topics must name the same
@@ -838,24 +947,32 @@ def _feed(s: _Section, r: _Reader, journal_table_id: str | None, name: str) -> F
     default = journal_table_id or name
     table = s.value("table", _topic_id(r), default)
     if journal_table_id is not None and table != journal_table_id:
-        raise r.error(s.key("table"), f"{table!r} differs from journal.table_id"
-                                      f" ({journal_table_id!r}), the table id the journal signs"
-                                      " its heads with: the feed's topics must name the same"
-                                      " table; set one of them, or both the same")
+        raise r.error(
+            s.key("table"),
+            f"{table!r} differs from journal.table_id"
+            f" ({journal_table_id!r}), the table id the journal signs"
+            " its heads with: the feed's topics must name the same"
+            " table; set one of them, or both the same",
+        )
     if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
-        raise s.missing("table", f": the table id {default!r} (journal.table_id, else the"
-                                 " profile's name) cannot be a topic level")
+        raise s.missing(
+            "table",
+            f": the table id {default!r} (journal.table_id, else the"
+            " profile's name) cannot be a topic level",
+        )
     return FeedSettings(
         broker=broker,
         site=s.value("site", _topic_id(r), why=" (the casino's site id, in every topic)"),
         table=table,
         ca=s.value("ca", _pem_file(r), None),
-        cert=cert, key=key,
+        cert=cert,
+        key=key,
         position_path=s.value("position_path", _rel_path(r), d.position_path),
         heartbeat_s=s.value("heartbeat_s", _float(r, 5.0, 3600.0), d.heartbeat_s),
         window=s.value("window", _int(r, 1, 1000), d.window),
-        hold_decisions_unacked_s=s.value("hold_decisions_unacked_s", _int(r, 0, 86400),
-                                         d.hold_decisions_unacked_s),
+        hold_decisions_unacked_s=s.value(
+            "hold_decisions_unacked_s", _int(r, 0, 86400), d.hold_decisions_unacked_s
+        ),
     )
 
 
@@ -868,8 +985,9 @@ def _rules(top: _Section, r: _Reader) -> RuleSettings:
         rules = RuleSettings.from_mapping(table)
     except ConfigError as exc:
         key = f"rules.{exc.key}" if exc.key else "rules"
-        problem = {"UNKNOWN": "unknown key", "SYNTAX": "wrong type",
-                   "RANGE": "not allowed"}[exc.code]
+        problem = {"UNKNOWN": "unknown key", "SYNTAX": "wrong type", "RANGE": "not allowed"}[
+            exc.code
+        ]
         raise r.error(key, f"{problem}: {exc.reason}") from None
     for k in SETTING_KEYS:
         key = f"rules.{k}"
@@ -892,29 +1010,42 @@ def _display(s: _Section, r: _Reader) -> DisplaySettings:
         pins_sec = s.section("pins", required=True, why=" (segments a-g, optional dp)")
         assert pins_sec is not None
         pins = _named_pins(pins_sec, r, SEGMENTS, ("dp",), "segment")
-        common = s.value("common", _str(r, ("anode", "cathode")),
-                         why=": \"anode\" or \"cathode\" (wrong, every segment inverts)")
-        return DisplaySettings("seven-segment", pins=MappingProxyType(pins),
-                               common=cast(Literal["anode", "cathode"], common))
+        common = s.value(
+            "common",
+            _str(r, ("anode", "cathode")),
+            why=': "anode" or "cathode" (wrong, every segment inverts)',
+        )
+        return DisplaySettings(
+            "seven-segment",
+            pins=MappingProxyType(pins),
+            common=cast(Literal["anode", "cathode"], common),
+        )
     s.refuse(("pins", "common"), "only with driver seven-segment")
-    return DisplaySettings("serial-led", port=s.value("port", _path(r, ("sim",))),
-                           baud=s.value("baud", _baud(r), 9600))
+    return DisplaySettings(
+        "serial-led", port=s.value("port", _path(r, ("sim",))), baud=s.value("baud", _baud(r), 9600)
+    )
 
 
-def _named_pins(s: _Section, r: _Reader, required: tuple[str, ...], optional: tuple[str, ...],
-                what: str, context: str = "") -> dict[str, int]:
+def _named_pins(
+    s: _Section,
+    r: _Reader,
+    required: tuple[str, ...],
+    optional: tuple[str, ...],
+    what: str,
+    context: str = "",
+) -> dict[str, int]:
     known = required + optional
     for name in s.table:
         if name not in known:
             near = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise r.error(s.key(name), f"unknown {what}{context}{hint}; known:"
-                                       f" {', '.join(known)}")
+            raise r.error(s.key(name), f"unknown {what}{context}{hint}; known: {', '.join(known)}")
     pins: dict[str, int] = {}
     for name in known:
         if name in required or name in s.table:
-            pins[name] = s.value(name, _pin(r), why=f": {what} required{context}; needs"
-                                                  f" {', '.join(required)}")
+            pins[name] = s.value(
+                name, _pin(r), why=f": {what} required{context}; needs {', '.join(required)}"
+            )
     return pins
 
 
@@ -923,9 +1054,11 @@ def _buttons(s: _Section, r: _Reader, game: str) -> ButtonSettings:
     pins_sec = s.section("pins", required=True, why=f" (buttons {', '.join(required)})")
     assert pins_sec is not None
     pins = _named_pins(pins_sec, r, required, optional, "button", f" for {game}")
-    return ButtonSettings(pins=MappingProxyType(pins),
-                          bounce_ms=s.value("bounce_ms", _int(r, 1, 500), 30),
-                          active_low=s.value("active_low", _bool(r), True))
+    return ButtonSettings(
+        pins=MappingProxyType(pins),
+        bounce_ms=s.value("bounce_ms", _int(r, 1, 500), 30),
+        active_low=s.value("active_low", _bool(r), True),
+    )
 
 
 def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
@@ -945,17 +1078,20 @@ def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
     watchdog = s.value("watchdog_s", _float(r, 1.0, 30.0), 3.0)
     sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")
     if port != "sim":
-        s.refuse(sim_keys, "only with port = \"sim\"")
+        s.refuse(sim_keys, 'only with port = "sim"')
         return ShoeSettings(port=port, baud=baud, watchdog_s=watchdog)
     decks = rules.baccarat.decks
     sim_decks = s.value("sim_decks", _int(r, 6, 8), decks)
     if sim_decks != decks:
-        raise r.error(s.key("sim_decks"), f"{sim_decks} differs from rules.baccarat.decks"
-                                          f" {decks}")
+        raise r.error(s.key("sim_decks"), f"{sim_decks} differs from rules.baccarat.decks {decks}")
     return ShoeSettings(
-        port=port, baud=baud, watchdog_s=watchdog, sim_decks=sim_decks,
+        port=port,
+        baud=baud,
+        watchdog_s=watchdog,
+        sim_decks=sim_decks,
         sim_seed=s.value("sim_seed", _int(r, 0, 2**63 - 1), None),
-        sim_auto_deal_s=s.value("sim_auto_deal_s", _float(r, 0.01, 600.0), None))
+        sim_auto_deal_s=s.value("sim_auto_deal_s", _float(r, 0.01, 600.0), None),
+    )
 
 
 def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
@@ -963,8 +1099,9 @@ def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
     if driver == "sim":
         s.refuse(("port", "baud"), "only with driver serial-text")
         return DealerDisplaySettings("sim")
-    return DealerDisplaySettings("serial-text", port=s.value("port", _path(r)),
-                                 baud=s.value("baud", _baud(r), 9600))
+    return DealerDisplaySettings(
+        "serial-text", port=s.value("port", _path(r)), baud=s.value("baud", _baud(r), 9600)
+    )
 
 
 def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
@@ -976,17 +1113,23 @@ def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
         pin = _get(r.data, key)
         assert isinstance(pin, int)
         if pin in users:
-            raise r.error(key, f"GPIO {pin} is also used by {users[pin]}"
-                               f" ({r.file_of(users[pin])})")
+            raise r.error(key, f"GPIO {pin} is also used by {users[pin]} ({r.file_of(users[pin])})")
         if backend == "rpi" and console.port in HEADER_UART_PORTS and pin in HEADER_UART_PINS:
-            raise r.error(key, f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
-                               f" used by console.port {console.port}")
+            raise r.error(
+                key,
+                f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
+                f" used by console.port {console.port}",
+            )
         users[pin] = key
 
 
 #: Keys that name a serial device, and the names that are no device.
-_PORT_KEYS: Final = ("console.port", "devices.shoe.port", "devices.display.port",
-                     "devices.dealer_display.port")
+_PORT_KEYS: Final = (
+    "console.port",
+    "devices.shoe.port",
+    "devices.display.port",
+    "devices.dealer_display.port",
+)
 _NOT_A_DEVICE: Final = ("stdio", "none", "sim")
 
 
@@ -1006,8 +1149,10 @@ def _check_serial_ports(r: _Reader) -> None:
         if device in users:
             other = users[device]
             same = "" if _get(r.data, other) == port else f" (both are {device})"
-            raise r.error(key, f"{port} is also {other} ({r.file_of(other)}){same}: one serial"
-                               " device, one role")
+            raise r.error(
+                key,
+                f"{port} is also {other} ({r.file_of(other)}){same}: one serial device, one role",
+            )
         users[device] = key
 
 
@@ -1020,4 +1165,3 @@ def _get(data: Mapping[str, Any], key: str) -> Any:
     for part in key.split("."):
         data = data[part]
     return data
-

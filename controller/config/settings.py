@@ -194,8 +194,9 @@ def _when_not_ez(s: RuleSettings) -> str | None:
 
 
 def _when_panda8(s: RuleSettings) -> str | None:
-    return _when_ez(s) or (None if s.baccarat.panda8_offered else
-                           "needs baccarat.panda8_offered = true")
+    return _when_ez(s) or (
+        None if s.baccarat.panda8_offered else "needs baccarat.panda8_offered = true"
+    )
 
 
 def _when_dragons_eye(s: RuleSettings) -> str | None:
@@ -203,8 +204,11 @@ def _when_dragons_eye(s: RuleSettings) -> str | None:
 
 
 def _when_not_quarter(s: RuleSettings) -> str | None:
-    return ("rounding the vigorish to 25 cents rounds the exact amount (5324.50(f)(10))"
-            if s.paigow.round_vig_to_quarter else None)
+    return (
+        "rounding the vigorish to 25 cents rounds the exact amount (5324.50(f)(10))"
+        if s.paigow.round_vig_to_quarter
+        else None
+    )
 
 
 def _when_cobank(s: RuleSettings) -> str | None:
@@ -232,50 +236,116 @@ _SPECS: Final[tuple[_Spec, ...]] = (
     _Spec("recall_depth", "int", "5324.50(f)(11); issue 6 (at least 10)", lo=10, hi=1000),
     _Spec("paigow.vig_percent", "int", "5324.50(f)(10); 13:69F-10.7(k)", choices=(5,)),
     _Spec("paigow.round_vig_to_quarter", "bool", "5324.50(f)(10); 13:69F-10.7(k)"),
-    _Spec("paigow.house_way_policy", "choice", "5324.50(f)(4); 13:69F-10.7(d)-(e)",
-          choices=_house_way_choices()),
-    _Spec("paigow.zero_value", "choice", "5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
-          choices=ZERO_VALUE_SETTINGS),
+    _Spec(
+        "paigow.house_way_policy",
+        "choice",
+        "5324.50(f)(4); 13:69F-10.7(d)-(e)",
+        choices=_house_way_choices(),
+    ),
+    _Spec(
+        "paigow.zero_value",
+        "choice",
+        "5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
+        choices=ZERO_VALUE_SETTINGS,
+    ),
     _Spec("paigow.surrender_offered", "bool", "5324.50(f)(5); 13:69F-10.7(f)"),
     _Spec("paigow.bank_offered", "bool", "5324.50(g)(1); 13:69F-10.8(a)"),
     _Spec("paigow.cobank_offered", "bool", "5324.50(g)(5); 13:69F-10.8(e)"),
-    _Spec("paigow.delivery_styles", "names", "5324.50(g)(9), (g)(11); 13:69F-10.8(i), (k)",
-          choices=DELIVERY_STYLES),
+    _Spec(
+        "paigow.delivery_styles",
+        "names",
+        "5324.50(g)(9), (g)(11); 13:69F-10.8(i), (k)",
+        choices=DELIVERY_STYLES,
+    ),
     _Spec("paigow.dragons_eye", "bool", "13:69F-10.7(l)"),
-    _Spec("paigow.dragons_eye_method", "int", "13:69F-10.7(l)1-2", choices=(1, 2),
-          inactive=_when_dragons_eye),
-    _Spec("paigow.zero_low_conflict", "choice", "5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
-          choices=ZERO_LOW_CONFLICT_SETTINGS),
-    _Spec("paigow.vig_cent_rounding", "choice", "5324.50(f)(10) (no direction for a sub-cent)",
-          choices=VIG_CENT_ROUNDING_CHOICES, inactive=_when_not_quarter),
-    _Spec("paigow.co_bank_shortfall_odd_cent", "choice", "5324.50(g)(16); 13:69F-10.8(p)",
-          choices=CO_BANK_ODD_CENT_CHOICES, inactive=_when_cobank),
-    _Spec("paigow.surrender_against_bank", "choice", "5324.50(f)(5), (g)(15)-(16)",
-          choices=SURRENDER_AGAINST_BANK_CHOICES, inactive=_when_bank_surrender),
-    _Spec("paigow.bank_rotation_includes_dealer", "bool", "5324.50(g)(3); 13:69F-10.8(b)",
-          inactive=_when_bank),
+    _Spec(
+        "paigow.dragons_eye_method",
+        "int",
+        "13:69F-10.7(l)1-2",
+        choices=(1, 2),
+        inactive=_when_dragons_eye,
+    ),
+    _Spec(
+        "paigow.zero_low_conflict",
+        "choice",
+        "5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
+        choices=ZERO_LOW_CONFLICT_SETTINGS,
+    ),
+    _Spec(
+        "paigow.vig_cent_rounding",
+        "choice",
+        "5324.50(f)(10) (no direction for a sub-cent)",
+        choices=VIG_CENT_ROUNDING_CHOICES,
+        inactive=_when_not_quarter,
+    ),
+    _Spec(
+        "paigow.co_bank_shortfall_odd_cent",
+        "choice",
+        "5324.50(g)(16); 13:69F-10.8(p)",
+        choices=CO_BANK_ODD_CENT_CHOICES,
+        inactive=_when_cobank,
+    ),
+    _Spec(
+        "paigow.surrender_against_bank",
+        "choice",
+        "5324.50(f)(5), (g)(15)-(16)",
+        choices=SURRENDER_AGAINST_BANK_CHOICES,
+        inactive=_when_bank_surrender,
+    ),
+    _Spec(
+        "paigow.bank_rotation_includes_dealer",
+        "bool",
+        "5324.50(g)(3); 13:69F-10.8(b)",
+        inactive=_when_bank,
+    ),
     _Spec("baccarat.decks", "int", "5324.20(a)(4) (at least six)", lo=6, hi=8),
-    _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5),
-          inactive=_when_not_ez),
-    _Spec("baccarat.vig_step_cents", "int", "5324.20(d)(2), (d)(2)(ii)", choices=(20, 25),
-          inactive=_when_not_ez),
+    _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5), inactive=_when_not_ez),
+    _Spec(
+        "baccarat.vig_step_cents",
+        "int",
+        "5324.20(d)(2), (d)(2)(ii)",
+        choices=(20, 25),
+        inactive=_when_not_ez,
+    ),
     _Spec("baccarat.tie_pays", "int", "5324.20(a)(2)(iii) (posted; not fixed)", lo=8, hi=9),
-    _Spec("baccarat.dragon_pay_table", "choice", "5324.20(d)(5)",
-          choices=DRAGON_PAY_TABLE_CHOICES),
+    _Spec("baccarat.dragon_pay_table", "choice", "5324.20(d)(5)", choices=DRAGON_PAY_TABLE_CHOICES),
     _Spec("baccarat.ez", "bool", "5324.20(a)(2)(vii), (b)(1)(v)-(vi), (d)(3)"),
-    _Spec("baccarat.dragon7_pays", "int", "5324.20(b)(1)(v) (payout not fixed)", lo=1, hi=100,
-          inactive=_when_ez),
+    _Spec(
+        "baccarat.dragon7_pays",
+        "int",
+        "5324.20(b)(1)(v) (payout not fixed)",
+        lo=1,
+        hi=100,
+        inactive=_when_ez,
+    ),
     _Spec("baccarat.panda8_offered", "bool", "5324.20(a)(2)(vii)(c)", inactive=_when_ez),
-    _Spec("baccarat.panda8_pays", "int", "5324.20(d)(4)", choices=(PANDA8_PAYS,),
-          inactive=_when_panda8),
+    _Spec(
+        "baccarat.panda8_pays",
+        "int",
+        "5324.20(d)(4)",
+        choices=(PANDA8_PAYS,),
+        inactive=_when_panda8,
+    ),
     _Spec("baccarat.deferred_vig", "bool", "5324.20(d)(2)", inactive=_when_not_ez),
-    _Spec("baccarat.pay_order", "choice", "5324.20(g)(2)(i)-(iv), (g)(3)",
-          choices=tuple(PAYING_PROCEDURES)),
-    _Spec("baccarat.error_card_count", "choice", "5324.20(i)(3) (count of the card in error)",
-          choices=ERROR_CARD_COUNT_CHOICES),
-    _Spec("baccarat.face_up_burn_from", "choice", "5324.20(i)(1)(i) (card found face up)",
-          choices=BURN_FROM_CHOICES),
-    _Spec("baccarat.hands_after_cover", "int", "5324.20(f)(9) (\"last hand\")", choices=(0, 1)),
+    _Spec(
+        "baccarat.pay_order",
+        "choice",
+        "5324.20(g)(2)(i)-(iv), (g)(3)",
+        choices=tuple(PAYING_PROCEDURES),
+    ),
+    _Spec(
+        "baccarat.error_card_count",
+        "choice",
+        "5324.20(i)(3) (count of the card in error)",
+        choices=ERROR_CARD_COUNT_CHOICES,
+    ),
+    _Spec(
+        "baccarat.face_up_burn_from",
+        "choice",
+        "5324.20(i)(1)(i) (card found face up)",
+        choices=BURN_FROM_CHOICES,
+    ),
+    _Spec("baccarat.hands_after_cover", "int", '5324.20(f)(9) ("last hand")', choices=(0, 1)),
     _Spec("baccarat.offer_back_to_previous", "bool", "5324.20(h)(2)"),
     _Spec("baccarat.dead_hand_compels_pass", "bool", "5324.20(h)(1)(i), (i)(1)(ii)"),
 )
@@ -328,8 +398,10 @@ class RuleSettings:
         default = RuleSettings()
         lines = []
         for spec in _SPECS:
-            line = (f"{spec.key} = {self.get_text(spec.key)}  (default"
-                    f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})")
+            line = (
+                f"{spec.key} = {self.get_text(spec.key)}  (default"
+                f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})"
+            )
             why = self.inactive_reason(spec.key)
             if why:
                 line += f"  [inactive: {why}]"
@@ -340,10 +412,12 @@ class RuleSettings:
         """``config show KEY``: the value, then its default, range and regulation, a line each
         (and why it has no effect, when it has none)."""
         spec = _spec(key)
-        lines = [f"{key} = {self.get_text(key)}",
-                 f"  default: {_default_text(RuleSettings(), spec)}",
-                 f"  range: {spec.range_text()}",
-                 f"  reference: {spec.cite}"]
+        lines = [
+            f"{key} = {self.get_text(key)}",
+            f"  default: {_default_text(RuleSettings(), spec)}",
+            f"  range: {spec.range_text()}",
+            f"  reference: {spec.cite}",
+        ]
         why = self.inactive_reason(key)
         if why:
             lines.append(f"  inactive: {why}")
@@ -398,32 +472,44 @@ class RuleSettings:
     def paigow_rules(self) -> PaigowEngineRules:
         """The settlement settings of ``controller.games.paigow.settlement``."""
         from controller.games.paigow.settlement import PaigowRules
+
         p = self.paigow
-        return PaigowRules(vig_percent=p.vig_percent, round_vig_to_quarter=p.round_vig_to_quarter,
-                           surrender_offered=p.surrender_offered,
-                           player_bank_offered=p.bank_offered, co_bank_offered=p.cobank_offered,
-                           vig_cent_rounding=_lit(p.vig_cent_rounding, VIG_CENT_ROUNDING_CHOICES),
-                           co_bank_shortfall_odd_cent=_lit(p.co_bank_shortfall_odd_cent,
-                                                           CO_BANK_ODD_CENT_CHOICES),
-                           surrender_against_bank=_lit(p.surrender_against_bank,
-                                                       SURRENDER_AGAINST_BANK_CHOICES),
-                           bank_rotation_includes_dealer=p.bank_rotation_includes_dealer)
+        return PaigowRules(
+            vig_percent=p.vig_percent,
+            round_vig_to_quarter=p.round_vig_to_quarter,
+            surrender_offered=p.surrender_offered,
+            player_bank_offered=p.bank_offered,
+            co_bank_offered=p.cobank_offered,
+            vig_cent_rounding=_lit(p.vig_cent_rounding, VIG_CENT_ROUNDING_CHOICES),
+            co_bank_shortfall_odd_cent=_lit(p.co_bank_shortfall_odd_cent, CO_BANK_ODD_CENT_CHOICES),
+            surrender_against_bank=_lit(p.surrender_against_bank, SURRENDER_AGAINST_BANK_CHOICES),
+            bank_rotation_includes_dealer=p.bank_rotation_includes_dealer,
+        )
 
     def paigow_outcome_options(self) -> dict[str, Any]:
         """Keyword arguments of ``controller.games.paigow.outcome`` (``zero_value``,
         ``zero_low_conflict``)."""
-        return {"zero_value": self.paigow.zero_value,
-                "zero_low_conflict": self.paigow.zero_low_conflict}
+        return {
+            "zero_value": self.paigow.zero_value,
+            "zero_low_conflict": self.paigow.zero_low_conflict,
+        }
 
     def baccarat_rules(self) -> BaccaratEngineRules:
         """The wager settings of ``controller.games.baccarat.wagers``."""
         from controller.games.baccarat.wagers import Rules
+
         b = self.baccarat
         table = None if b.dragon_pay_table == "none" else b.dragon_pay_table
         panda = b.panda8_pays if b.panda8_offered else None
-        return Rules(vig_percent=b.vig_percent, tie_pays=b.tie_pays, dragon_pay_table=table,
-                     ez=b.ez, panda8_pays=panda, dragon7_pays=b.dragon7_pays,
-                     paying_procedure=b.pay_order)
+        return Rules(
+            vig_percent=b.vig_percent,
+            tie_pays=b.tie_pays,
+            dragon_pay_table=table,
+            ez=b.ez,
+            panda8_pays=panda,
+            dragon7_pays=b.dragon7_pays,
+            paying_procedure=b.pay_order,
+        )
 
     def baccarat_shoe_options(self) -> BaccaratShoeOptions:
         """The shoe readings of ``controller.games.baccarat`` (irregularities, shoe,
@@ -434,7 +520,8 @@ class RuleSettings:
             face_up_burn_from=BurnFrom[b.face_up_burn_from.upper()],
             hands_after_cover=b.hands_after_cover,
             offer_back_to_previous=b.offer_back_to_previous,
-            dead_hand_compels_pass=b.dead_hand_compels_pass)
+            dead_hand_compels_pass=b.dead_hand_compels_pass,
+        )
 
 
 def _lit(value: str, choices: tuple[str, ...]) -> Any:
@@ -477,45 +564,73 @@ def _check_value(spec: _Spec, v: object) -> None:
             raise ConfigError("RANGE", spec.key, "must name at least one")
         for name in v:
             if name not in spec.choices:
-                raise ConfigError("RANGE", spec.key, f"unknown name {name!r}; expected"
-                                  f" {spec.range_text()}")
+                raise ConfigError(
+                    "RANGE", spec.key, f"unknown name {name!r}; expected {spec.range_text()}"
+                )
         if len(set(v)) != len(v):
             raise ConfigError("RANGE", spec.key, "names one more than once")
     elif spec.choices:
         if v not in spec.choices:
-            raise ConfigError("RANGE", spec.key, f"{_show(v)} is not allowed; expected"
-                              f" {spec.range_text()} ({spec.cite})")
+            raise ConfigError(
+                "RANGE",
+                spec.key,
+                f"{_show(v)} is not allowed; expected {spec.range_text()} ({spec.cite})",
+            )
     elif spec.kind == "int":
         assert isinstance(v, int)
         if (spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi):
-            raise ConfigError("RANGE", spec.key, f"{v} is out of range {spec.range_text()}"
-                              f" ({spec.cite})")
+            raise ConfigError(
+                "RANGE", spec.key, f"{v} is out of range {spec.range_text()} ({spec.cite})"
+            )
 
 
 def _check_whole(s: RuleSettings) -> None:
     """Contradictions between settings. Each error names every key involved."""
     p, b = s.paigow, s.baccarat
     if s.jurisdiction == "NJ" and s.start_mode == "rng":
-        raise ConfigError("RANGE", "start_mode", "rng is not allowed with jurisdiction NJ: the"
-                          " NJ pai gow rules (13:69F-10.8(i)) provide only the shaker; set"
-                          " start_mode dice first")
+        raise ConfigError(
+            "RANGE",
+            "start_mode",
+            "rng is not allowed with jurisdiction NJ: the"
+            " NJ pai gow rules (13:69F-10.8(i)) provide only the shaker; set"
+            " start_mode dice first",
+        )
     if p.dragons_eye and s.jurisdiction != "NJ":
-        raise ConfigError("RANGE", "paigow.dragons_eye", "the dragon's eye variation is an NJ"
-                          " rule (13:69F-10.7(l)); it needs jurisdiction NJ")
+        raise ConfigError(
+            "RANGE",
+            "paigow.dragons_eye",
+            "the dragon's eye variation is an NJ rule (13:69F-10.7(l)); it needs jurisdiction NJ",
+        )
     if p.dragons_eye and s.start_mode != "dice":
-        raise ConfigError("RANGE", "paigow.dragons_eye", "the dragon's eye variation has a dice"
-                          " phase (13:69F-10.7(l)); it needs start_mode dice")
+        raise ConfigError(
+            "RANGE",
+            "paigow.dragons_eye",
+            "the dragon's eye variation has a dice"
+            " phase (13:69F-10.7(l)); it needs start_mode dice",
+        )
     if p.cobank_offered and not p.bank_offered:
-        raise ConfigError("RANGE", "paigow.cobank_offered", "co-banking is an option of the"
-                          " player bank (5324.50(g)(5)); it needs paigow.bank_offered true")
+        raise ConfigError(
+            "RANGE",
+            "paigow.cobank_offered",
+            "co-banking is an option of the"
+            " player bank (5324.50(g)(5)); it needs paigow.bank_offered true",
+        )
     if DEFAULT_DELIVERY_STYLE not in p.delivery_styles:
-        raise ConfigError("RANGE", "paigow.delivery_styles", f"must include"
-                          f" {DEFAULT_DELIVERY_STYLE}, the style used when the bank names none"
-                          " (5324.50(g)(9))")
+        raise ConfigError(
+            "RANGE",
+            "paigow.delivery_styles",
+            f"must include"
+            f" {DEFAULT_DELIVERY_STYLE}, the style used when the bank names none"
+            " (5324.50(g)(9))",
+        )
     if b.vig_step_cents != VIG_STEP_FOR_PERCENT[b.vig_percent]:
-        raise ConfigError("RANGE", "baccarat.vig_step_cents", f"{b.vig_step_cents} does not"
-                          f" match baccarat.vig_percent {b.vig_percent}: 5324.20(d)(2) requires"
-                          f" {VIG_STEP_FOR_PERCENT[b.vig_percent]}-cent steps")
+        raise ConfigError(
+            "RANGE",
+            "baccarat.vig_step_cents",
+            f"{b.vig_step_cents} does not"
+            f" match baccarat.vig_percent {b.vig_percent}: 5324.20(d)(2) requires"
+            f" {VIG_STEP_FOR_PERCENT[b.vig_percent]}-cent steps",
+        )
 
 
 def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) -> RuleSettings:
@@ -593,8 +708,7 @@ def _parse_text(spec: _Spec, text: str) -> Any:
             return tuple(spec.choices)
         items = tuple(x.strip() for x in t.split(","))
         if any(not re.fullmatch(r"[A-Za-z0-9_\-]+", x) for x in items):
-            raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a comma-separated list of"
-                              " names")
+            raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a comma-separated list of names")
         return items
     return t
 
@@ -628,8 +742,9 @@ def _flatten(mapping: Mapping[str, Any], source: str) -> Iterator[tuple[str, Any
     for k, v in mapping.items():
         if k in _NAMESPACES:
             if not isinstance(v, Mapping):
-                raise ConfigError("SYNTAX", k, f"expected a table of {k} settings, got {v!r}",
-                                  source)
+                raise ConfigError(
+                    "SYNTAX", k, f"expected a table of {k} settings, got {v!r}", source
+                )
             items: Iterable[tuple[str, Any]] = ((f"{k}.{sk}", sv) for sk, sv in v.items())
         else:
             items = ((k, v),)
@@ -655,8 +770,9 @@ class _Event(Protocol):
 
 class _Journal(Protocol):
     def append(self, kind: str, data: dict[str, Any], round_id: int | None = None) -> int: ...
-    def events(self, kinds: Iterable[str] | None = None,
-               since_seq: int = 0) -> Iterable[_Event]: ...
+    def events(
+        self, kinds: Iterable[str] | None = None, since_seq: int = 0
+    ) -> Iterable[_Event]: ...
 
 
 @dataclass(frozen=True)
@@ -712,8 +828,9 @@ class ConfigStore:
             if e.seq >= seq:
                 break
             try:
-                settings = settings.with_change(str(e.data.get("key", "")),
-                                                str(e.data.get("new", "")))
+                settings = settings.with_change(
+                    str(e.data.get("key", "")), str(e.data.get("new", ""))
+                )
             except ConfigError:
                 continue
         return settings

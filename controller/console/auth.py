@@ -61,11 +61,18 @@ TECHNICIAN: Final = "technician"
 SUPERVISOR: Final = "supervisor"
 ROLES: Final = (TECHNICIAN, SUPERVISOR)
 #: role -> the journal row that holds its PIN's hash
-PIN_EVENTS: Final[Mapping[str, str]] = {TECHNICIAN: "console.pin_set",
-                                        SUPERVISOR: "console.supervisor_pin_set"}
+PIN_EVENTS: Final[Mapping[str, str]] = {
+    TECHNICIAN: "console.pin_set",
+    SUPERVISOR: "console.supervisor_pin_set",
+}
 #: The rows the lockout is read back from after a restart (the newest decides).
-LOCK_KINDS: Final = ("console.login_failed", "console.login", "console.locked",
-                     "console.lock_left", "console.unlocked")
+LOCK_KINDS: Final = (
+    "console.login_failed",
+    "console.login",
+    "console.locked",
+    "console.lock_left",
+    "console.unlocked",
+)
 
 #: The key derivation (tests may replace it with a slow one before a console is made).
 Derive = Callable[[str, bytes, int, int, int, int], bytes]
@@ -73,8 +80,9 @@ Derive = Callable[[str, bytes, int, int, int, int], bytes]
 
 def derive(pin: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> bytes:
     """scrypt of ``pin`` (RFC 7914) with the stored parameters."""
-    return hashlib.scrypt(pin.encode("utf-8"), salt=salt, n=n, r=r, p=p,
-                          maxmem=256 * n * r, dklen=dklen)
+    return hashlib.scrypt(
+        pin.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=256 * n * r, dklen=dklen
+    )
 
 
 @dataclass
@@ -141,9 +149,15 @@ class Auth:
     on the loop thread, like the interpreter that owns it; only a :class:`PinCheck`'s ``work``
     runs elsewhere."""
 
-    def __init__(self, journal: Any, alarm: Callable[[str], None], *,
-                 clock: Callable[[], float] = time.monotonic, scrypt_n: int = SCRYPT_N,
-                 scrypt: Derive | None = None) -> None:
+    def __init__(
+        self,
+        journal: Any,
+        alarm: Callable[[str], None],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        scrypt_n: int = SCRYPT_N,
+        scrypt: Derive | None = None,
+    ) -> None:
         self._journal = journal
         self._alarm = alarm
         self._clock = clock
@@ -186,9 +200,13 @@ class Auth:
     def _roles(self) -> dict[str, dict[str, float | int]]:
         """Every role's count and lockout left, as each lock row carries them."""
         now = self._clock()
-        return {role: {"failures": lock.failures,
-                       "locked_s": round(max(0.0, (lock.locked_until or now) - now), 3)}
-                for role, lock in self._locks.items()}
+        return {
+            role: {
+                "failures": lock.failures,
+                "locked_s": round(max(0.0, (lock.locked_until or now) - now), 3),
+            }
+            for role, lock in self._locks.items()
+        }
 
     def locked_for(self, role: str) -> float | None:
         """Seconds of ``role``'s lockout left, or None (a lock that ran out resets its count)."""
@@ -209,8 +227,10 @@ class Auth:
         lock = self._locks[role]
         lock.locked_until = None
         lock.failures = 0
-        self._journal.append("console.unlocked", {"role": role, "reason": "the lockout ran out",
-                                                  "roles": self._roles()})
+        self._journal.append(
+            "console.unlocked",
+            {"role": role, "reason": "the lockout ran out", "roles": self._roles()},
+        )
 
     def tick(self) -> None:
         """Journal the end of a lockout when it runs out, so a later boot does not lock again."""
@@ -256,8 +276,10 @@ class Auth:
         """``status`` lines about this console's login and the lockouts."""
         role = self._sessions.setdefault(source, Session()).role
         lines = [f"console: {'logged in as ' + role if role else 'not logged in'} ({source})"]
-        lines.extend(f"console: {locked} logins locked for {left:.0f} more s"
-                     for locked, left in self.locks().items())
+        lines.extend(
+            f"console: {locked} logins locked for {left:.0f} more s"
+            for locked, left in self.locks().items()
+        )
         return lines
 
     # -- commands ------------------------------------------------------------------------------
@@ -270,32 +292,41 @@ class Auth:
         """On the worker: does ``pin`` hash to ``record``'s hash?"""
         try:
             want = bytes.fromhex(str(record["hash"]))
-            got = self._derive(pin, bytes.fromhex(str(record["salt"])), int(record["n"]),
-                               int(record["r"]), int(record["p"]), int(record["dklen"]))
+            got = self._derive(
+                pin,
+                bytes.fromhex(str(record["salt"])),
+                int(record["n"]),
+                int(record["r"]),
+                int(record["p"]),
+                int(record["dklen"]),
+            )
         except (KeyError, ValueError) as exc:
             raise ConsoleError("FAULT", f"the stored PIN record is unusable: {exc}") from None
         return hmac.compare_digest(got, want)
 
     def _first_match(self, pin: str, records: Mapping[str, Mapping[str, Any]]) -> str | None:
-        return next((role for role, record in records.items() if self._matches(pin, record)),
-                    None)
+        return next((role for role, record in records.items() if self._matches(pin, record)), None)
 
-    def _check(self, work: Callable[[], object],
-               finish: Callable[[object], list[str]]) -> PinCheck:
+    def _check(self, work: Callable[[], object], finish: Callable[[object], list[str]]) -> PinCheck:
         """One PIN check at a time, from every source: the next waits for this one's reply."""
         if self._checking.is_set():
-            raise ConsoleError("STATE", "another login or passwd is being checked: try again in"
-                                        " a moment")
+            raise ConsoleError(
+                "STATE", "another login or passwd is being checked: try again in a moment"
+            )
         self._checking.set()
         return PinCheck(work, finish, self._checking.clear)
 
-    def _open(self, records: Mapping[str, Mapping[str, Any] | None]
-              ) -> dict[str, Mapping[str, Any]]:
+    def _open(
+        self, records: Mapping[str, Mapping[str, Any] | None]
+    ) -> dict[str, Mapping[str, Any]]:
         """The roles a PIN is checked against: those with a PIN and not locked (a locked role's
         PIN is never compared, so no reply can tell it was right); LOCKED when none is left."""
         locks = self.locks()
-        open_ = {role: record for role, record in records.items()
-                 if record is not None and role not in locks}
+        open_ = {
+            role: record
+            for role, record in records.items()
+            if record is not None and role not in locks
+        }
         if not open_:
             raise ConsoleError("LOCKED", _locked_text(locks))
         return open_
@@ -312,17 +343,29 @@ class Auth:
             if lock.failures >= MAX_FAILURES:
                 lock.locked_until = now + LOCKOUT_S
                 locked.append(role)
-        self._journal.append("console.login_failed", {
-            "source": source, "command": command, "checked": roles, "roles": self._roles()})
+        self._journal.append(
+            "console.login_failed",
+            {"source": source, "command": command, "checked": roles, "roles": self._roles()},
+        )
         for role in locked:
             failures = self._locks[role].failures
-            self._journal.append("console.locked", {
-                "source": source, "role": role, "failures": failures, "seconds": LOCKOUT_S,
-                "roles": self._roles()})
-            self._alarm(f"CONSOLE LOCKED: {role} logins after {failures} failed PINs"
-                        f" ({source}) for {LOCKOUT_S:.0f} s")
-        left = min((MAX_FAILURES - self._locks[r].failures for r in roles if r not in locked),
-                   default=0)
+            self._journal.append(
+                "console.locked",
+                {
+                    "source": source,
+                    "role": role,
+                    "failures": failures,
+                    "seconds": LOCKOUT_S,
+                    "roles": self._roles(),
+                },
+            )
+            self._alarm(
+                f"CONSOLE LOCKED: {role} logins after {failures} failed PINs"
+                f" ({source}) for {LOCKOUT_S:.0f} s"
+            )
+        left = min(
+            (MAX_FAILURES - self._locks[r].failures for r in roles if r not in locked), default=0
+        )
         return locked, left
 
     def _refuse(self, source: str, roles: list[str], command: str, what: str) -> ConsoleError:
@@ -330,8 +373,10 @@ class Auth:
         locked, left = self._fail(source, roles, command)
         tries = f"{left} {'try' if left == 1 else 'tries'} left"
         if locked:
-            text = f"{MAX_FAILURES} failed PINs: {' and '.join(locked)} logins locked for" \
-                   f" {LOCKOUT_S:.0f} s"
+            text = (
+                f"{MAX_FAILURES} failed PINs: {' and '.join(locked)} logins locked for"
+                f" {LOCKOUT_S:.0f} s"
+            )
             return ConsoleError("LOCKED", text + (f"; {what} ({tries})" if left else ""))
         locks = self.locks()
         if locks:
@@ -354,13 +399,16 @@ class Auth:
 
         def finish(value: object) -> list[str]:
             if not isinstance(value, str):
-                what = "wrong PIN" if len(tried) == sum(r is not None for r in
-                                                         records.values()) else \
-                    f"not the {' or '.join(tried)}'s PIN"
+                what = (
+                    "wrong PIN"
+                    if len(tried) == sum(r is not None for r in records.values())
+                    else f"not the {' or '.join(tried)}'s PIN"
+                )
                 raise self._refuse(source, list(tried), "login", what)
             self._locks[value].failures = 0
-            self._journal.append("console.login", {"source": source, "role": value,
-                                                   "roles": self._roles()})
+            self._journal.append(
+                "console.login", {"source": source, "role": value, "roles": self._roles()}
+            )
             self._sessions.setdefault(source, Session()).role = value
             return ["logged in" if value == TECHNICIAN else "logged in as supervisor"]
 
@@ -378,8 +426,10 @@ class Auth:
         self.session(source)
         records = {r: self._record(r) for r in ROLES}
         has_pin = records[role] is not None
-        usage = ("usage: passwd CURRENT-PIN NEW-PIN | passwd supervisor CURRENT-PIN NEW-PIN"
-                 " (passwd NEW-PIN | passwd supervisor NEW-PIN while none is set)")
+        usage = (
+            "usage: passwd CURRENT-PIN NEW-PIN | passwd supervisor CURRENT-PIN NEW-PIN"
+            " (passwd NEW-PIN | passwd supervisor NEW-PIN while none is set)"
+        )
         if role == TECHNICIAN and not has_pin:
             if (left := self.locked_for(TECHNICIAN)) is not None:
                 raise ConsoleError("LOCKED", _locked_text({TECHNICIAN: left}))
@@ -410,8 +460,12 @@ class Auth:
             if compare is not None and self._matches(new, compare):
                 return _Passwd(by, True)
             salt = os.urandom(16)
-            return _Passwd(by, False, salt, self._derive(new, salt, self._scrypt_n, SCRYPT_R,
-                                                         SCRYPT_P, SCRYPT_DKLEN))
+            return _Passwd(
+                by,
+                False,
+                salt,
+                self._derive(new, salt, self._scrypt_n, SCRYPT_R, SCRYPT_P, SCRYPT_DKLEN),
+            )
 
         def finish(value: object) -> list[str]:
             assert isinstance(value, _Passwd)
@@ -423,13 +477,24 @@ class Auth:
                 # technician cannot find the supervisor's PIN through passwd either)
                 self._fail(source, [SUPERVISOR], "passwd")
             if value.clash:
-                raise ConsoleError("RANGE", "the technician's and the supervisor's PINs must"
-                                            " differ")
-            self._journal.append(PIN_EVENTS[role], {
-                "algorithm": "scrypt", "salt": value.salt.hex(), "hash": value.digest.hex(),
-                "n": self._scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "dklen": SCRYPT_DKLEN,
-                "who": self.who(source), "first": not has_pin,
-                **({"by": value.by} if value.by is not None else {})})
+                raise ConsoleError(
+                    "RANGE", "the technician's and the supervisor's PINs must differ"
+                )
+            self._journal.append(
+                PIN_EVENTS[role],
+                {
+                    "algorithm": "scrypt",
+                    "salt": value.salt.hex(),
+                    "hash": value.digest.hex(),
+                    "n": self._scrypt_n,
+                    "r": SCRYPT_R,
+                    "p": SCRYPT_P,
+                    "dklen": SCRYPT_DKLEN,
+                    "who": self.who(source),
+                    "first": not has_pin,
+                    **({"by": value.by} if value.by is not None else {}),
+                },
+            )
             if role == TECHNICIAN and not has_pin:
                 self._sessions.setdefault(source, Session()).role = TECHNICIAN
                 return ["PIN set; logged in"]
@@ -447,8 +512,7 @@ class Auth:
 
 
 def _locked_text(locks: Mapping[str, float]) -> str:
-    return "; ".join(f"{role} logins locked for {left:.0f} more s"
-                     for role, left in locks.items())
+    return "; ".join(f"{role} logins locked for {left:.0f} more s" for role, left in locks.items())
 
 
 def _rows_before_roles(kind: str, data: Mapping[str, Any]) -> dict[str, dict[str, float]]:
@@ -458,6 +522,8 @@ def _rows_before_roles(kind: str, data: Mapping[str, Any]) -> dict[str, dict[str
     if kind == "console.login_failed":
         state["failures"] = float(data.get("failures", 0))
     elif kind in ("console.locked", "console.lock_left"):
-        state = {"failures": float(data.get("failures", MAX_FAILURES)),
-                 "locked_s": float(data.get("seconds", LOCKOUT_S))}
+        state = {
+            "failures": float(data.get("failures", MAX_FAILURES)),
+            "locked_s": float(data.get("seconds", LOCKOUT_S)),
+        }
     return {role: dict(state) for role in ROLES}

@@ -82,12 +82,17 @@ PIN_CHECK_TIMEOUT_S: Final = 30.0
 class Console:
     """Parses and runs technician commands against an Application (see the module docstring)."""
 
-    def __init__(self, app: Any, *, clock: Callable[[], float] = time.monotonic,
-                 scrypt_n: int = SCRYPT_N, manifest_path: Path | None = None,
-                 manifest_root: Path | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        scrypt_n: int = SCRYPT_N,
+        manifest_path: Path | None = None,
+        manifest_root: Path | None = None,
+    ) -> None:
         self._app = app
-        self._auth = Auth(getattr(app, "journal", None), app.alarm, clock=clock,
-                          scrypt_n=scrypt_n)
+        self._auth = Auth(getattr(app, "journal", None), app.alarm, clock=clock, scrypt_n=scrypt_n)
         self._test_mode = False
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
@@ -132,8 +137,9 @@ class Console:
         self._auth.session(source)
         return self._guard(name, source, lambda: self._dispatch(name, args, source))
 
-    def _guard(self, name: str, source: str, run: Callable[[], list[str]],
-               run_outside: bool = False) -> list[str]:
+    def _guard(
+        self, name: str, source: str, run: Callable[[], list[str]], run_outside: bool = False
+    ) -> list[str]:
         """``run`` a command's step; its lines and ``OK``, or its refusal as ``ERR``. A journal
         that cannot record it is raised to :meth:`execute`, or (``run_outside``: a reply that
         comes later, from its own event) a fault and ``ERR IO`` here."""
@@ -157,9 +163,15 @@ class Console:
             return [f"ERR IO {reason}"]
         except Exception as exc:  # noqa: BLE001 - a bug must not crash the loop; it is journaled
             detail = f"{type(exc).__name__}: {exc}"
-            self._app.journal.append("console.error", {
-                "source": source, "command": name[:32], "error": detail,
-                "trace": traceback.format_exc()[-2000:]})
+            self._app.journal.append(
+                "console.error",
+                {
+                    "source": source,
+                    "command": name[:32],
+                    "error": detail,
+                    "trace": traceback.format_exc()[-2000:],
+                },
+            )
             return [f"ERR FAULT internal error in {name[:32]}: {detail}"]
         return [*lines, "OK"]
 
@@ -189,11 +201,13 @@ class Console:
             return check.run_here()
         box: list[list[str]] = []
 
-        def apply(value: object) -> None:          # the loop thread, in the event's transaction
-            box.append(self._guard(name, source, lambda: check.complete(value),
-                                   run_outside=True))
-            self._app.journal.on_rollback(lambda: box.__setitem__(
-                0, ["ERR IO the journal could not record this (commit failed)"]))
+        def apply(value: object) -> None:  # the loop thread, in the event's transaction
+            box.append(self._guard(name, source, lambda: check.complete(value), run_outside=True))
+            self._app.journal.on_rollback(
+                lambda: box.__setitem__(
+                    0, ["ERR IO the journal could not record this (commit failed)"]
+                )
+            )
 
         def hash_pin() -> None:
             try:
@@ -203,9 +217,15 @@ class Console:
             self._app.post(Call(functools.partial(apply, value)))
 
         threading.Thread(target=hash_pin, name=f"console-{name}", daemon=True).start()
-        self._deferred = Deferred(lambda: bool(box), lambda: box[0] if box else [
-            f"ERR FAULT the PIN was not checked within {PIN_CHECK_TIMEOUT_S:.0f} s"],
-            PIN_CHECK_TIMEOUT_S)
+        self._deferred = Deferred(
+            lambda: bool(box),
+            lambda: (
+                box[0]
+                if box
+                else [f"ERR FAULT the PIN was not checked within {PIN_CHECK_TIMEOUT_S:.0f} s"]
+            ),
+            PIN_CHECK_TIMEOUT_S,
+        )
         return []
 
     def _cmd_logout(self, args: list[str], source: str) -> list[str]:
@@ -223,12 +243,18 @@ class Console:
             command = self._commands.get(word)
             if command is not None:
                 login = " (needs a login)" if command.login else ""
-                return [f"{command.syntax}{login}", f"  {command.summary}",
-                        f"  example: {command.example}"]
+                return [
+                    f"{command.syntax}{login}",
+                    f"  {command.summary}",
+                    f"  example: {command.example}",
+                ]
             if word in actions:
                 entry = actions[word]
-                return [f"{entry.syntax} (needs a login)", f"  {entry.summary}",
-                        f"  example: {entry.example}"]
+                return [
+                    f"{entry.syntax} (needs a login)",
+                    f"  {entry.summary}",
+                    f"  example: {entry.example}",
+                ]
             raise ConsoleError("UNKNOWN", f"no such command: {word[:32]} (help lists them)")
         lines = ["commands (* needs a login; help COMMAND for its syntax and an example):"]
         lines.extend(f" {'*' if c.login else ' '} {c.syntax}" for c in self._commands.values())
@@ -264,16 +290,19 @@ class Console:
             if len(args) < 3:
                 raise ConsoleError("SYNTAX", "usage: config set KEY VALUE")
             if self._app.table.round_in_progress():
-                raise ConsoleError("STATE", "a round is in progress: change settings between"
-                                            " rounds")
+                raise ConsoleError(
+                    "STATE", "a round is in progress: change settings between rounds"
+                )
             key, value = args[1], " ".join(args[2:])
             old, new = self._config_call(
-                lambda: self._app.config.set(key, value, self._auth.who(source)))
+                lambda: self._app.config.set(key, value, self._auth.who(source))
+            )
             return [f"{key}: {old} -> {new}"]
         raise ConsoleError("SYNTAX", f"config {args[0][:20]}: expected show or set")
 
     def _config_call(self, fn: Callable[[], Any]) -> Any:
         from controller.config.settings import ConfigError
+
         try:
             return fn()
         except ConfigError as exc:
@@ -282,6 +311,7 @@ class Console:
 
     def _cmd_recall(self, args: list[str], source: str) -> list[str]:
         from controller.journal.recall import format_recall, format_recall_json, recall
+
         # The rule setting recall_depth (issue 6: at least 10, configurable) is both the default
         # and the most a console recall shows.
         depth = _recall_depth(self._app)
@@ -320,8 +350,7 @@ class Console:
             lines.append(f"key {trust.signer.key_id} ({trust.signer.description})")
         return lines
 
-    def _verify_in_background(self, expected: tuple[int, str] | None,
-                              source: str) -> list[str]:
+    def _verify_in_background(self, expected: tuple[int, str] | None, source: str) -> list[str]:
         """Check the whole journal (chain, signed heads, anchor) on a read-only connection in a
         worker thread, in slices with pauses (controller/journal/scrub.py): a long journal never
         stalls the loop and its watchdog; the application replies when the walk is done. With a
@@ -331,19 +360,30 @@ class Console:
 
         def walk() -> None:
             from controller.journal.scrub import walk_slowly
+
             try:
                 reader = self._app.journal.reader()
                 try:
-                    result = walk_slowly(reader, trust.public_pem, trust.anchor_path,
-                                         share=VERIFY_SHARE, stop=threading.Event())
+                    result = walk_slowly(
+                        reader,
+                        trust.public_pem,
+                        trust.anchor_path,
+                        share=VERIFY_SHARE,
+                        stop=threading.Event(),
+                    )
                     if expected is not None:
                         row = reader.row(expected[0])
                         if row is None:
-                            result.fail(f"row {expected[0]}, named by the head given, is not in"
-                                        " the journal (truncated or archived)", expected[0])
+                            result.fail(
+                                f"row {expected[0]}, named by the head given, is not in"
+                                " the journal (truncated or archived)",
+                                expected[0],
+                            )
                         elif row.hash != expected[1]:
-                            result.fail(f"row {expected[0]} differs from the head given"
-                                        " (rewritten)", expected[0])
+                            result.fail(
+                                f"row {expected[0]} differs from the head given (rewritten)",
+                                expected[0],
+                            )
                     box.append(result)
                 finally:
                     reader.close()
@@ -378,8 +418,9 @@ class Console:
         (the application calls this; the journal is the memory, and it does not have it)."""
         self._auth.forget()
 
-    def _quietly_in_background(self, name: str, source: str,
-                               work: Callable[[], Callable[[], list[str]]]) -> list[str]:
+    def _quietly_in_background(
+        self, name: str, source: str, work: Callable[[], Callable[[], list[str]]]
+    ) -> list[str]:
         """Run ``work`` (about a second: no progress lines) on a worker thread; the step it
         returns journals and gives the reply's lines on the loop thread. With a host that
         cannot defer a reply (tests' fake apps) it runs here instead."""
@@ -395,7 +436,7 @@ class Console:
             result = box[0] if box else OSError(f"{name} did not finish")
             if isinstance(result, OSError):
                 raise ConsoleError("IO", f"{result.strerror or result}")
-            if isinstance(result, ValueError):         # ManifestError: a file changed meanwhile
+            if isinstance(result, ValueError):  # ManifestError: a file changed meanwhile
                 raise ConsoleError(getattr(result, "code", "IO"), str(result))
             if isinstance(result, Exception):
                 raise result
@@ -426,6 +467,7 @@ class Console:
     def _cmd_houseway(self, args: list[str], source: str) -> list[str]:
         from controller.games.paigow.errors import TileError
         from controller.games.paigow.houseway import set_hand
+
         if len(args) != 4:
             raise ConsoleError("SYNTAX", "usage: houseway T1 T2 T3 T4 (tiles like 4-5)")
         policy = str(self._app.config.current().get("paigow.house_way_policy"))
@@ -446,7 +488,7 @@ class Console:
             raise ConsoleError("UNKNOWN", f"the {self._app.profile.game} table has no shoe odds")
         try:
             result = odds_of()
-        except ValueError as exc:           # CompositionError: too few cards left
+        except ValueError as exc:  # CompositionError: too few cards left
             raise ConsoleError("STATE", str(exc)) from None
         return format_odds(result)
 
@@ -454,6 +496,7 @@ class Console:
         """``verify [SEED]``: on a worker thread (a release hashes every file of its install
         root, tens of megabytes); journaled and raised as faults on the loop thread."""
         from controller.program import manifest as mf
+
         if len(args) > 1:
             raise ConsoleError("SYNTAX", "usage: verify [SEED]")
         root = self._manifest_root or mf.installed_root()
@@ -470,33 +513,52 @@ class Console:
 
                 def finish() -> list[str]:
                     self._journal_folded(
-                        "program.hmac", f"hmac {source} {args[0].lower()} {digest}",
-                        {"seed": args[0].lower(), "hmac": digest, "files": len(items),
-                         "source": source})
+                        "program.hmac",
+                        f"hmac {source} {args[0].lower()} {digest}",
+                        {
+                            "seed": args[0].lower(),
+                            "hmac": digest,
+                            "files": len(items),
+                            "source": source,
+                        },
+                    )
                     return [f"hmac-sha256 {digest} over {len(items)} files"]
+
                 return finish
 
             return self._quietly_in_background("verify", source, mac)
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
-            raise ConsoleError("STATE", "no program manifest is installed (set "
-                                        f"{mf.MANIFEST_ENV} or run the install script)")
+            raise ConsoleError(
+                "STATE",
+                "no program manifest is installed (set "
+                f"{mf.MANIFEST_ENV} or run the install script)",
+            )
 
         def check() -> Callable[[], list[str]]:
             problems = mf.check_manifest(path, profiles, self._manifest_root)
             digest = "" if problems else mf.manifest_digest(path)
 
             def finish() -> list[str]:
-                self._app.journal.append("program.verified", {
-                    "manifest": str(path), "ok": not problems, "problems": problems[:20],
-                    "source": source})
+                self._app.journal.append(
+                    "program.verified",
+                    {
+                        "manifest": str(path),
+                        "ok": not problems,
+                        "problems": problems[:20],
+                        "source": source,
+                    },
+                )
                 if problems:
                     for problem in problems:
                         self._raise_fault(f"program: {problem}")
-                    self._fail(problems, "FAULT", f"{len(problems)} file(s) do not match the"
-                                                  f" manifest {path}")
-                return [f"all program and profile files match {path}",
-                        f"manifest sha256 {digest}"]
+                    self._fail(
+                        problems,
+                        "FAULT",
+                        f"{len(problems)} file(s) do not match the manifest {path}",
+                    )
+                return [f"all program and profile files match {path}", f"manifest sha256 {digest}"]
+
             return finish
 
         return self._quietly_in_background("verify", source, check)
@@ -508,6 +570,7 @@ class Console:
         lines (a slow hardware generator makes a capture take minutes); the table plays on,
         its draws interleaving with the job's (each draw takes the RNG's lock on its own)."""
         from controller.rng import lab as rng_lab
+
         rng = self._rng()
         if args[:1] == ["test"] and len(args) == 2:
             draws = self._int(args[1], 2, RNG_TEST_MAX, "N")
@@ -517,13 +580,20 @@ class Console:
                 check = rng_lab.run_statistical_check(rng, draws, progress=progress)
 
                 def finish() -> list[str]:
-                    self._app.journal.append("rng.statistical_check", {
-                        "draws": draws, "counts": list(check.counts), "passed": check.passed,
-                        "source": source})
+                    self._app.journal.append(
+                        "rng.statistical_check",
+                        {
+                            "draws": draws,
+                            "counts": list(check.counts),
+                            "passed": check.passed,
+                            "source": source,
+                        },
+                    )
                     lines = check.format_report().splitlines()
                     if not check.passed:
                         self._fail(lines, "FAULT", "the statistical check failed")
                     return lines
+
                 return finish
 
             return self._run_job("rng", source, f"rng test: {draws:,} draws", "draws", test)
@@ -544,18 +614,27 @@ class Console:
                     rng_lab.capture_final(rng, count, path, progress=progress)
 
                 def finish() -> list[str]:
-                    self._app.journal.append("rng.capture", {
-                        "kind": kind, "count": count, "file": str(path), "source": source})
+                    self._app.journal.append(
+                        "rng.capture",
+                        {"kind": kind, "count": count, "file": str(path), "source": source},
+                    )
                     return [f"captured {count:,} {kind} {unit} to {path}"]
+
                 return finish
 
-            return self._run_job("rng", source, f"rng capture: {count:,} {kind} {unit}", unit,
-                                 capture)
+            return self._run_job(
+                "rng", source, f"rng capture: {count:,} {kind} {unit}", unit, capture
+            )
         raise ConsoleError("SYNTAX", "usage: rng test N | rng capture raw|final N FILE")
 
-    def _run_job(self, name: str, source: str, what: str, unit: str,
-                 work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]]
-                 ) -> list[str]:
+    def _run_job(
+        self,
+        name: str,
+        source: str,
+        what: str,
+        unit: str,
+        work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]],
+    ) -> list[str]:
         """Run ``work`` on a worker thread: it returns the step that journals the outcome and
         gives the reply's lines, run on the loop thread. The reply comes when it is done;
         progress lines (at most one every :data:`PROGRESS_EVERY_S`) meanwhile. A job's error
@@ -566,7 +645,7 @@ class Console:
         job = _Job(what, unit, work)
         self._job = job
         if not getattr(self._app, "defers_replies", False):
-            job.run()           # a host that cannot defer a reply (tests' fake apps)
+            job.run()  # a host that cannot defer a reply (tests' fake apps)
             return self._job_reply(job, name, source, final=False)
 
         def render() -> list[str]:
@@ -579,6 +658,7 @@ class Console:
     def _job_reply(self, job: _Job, name: str, source: str, *, final: bool) -> list[str]:
         """The reply of a finished job: its lines (journaled on this, the loop thread)."""
         from controller.rng.certified import RngFault
+
         try:
             try:
                 lines = job.result()()
@@ -607,17 +687,20 @@ class Console:
         lines.extend(journal_lines)
         failed |= not journal_ok
         from controller.program import manifest as mf
+
         path = self._manifest_path or mf.configured_manifest()
         if path is None:
             lines.append("program: no manifest installed, not checked")
         else:
-            problems = mf.check_manifest(path, list(self._app.profile.source_files),
-                                         self._manifest_root)
+            problems = mf.check_manifest(
+                path, list(self._app.profile.source_files), self._manifest_root
+            )
             lines.append(f"program: {'matches' if not problems else 'MISMATCH'} {path}")
             lines.extend(f"  {p}" for p in problems)
             failed |= bool(problems)
-        self._app.journal.append("console.selftest", {"passed": not failed, "lines": lines,
-                                                      "source": source})
+        self._app.journal.append(
+            "console.selftest", {"passed": not failed, "lines": lines, "source": source}
+        )
         if failed:
             self._fail(lines, "FAULT", "self-test failed")
         return lines
@@ -633,8 +716,10 @@ class Console:
         status = trust.maintenance.status
         last = status.last
         if status.running:
-            lines.append(f"journal: scrub running, {status.rows_done:,} of"
-                         f" {status.rows_total:,} rows checked")
+            lines.append(
+                f"journal: scrub running, {status.rows_done:,} of"
+                f" {status.rows_total:,} rows checked"
+            )
         if last is None:
             lines.append("journal: no full scrub finished yet in this run (one is starting)")
         else:
@@ -682,20 +767,24 @@ class Console:
         try:
             self._auth.require(source, SUPERVISOR)
         except ConsoleError as exc:
-            raise ConsoleError(exc.code, "acknowledging a journal finding (rows lost or"
-                                         f" rewritten) needs a supervisor: {exc.reason}"
-                               ) from None
+            raise ConsoleError(
+                exc.code,
+                "acknowledging a journal finding (rows lost or"
+                f" rewritten) needs a supervisor: {exc.reason}",
+            ) from None
 
     def _app_fault_causes(self) -> list[str]:
         """What still stands behind the application's faults (program files). The journal's
         findings do not go away: clearing them is the technician's acknowledgment, journaled
         with what was found (``acknowledge_journal``); nothing walks the journal here."""
         from controller.program import manifest as mf
+
         causes: list[str] = []
         path = self._manifest_path or mf.configured_manifest()
         if path is not None:
-            causes.extend(mf.check_manifest(path, list(self._app.profile.source_files),
-                                            self._manifest_root))
+            causes.extend(
+                mf.check_manifest(path, list(self._app.profile.source_files), self._manifest_root)
+            )
         return causes
 
     def _cmd_test_mode(self, args: list[str], source: str) -> list[str]:
@@ -719,8 +808,9 @@ class Console:
         try:
             lines = self._app.table.action(name, args, self._auth.who(source))
         except NotImplementedError:
-            raise ConsoleError("UNKNOWN",
-                               f"no such command: {name[:32]} (help lists them)") from None
+            raise ConsoleError(
+                "UNKNOWN", f"no such command: {name[:32]} (help lists them)"
+            ) from None
         return list(lines)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -732,8 +822,7 @@ class Console:
 
     def _rng(self) -> Any:
         if self._app.rng is None:
-            raise ConsoleError("STATE", f"the {self._app.profile.game} table has no certified"
-                                        " RNG")
+            raise ConsoleError("STATE", f"the {self._app.profile.game} table has no certified RNG")
         return self._app.rng
 
     def _between_rounds(self, what: str) -> None:
@@ -742,8 +831,11 @@ class Console:
 
     def _capture_path(self, name: str) -> Path:
         if "/" in name or name in (".", "..") or name.startswith("."):
-            raise ConsoleError("SYNTAX", "FILE is a plain file name; captures are written to"
-                                         f" {CAPTURE_DIR}/ in the state directory")
+            raise ConsoleError(
+                "SYNTAX",
+                "FILE is a plain file name; captures are written to"
+                f" {CAPTURE_DIR}/ in the state directory",
+            )
         folder = Path(self._app.state_dir) / CAPTURE_DIR
         folder.mkdir(parents=True, exist_ok=True)
         return folder / name
@@ -773,9 +865,11 @@ class Console:
         # Never the arguments: they may hold a PIN.
         if name in ("login", "passwd"):
             reason = reason if code != "SYNTAX" else "malformed"
-        self._journal_folded("console.refused", f"refused {source} {name[:32]} {code} {reason}",
-                             {"source": source, "command": name[:32], "code": code,
-                              "reason": reason[:200]})
+        self._journal_folded(
+            "console.refused",
+            f"refused {source} {name[:32]} {code} {reason}",
+            {"source": source, "command": name[:32], "code": code, "reason": reason[:200]},
+        )
 
     def _journal_folded(self, kind: str, key: str, data: dict[str, Any]) -> None:
         """Journal an event that repeats (a flood of refused lines, the same ``verify SEED``):
@@ -790,55 +884,116 @@ class Console:
     def _command_table(self) -> dict[str, Command]:
         c = Command
         return {
-            "help": c(self._cmd_help, False, "help [COMMAND]",
-                      "the commands, or one command's syntax and an example", "help config"),
-            "status": c(self._cmd_status, False, "status",
-                        "game, state, round, number or coup, faults, this console's login",
-                        "status"),
-            "login": c(self._cmd_login, False, "login PIN",
-                       "log this console in; the PIN says technician or supervisor",
-                       "login 48151623"),
+            "help": c(
+                self._cmd_help,
+                False,
+                "help [COMMAND]",
+                "the commands, or one command's syntax and an example",
+                "help config",
+            ),
+            "status": c(
+                self._cmd_status,
+                False,
+                "status",
+                "game, state, round, number or coup, faults, this console's login",
+                "status",
+            ),
+            "login": c(
+                self._cmd_login,
+                False,
+                "login PIN",
+                "log this console in; the PIN says technician or supervisor",
+                "login 48151623",
+            ),
             "logout": c(self._cmd_logout, False, "logout", "log this console out", "logout"),
-            "passwd": c(self._cmd_passwd, False,
-                        "passwd [supervisor] [CURRENT-PIN] NEW-PIN",
-                        f"set a PIN ({PIN_MIN}-{PIN_MAX} characters). The first technician PIN:"
-                        " passwd NEW-PIN, no login; the first supervisor PIN: passwd supervisor"
-                        " NEW-PIN, by a technician. A change needs the current PIN: the"
-                        " technician's (or the supervisor's), or the supervisor's, logged in",
-                        "passwd 48151623"),
-            "config": c(self._cmd_config, False, "config show [KEY] | config set KEY VALUE",
-                        "settings with value, default, range and regulation; set needs a login"
-                        " and is refused mid-round", "config show recall_depth"),
-            "recall": c(self._cmd_recall, False, "recall [N] [json]",
-                        "the last N rounds (1 to recall_depth) with every journaled input; json:"
-                        " a row a line, for a program", "recall 2"),
-            "journal": c(self._cmd_journal, False, "journal verify [SEQ:HASH] | journal head",
-                         "check the chain, the signed heads and the anchor on a worker (with a"
-                         " head printed earlier: that row unchanged); print the chain head, the"
-                         " newest signed head and the key", "journal head"),
-            "verify": c(self._cmd_verify, False, "verify [SEED]",
-                        "program and profile files against the manifest; with a lab SEED (16-64"
-                        " bytes hex) their HMAC", "verify 00112233445566778899aabbccddeeff"),
-            "houseway": c(self._cmd_houseway, False, "houseway T1 T2 T3 T4",
-                          "how the house way sets four tiles (pai gow)",
-                          "houseway 1-2 2-4 6-6 5-5"),
-            "odds": c(self._cmd_odds, False, "odds",
-                      "exact odds of the next coup from the shoe as it stands (baccarat)", "odds"),
-            "rng": c(self._cmd_rng, True,
-                     "rng test N | rng capture raw|final N FILE",
-                     f"chi-square checks over N draws (2-{RNG_TEST_MAX:,}); or a capture to"
-                     f" {CAPTURE_DIR}/FILE in the state directory; between rounds",
-                     "rng test 10000"),
-            "selftest": c(self._cmd_selftest, True, "selftest",
-                          "RNG start-up test and program files afresh; the journal's start-up"
-                          " check and last background scrub (a new one starts)", "selftest"),
-            "fault": c(self._cmd_fault, True, "fault clear",
-                       "clear the faults whose cause is gone; a journal finding is"
-                       " acknowledged by a supervisor (journaled with what was found)",
-                       "fault clear"),
-            "test-mode": c(self._cmd_test_mode, True, "test-mode on|off",
-                           "the display shows test mode; no round is touched; between rounds",
-                           "test-mode on"),
+            "passwd": c(
+                self._cmd_passwd,
+                False,
+                "passwd [supervisor] [CURRENT-PIN] NEW-PIN",
+                f"set a PIN ({PIN_MIN}-{PIN_MAX} characters). The first technician PIN:"
+                " passwd NEW-PIN, no login; the first supervisor PIN: passwd supervisor"
+                " NEW-PIN, by a technician. A change needs the current PIN: the"
+                " technician's (or the supervisor's), or the supervisor's, logged in",
+                "passwd 48151623",
+            ),
+            "config": c(
+                self._cmd_config,
+                False,
+                "config show [KEY] | config set KEY VALUE",
+                "settings with value, default, range and regulation; set needs a login"
+                " and is refused mid-round",
+                "config show recall_depth",
+            ),
+            "recall": c(
+                self._cmd_recall,
+                False,
+                "recall [N] [json]",
+                "the last N rounds (1 to recall_depth) with every journaled input; json:"
+                " a row a line, for a program",
+                "recall 2",
+            ),
+            "journal": c(
+                self._cmd_journal,
+                False,
+                "journal verify [SEQ:HASH] | journal head",
+                "check the chain, the signed heads and the anchor on a worker (with a"
+                " head printed earlier: that row unchanged); print the chain head, the"
+                " newest signed head and the key",
+                "journal head",
+            ),
+            "verify": c(
+                self._cmd_verify,
+                False,
+                "verify [SEED]",
+                "program and profile files against the manifest; with a lab SEED (16-64"
+                " bytes hex) their HMAC",
+                "verify 00112233445566778899aabbccddeeff",
+            ),
+            "houseway": c(
+                self._cmd_houseway,
+                False,
+                "houseway T1 T2 T3 T4",
+                "how the house way sets four tiles (pai gow)",
+                "houseway 1-2 2-4 6-6 5-5",
+            ),
+            "odds": c(
+                self._cmd_odds,
+                False,
+                "odds",
+                "exact odds of the next coup from the shoe as it stands (baccarat)",
+                "odds",
+            ),
+            "rng": c(
+                self._cmd_rng,
+                True,
+                "rng test N | rng capture raw|final N FILE",
+                f"chi-square checks over N draws (2-{RNG_TEST_MAX:,}); or a capture to"
+                f" {CAPTURE_DIR}/FILE in the state directory; between rounds",
+                "rng test 10000",
+            ),
+            "selftest": c(
+                self._cmd_selftest,
+                True,
+                "selftest",
+                "RNG start-up test and program files afresh; the journal's start-up"
+                " check and last background scrub (a new one starts)",
+                "selftest",
+            ),
+            "fault": c(
+                self._cmd_fault,
+                True,
+                "fault clear",
+                "clear the faults whose cause is gone; a journal finding is"
+                " acknowledged by a supervisor (journaled with what was found)",
+                "fault clear",
+            ),
+            "test-mode": c(
+                self._cmd_test_mode,
+                True,
+                "test-mode on|off",
+                "the display shows test mode; no round is touched; between rounds",
+                "test-mode on",
+            ),
         }
 
 
@@ -847,21 +1002,28 @@ def parse_head(text: str) -> tuple[int, str]:
     anything else is a SYNTAX error, never a verdict on the journal."""
     seq_text, sep, digest = text.partition(":")
     if not sep or not (seq_text.isascii() and seq_text.isdigit()):
-        raise ConsoleError("SYNTAX", "usage: journal verify [SEQ:HASH] (as journal head prints"
-                                     " it, e.g. 17:9f0c...)")
+        raise ConsoleError(
+            "SYNTAX",
+            "usage: journal verify [SEQ:HASH] (as journal head prints it, e.g. 17:9f0c...)",
+        )
     digest = digest.lower()
     if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
-        raise ConsoleError("SYNTAX", f"HASH must be 64 hex digits, got {digest[:20]!r}"
-                                     f"{'...' if len(digest) > 20 else ''}")
+        raise ConsoleError(
+            "SYNTAX",
+            f"HASH must be 64 hex digits, got {digest[:20]!r}{'...' if len(digest) > 20 else ''}",
+        )
     return int(seq_text), digest
 
 
 class _Job:
     """One long console command on a worker thread, with its progress and its outcome."""
 
-    def __init__(self, what: str, unit: str,
-                 work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]]
-                 ) -> None:
+    def __init__(
+        self,
+        what: str,
+        unit: str,
+        work: Callable[[Callable[[int, int], None]], Callable[[], list[str]]],
+    ) -> None:
         self.what = what
         self._unit = unit
         self._work = work

@@ -64,7 +64,7 @@ class LineFramer:
         """Return complete lines (bytes) and refusals (str reasons) in arrival order."""
         out: list[bytes | str] = []
         for byte in data:
-            if byte == _LF and self._last_cr:      # LF of a CRLF pair
+            if byte == _LF and self._last_cr:  # LF of a CRLF pair
                 self._last_cr = False
                 continue
             self._last_cr = byte == _CR
@@ -137,7 +137,7 @@ class LineEditor:
         self._max = max_line
         self._prompt = prompt.encode("ascii")
         self._last_cr = False
-        self._escape = 0          # 0 none, 1 after ESC, 2 in a CSI sequence, 3 after ESC O
+        self._escape = 0  # 0 none, 1 after ESC, 2 in a CSI sequence, 3 after ESC O
         self._escape_len = 0
 
     @property
@@ -244,8 +244,8 @@ class ConsoleTransport:
         self._thread: threading.Thread | None = None
         self._framer = LineFramer()
         self._editor: LineEditor | None = LineEditor() if line_editing else None
-        self._idle = False          # a terminal line shows the prompt (no command in flight)
-        self._shown = ""            # what the technician has typed after that prompt
+        self._idle = False  # a terminal line shows the prompt (no command in flight)
+        self._shown = ""  # what the technician has typed after that prompt
 
     @property
     def line_editing(self) -> bool:
@@ -262,8 +262,7 @@ class ConsoleTransport:
     def start(self) -> None:
         if self._editor is not None:
             self._show_prompt()
-        self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -418,9 +417,15 @@ class StdioTransport(ConsoleTransport):
 
     name = "stdio"
 
-    def __init__(self, post: Callable[[object], None], *, line_editing: bool = False,
-                 stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None,
-                 on_eof: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        post: Callable[[object], None],
+        *,
+        line_editing: bool = False,
+        stdin: IO[bytes] | None = None,
+        stdout: IO[bytes] | None = None,
+        on_eof: Callable[[], None] | None = None,
+    ) -> None:
         self._in = stdin or sys.stdin.buffer
         self._out = stdout or sys.stdout.buffer
         self._on_eof = on_eof
@@ -430,8 +435,9 @@ class StdioTransport(ConsoleTransport):
         # <_io.BufferedReader name='<stdin>'>", exit -6). os.read holds no Python-level lock.
         self._fd: int | None = None if stdin is not None else sys.stdin.fileno()
         self._saved_tty: list[Any] | None = None
-        terminal = (self._fd is not None and os.isatty(self._fd)
-                    and stdout is None and sys.stdout.isatty())
+        terminal = (
+            self._fd is not None and os.isatty(self._fd) and stdout is None and sys.stdout.isatty()
+        )
         super().__init__(post, line_editing=line_editing and terminal)
         if self.line_editing and self._fd is not None:
             self._raw_terminal(self._fd)
@@ -492,8 +498,14 @@ class SerialTransport(ConsoleTransport):
 
     name = "serial"
 
-    def __init__(self, post: Callable[[object], None], url: str, *, baud: int = 115200,
-                 line_editing: bool = False) -> None:
+    def __init__(
+        self,
+        post: Callable[[object], None],
+        url: str,
+        *,
+        baud: int = 115200,
+        line_editing: bool = False,
+    ) -> None:
         super().__init__(post, line_editing=line_editing)
         self._url = url
         self._baud = baud
@@ -509,8 +521,9 @@ class SerialTransport(ConsoleTransport):
     def _open(self) -> Any:
         import serial  # type: ignore[import-untyped,unused-ignore]
 
-        return serial.serial_for_url(self._url, baudrate=self._baud, timeout=POLL_S,
-                                     write_timeout=0.5)
+        return serial.serial_for_url(
+            self._url, baudrate=self._baud, timeout=POLL_S, write_timeout=0.5
+        )
 
     def _read(self) -> bytes | None:
         port = self._port
@@ -559,7 +572,7 @@ class SerialTransport(ConsoleTransport):
 
     def _write(self, data: bytes) -> None:
         if self._port is None:
-            return      # gone: what it would have shown is in the journal and on other consoles
+            return  # gone: what it would have shown is in the journal and on other consoles
         self._port.write(data)
 
     def _eof(self) -> bool:

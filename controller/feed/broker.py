@@ -36,8 +36,9 @@ class BrokerSettings:
         return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
 
 
-def parse_broker_url(url: str, *, ca: str | None = None, cert: str | None = None,
-                     key: str | None = None) -> BrokerSettings:
+def parse_broker_url(
+    url: str, *, ca: str | None = None, cert: str | None = None, key: str | None = None
+) -> BrokerSettings:
     """``mqtt://host[:port]`` or ``mqtts://host[:port]`` plus the TLS files; a client
     certificate without TLS, or a certificate without its key, is refused."""
     parts = urlsplit(url)
@@ -59,16 +60,21 @@ def parse_broker_url(url: str, *, ca: str | None = None, cert: str | None = None
     return BrokerSettings(parts.hostname, port, tls, ca, cert, key)
 
 
-def new_client(settings: BrokerSettings, client_id: str, *,
-               manual_ack: bool = False) -> mqtt.Client:
+def new_client(
+    settings: BrokerSettings, client_id: str, *, manual_ack: bool = False
+) -> mqtt.Client:
     """A paho client for ``settings`` (not yet connected): MQTT 5, TLS when asked, no
     automatic reconnection (the caller decides when to try again)."""
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                         protocol=mqtt.MQTTv5, reconnect_on_failure=False,
-                         manual_ack=manual_ack)
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        protocol=mqtt.MQTTv5,
+        reconnect_on_failure=False,
+        manual_ack=manual_ack,
+    )
     client.connect_timeout = CONNECT_TIMEOUT_S
     if settings.tls:
         client.tls_set(ca_certs=settings.ca, certfile=settings.cert, keyfile=settings.key)

@@ -65,15 +65,19 @@ class _Message:
 class Collector:
     """The subscriber, the verifier and the store, run until ``stop`` is set."""
 
-    def __init__(self, settings: CollectorSettings, *,
-                 out: Callable[[str], None] = print) -> None:
+    def __init__(self, settings: CollectorSettings, *, out: Callable[[str], None] = print) -> None:
         self.settings = settings
         self._out = out
         self.store = Store.open(settings.store_url)
         self.keys = KeyRing(settings.keys_dir)
-        self.verifier = Verifier(self.store, self.keys, VerifierSettings(
-            settings.site, settings.gap_timeout_s, settings.silence_s, settings.coalesce_s),
-            on_alarm=out)
+        self.verifier = Verifier(
+            self.store,
+            self.keys,
+            VerifierSettings(
+                settings.site, settings.gap_timeout_s, settings.silence_s, settings.coalesce_s
+            ),
+            on_alarm=out,
+        )
         self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
         self._generation = 0
         self._client: Any = None
@@ -105,8 +109,7 @@ class Collector:
             self._lost.set()
 
         def on_message(c: Any, u: Any, msg: Any) -> None:
-            self._inbox.put(_Message(generation, msg.mid, msg.qos, msg.topic,
-                                     bytes(msg.payload)))
+            self._inbox.put(_Message(generation, msg.mid, msg.qos, msg.topic, bytes(msg.payload)))
 
         client.on_connect = on_connect
         client.on_disconnect = on_disconnect
@@ -126,8 +129,9 @@ class Collector:
         props.ReceiveMaximum = RECEIVE_MAXIMUM
         self._lost.clear()
         try:
-            client.connect(s.broker.host, s.broker.port, keepalive=30, clean_start=False,
-                           properties=props)
+            client.connect(
+                s.broker.host, s.broker.port, keepalive=30, clean_start=False, properties=props
+            )
         except (OSError, ssl.SSLError, ValueError) as exc:
             log.warning("collector: cannot reach %s: %s", s.broker.url, exc)
             return False
@@ -152,8 +156,10 @@ class Collector:
 
     def run(self, stop: threading.Event) -> int:
         s = self.settings
-        self._out(f"collector: site {s.site}, broker {s.broker.url}, store {self.store.dialect},"
-                  f" {len(self.keys.known())} table keys in {s.keys_dir}")
+        self._out(
+            f"collector: site {s.site}, broker {s.broker.url}, store {self.store.dialect},"
+            f" {len(self.keys.known())} table keys in {s.keys_dir}"
+        )
         backoff = BACKOFF_S[0]
         next_tick = time.monotonic()
         try:
@@ -183,8 +189,7 @@ class Collector:
                         backoff = min(backoff * 2, BACKOFF_S[1])
                         continue
                     # the database answers: a message of the batch is one it cannot hold
-                    log.warning("collector: batch refused (%s); storing it message by message",
-                                exc)
+                    log.warning("collector: batch refused (%s); storing it message by message", exc)
                     try:
                         self._one_by_one(batch)
                     except StoreError as again:
@@ -195,9 +200,11 @@ class Collector:
         finally:
             self._disconnect()
             c = self.verifier.counters
-            self._out(f"collector stopped: {c.messages} messages, {c.rows_stored} rows stored,"
-                      f" {c.duplicates} duplicates, {c.heads_stored} heads, {c.refused} refused,"
-                      f" {c.alarms} alarms")
+            self._out(
+                f"collector stopped: {c.messages} messages, {c.rows_stored} rows stored,"
+                f" {c.duplicates} duplicates, {c.heads_stored} heads, {c.refused} refused,"
+                f" {c.alarms} alarms"
+            )
             self.store.close()
         return 0
 
@@ -271,7 +278,7 @@ class Collector:
         except StoreError:
             pass
         self._disconnect()
-        while True:            # drop what was queued: it is delivered again after reconnecting
+        while True:  # drop what was queued: it is delivered again after reconnecting
             try:
                 self._inbox.get_nowait()
             except queue.Empty:

@@ -15,13 +15,15 @@ from controller.feed.store import Store, TableRecord
 #: reads the tables' rows without importing the tables; tests/unit/feed/test_poison.py keeps
 #: these equal to the definitions.
 ROUND_STATES: Final = {
-    "paigow": frozenset(("betting", "bank_style", "no_more_bets", "dealing", "setting_hands",
-                         "dealer_hands")),
+    "paigow": frozenset(
+        ("betting", "bank_style", "no_more_bets", "dealing", "setting_hands", "dealer_hands")
+    ),
     "baccarat": frozenset(("dealing", "player_third", "banker_third", "settling")),
 }
 #: The rows that close a round or a coup.
-CLOSING_KINDS: Final = frozenset(("paigow.settled", "paigow.voided", "baccarat.coup.settled",
-                                  "baccarat.coup.voided"))
+CLOSING_KINDS: Final = frozenset(
+    ("paigow.settled", "paigow.voided", "baccarat.coup.settled", "baccarat.coup.voided")
+)
 #: How many of a table's newest stored rows are read to tell whether a round is under way.
 ROUND_LOOKBACK: Final = 64
 
@@ -77,8 +79,9 @@ def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
     return None
 
 
-def floor_lines(store: Store, *, site: str | None = None, now_ns: int | None = None,
-                last_alarms: int = 0) -> list[str]:
+def floor_lines(
+    store: Store, *, site: str | None = None, now_ns: int | None = None, last_alarms: int = 0
+) -> list[str]:
     """The floor view; with ``last_alarms``, the newest alarms after it."""
     now = time.time_ns() if now_ns is None else now_ns
     alarms = store.alarm_counts()
@@ -90,19 +93,22 @@ def floor_lines(store: Store, *, site: str | None = None, now_ns: int | None = N
         if rec.silent:
             status += " SILENT"
         key = (rec.site, rec.table)
-        rows.append((
-            rec.table if site is not None else f"{rec.site}/{rec.table}",
-            status,
-            "-" if rec.last_round is None else str(rec.last_round),
-            _age(now, rec.last_seen_ns),
-            str(rec.frontier_seq),
-            str(backlog(rec, pending.get(key, 0))),
-            str(rec.signed_seq),
-            str(alarms.get(key, 0)),
-        ))
+        rows.append(
+            (
+                rec.table if site is not None else f"{rec.site}/{rec.table}",
+                status,
+                "-" if rec.last_round is None else str(rec.last_round),
+                _age(now, rec.last_seen_ns),
+                str(rec.frontier_seq),
+                str(backlog(rec, pending.get(key, 0))),
+                str(rec.signed_seq),
+                str(alarms.get(key, 0)),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
-             for r in rows]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
     if len(rows) == 1:
         lines.append("(no table has been heard yet)")
     if last_alarms:

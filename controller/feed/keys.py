@@ -32,8 +32,9 @@ class TableKey:
 class KeyRing:
     """Public keys by table id, read from a directory."""
 
-    def __init__(self, directory: str | Path, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, directory: str | Path, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.directory = Path(directory)
         if not self.directory.is_dir():
             raise FileNotFoundError(f"keys directory {self.directory} does not exist")

@@ -232,8 +232,15 @@ def decode_head(payload: bytes) -> dict[str, Any]:
     """A head message's fields (``v`` removed), every field of the right type."""
     obj = _object(payload)
     # ``counter``: the table's TPM counter, signed with the head (docs/feed.md); optional
-    fields = ("table", "seq", "hash", "ts", "sig", "key_id",
-              *(("counter",) if "counter" in obj else ()))
+    fields = (
+        "table",
+        "seq",
+        "hash",
+        "ts",
+        "sig",
+        "key_id",
+        *(("counter",) if "counter" in obj else ()),
+    )
     _exact(obj, fields, "head")
     if "counter" in obj and _int(obj, "counter") >= 2**64:
         raise MessageError("counter must be below 2**64 (a TPM NV counter's 8 bytes)")

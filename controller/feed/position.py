@@ -54,8 +54,9 @@ def save_position(path: str | os.PathLike[str], pos: Position) -> None:
     """Replace the stored position atomically and durably."""
     target = Path(path)
     tmp = target.with_name(target.name + ".tmp")
-    data = json.dumps({"row_seq": pos.row_seq, "row_hash": pos.row_hash,
-                       "head_seq": pos.head_seq}, sort_keys=True).encode()
+    data = json.dumps(
+        {"row_seq": pos.row_seq, "row_hash": pos.row_hash, "head_seq": pos.head_seq}, sort_keys=True
+    ).encode()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.write(fd, data)

@@ -134,8 +134,13 @@ class _Sent:
 class Publisher:
     """Publishes a journal to a broker on a thread of its own (see the module docstring)."""
 
-    def __init__(self, settings: PublisherSettings, open_outbox: Callable[[], Outbox], *,
-                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+    def __init__(
+        self,
+        settings: PublisherSettings,
+        open_outbox: Callable[[], Outbox],
+        *,
+        wall_ns: Callable[[], int] = time.time_ns,
+    ) -> None:
         self.settings = settings
         self._open_outbox = open_outbox
         self._wall_ns = wall_ns
@@ -146,9 +151,10 @@ class Publisher:
         self._topics: dict[str, str] = {
             "rows": topic(settings.site, settings.table, "rows"),
             "heads": topic(settings.site, settings.table, "heads"),
-            "status": topic(settings.site, settings.table, "status")}
-        self._position = Position()     # acknowledged by the broker
-        self._saved = Position()        # on disk
+            "status": topic(settings.site, settings.table, "status"),
+        }
+        self._position = Position()  # acknowledged by the broker
+        self._saved = Position()  # on disk
         self._saved_at = float("-inf")
         self._stop_at = float("inf")
 
@@ -196,13 +202,15 @@ class Publisher:
                     if outbox is None:
                         outbox = self._open_outbox()
                         self._position = self._saved = self._checked_position(outbox)
-                        self._set(acked_seq=self._position.row_seq,
-                                  acked_head=self._position.head_seq,
-                                  sent_seq=self._position.row_seq)
+                        self._set(
+                            acked_seq=self._position.row_seq,
+                            acked_head=self._position.head_seq,
+                            sent_seq=self._position.row_seq,
+                        )
                     ok = _Session(self, outbox).run()
                 except ImportError as exc:
                     self._set(state="down", error=f"{exc}: pip install 'table-controller[feed]'")
-                    self._stop.wait()     # nothing to retry: the state says why until stop
+                    self._stop.wait()  # nothing to retry: the state says why until stop
                     break
                 except Exception as exc:  # noqa: BLE001 - a journal read failed: retried
                     log.warning("feed: %s", exc)
@@ -234,8 +242,11 @@ class Publisher:
             return pos
         rows = outbox.rows_after(pos.row_seq - 1, 1)
         if not rows or rows[0].seq != pos.row_seq or rows[0].hash != pos.row_hash:
-            log.warning("feed: the journal no longer holds row %d as acknowledged; sending it"
-                        " from its first row", pos.row_seq)
+            log.warning(
+                "feed: the journal no longer holds row %d as acknowledged; sending it"
+                " from its first row",
+                pos.row_seq,
+            )
             return Position()
         return pos
 
@@ -264,8 +275,9 @@ class _Session:
         self.outbox = outbox
         s = pub.settings
         self.client = new_client(s.broker, f"tc-{s.site}-{s.table}")
-        self.client.will_set(pub._topics["status"], status_payload("offline", pub._wall_ns()),
-                             qos=1, retain=True)
+        self.client.will_set(
+            pub._topics["status"], status_payload("offline", pub._wall_ns()), qos=1, retain=True
+        )
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
@@ -283,21 +295,20 @@ class _Session:
 
     # paho callbacks: called from client.loop() on this same thread
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, rc: Any,
-                    properties: Any) -> None:
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, rc: Any, properties: Any) -> None:
         self.connack = rc
         maximum = getattr(properties, "ReceiveMaximum", None)
         if isinstance(maximum, int) and maximum > 0:
             self.receive_max = maximum
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, rc: Any,
-                       properties: Any) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, rc: Any, properties: Any
+    ) -> None:
         self.closed = True
         if getattr(rc, "is_failure", False):
             self.pub._set(error=f"disconnected: {rc}")
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, rc: Any,
-                    properties: Any) -> None:
+    def _on_publish(self, client: Any, userdata: Any, mid: int, rc: Any, properties: Any) -> None:
         sent = self.sent.pop(mid, None)
         if sent is None:
             return
@@ -329,8 +340,11 @@ class _Session:
         deadline = time.monotonic() + pub.settings.connack_timeout_s
         # a stop while connecting still waits a little: a table shut down right after it
         # started (or restarted) sends its backlog if the broker is there
-        while self.connack is None and not self.closed and \
-                time.monotonic() < min(deadline, pub._stop_deadline()):
+        while (
+            self.connack is None
+            and not self.closed
+            and time.monotonic() < min(deadline, pub._stop_deadline())
+        ):
             self.client.loop(0.1)
         if self.connack is None or self.connack.is_failure:
             why = "no CONNACK" if self.connack is None else f"connection refused: {self.connack}"
@@ -373,32 +387,36 @@ class _Session:
             if self.buffer:
                 row = self.buffer.popleft()
                 if row.seq != self.next_row + 1 and self.next_row:
-                    log.warning("feed: the journal skips from row %d to %d", self.next_row,
-                                row.seq)
+                    log.warning("feed: the journal skips from row %d to %d", self.next_row, row.seq)
                 self._publish("row", row.seq, row.hash, row_payload(row.as_dict()))
                 self.next_row = row.seq
                 continue
-            heads = [h for h in self.outbox.heads_after(self.next_head, window - len(self.sent))
-                     if h.seq <= self.next_row]
+            heads = [
+                h
+                for h in self.outbox.heads_after(self.next_head, window - len(self.sent))
+                if h.seq <= self.next_row
+            ]
             if not heads:
                 return
             for head in heads:
                 self._publish("head", head.seq, "", head_payload(head.as_dict()))
                 self.next_head = head.seq
 
-    def _publish(self, kind: Literal["row", "head", "status"], seq: int, hash_: str,
-                 payload: bytes) -> None:
+    def _publish(
+        self, kind: Literal["row", "head", "status"], seq: int, hash_: str, payload: bytes
+    ) -> None:
         channel = {"row": "rows", "head": "heads", "status": "status"}[kind]
-        info = self.client.publish(self.pub._topics[channel], payload, qos=1,
-                                   retain=kind != "row")
+        info = self.client.publish(self.pub._topics[channel], payload, qos=1, retain=kind != "row")
         entry = _Sent(kind, seq, hash_, time.monotonic())
         self.sent[info.mid] = entry
         if kind == "row":
             self.rows.append(entry)
         elif kind == "head":
             self.heads.append(entry)
-        self.pub._set(sent_seq=self.next_row if kind != "row" else seq,
-                      published=self.pub.state().published + 1)
+        self.pub._set(
+            sent_seq=self.next_row if kind != "row" else seq,
+            published=self.pub.state().published + 1,
+        )
 
     def _advance(self) -> None:
         """Move the acknowledged position over the acknowledged prefix of what was sent."""
@@ -449,12 +467,18 @@ class _Session:
             pass
 
 
-def publisher_for(feed: FeedSettings, state_dir: Path,
-                  open_outbox: Callable[[], Outbox]) -> Publisher:
+def publisher_for(
+    feed: FeedSettings, state_dir: Path, open_outbox: Callable[[], Outbox]
+) -> Publisher:
     """The publisher a profile's ``[feed]`` asks for (paths relative to ``state_dir``)."""
     position = Path(feed.position_path)
     broker = parse_broker_url(feed.broker, ca=feed.ca, cert=feed.cert, key=feed.key)
-    settings = PublisherSettings(broker, feed.site, feed.table,
-                                 position if position.is_absolute() else state_dir / position,
-                                 heartbeat_s=feed.heartbeat_s, window=feed.window)
+    settings = PublisherSettings(
+        broker,
+        feed.site,
+        feed.table,
+        position if position.is_absolute() else state_dir / position,
+        heartbeat_s=feed.heartbeat_s,
+        window=feed.window,
+    )
     return Publisher(settings, open_outbox)

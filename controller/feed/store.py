@@ -51,11 +51,23 @@ _SCHEMA: Final = (
         last_ns BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS feed_alarms_table ON feed_alarms (site, table_id, kind, id)",
 )
-_SERIAL: Final = {"sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT",
-                  "postgresql": "BIGSERIAL PRIMARY KEY"}
-_TABLE_COLUMNS: Final = ("frontier_seq", "frontier_hash", "head_seq", "head_hash", "signed_seq",
-                         "last_round", "last_row_ts", "last_seen_ns", "status", "status_ts",
-                         "silent")
+_SERIAL: Final = {
+    "sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT",
+    "postgresql": "BIGSERIAL PRIMARY KEY",
+}
+_TABLE_COLUMNS: Final = (
+    "frontier_seq",
+    "frontier_hash",
+    "head_seq",
+    "head_hash",
+    "signed_seq",
+    "last_round",
+    "last_row_ts",
+    "last_seen_ns",
+    "status",
+    "status_ts",
+    "silent",
+)
 
 
 class StoreError(Exception):
@@ -68,11 +80,11 @@ class TableRecord:
 
     site: str
     table: str
-    frontier_seq: int = 0        # every row from the chain's base through here is stored
+    frontier_seq: int = 0  # every row from the chain's base through here is stored
     frontier_hash: str = ""
-    head_seq: int = 0            # the highest validly signed head seen
+    head_seq: int = 0  # the highest validly signed head seen
     head_hash: str = ""
-    signed_seq: int = 0          # the highest head whose hash matched the stored row
+    signed_seq: int = 0  # the highest head whose hash matched the stored row
     last_round: int | None = None
     last_row_ts: int | None = None
     last_seen_ns: int | None = None
@@ -113,8 +125,9 @@ class Store:
             try:
                 import psycopg
             except ImportError:
-                raise StoreError("PostgreSQL needs psycopg 3: pip install"
-                                 " 'table-controller[collector]'") from None
+                raise StoreError(
+                    "PostgreSQL needs psycopg 3: pip install 'table-controller[collector]'"
+                ) from None
             try:
                 conn = psycopg.connect(url, connect_timeout=10)
             except psycopg.Error as exc:
@@ -147,6 +160,7 @@ class Store:
     def _errors(self) -> tuple[type[BaseException], ...]:
         if self.dialect == "postgresql":
             import psycopg
+
             return (psycopg.Error,)
         return (sqlite3.Error,)
 
@@ -214,8 +228,9 @@ class Store:
     def tables(self) -> list[TableRecord]:
         cols = ", ".join(_TABLE_COLUMNS)
         out = []
-        for r in self.execute(f"SELECT site, table_id, {cols} FROM feed_tables"
-                              " ORDER BY site, table_id"):
+        for r in self.execute(
+            f"SELECT site, table_id, {cols} FROM feed_tables ORDER BY site, table_id"
+        ):
             rec = TableRecord(r[0], r[1], *r[2:])
             rec.silent = bool(rec.silent)
             out.append(rec)
@@ -225,41 +240,78 @@ class Store:
         cols = ", ".join(_TABLE_COLUMNS)
         marks = ", ".join("?" * (len(_TABLE_COLUMNS) + 2))
         updates = ", ".join(f"{c} = excluded.{c}" for c in _TABLE_COLUMNS)
-        values = tuple(int(v) if isinstance(v, bool) else v
-                       for v in (getattr(rec, c) for c in _TABLE_COLUMNS))
-        self.execute(f"INSERT INTO feed_tables (site, table_id, {cols}) VALUES ({marks})"
-                     f" ON CONFLICT (site, table_id) DO UPDATE SET {updates}",
-                     (rec.site, rec.table, *values))
+        values = tuple(
+            int(v) if isinstance(v, bool) else v for v in (getattr(rec, c) for c in _TABLE_COLUMNS)
+        )
+        self.execute(
+            f"INSERT INTO feed_tables (site, table_id, {cols}) VALUES ({marks})"
+            f" ON CONFLICT (site, table_id) DO UPDATE SET {updates}",
+            (rec.site, rec.table, *values),
+        )
 
     # -- rows -------------------------------------------------------------------------------
 
-    def add_row(self, site: str, table: str, row: Mapping[str, Any], received_ns: int,
-                gap_before: bool = False) -> None:
+    def add_row(
+        self,
+        site: str,
+        table: str,
+        row: Mapping[str, Any],
+        received_ns: int,
+        gap_before: bool = False,
+    ) -> None:
         self.execute(
             "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev,"
             " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (site, table, row["seq"], row["ts"], row["boot"], row["mono"], row["kind"],
-             row["round"], json.dumps(row["data"], sort_keys=True, ensure_ascii=False),
-             row["prev"], row["hash"], received_ns, int(gap_before)))
+            (
+                site,
+                table,
+                row["seq"],
+                row["ts"],
+                row["boot"],
+                row["mono"],
+                row["kind"],
+                row["round"],
+                json.dumps(row["data"], sort_keys=True, ensure_ascii=False),
+                row["prev"],
+                row["hash"],
+                received_ns,
+                int(gap_before),
+            ),
+        )
 
     def row_link(self, site: str, table: str, seq: int) -> tuple[str, str] | None:
         """The stored row's (prev, hash) at ``seq``, or None."""
-        rows = self.execute("SELECT prev, hash FROM feed_rows WHERE site = ? AND table_id = ?"
-                            " AND seq = ?", (site, table, seq))
+        rows = self.execute(
+            "SELECT prev, hash FROM feed_rows WHERE site = ? AND table_id = ? AND seq = ?",
+            (site, table, seq),
+        )
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
-    def rows(self, site: str, table: str, after_seq: int = 0,
-             limit: int = 1_000_000) -> list[dict[str, Any]]:
+    def rows(
+        self, site: str, table: str, after_seq: int = 0, limit: int = 1_000_000
+    ) -> list[dict[str, Any]]:
         """Stored rows in order, as their feed fields (for audits and tests)."""
         out = []
         for r in self.execute(
-                "SELECT seq, ts, boot, mono, kind, round, data, prev, hash, gap_before"
-                " FROM feed_rows WHERE site = ? AND table_id = ? AND seq > ? ORDER BY seq"
-                " LIMIT ?", (site, table, after_seq, limit)):
-            out.append({"seq": int(r[0]), "ts": int(r[1]), "boot": r[2], "mono": int(r[3]),
-                        "kind": r[4], "round": None if r[5] is None else int(r[5]),
-                        "data": json.loads(r[6]), "prev": r[7], "hash": r[8],
-                        "gap_before": bool(r[9])})
+            "SELECT seq, ts, boot, mono, kind, round, data, prev, hash, gap_before"
+            " FROM feed_rows WHERE site = ? AND table_id = ? AND seq > ? ORDER BY seq"
+            " LIMIT ?",
+            (site, table, after_seq, limit),
+        ):
+            out.append(
+                {
+                    "seq": int(r[0]),
+                    "ts": int(r[1]),
+                    "boot": r[2],
+                    "mono": int(r[3]),
+                    "kind": r[4],
+                    "round": None if r[5] is None else int(r[5]),
+                    "data": json.loads(r[6]),
+                    "prev": r[7],
+                    "hash": r[8],
+                    "gap_before": bool(r[9]),
+                }
+            )
         return out
 
     def row_count(self, site: str | None = None, table: str | None = None) -> int:
@@ -269,79 +321,118 @@ class Store:
             sql, args = sql + " WHERE site = ? AND table_id = ?", (site, table)
         return int(self.execute(sql, args)[0][0])
 
-    def add_pending(self, site: str, table: str, row: Mapping[str, Any],
-                    received_ns: int) -> None:
-        self.execute("INSERT INTO feed_pending (site, table_id, seq, row_json, received_ns)"
-                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, table_id, seq) DO NOTHING",
-                     (site, table, row["seq"], json.dumps(dict(row)), received_ns))
+    def add_pending(self, site: str, table: str, row: Mapping[str, Any], received_ns: int) -> None:
+        self.execute(
+            "INSERT INTO feed_pending (site, table_id, seq, row_json, received_ns)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, table_id, seq) DO NOTHING",
+            (site, table, row["seq"], json.dumps(dict(row)), received_ns),
+        )
 
     def drop_pending(self, site: str, table: str, seq: int) -> None:
-        self.execute("DELETE FROM feed_pending WHERE site = ? AND table_id = ? AND seq = ?",
-                     (site, table, seq))
+        self.execute(
+            "DELETE FROM feed_pending WHERE site = ? AND table_id = ? AND seq = ?",
+            (site, table, seq),
+        )
 
     def pending(self) -> Iterator[tuple[str, str, dict[str, Any], int]]:
         """Every row held back for want of the rows before it: (site, table, row, received)."""
         for site, table, text, received in self.execute(
-                "SELECT site, table_id, row_json, received_ns FROM feed_pending"
-                " ORDER BY site, table_id, seq"):
+            "SELECT site, table_id, row_json, received_ns FROM feed_pending"
+            " ORDER BY site, table_id, seq"
+        ):
             yield str(site), str(table), json.loads(text), int(received)
 
     # -- heads ------------------------------------------------------------------------------
 
-    def add_head(self, site: str, table: str, head: Mapping[str, Any], received_ns: int,
-                 matched: bool | None) -> None:
+    def add_head(
+        self, site: str, table: str, head: Mapping[str, Any], received_ns: int, matched: bool | None
+    ) -> None:
         self.execute(
             "INSERT INTO feed_heads (site, table_id, seq, hash, ts, sig, key_id, received_ns,"
             " matched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (site, table_id, seq) DO NOTHING",
-            (site, table, head["seq"], head["hash"], head["ts"], head["sig"], head["key_id"],
-             received_ns, None if matched is None else int(matched)))
+            (
+                site,
+                table,
+                head["seq"],
+                head["hash"],
+                head["ts"],
+                head["sig"],
+                head["key_id"],
+                received_ns,
+                None if matched is None else int(matched),
+            ),
+        )
 
     def head_hash(self, site: str, table: str, seq: int) -> str | None:
-        rows = self.execute("SELECT hash FROM feed_heads WHERE site = ? AND table_id = ?"
-                            " AND seq = ?", (site, table, seq))
+        rows = self.execute(
+            "SELECT hash FROM feed_heads WHERE site = ? AND table_id = ? AND seq = ?",
+            (site, table, seq),
+        )
         return str(rows[0][0]) if rows else None
 
     def set_head_matched(self, site: str, table: str, seq: int, matched: bool) -> None:
-        self.execute("UPDATE feed_heads SET matched = ? WHERE site = ? AND table_id = ?"
-                     " AND seq = ?", (int(matched), site, table, seq))
+        self.execute(
+            "UPDATE feed_heads SET matched = ? WHERE site = ? AND table_id = ? AND seq = ?",
+            (int(matched), site, table, seq),
+        )
 
     def unmatched_heads(self) -> list[tuple[str, str, int, str]]:
         """Heads whose row has not arrived yet: (site, table, seq, hash)."""
-        return [(str(a), str(b), int(c), str(d)) for a, b, c, d in self.execute(
-            "SELECT site, table_id, seq, hash FROM feed_heads WHERE matched IS NULL")]
+        return [
+            (str(a), str(b), int(c), str(d))
+            for a, b, c, d in self.execute(
+                "SELECT site, table_id, seq, hash FROM feed_heads WHERE matched IS NULL"
+            )
+        ]
 
     # -- alarms -----------------------------------------------------------------------------
 
     def add_alarm(self, ts_ns: int, site: str, table: str, kind: str, detail: str) -> int:
-        rows = self.execute("INSERT INTO feed_alarms (ts_ns, site, table_id, kind, detail,"
-                            " count, last_ns) VALUES (?, ?, ?, ?, ?, 1, ?) RETURNING id",
-                            (ts_ns, site, table, kind, detail[:2000], ts_ns))
+        rows = self.execute(
+            "INSERT INTO feed_alarms (ts_ns, site, table_id, kind, detail,"
+            " count, last_ns) VALUES (?, ?, ?, ?, ?, 1, ?) RETURNING id",
+            (ts_ns, site, table, kind, detail[:2000], ts_ns),
+        )
         return int(rows[0][0])
 
     def repeat_alarm(self, alarm_id: int, ts_ns: int) -> None:
-        self.execute("UPDATE feed_alarms SET count = count + 1, last_ns = ? WHERE id = ?",
-                     (ts_ns, alarm_id))
+        self.execute(
+            "UPDATE feed_alarms SET count = count + 1, last_ns = ? WHERE id = ?", (ts_ns, alarm_id)
+        )
 
-    def alarms(self, site: str | None = None, table: str | None = None,
-               kind: str | None = None) -> list[Alarm]:
-        sql = ("SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
-               " WHERE 1 = 1")
+    def alarms(
+        self, site: str | None = None, table: str | None = None, kind: str | None = None
+    ) -> list[Alarm]:
+        sql = (
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE 1 = 1"
+        )
         args: list[Any] = []
         for column, value in (("site", site), ("table_id", table), ("kind", kind)):
             if value is not None:
                 sql += f" AND {column} = ?"
                 args.append(value)
-        return [Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
-                for r in self.execute(sql + " ORDER BY id", tuple(args))]
+        return [
+            Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+            for r in self.execute(sql + " ORDER BY id", tuple(args))
+        ]
 
     def alarm_counts(self) -> dict[tuple[str, str], int]:
-        return {(str(s), str(t)): int(n) for s, t, n in self.execute(
-            "SELECT site, table_id, SUM(count) FROM feed_alarms GROUP BY site, table_id")}
+        return {
+            (str(s), str(t)): int(n)
+            for s, t, n in self.execute(
+                "SELECT site, table_id, SUM(count) FROM feed_alarms GROUP BY site, table_id"
+            )
+        }
 
     def pending_counts(self) -> dict[tuple[str, str], int]:
-        return {(str(s), str(t)): int(n) for s, t, n in self.execute(
-            "SELECT site, table_id, COUNT(*) FROM feed_pending GROUP BY site, table_id")}
+        return {
+            (str(s), str(t)): int(n)
+            for s, t, n in self.execute(
+                "SELECT site, table_id, COUNT(*) FROM feed_pending GROUP BY site, table_id"
+            )
+        }
 
 
 def _redact(url: str) -> str:

@@ -46,9 +46,20 @@ from controller.journal.chain import ChainError, row_hash
 from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
-ALARM_KINDS: Final = ("gap", "fork", "rollback", "chain", "bad-signature", "unknown-table",
-                      "malformed", "silent", "offline-in-round", "counter-reused",
-                      "counter-back", "counter-gap")
+ALARM_KINDS: Final = (
+    "gap",
+    "fork",
+    "rollback",
+    "chain",
+    "bad-signature",
+    "unknown-table",
+    "malformed",
+    "silent",
+    "offline-in-round",
+    "counter-reused",
+    "counter-back",
+    "counter-gap",
+)
 UNKNOWN: Final = "?"
 
 
@@ -96,9 +107,15 @@ class Verifier:
     """Checks and stores one site's messages; keeps each table's chain position in memory and
     in the store (so a restarted collector resumes exactly)."""
 
-    def __init__(self, store: Store, keys: KeyRing, settings: VerifierSettings, *,
-                 on_alarm: Callable[[str], None] = print,
-                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+    def __init__(
+        self,
+        store: Store,
+        keys: KeyRing,
+        settings: VerifierSettings,
+        *,
+        on_alarm: Callable[[str], None] = print,
+        wall_ns: Callable[[], int] = time.time_ns,
+    ) -> None:
         self.store = store
         self.keys = keys
         self.settings = settings
@@ -121,7 +138,7 @@ class Verifier:
         site = self.settings.site
         self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
         self._dirty.clear()
-        self._open_alarms.clear()   # a rolled-back batch may have held the alarm rows
+        self._open_alarms.clear()  # a rolled-back batch may have held the alarm rows
         now = self._wall_ns()
         for s, table, row, received in self.store.pending():
             if s == site and table in self._tables:
@@ -180,12 +197,15 @@ class Verifier:
             self._refuse(UNKNOWN, "malformed", str(exc))
             return
         if where.site != self.settings.site:
-            return          # not subscribed to; a broker's stray delivery
+            return  # not subscribed to; a broker's stray delivery
         table = where.table
         if self.keys.get(table) is None:
             problem = self.keys.problems.get(table)
-            self._refuse(table, "unknown-table", problem or
-                         f"no key {table}.pem in {self.keys.directory} (not commissioned)")
+            self._refuse(
+                table,
+                "unknown-table",
+                problem or f"no key {table}.pem in {self.keys.directory} (not commissioned)",
+            )
             return
         try:
             if where.channel == "rows":
@@ -215,8 +235,11 @@ class Verifier:
         rows = self.store.rows(rec.site, rec.table, max(0, rec.frontier_seq - ROUND_LOOKBACK))
         rnd = round_in_progress(rows)
         if rnd is not None:
-            self.alarm(rec.table, "offline-in-round", f"went offline during round {rnd}"
-                                                      f" (stored rows to {rec.frontier_seq})")
+            self.alarm(
+                rec.table,
+                "offline-in-round",
+                f"went offline during round {rnd} (stored rows to {rec.frontier_seq})",
+            )
 
     def refuse_malformed(self, topic: str, detail: str) -> None:
         """A message the store could not hold (the runner isolated it): ``malformed`` for the
@@ -251,8 +274,11 @@ class Verifier:
             self._refuse(table, "malformed", f"row {seq}: {exc}")
             return
         if computed != row["hash"]:
-            self._refuse(table, "chain", f"row {seq}: its hash does not match its content"
-                                         " (changed after it was written)")
+            self._refuse(
+                table,
+                "chain",
+                f"row {seq}: its hash does not match its content (changed after it was written)",
+            )
             return
         rec = t.rec
         if rec.frontier_seq and seq <= rec.frontier_seq:
@@ -263,17 +289,25 @@ class Verifier:
             if held["hash"] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(table, "fork", f"row {seq} arrived twice with different hashes"
-                                            f" ({held['hash'][:12]}.. then {row['hash'][:12]}..)")
+                self._refuse(
+                    table,
+                    "fork",
+                    f"row {seq} arrived twice with different hashes"
+                    f" ({held['hash'][:12]}.. then {row['hash'][:12]}..)",
+                )
             return
         if self._follows(t, row):
             self._store_row(t, row, gap_before=False)
             self._seen(table)
             self._drain(t)
         elif rec.frontier_seq and seq == rec.frontier_seq + 1:
-            self._refuse(table, "chain", f"row {seq} does not follow the stored row"
-                                         f" {rec.frontier_seq}: its prev {row['prev'][:12]}.."
-                                         f" is not {rec.frontier_hash[:12]}..")
+            self._refuse(
+                table,
+                "chain",
+                f"row {seq} does not follow the stored row"
+                f" {rec.frontier_seq}: its prev {row['prev'][:12]}.."
+                f" is not {rec.frontier_hash[:12]}..",
+            )
         else:
             self._hold(t, row)
 
@@ -313,8 +347,11 @@ class Verifier:
             row = t.pending.pop(rec.frontier_seq + 1)
             self.store.drop_pending(rec.site, rec.table, int(row["seq"]))
             if row["prev"] != rec.frontier_hash:
-                self._refuse(rec.table, "chain", f"row {row['seq']} does not follow row"
-                                                 f" {rec.frontier_seq}: prev differs")
+                self._refuse(
+                    rec.table,
+                    "chain",
+                    f"row {row['seq']} does not follow row {rec.frontier_seq}: prev differs",
+                )
                 break
             self._store_row(t, row, gap_before=False)
         if not t.pending:
@@ -333,20 +370,27 @@ class Verifier:
             if stored[1] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(rec.table, "fork", f"row {seq} differs from the stored row {seq}"
-                                                f" ({row['hash'][:12]}.. vs {stored[1][:12]}..):"
-                                                " the table's journal was rewritten or rolled"
-                                                " back")
+                self._refuse(
+                    rec.table,
+                    "fork",
+                    f"row {seq} differs from the stored row {seq}"
+                    f" ({row['hash'][:12]}.. vs {stored[1][:12]}..):"
+                    " the table's journal was rewritten or rolled"
+                    " back",
+                )
             return
         before = self.store.row_link(rec.site, rec.table, seq - 1) if seq > 1 else None
         after = self.store.row_link(rec.site, rec.table, seq + 1)
-        if (before is not None and before[1] != row["prev"]) or \
-                (after is not None and after[0] != row["hash"]):
-            self._refuse(rec.table, "chain", f"late row {seq} does not fit between the stored"
-                                             " rows around it")
+        if (before is not None and before[1] != row["prev"]) or (
+            after is not None and after[0] != row["hash"]
+        ):
+            self._refuse(
+                rec.table, "chain", f"late row {seq} does not fit between the stored rows around it"
+            )
             return
-        self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before=before is None
-                           and seq > 1)
+        self.store.add_row(
+            rec.site, rec.table, row, self._wall_ns(), gap_before=before is None and seq > 1
+        )
         self.counters.rows_stored += 1
         self._seen(rec.table)
         waiting = t.heads_waiting.pop(seq, None)
@@ -360,33 +404,47 @@ class Verifier:
         rec = t.rec
         seq = int(head["seq"])
         if head["table"] != table:
-            self._refuse(table, "malformed", f"head names table {head['table']!r} on"
-                                             f" {table!r}'s topic")
+            self._refuse(
+                table, "malformed", f"head names table {head['table']!r} on {table!r}'s topic"
+            )
             return
         key = self.keys.get(table)
-        assert key is not None      # handle() refused unknown tables
+        assert key is not None  # handle() refused unknown tables
         if head["key_id"] != key.key_id:
-            self._refuse(table, "bad-signature", f"head {seq} is signed by key"
-                                                 f" {head['key_id']}, the table's key is"
-                                                 f" {key.key_id}")
+            self._refuse(
+                table,
+                "bad-signature",
+                f"head {seq} is signed by key {head['key_id']}, the table's key is {key.key_id}",
+            )
             return
         if not verify_head(head, head["sig"], key.key):
-            self._refuse(table, "bad-signature", f"head {seq}: the signature does not verify"
-                                                 " with the table's key")
+            self._refuse(
+                table,
+                "bad-signature",
+                f"head {seq}: the signature does not verify with the table's key",
+            )
             return
         known = self.store.head_hash(rec.site, table, seq)
         if known is not None:
             if known == head["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(table, "fork", f"signed head {seq} names {head['hash'][:12]}..,"
-                                            f" an earlier signed head {seq} named"
-                                            f" {known[:12]}..")
+                self._refuse(
+                    table,
+                    "fork",
+                    f"signed head {seq} names {head['hash'][:12]}..,"
+                    f" an earlier signed head {seq} named"
+                    f" {known[:12]}..",
+                )
             return
         if seq < rec.head_seq:
-            self._refuse(table, "rollback", f"signed head {seq} is lower than the signed head"
-                                            f" {rec.head_seq} already received: the table's"
-                                            " journal went back")
+            self._refuse(
+                table,
+                "rollback",
+                f"signed head {seq} is lower than the signed head"
+                f" {rec.head_seq} already received: the table's"
+                " journal went back",
+            )
             return
         if head.get("counter") is not None:
             self._counter(t, seq, str(head["hash"]), int(head["counter"]))
@@ -409,21 +467,30 @@ class Verifier:
         table = t.rec.table
         seen = t.counters.get(value)
         if seen is not None and seen != (seq, hash_):
-            self.alarm(table, "counter-reused", f"signed heads {seen[0]} and {seq} both carry"
-                                                f" TPM counter {value}: two journals signed"
-                                                " with one counter (the table's state restored"
-                                                " from a copy and played on)")
+            self.alarm(
+                table,
+                "counter-reused",
+                f"signed heads {seen[0]} and {seq} both carry"
+                f" TPM counter {value}: two journals signed"
+                " with one counter (the table's state restored"
+                " from a copy and played on)",
+            )
         filled = [g for g in t.counter_gaps if g[0] <= value <= g[1]]
         for lo, hi, since in filled:
             t.counter_gaps.remove((lo, hi, since))
-            t.counter_gaps += [(a, b, since) for a, b in ((lo, value - 1), (value + 1, hi))
-                               if a <= b]
+            t.counter_gaps += [
+                (a, b, since) for a, b in ((lo, value - 1), (value + 1, hi)) if a <= b
+            ]
         high = t.counter_high
         if high is not None and value < high[0] and not filled and seen is None:
-            self.alarm(table, "counter-back", f"signed head {seq} carries TPM counter {value},"
-                                              f" below the {high[0]} of signed head {high[1]}"
-                                              " already received: the table's state was"
-                                              " restored from a copy")
+            self.alarm(
+                table,
+                "counter-back",
+                f"signed head {seq} carries TPM counter {value},"
+                f" below the {high[0]} of signed head {high[1]}"
+                " already received: the table's state was"
+                " restored from a copy",
+            )
         if high is not None and value > high[0] + 1:
             t.counter_gaps.append((high[0] + 1, value - 1, self._wall_ns()))
         if high is None or value > high[0]:
@@ -438,12 +505,16 @@ class Verifier:
         for lo, hi, since in [g for g in t.counter_gaps if now - g[2] >= gap_ns]:
             t.counter_gaps.remove((lo, hi, since))
             which = f"{lo}" if lo == hi else f"{lo}-{hi}"
-            self.alarm(t.rec.table, "counter-gap", f"TPM counter {which} never arrived within"
-                                                   f" {(now - since) / 1e9:.0f} s: signed heads"
-                                                   " the table anchored are missing (its state"
-                                                   " restored from a copy while the feed was"
-                                                   " down, or heads withdrawn after a journal"
-                                                   " finding)")
+            self.alarm(
+                t.rec.table,
+                "counter-gap",
+                f"TPM counter {which} never arrived within"
+                f" {(now - since) / 1e9:.0f} s: signed heads"
+                " the table anchored are missing (its state"
+                " restored from a copy while the feed was"
+                " down, or heads withdrawn after a journal"
+                " finding)",
+            )
 
     def _match_head(self, t: _Table, seq: int, head_hash: str, row_hash_: str) -> None:
         """A signed head and the stored row at its seq: they agree, or the table forked."""
@@ -454,8 +525,12 @@ class Verifier:
             rec.signed_seq = max(rec.signed_seq, seq)
             self._dirty.add(rec.table)
         else:
-            self.alarm(rec.table, "fork", f"signed head {seq} names {head_hash[:12]}.., the"
-                                          f" stored row {seq} hashes to {row_hash_[:12]}..")
+            self.alarm(
+                rec.table,
+                "fork",
+                f"signed head {seq} names {head_hash[:12]}.., the"
+                f" stored row {seq} hashes to {row_hash_[:12]}..",
+            )
 
     # -- time -------------------------------------------------------------------------------
 
@@ -476,22 +551,34 @@ class Verifier:
             if not rec.silent and now - heard >= silence_ns:
                 rec.silent = True
                 self._dirty.add(rec.table)
-                what = "nothing verified (row, head or online status)" \
-                    if rec.last_seen_ns is not None else \
-                    "nothing verified (row, head or online status) yet"
-                self.alarm(rec.table, "silent", f"{what} for {(now - heard) / 1e9:.0f} s"
-                                                f" (status {rec.status or 'unknown'})")
+                what = (
+                    "nothing verified (row, head or online status)"
+                    if rec.last_seen_ns is not None
+                    else "nothing verified (row, head or online status) yet"
+                )
+                self.alarm(
+                    rec.table,
+                    "silent",
+                    f"{what} for {(now - heard) / 1e9:.0f} s (status {rec.status or 'unknown'})",
+                )
 
     def _close_gap(self, t: _Table) -> None:
         """The rows before the lowest held row did not come: alarm, then store the held rows
         from there on (the first flagged ``gap_before``)."""
         rec = t.rec
         first = min(t.pending)
-        missing = f"{rec.frontier_seq + 1}..{first - 1}" if first - 1 > rec.frontier_seq + 1 \
+        missing = (
+            f"{rec.frontier_seq + 1}..{first - 1}"
+            if first - 1 > rec.frontier_seq + 1
             else f"{first - 1}"
+        )
         waited = (self._wall_ns() - (t.gap_since_ns or 0)) / 1e9
-        self.alarm(rec.table, "gap", f"rows {missing} did not arrive within {waited:.0f} s;"
-                                     f" rows from {first} stored after the gap")
+        self.alarm(
+            rec.table,
+            "gap",
+            f"rows {missing} did not arrive within {waited:.0f} s;"
+            f" rows from {first} stored after the gap",
+        )
         row = t.pending.pop(first)
         self.store.drop_pending(rec.site, rec.table, first)
         self._store_row(t, row, gap_before=True)

@@ -33,7 +33,7 @@ class AnchorRead:
     """What an anchor file holds: its heads in file order and lines that are not heads."""
 
     heads: list[SignedHead] = field(default_factory=list)
-    bad_lines: list[int] = field(default_factory=list)   # 1-based, a torn last line excluded
+    bad_lines: list[int] = field(default_factory=list)  # 1-based, a torn last line excluded
     torn_tail: bool = False
 
     @property
@@ -59,7 +59,7 @@ def read_anchor(path: str | os.PathLike[str]) -> AnchorRead | None:
         except ValueError:
             result.bad_lines.append(number)
     if tail.strip():
-        result.torn_tail = True   # written without its newline: the append was cut short
+        result.torn_tail = True  # written without its newline: the append was cut short
     return result
 
 
@@ -74,13 +74,16 @@ class Anchor:
         """Append one head and sync it; rewrite the file short when it has grown long."""
         if self._lines is None:
             existing = read_anchor(self.path)
-            self._lines = 0 if existing is None else len(existing.heads) + len(
-                existing.bad_lines) + int(existing.torn_tail)
+            self._lines = (
+                0
+                if existing is None
+                else len(existing.heads) + len(existing.bad_lines) + int(existing.torn_tail)
+            )
             if existing is not None and existing.torn_tail:
                 self._rewrite([*existing.heads[-KEEP_LINES:]])
         if self._lines >= MAX_LINES:
             kept = read_anchor(self.path) or AnchorRead()
-            self._rewrite([*kept.heads[-(KEEP_LINES - 1):], head])
+            self._rewrite([*kept.heads[-(KEEP_LINES - 1) :], head])
             return
         created = not self.path.exists()
         try:
@@ -115,4 +118,3 @@ class Anchor:
         except OSError as exc:
             raise AnchorError(f"anchor {self.path}: {exc}") from exc
         self._lines = len(heads)
-

@@ -40,8 +40,9 @@ class Segment:
     sha256: str
 
 
-def plan_cut(journal: Journal, retain_days: int, now_ns: int,
-             keep_from_seq: int | None) -> tuple[int, int] | None:
+def plan_cut(
+    journal: Journal, retain_days: int, now_ns: int, keep_from_seq: int | None
+) -> tuple[int, int] | None:
     """(first, last) seq of the rows to archive now, or None: every row older than
     ``retain_days``, but never ``keep_from_seq`` (the table's newest snapshot) or later, and
     never the newest row."""
@@ -57,8 +58,14 @@ def plan_cut(journal: Journal, retain_days: int, now_ns: int,
     return (first, last) if last >= first else None
 
 
-def write_segment(journal: Journal, first: int, last: int, closing: SignedHead,
-                  folder: Path, closing_key_pem: bytes | None = None) -> Segment:
+def write_segment(
+    journal: Journal,
+    first: int,
+    last: int,
+    closing: SignedHead,
+    folder: Path,
+    closing_key_pem: bytes | None = None,
+) -> Segment:
     """Write rows first..last and the closing head to a new segment file in ``folder``, sync
     it and, given the public key, read it back and verify it; returns what was written."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,8 +74,13 @@ def write_segment(journal: Journal, first: int, last: int, closing: SignedHead,
     opening = journal.rows_after(first - 1, 1)
     if not opening or opening[0].seq != first:
         raise ValueError(f"row {first} is not in the journal")
-    header = {"archive": 2, "table": closing.table, "first_seq": first, "last_seq": last,
-              "prev": opening[0].prev}
+    header = {
+        "archive": 2,
+        "table": closing.table,
+        "first_seq": first,
+        "last_seq": last,
+        "prev": opening[0].prev,
+    }
     with open(tmp, "wb") as raw:
         with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
             fh.write(canonical(header) + b"\n")
@@ -84,8 +96,11 @@ def write_segment(journal: Journal, first: int, last: int, closing: SignedHead,
         raw.flush()
         os.fsync(raw.fileno())
     data = tmp.read_bytes()
-    checked = verify_archive_lines(gzip.decompress(data).decode("utf-8").splitlines(),
-                                   closing_key_pem) if closing_key_pem else None
+    checked = (
+        verify_archive_lines(gzip.decompress(data).decode("utf-8").splitlines(), closing_key_pem)
+        if closing_key_pem
+        else None
+    )
     if checked is not None and not checked.ok:
         tmp.unlink(missing_ok=True)
         raise ValueError(f"the archive segment does not verify: {checked.problem}")

@@ -27,8 +27,9 @@ class ChainError(ValueError):
 def canonical(value: Mapping[str, Any]) -> bytes:
     """The canonical bytes of a JSON object: sorted keys, no spaces, UTF-8, no NaN."""
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode("utf-8")
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise ChainError(f"not canonical JSON: {exc}") from None
 
@@ -67,8 +68,9 @@ class ChainCheck:
         return self.broken_seq is None
 
 
-def verify_rows(rows: Iterable[Mapping[str, Any]], prev: str = GENESIS,
-                after_seq: int | None = None) -> ChainCheck:
+def verify_rows(
+    rows: Iterable[Mapping[str, Any]], prev: str = GENESIS, after_seq: int | None = None
+) -> ChainCheck:
     """Walk ``rows`` in order from ``prev`` (the hash of row ``after_seq``, if any): each row's
     ``seq`` must follow the last and, where the row carries ``hash`` (and ``prev``), they must be
     what the chain computes. Stops at the first broken row."""
@@ -78,8 +80,13 @@ def verify_rows(rows: Iterable[Mapping[str, Any]], prev: str = GENESIS,
         if not isinstance(seq, int) or isinstance(seq, bool):
             return ChainCheck(count, head_seq, head, -1, f"row {count + 1}: seq {seq!r}")
         if head_seq is not None and seq != head_seq + 1:
-            return ChainCheck(count, head_seq, head, seq,
-                              f"row {seq} follows row {head_seq}: rows missing or out of order")
+            return ChainCheck(
+                count,
+                head_seq,
+                head,
+                seq,
+                f"row {seq} follows row {head_seq}: rows missing or out of order",
+            )
         if "prev" in row and row["prev"] != head:
             return ChainCheck(count, head_seq, head, seq, f"row {seq} names another prev")
         try:
@@ -87,8 +94,13 @@ def verify_rows(rows: Iterable[Mapping[str, Any]], prev: str = GENESIS,
         except ChainError as exc:
             return ChainCheck(count, head_seq, head, seq, f"row {seq}: {exc}")
         if "hash" in row and row["hash"] != computed:
-            return ChainCheck(count, head_seq, head, seq,
-                              f"row {seq} was changed (its hash does not match its content)")
+            return ChainCheck(
+                count,
+                head_seq,
+                head,
+                seq,
+                f"row {seq} was changed (its hash does not match its content)",
+            )
         count, head_seq, head = count + 1, seq, computed
     return ChainCheck(count, head_seq, head)
 
@@ -99,9 +111,9 @@ class Row:
     links ``prev`` and ``hash`` (hex)."""
 
     seq: int
-    ts: int                   # wall clock, ns since the epoch (unreliable on a Pi: no RTC)
-    boot: str                 # the kernel's boot id
-    mono: int                 # monotonic clock, ns (orders rows within one boot)
+    ts: int  # wall clock, ns since the epoch (unreliable on a Pi: no RTC)
+    boot: str  # the kernel's boot id
+    mono: int  # monotonic clock, ns (orders rows within one boot)
     kind: str
     round: int | None
     data: dict[str, Any]
@@ -110,6 +122,14 @@ class Row:
 
     def as_dict(self) -> dict[str, Any]:
         """The row as the feed and the export write it (every field, the chain links too)."""
-        return {"seq": self.seq, "ts": self.ts, "boot": self.boot, "mono": self.mono,
-                "kind": self.kind, "round": self.round, "data": self.data, "prev": self.prev,
-                "hash": self.hash}
+        return {
+            "seq": self.seq,
+            "ts": self.ts,
+            "boot": self.boot,
+            "mono": self.mono,
+            "kind": self.kind,
+            "round": self.round,
+            "data": self.data,
+            "prev": self.prev,
+            "hash": self.hash,
+        }

@@ -54,8 +54,9 @@ def load_public_key(pem: bytes) -> ec.EllipticCurvePublicKey:
 
 def key_id(key: ec.EllipticCurvePublicKey) -> str:
     """The key's id: 16 hex digits of SHA-256 over its DER SubjectPublicKeyInfo."""
-    der = key.public_bytes(serialization.Encoding.DER,
-                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    der = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     return hashlib.sha256(der).hexdigest()[:16]
 
 
@@ -85,8 +86,12 @@ class SignedHead:
 
     def head(self) -> dict[str, Any]:
         """The signed part."""
-        head: dict[str, Any] = {"table": self.table, "seq": self.seq, "hash": self.hash,
-                                "ts": self.ts}
+        head: dict[str, Any] = {
+            "table": self.table,
+            "seq": self.seq,
+            "hash": self.hash,
+            "ts": self.ts,
+        }
         if self.counter is not None:
             head[COUNTER_FIELD] = self.counter
         return head
@@ -109,14 +114,22 @@ class SignedHead:
         counter = m.get(COUNTER_FIELD)
         try:
             seq, ts = m["seq"], m["ts"]
-            head = cls(str(m["table"]), int(seq), str(m["hash"]), int(ts), str(m["sig"]),
-                       str(m["key_id"]), None if counter is None else int(counter))
+            head = cls(
+                str(m["table"]),
+                int(seq),
+                str(m["hash"]),
+                int(ts),
+                str(m["sig"]),
+                str(m["key_id"]),
+                None if counter is None else int(counter),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a signed head: {exc}") from exc
         if not (isinstance(seq, int) and isinstance(ts, int)):
             raise ValueError("not a signed head: seq and ts must be integers")
-        if counter is not None and (not isinstance(counter, int) or isinstance(counter, bool)
-                                    or counter < 0):
+        if counter is not None and (
+            not isinstance(counter, int) or isinstance(counter, bool) or counter < 0
+        ):
             raise ValueError("not a signed head: counter must be an integer >= 0")
         return head
 

@@ -32,15 +32,27 @@ class LegacyVerdict:
 
     def describe(self) -> str:
         if self.ok:
-            return (f"revision-1 journal verified: {self.rows} rows, head {self.head_seq}"
-                    f" {self.head_mac}")
+            return (
+                f"revision-1 journal verified: {self.rows} rows, head {self.head_seq}"
+                f" {self.head_mac}"
+            )
         return f"revision-1 journal BROKEN: {self.problem}"
 
 
-def _row_mac(key: bytes, prev: bytes, seq: int, wall: int, mono: int, boot: str,
-             rnd: int | None, kind: str, text: str) -> str:
-    body = "\x1f".join([str(seq), str(wall), str(mono), boot,
-                        "" if rnd is None else str(rnd), kind, text]).encode("utf-8")
+def _row_mac(
+    key: bytes,
+    prev: bytes,
+    seq: int,
+    wall: int,
+    mono: int,
+    boot: str,
+    rnd: int | None,
+    kind: str,
+    text: str,
+) -> str:
+    body = "\x1f".join(
+        [str(seq), str(wall), str(mono), boot, "" if rnd is None else str(rnd), kind, text]
+    ).encode("utf-8")
     return hmac.new(key, prev + body, hashlib.sha256).hexdigest()
 
 
@@ -51,8 +63,9 @@ def is_revision1(path: str | os.PathLike[str]) -> bool:
     try:
         db = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
         try:
-            names = {r[0] for r in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            names = {
+                r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
         finally:
             db.close()
     except sqlite3.DatabaseError:
@@ -79,15 +92,19 @@ def verify_revision1(path: str | os.PathLike[str], key: bytes) -> LegacyVerdict:
         prev = bytes.fromhex(anchor[0]) if anchor and first > 1 else b"\x00" * 32
         expected, rows, head_seq, head_mac = first, 0, first - 1, prev.hex()
         for seq, wall, mono, boot, rnd, kind, text, mac in db.execute(
-                "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
-                " ORDER BY rowid"):
+            "SELECT seq, wall_ns, mono_ns, boot_id, round_id, kind, data, mac FROM events"
+            " ORDER BY rowid"
+        ):
             if seq != expected:
-                return LegacyVerdict(False, rows, head_seq, head_mac,
-                                     f"row {expected} is missing (deleted)")
+                return LegacyVerdict(
+                    False, rows, head_seq, head_mac, f"row {expected} is missing (deleted)"
+                )
             if not hmac.compare_digest(
-                    _row_mac(key, prev, seq, wall, mono, boot, rnd, kind, text), mac):
-                return LegacyVerdict(False, rows, head_seq, head_mac,
-                                     f"row {seq} ({kind}) does not match its HMAC")
+                _row_mac(key, prev, seq, wall, mono, boot, rnd, kind, text), mac
+            ):
+                return LegacyVerdict(
+                    False, rows, head_seq, head_mac, f"row {seq} ({kind}) does not match its HMAC"
+                )
             prev, rows, head_seq, head_mac = bytes.fromhex(mac), rows + 1, seq, mac
             expected += 1
     except sqlite3.DatabaseError as exc:

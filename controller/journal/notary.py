@@ -56,11 +56,17 @@ class _Request:
 class Notary:
     """Signs the newest requested head on a worker thread (see the module docstring)."""
 
-    def __init__(self, signer: Signer, anchor: Anchor, table: str, *,
-                 on_signed: Callable[[SignedHead, str], None],
-                 on_error: Callable[[str], None],
-                 wall_ns: Callable[[], int] = time.time_ns,
-                 counter: Counter | None = None) -> None:
+    def __init__(
+        self,
+        signer: Signer,
+        anchor: Anchor,
+        table: str,
+        *,
+        on_signed: Callable[[SignedHead, str], None],
+        on_error: Callable[[str], None],
+        wall_ns: Callable[[], int] = time.time_ns,
+        counter: Counter | None = None,
+    ) -> None:
         self.signer = signer
         self.counter = counter
         #: The counter's value the next anchored head carries (read on first use).
@@ -85,8 +91,7 @@ class Notary:
         self._thread = threading.Thread(target=self._run, name="journal-notary", daemon=True)
         self._thread.start()
 
-    def request(self, seq: int, hash_hex: str, reason: str, *,
-                reset_anchor: bool = False) -> None:
+    def request(self, seq: int, hash_hex: str, reason: str, *, reset_anchor: bool = False) -> None:
         """From the loop: sign the head (seq, hash) soon. Never waits."""
         with self._cond:
             keep_reset = self._pending is not None and self._pending.reset_anchor
@@ -162,13 +167,15 @@ class Notary:
             else:
                 self.anchor.append(signed)
             if self.counter is not None and value is not None:
-                self._counter_next = None   # read again if the increment fails
+                self._counter_next = None  # read again if the increment fails
                 now = self.counter.increment()
                 self._counter_next = now + 1
                 if now != value:
-                    raise CounterMoved(f"{self.counter.description} reads {now} after the"
-                                       f" increment for head {req.seq}, not {value}: something"
-                                       " else counts on it")
+                    raise CounterMoved(
+                        f"{self.counter.description} reads {now} after the"
+                        f" increment for head {req.seq}, not {value}: something"
+                        " else counts on it"
+                    )
         except (SignerError, AnchorError, OSError) as exc:
             log.error("journal head %s not signed/anchored: %s", req.seq, exc)
             self._on_error(f"head {req.seq} not signed or anchored: {exc}")

@@ -29,17 +29,26 @@ class RoundRecord:
         """One line: the round, its rows, and the row that closed it if there is one."""
         closing = [e for e in self.events if e.kind.endswith((".settled", ".result", ".voided"))]
         count = len(self.events)
-        tail = f"; closed by {closing[-1].kind} (row {closing[-1].seq})" if closing else \
-            "; not closed"
-        return (f"round {self.round_id}: rows {self.events[0].seq}-{self.events[-1].seq}"
-                f" ({count} row{'' if count == 1 else 's'}){tail}")
+        tail = (
+            f"; closed by {closing[-1].kind} (row {closing[-1].seq})" if closing else "; not closed"
+        )
+        return (
+            f"round {self.round_id}: rows {self.events[0].seq}-{self.events[-1].seq}"
+            f" ({count} row{'' if count == 1 else 's'}){tail}"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "round": self.round_id,
             "events": [
-                {"seq": e.seq, "ts": e.ts, "boot": e.boot, "kind": e.kind, "data": e.data,
-                 "hash": e.hash}
+                {
+                    "seq": e.seq,
+                    "ts": e.ts,
+                    "boot": e.boot,
+                    "kind": e.kind,
+                    "data": e.data,
+                    "hash": e.hash,
+                }
                 for e in self.events
             ],
         }
@@ -52,8 +61,10 @@ def last_round_ids(journal: Journal, count: int) -> list[int]:
 
 def recall(journal: Journal, count: int) -> list[RoundRecord]:
     """The last ``count`` rounds with all their rows."""
-    return [RoundRecord(rid, tuple(journal.events(round_id=rid)))
-            for rid in last_round_ids(journal, count)]
+    return [
+        RoundRecord(rid, tuple(journal.events(round_id=rid)))
+        for rid in last_round_ids(journal, count)
+    ]
 
 
 #: What recall leaves out of a row: the whole-table snapshot recovery reads (the JSON export,
@@ -63,8 +74,9 @@ RECALL_HIDDEN: Final = ("snapshot", "trace")
 RECALL_WIDTH: Final = 80
 
 
-def format_recall(records: list[RoundRecord], detail: bool = True,
-                  width: int = RECALL_WIDTH) -> list[str]:
+def format_recall(
+    records: list[RoundRecord], detail: bool = True, width: int = RECALL_WIDTH
+) -> list[str]:
     """Console lines for ``recall [N]``: per round a summary line, then one entry per row
     (``seq kind key=value ...``, empty values left out), wrapped to ``width`` columns."""
     lines: list[str] = []
@@ -73,11 +85,20 @@ def format_recall(records: list[RoundRecord], detail: bool = True,
         if not detail:
             continue
         for e in record.events:
-            words = [f"{key}={_value_text(value)}" for key, value in sorted(e.data.items())
-                     if key not in RECALL_HIDDEN and _shown(value)]
-            lines.extend(textwrap.wrap(" ".join([str(e.seq), e.kind, *words]), width,
-                                       initial_indent="  ", subsequent_indent="      ",
-                                       break_on_hyphens=False))
+            words = [
+                f"{key}={_value_text(value)}"
+                for key, value in sorted(e.data.items())
+                if key not in RECALL_HIDDEN and _shown(value)
+            ]
+            lines.extend(
+                textwrap.wrap(
+                    " ".join([str(e.seq), e.kind, *words]),
+                    width,
+                    initial_indent="  ",
+                    subsequent_indent="      ",
+                    break_on_hyphens=False,
+                )
+            )
     return lines
 
 
@@ -89,8 +110,9 @@ def format_recall_json(records: list[RoundRecord]) -> list[str]:
         lines.append(record.summary())
         for e in record.events:
             shown = {k: v for k, v in e.data.items() if k not in RECALL_HIDDEN}
-            lines.append(f"  {e.seq} {e.kind} "
-                         f"{json.dumps(shown, sort_keys=True, separators=(',', ':'))}")
+            lines.append(
+                f"  {e.seq} {e.kind} {json.dumps(shown, sort_keys=True, separators=(',', ':'))}"
+            )
     return lines
 
 
@@ -123,5 +145,4 @@ def export_jsonl(journal: Journal, rounds: int = 0) -> Iterator[str]:
             yield json.dumps(record.as_dict(), sort_keys=True, separators=(",", ":"))
         return
     for e in journal.events():
-        yield json.dumps(e.as_dict(), sort_keys=True, separators=(",", ":"),
-                         ensure_ascii=False)
+        yield json.dumps(e.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -53,10 +53,16 @@ class ScrubStatus:
     last_seconds: float = 0.0
 
 
-def walk_slowly(journal: Journal, public_pem: bytes, anchor_path: Path | None, *,
-                share: float, stop: threading.Event,
-                progress: Callable[[int, int], None] = lambda done, total: None,
-                between: Callable[[], None] = lambda: None) -> VerifyResult:
+def walk_slowly(
+    journal: Journal,
+    public_pem: bytes,
+    anchor_path: Path | None,
+    *,
+    share: float,
+    stop: threading.Event,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    between: Callable[[], None] = lambda: None,
+) -> VerifyResult:
     """The whole-journal check of :func:`controller.journal.verify.verify_journal`, in slices,
     sleeping so that the walk takes at most ``share`` of the time. Stopping early leaves a
     result naming how far it got (``stopped``)."""
@@ -83,8 +89,13 @@ def walk_slowly(journal: Journal, public_pem: bytes, anchor_path: Path | None, *
             return result
     if result.ok:
         anchor = read_anchor(anchor_path) if anchor_path is not None else None
-        check_anchor(journal, anchor, public_pem, result,
-                     required=anchor_path is not None and journal.newest_head() is not None)
+        check_anchor(
+            journal,
+            anchor,
+            public_pem,
+            result,
+            required=anchor_path is not None and journal.newest_head() is not None,
+        )
     return result
 
 
@@ -92,12 +103,20 @@ class Maintenance:
     """The worker thread (see the module docstring). Results reach the loop through
     ``post`` (a callable the loop runs), never by touching the loop's objects."""
 
-    def __init__(self, db_path: str, public_pem: bytes, anchor_path: Path, *,
-                 post: Callable[[Callable[[], None]], None],
-                 on_scrubbed: Callable[[VerifyResult], None],
-                 scrub_every_s: float, first_scrub_s: float = 60.0, share: float = 0.1,
-                 archive: Callable[[Journal], None] | None = None,
-                 archive_every_s: float = 3600.0) -> None:
+    def __init__(
+        self,
+        db_path: str,
+        public_pem: bytes,
+        anchor_path: Path,
+        *,
+        post: Callable[[Callable[[], None]], None],
+        on_scrubbed: Callable[[VerifyResult], None],
+        scrub_every_s: float,
+        first_scrub_s: float = 60.0,
+        share: float = 0.1,
+        archive: Callable[[Journal], None] | None = None,
+        archive_every_s: float = 3600.0,
+    ) -> None:
         self.db_path = db_path
         self.public_pem = public_pem
         self.anchor_path = anchor_path
@@ -154,8 +173,15 @@ class Maintenance:
                 if self._archive is not None and now >= self._next_archive:
                     self._run_archive()
                     self._next_archive = time.monotonic() + self._archive_every_s
-                wait = min(self._next_checkpoint, self._next_scrub, self._next_wal_check,
-                           self._next_archive) - time.monotonic()
+                wait = (
+                    min(
+                        self._next_checkpoint,
+                        self._next_scrub,
+                        self._next_wal_check,
+                        self._next_archive,
+                    )
+                    - time.monotonic()
+                )
                 self._wake.wait(max(0.05, wait))
                 self._wake.clear()
         finally:
@@ -191,9 +217,15 @@ class Maintenance:
             result.fail(f"journal unreadable: {exc}")
         else:
             try:
-                result = walk_slowly(reader, self.public_pem, self.anchor_path,
-                                     share=self.share, stop=self._stop,
-                                     progress=self._progress, between=self._between_slices)
+                result = walk_slowly(
+                    reader,
+                    self.public_pem,
+                    self.anchor_path,
+                    share=self.share,
+                    stop=self._stop,
+                    progress=self._progress,
+                    between=self._between_slices,
+                )
             except JournalError as exc:
                 result = VerifyResult()
                 result.fail(f"journal unreadable: {exc}")

@@ -62,8 +62,9 @@ class FileSigner:
     def __init__(self, path: Path, key: ec.EllipticCurvePrivateKey) -> None:
         self._path = path
         self._key = key
-        self._pem = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                   serialization.PublicFormat.SubjectPublicKeyInfo)
+        self._pem = key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
         self._key_id = pem_key_id(self._pem)
 
     @classmethod
@@ -88,8 +89,11 @@ class FileSigner:
         """A new P-256 key, written once (mode 0600, never over an existing file) and synced."""
         p = Path(path)
         key = ec.generate_private_key(ec.SECP256R1())
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
         try:
             fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError as exc:
@@ -132,7 +136,8 @@ def check_module(module: str, expected: str | None, *, required: bool) -> None:
             raise SignerError(
                 f"the pkcs11 module {module} is not pinned: a sealed profile needs"
                 f" pkcs11_module_sha256 in [journal] (sha256sum {path}), because the module is"
-                " code loaded from outside the release (docs/program-verification.md)")
+                " code loaded from outside the release (docs/program-verification.md)"
+            )
         return
     digest = hashlib.sha256()
     try:
@@ -147,7 +152,8 @@ def check_module(module: str, expected: str | None, *, required: bool) -> None:
             f"the pkcs11 module {path} has sha256 {found}, but the profile pins"
             f" pkcs11_module_sha256 = {expected.lower()}: refusing to load it (a changed module"
             " is changed code; if the module was upgraded on purpose, pin the new hash and"
-            " install the profile again)")
+            " install the profile again)"
+        )
 
 
 class Pkcs11Signer:
@@ -163,9 +169,17 @@ class Pkcs11Signer:
         self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, module: str, token_label: str, key_label: str, pin: str, *,
-             create: bool = False, module_sha256: str | None = None,
-             require_module_sha256: bool = False) -> Pkcs11Signer:
+    def open(
+        cls,
+        module: str,
+        token_label: str,
+        key_label: str,
+        pin: str,
+        *,
+        create: bool = False,
+        module_sha256: str | None = None,
+        require_module_sha256: bool = False,
+    ) -> Pkcs11Signer:
         """Log in to the token and find the key pair ``key_label``; with ``create``, generate
         it in the token when absent (sensitive, not extractable). The module is code from
         outside the release: with ``module_sha256`` it is loaded only if its file has that
@@ -175,8 +189,9 @@ class Pkcs11Signer:
             import pkcs11
             from pkcs11 import Attribute, KeyType, ObjectClass
         except ImportError as exc:
-            raise SignerError("the pkcs11 signer needs python-pkcs11 "
-                              "(pip install 'table-controller[pkcs11]')") from exc
+            raise SignerError(
+                "the pkcs11 signer needs python-pkcs11 (pip install 'table-controller[pkcs11]')"
+            ) from exc
         where = f"pkcs11 token {token_label!r} key {key_label!r} ({module})"
         try:
             lib = pkcs11.lib(module)
@@ -186,10 +201,12 @@ class Pkcs11Signer:
             raise SignerError(f"cannot open {where}: {type(exc).__name__} {exc}") from exc
         try:
             try:
-                private = session.get_key(object_class=ObjectClass.PRIVATE_KEY,
-                                          key_type=KeyType.EC, label=key_label)
-                public = session.get_key(object_class=ObjectClass.PUBLIC_KEY,
-                                         key_type=KeyType.EC, label=key_label)
+                private = session.get_key(
+                    object_class=ObjectClass.PRIVATE_KEY, key_type=KeyType.EC, label=key_label
+                )
+                public = session.get_key(
+                    object_class=ObjectClass.PUBLIC_KEY, key_type=KeyType.EC, label=key_label
+                )
             except pkcs11.NoSuchKey:
                 if not create:
                     raise SignerKeyMissing(f"no key pair in {where}") from None
@@ -216,16 +233,19 @@ class Pkcs11Signer:
 
     def sign(self, message: bytes) -> str:
         import pkcs11
+
         digest = hashlib.sha256(message).digest()
         try:
             with self._lock:
                 raw = self._private.sign(digest, mechanism=pkcs11.Mechanism.ECDSA)
         except pkcs11.PKCS11Error as exc:
-            raise SignerError(f"{self._description}: signing failed: {type(exc).__name__}"
-                              f" {exc}") from exc
+            raise SignerError(
+                f"{self._description}: signing failed: {type(exc).__name__} {exc}"
+            ) from exc
         half = len(raw) // 2
-        der = encode_dss_signature(int.from_bytes(raw[:half], "big"),
-                                   int.from_bytes(raw[half:], "big"))
+        der = encode_dss_signature(
+            int.from_bytes(raw[:half], "big"), int.from_bytes(raw[half:], "big")
+        )
         return der.hex()
 
     def close(self) -> None:
@@ -239,15 +259,22 @@ class Pkcs11Signer:
 def _generate(session: Any, label: str) -> tuple[Any, Any]:
     from pkcs11 import Attribute, KeyType
     from pkcs11.util.ec import encode_named_curve_parameters
+
     params = session.create_domain_parameters(
-        KeyType.EC, {Attribute.EC_PARAMS: encode_named_curve_parameters("secp256r1")},
-        local=True)
+        KeyType.EC, {Attribute.EC_PARAMS: encode_named_curve_parameters("secp256r1")}, local=True
+    )
     public, private = params.generate_keypair(
-        store=True, label=label,
-        private_template={Attribute.SENSITIVE: True, Attribute.EXTRACTABLE: False,
-                          Attribute.SIGN: True, Attribute.PRIVATE: True,
-                          Attribute.TOKEN: True},
-        public_template={Attribute.VERIFY: True, Attribute.TOKEN: True})
+        store=True,
+        label=label,
+        private_template={
+            Attribute.SENSITIVE: True,
+            Attribute.EXTRACTABLE: False,
+            Attribute.SIGN: True,
+            Attribute.PRIVATE: True,
+            Attribute.TOKEN: True,
+        },
+        public_template={Attribute.VERIFY: True, Attribute.TOKEN: True},
+    )
     return public, private
 
 
@@ -258,8 +285,9 @@ def _public_pem(ec_point: bytes) -> bytes:
     if len(point) == 67 and point[0] == 0x04 and point[1] == 65:
         point = point[2:]
     key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
-    pem = key.public_bytes(serialization.Encoding.PEM,
-                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     load_public_key(pem)
     return pem
 
@@ -271,4 +299,3 @@ def read_pin(path: str | os.PathLike[str]) -> str:
         return Path(path).read_text().splitlines()[0].strip()
     except (OSError, IndexError) as exc:
         raise SignerError(f"cannot read the token PIN from {path}: {exc}") from exc
-

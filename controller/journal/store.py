@@ -113,9 +113,10 @@ def _raw_sig(der_hex: str) -> bytes:
 def _der_sig(raw: bytes) -> str:
     """The DER (hex) of a stored r || s."""
     if len(raw) != 64:
-        return raw.hex()   # not a stored signature: shown as it is, and it will not verify
-    return encode_dss_signature(int.from_bytes(raw[:32], "big"),
-                                int.from_bytes(raw[32:], "big")).hex()
+        return raw.hex()  # not a stored signature: shown as it is, and it will not verify
+    return encode_dss_signature(
+        int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
+    ).hex()
 
 
 def read_boot_id() -> str:
@@ -182,11 +183,11 @@ class Journal:
         try:
             if readonly:
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                           check_same_thread=False)
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
             else:
-                self._db = sqlite3.connect(self.path, isolation_level=None,
-                                           check_same_thread=False)
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self._create()
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute("PRAGMA journal_size_limit=4194304")
@@ -197,13 +198,16 @@ class Journal:
                 # a helper connection (a reader, the worker's) reads forward once: a small
                 # page cache keeps the table's memory small
                 self._db.execute(f"PRAGMA cache_size=-{cache_kib or 256}")
-            tables = {r[0] for r in self._db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                r[0]
+                for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
             if "events" in tables and "rows" not in tables:
                 raise JournalRevision1(f"{self.path} is a revision-1 journal")
             self._load_names()
             last = self._db.execute(
-                "SELECT seq, hash, ts FROM rows ORDER BY seq DESC LIMIT 1").fetchone()
+                "SELECT seq, hash, ts FROM rows ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
             self._genesis = self.meta("genesis") or GENESIS
         except JournalRevision1:
             self._db.close()
@@ -221,10 +225,11 @@ class Journal:
 
     def _create(self) -> None:
         """A new file gets 2 KiB pages (set before the first table), WAL and the schema."""
-        tables = {r[0] for r in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {
+            r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
         if "events" in tables and "rows" not in tables:
-            return   # revision 1: reported by the caller, never altered
+            return  # revision 1: reported by the caller, never altered
         if not tables:
             self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -245,17 +250,18 @@ class Journal:
     # -- names stored once -----------------------------------------------------------------------
 
     def _load_names(self) -> None:
-        self._kind_names = {int(i): str(k) for i, k in self._db.execute(
-            "SELECT id, kind FROM kinds")}
+        self._kind_names = {
+            int(i): str(k) for i, k in self._db.execute("SELECT id, kind FROM kinds")
+        }
         self._kind_ids = {k: i for i, k in self._kind_names.items()}
-        self._boot_names = {int(i): str(b) for i, b in self._db.execute(
-            "SELECT id, boot FROM boots")}
-        self._boot_ref = next((i for i, b in self._boot_names.items()
-                               if b == self._boot_id), None)
+        self._boot_names = {
+            int(i): str(b) for i, b in self._db.execute("SELECT id, boot FROM boots")
+        }
+        self._boot_ref = next((i for i, b in self._boot_names.items() if b == self._boot_id), None)
 
     def _kind_name(self, ref: int) -> str:
         if ref not in self._kind_names:
-            self._load_names()   # another connection wrote a new kind since we loaded them
+            self._load_names()  # another connection wrote a new kind since we loaded them
         return self._kind_names.get(ref, f"?kind{ref}")
 
     def _boot_name(self, ref: int) -> str:
@@ -377,14 +383,16 @@ class Journal:
             return
         self._txn.heads_wanted.append(reason)
 
-    def append(self, kind: str, data: Mapping[str, Any] | None = None,
-               round_id: int | None = None) -> int:
+    def append(
+        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+    ) -> int:
         """Append one row; outside a transaction it is synced before this returns. Returns its
         sequence number."""
         return self.append_entry(kind, data, round_id).seq
 
-    def append_entry(self, kind: str, data: Mapping[str, Any] | None = None,
-                     round_id: int | None = None) -> Row:
+    def append_entry(
+        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+    ) -> Row:
         """As :meth:`append`, returning the whole row."""
         if self._readonly:
             raise JournalError(f"{self.path} was opened read-only")
@@ -398,8 +406,9 @@ class Journal:
         with self.transaction():
             return self._insert(kind, body, text, round_id, self._wall_ns())
 
-    def _insert(self, kind: str, data: dict[str, Any], text: str, round_id: int | None,
-                wall: int) -> Row:
+    def _insert(
+        self, kind: str, data: dict[str, Any], text: str, round_id: int | None, wall: int
+    ) -> Row:
         txn = self._txn
         assert txn is not None
         if txn.failed is not None:
@@ -417,10 +426,11 @@ class Journal:
             self._boot_ref = self._write("INSERT INTO boots (boot) VALUES (?)", (self._boot_id,))
             self._boot_names[self._boot_ref] = self._boot_id
             txn.new_boot = True
-        self._write("INSERT INTO rows (seq, ts, boot, mono, kind, round, data, hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, wall, self._boot_ref, mono, kind_ref, round_id, text,
-                     bytes.fromhex(digest)))
+        self._write(
+            "INSERT INTO rows (seq, ts, boot, mono, kind, round, data, hash)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, wall, self._boot_ref, mono, kind_ref, round_id, text, bytes.fromhex(digest)),
+        )
         row = Row(seq, wall, self._boot_id, mono, kind, round_id, data, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         self._last_wall_ns = max(self._last_wall_ns, wall)
@@ -431,10 +441,18 @@ class Journal:
         """Store signed heads (the notary signed them on its thread; the loop stores them)."""
         with self.transaction():
             for h in heads:
-                self._write("INSERT OR IGNORE INTO heads (seq, hash, ts, sig, key_id, counter)"
-                            " VALUES (?, ?, ?, ?, ?, ?)",
-                            (h.seq, bytes.fromhex(h.hash), h.ts, _raw_sig(h.sig),
-                             bytes.fromhex(h.key_id), h.counter))
+                self._write(
+                    "INSERT OR IGNORE INTO heads (seq, hash, ts, sig, key_id, counter)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        h.seq,
+                        bytes.fromhex(h.hash),
+                        h.ts,
+                        _raw_sig(h.sig),
+                        bytes.fromhex(h.key_id),
+                        h.counter,
+                    ),
+                )
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> int:
         """One statement inside the current transaction (BEGIN on the first); a failure dooms
@@ -482,7 +500,7 @@ class Journal:
             try:
                 self._db.execute("ROLLBACK")
             except sqlite3.DatabaseError:
-                pass   # SQLite may have rolled back already (a full disk does)
+                pass  # SQLite may have rolled back already (a full disk does)
         self._last_seq, self._last_hash = txn.start_seq, txn.start_hash
         for kind in txn.new_kinds:
             ref = self._kind_ids.pop(kind, None)
@@ -522,8 +540,9 @@ class Journal:
         if last is None or abs(offset - last) < CLOCK_JUMP_NS:
             return None
         step_s = (offset - last) / 1e9
-        text = (f"wall clock jumped {'forward' if step_s > 0 else 'backwards'} by"
-                f" {abs(step_s):.3f} s")
+        text = (
+            f"wall clock jumped {'forward' if step_s > 0 else 'backwards'} by {abs(step_s):.3f} s"
+        )
         now = self._wall_ns()
         data = {"warning": text, "wall_ns": now, "step_s": round(step_s, 3)}
         with self.transaction():
@@ -539,12 +558,21 @@ class Journal:
             prev_hex = b[1] if seq == b[0] + 1 else ""
         else:
             prev_hex = bytes(prev).hex()
-        return Row(int(seq), int(ts), self._boot_name(int(boot)), int(mono),
-                   self._kind_name(int(kind)), rnd, json.loads(text), prev_hex,
-                   bytes(digest).hex())
+        return Row(
+            int(seq),
+            int(ts),
+            self._boot_name(int(boot)),
+            int(mono),
+            self._kind_name(int(kind)),
+            rnd,
+            json.loads(text),
+            prev_hex,
+            bytes(digest).hex(),
+        )
 
-    def events(self, kinds: Iterable[str] | None = None, since_seq: int = 0,
-               round_id: int | None = None) -> Iterator[Row]:
+    def events(
+        self, kinds: Iterable[str] | None = None, since_seq: int = 0, round_id: int | None = None
+    ) -> Iterator[Row]:
         """Rows in sequence order, optionally only some kinds, after ``since_seq``, one round."""
         sql = f"SELECT {_COLUMNS} {_FROM} WHERE r.seq > ?"
         args: list[Any] = [since_seq]
@@ -594,8 +622,10 @@ class Journal:
         upto = self._last_seq + 1
         batch = 256
         while len(found) < count and upto > 0:
-            rows = self._read("SELECT seq, round FROM rows WHERE seq < ? AND seq >= ?"
-                              " ORDER BY seq DESC", (upto, upto - batch))
+            rows = self._read(
+                "SELECT seq, round FROM rows WHERE seq < ? AND seq >= ? ORDER BY seq DESC",
+                (upto, upto - batch),
+            )
             if not rows and self._first_seq_or_none() is None:
                 break
             for _, rnd in rows:
@@ -613,8 +643,9 @@ class Journal:
     def rows_after(self, seq: int, limit: int) -> list[Row]:
         """Up to ``limit`` rows after ``seq``, in order, with ``prev`` and ``hash`` (the feed's
         outbox reads these on a :meth:`reader`)."""
-        rows = self._read(f"SELECT {_COLUMNS} {_FROM} WHERE r.seq > ? ORDER BY r.seq LIMIT ?",
-                          (seq, limit))
+        rows = self._read(
+            f"SELECT {_COLUMNS} {_FROM} WHERE r.seq > ? ORDER BY r.seq LIMIT ?", (seq, limit)
+        )
         base = self.base()
         return [self._row(r, base) for r in rows]
 
@@ -625,11 +656,22 @@ class Journal:
         if self._counter_column is None:
             self._counter_column = "counter" in self._head_columns()
         counter = "counter" if self._counter_column else "NULL"
-        return [SignedHead(table, int(s), bytes(h).hex(), int(ts), _der_sig(bytes(sig)),
-                           bytes(k).hex(), None if c is None else int(c))
-                for s, h, ts, sig, k, c in self._read(
-                    f"SELECT seq, hash, ts, sig, key_id, {counter} FROM heads WHERE seq > ?"
-                    " ORDER BY seq LIMIT ?", (seq, limit))]
+        return [
+            SignedHead(
+                table,
+                int(s),
+                bytes(h).hex(),
+                int(ts),
+                _der_sig(bytes(sig)),
+                bytes(k).hex(),
+                None if c is None else int(c),
+            )
+            for s, h, ts, sig, k, c in self._read(
+                f"SELECT seq, hash, ts, sig, key_id, {counter} FROM heads WHERE seq > ?"
+                " ORDER BY seq LIMIT ?",
+                (seq, limit),
+            )
+        ]
 
     def newest_head(self) -> SignedHead | None:
         """The newest signed head stored in the database."""
@@ -684,11 +726,14 @@ class Journal:
     def raw_rows(self, after_seq: int, limit: int) -> list[tuple[Any, ...]]:
         """(seq, ts, boot, mono, kind, round, data text, hash bytes) in ``rowid`` order, for
         the verifiers: what is stored, not what an index says."""
-        return [(s, ts, self._boot_name(int(b)), m, self._kind_name(int(k)), rnd, text,
-                 bytes(h))
-                for s, ts, b, m, k, rnd, text, h in self._read(
-                    "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
-                    " WHERE rowid > ? ORDER BY rowid LIMIT ?", (after_seq, limit))]
+        return [
+            (s, ts, self._boot_name(int(b)), m, self._kind_name(int(k)), rnd, text, bytes(h))
+            for s, ts, b, m, k, rnd, text, h in self._read(
+                "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
+                " WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (after_seq, limit),
+            )
+        ]
 
     def reader(self) -> Journal:
         """A second, read-only connection (for another thread: verifying, the feed)."""
@@ -700,8 +745,9 @@ class Journal:
         transaction so the loop's writes never wait long; the live journal now starts after
         ``through_seq`` (its ``base``). For the maintenance connection only."""
         removed = 0
-        self._write_now("INSERT OR REPLACE INTO meta VALUES ('base', ?)",
-                        (f"{through_seq}:{through_hash}",))
+        self._write_now(
+            "INSERT OR REPLACE INTO meta VALUES ('base', ?)", (f"{through_seq}:{through_hash}",)
+        )
         while True:
             low = self._read("SELECT MIN(seq) FROM rows")
             if not low or low[0][0] is None or int(low[0][0]) > through_seq:
@@ -740,16 +786,22 @@ class Journal:
     def stale_heads(self, from_seq: int) -> list[tuple[int, str]]:
         """Stored heads from ``from_seq`` on whose row is gone or has another hash:
         (seq, hash hex)."""
-        return [(int(s), bytes(h).hex()) for s, h in self._read(
-            "SELECT h.seq, h.hash FROM heads h LEFT JOIN rows r ON r.seq = h.seq"
-            " WHERE h.seq >= ? AND ((r.seq IS NULL AND h.seq >"
-            " (SELECT COALESCE(MAX(seq), 0) FROM rows)) OR (r.seq IS NOT NULL AND"
-            " r.hash != h.hash))", (from_seq,))]
+        return [
+            (int(s), bytes(h).hex())
+            for s, h in self._read(
+                "SELECT h.seq, h.hash FROM heads h LEFT JOIN rows r ON r.seq = h.seq"
+                " WHERE h.seq >= ? AND ((r.seq IS NULL AND h.seq >"
+                " (SELECT COALESCE(MAX(seq), 0) FROM rows)) OR (r.seq IS NOT NULL AND"
+                " r.hash != h.hash))",
+                (from_seq,),
+            )
+        ]
 
     def newest_heads(self, limit: int) -> list[SignedHead]:
         """The newest ``limit`` stored heads, oldest first."""
-        rows = self._read("SELECT seq FROM heads ORDER BY seq DESC LIMIT 1 OFFSET ?",
-                          (max(0, limit - 1),))
+        rows = self._read(
+            "SELECT seq FROM heads ORDER BY seq DESC LIMIT 1 OFFSET ?", (max(0, limit - 1),)
+        )
         after = int(rows[0][0]) - 1 if rows else -1
         return self.heads_after(after, limit)
 

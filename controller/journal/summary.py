@@ -17,8 +17,9 @@ from typing import Any, Protocol
 
 
 class _Journal(Protocol):
-    def append(self, kind: str, data: Mapping[str, Any] | None = None,
-               round_id: int | None = None) -> int: ...
+    def append(
+        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+    ) -> int: ...
 
 
 @dataclass
@@ -35,17 +36,23 @@ class _Fold:
 class Summaries:
     """Folds repeats of a key into one counted row per ``interval_s`` (see the module doc)."""
 
-    def __init__(self, journal: _Journal, interval_s: float = 60.0, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 wall_ns: Callable[[], int] = time.time_ns) -> None:
+    def __init__(
+        self,
+        journal: _Journal,
+        interval_s: float = 60.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall_ns: Callable[[], int] = time.time_ns,
+    ) -> None:
         self._journal = journal
         self.interval_s = interval_s
         self._clock = clock
         self._wall_ns = wall_ns
         self._folds: dict[str, _Fold] = {}
 
-    def note(self, kind: str, key: str, detail: Mapping[str, Any],
-             round_id: int | None = None) -> bool:
+    def note(
+        self, kind: str, key: str, detail: Mapping[str, Any], round_id: int | None = None
+    ) -> bool:
         """Record one event. The first of ``key`` in an interval is journaled now, as ``kind``
         with ``detail`` and ``count`` 1 (returns True); a repeat is only counted (False)."""
         fold = self._folds.get(key)
@@ -55,7 +62,7 @@ class Summaries:
             self._folds[key] = _Fold(kind, round_id, self._clock(), now)
             return True
         if not fold.count:
-            fold.first_ts = now   # the first repeat: the journaled event is not counted again
+            fold.first_ts = now  # the first repeat: the journaled event is not counted again
         fold.count += 1
         fold.last_ts = now
         fold.last = dict(detail)
@@ -75,10 +82,18 @@ class Summaries:
             if not force and now - fold.opened < self.interval_s:
                 continue
             if fold.count:
-                self._journal.append(fold.kind, {
-                    **fold.last, "count": fold.count, "folded": True,
-                    "first_ts": fold.first_ts, "last_ts": fold.last_ts,
-                    "interval_s": round(now - fold.opened, 3)}, fold.round_id)
+                self._journal.append(
+                    fold.kind,
+                    {
+                        **fold.last,
+                        "count": fold.count,
+                        "folded": True,
+                        "first_ts": fold.first_ts,
+                        "last_ts": fold.last_ts,
+                        "interval_s": round(now - fold.opened, 3),
+                    },
+                    fold.round_id,
+                )
                 written += 1
             del self._folds[key]
         return written

@@ -52,16 +52,22 @@ class StartRefused(Exception):
     what was found and what to do)."""
 
 
-def open_signer(settings: Any, state_path: Callable[[str], Path], *, create: bool,
-                sealed: bool = False) -> Signer:
+def open_signer(
+    settings: Any, state_path: Callable[[str], Path], *, create: bool, sealed: bool = False
+) -> Signer:
     """The signer the profile's ``[journal]`` names; a key is created only with ``create``.
     A token's module must match its pinned SHA-256; a ``sealed`` profile must pin it."""
     if settings.signer == "pkcs11":
-        pin = read_pin(settings.pkcs11_pin_file)   # absolute: outside the state directory
-        return Pkcs11Signer.open(settings.pkcs11_module, settings.pkcs11_token,
-                                 settings.pkcs11_key_label, pin, create=create,
-                                 module_sha256=settings.pkcs11_module_sha256,
-                                 require_module_sha256=sealed)
+        pin = read_pin(settings.pkcs11_pin_file)  # absolute: outside the state directory
+        return Pkcs11Signer.open(
+            settings.pkcs11_module,
+            settings.pkcs11_token,
+            settings.pkcs11_key_label,
+            pin,
+            create=create,
+            module_sha256=settings.pkcs11_module_sha256,
+            require_module_sha256=sealed,
+        )
     path = state_path(settings.key_path)
     if create and not path.exists():
         return FileSigner.create(path)
@@ -78,8 +84,14 @@ class Opened:
     previous: dict[str, Any] | None = None
 
 
-def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str, *,
-                 sealed: bool = False, **journal_kwargs: Any) -> Opened:
+def open_journal(
+    settings: Any,
+    state_path: Callable[[str], Path],
+    table_id: str,
+    *,
+    sealed: bool = False,
+    **journal_kwargs: Any,
+) -> Opened:
     """Open the journal and its signer, or refuse (:class:`StartRefused`).
 
     A revision-1 journal is set aside (still verifiable with its old key) and a new journal
@@ -93,8 +105,7 @@ def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str
     except JournalError as exc:
         raise StartRefused(f"journal {db}: {exc}") from exc
     anchor_path = state_path(settings.anchor_path)
-    history = (journal.last_seq > 0 or journal.meta("key_id") is not None
-               or anchor_path.exists())
+    history = journal.last_seq > 0 or journal.meta("key_id") is not None or anchor_path.exists()
     try:
         signer = open_signer(settings, state_path, create=not history, sealed=sealed)
     except SignerKeyMissing as exc:
@@ -103,19 +114,24 @@ def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str
             f"the journal {db} has {journal.last_seq} rows but its signing key is missing"
             f" ({exc}). Refusing to start: a new key would let a rewritten journal pass as"
             " genuine. Restore the key (or the token), or set the journal and its anchor aside"
-            " to start a new one (docs/journal.md \"A lost key\").") from exc
+            ' to start a new one (docs/journal.md "A lost key").'
+        ) from exc
     except SignerError as exc:
         journal.close()
         raise StartRefused(f"journal signer: {exc}") from exc
     named, table = journal.meta("key_id"), journal.meta("table")
     problem = None
     if named is not None and named != signer.key_id:
-        problem = (f"the journal {db} is signed by key {named}, but the signer"
-                   f" ({signer.description}) holds key {signer.key_id}: refusing to start"
-                   " (docs/journal.md \"A lost key\")")
+        problem = (
+            f"the journal {db} is signed by key {named}, but the signer"
+            f" ({signer.description}) holds key {signer.key_id}: refusing to start"
+            ' (docs/journal.md "A lost key")'
+        )
     elif table is not None and table != table_id:
-        problem = (f"the journal {db} belongs to table {table!r}, the profile names"
-                   f" {table_id!r}: refusing to start")
+        problem = (
+            f"the journal {db} belongs to table {table!r}, the profile names"
+            f" {table_id!r}: refusing to start"
+        )
     if problem is not None:
         signer.close()
         journal.close()
@@ -129,8 +145,9 @@ def open_journal(settings: Any, state_path: Callable[[str], Path], table_id: str
             journal.set_meta("table", table_id)
             journal.set_meta("signer", _signer_name(settings))
             if previous is not None:
-                journal.append("journal.migrated", {"previous_head": previous["head_mac"],
-                                                    **previous})
+                journal.append(
+                    "journal.migrated", {"previous_head": previous["head_mac"], **previous}
+                )
     return Opened(journal, signer, not history, previous)
 
 
@@ -148,25 +165,38 @@ def _set_aside_revision1(db: Path) -> dict[str, Any]:
     key_file = db.parent / REV1_KEY
     try:
         verdict = legacy.verify_revision1(moved, legacy.read_key(key_file))
-        head_seq, head_mac, ok, problem = (verdict.head_seq, verdict.head_mac, verdict.ok,
-                                           verdict.problem)
+        head_seq, head_mac, ok, problem = (
+            verdict.head_seq,
+            verdict.head_mac,
+            verdict.ok,
+            verdict.problem,
+        )
     except (OSError, ValueError) as exc:
         head_seq, head_mac, ok, problem = 0, "0" * 64, False, f"not verified: {exc}"
     if not head_mac:
         head_mac = "0" * 64
     log.warning("revision-1 journal set aside as %s (%s)", moved, problem or "verified")
-    return {"previous_file": moved.name, "previous_rows": head_seq,
-            "previous_head_seq": head_seq, "head_mac": head_mac, "previous_verified": ok,
-            "previous_problem": problem}
+    return {
+        "previous_file": moved.name,
+        "previous_rows": head_seq,
+        "previous_head_seq": head_seq,
+        "head_mac": head_mac,
+        "previous_verified": ok,
+        "previous_problem": problem,
+    }
 
 
 def acknowledgment_lines(record: dict[str, Any]) -> list[str]:
     """Console lines for a journaled acknowledgment."""
-    lines = [f"journal: acknowledged by {record['who']}: " + "; ".join(
-        p for f in record["found"] for p in f.get("problems", []))[:300]]
+    lines = [
+        f"journal: acknowledged by {record['who']}: "
+        + "; ".join(p for f in record["found"] for p in f.get("problems", []))[:300]
+    ]
     if record["withdrawn_heads"]:
-        lines.append(f"journal: {len(record['withdrawn_heads'])} signed heads that no longer"
-                     " match withdrawn (listed in the journal)")
+        lines.append(
+            f"journal: {len(record['withdrawn_heads'])} signed heads that no longer"
+            " match withdrawn (listed in the journal)"
+        )
     lines.append(f"journal: the anchor restarts at row {record['journal_head'] + 1}")
     return lines
 
@@ -174,13 +204,19 @@ def acknowledgment_lines(record: dict[str, Any]) -> list[str]:
 class JournalTrust:
     """Signed heads, the anchor, the checks and the acknowledgment for one running journal."""
 
-    def __init__(self, opened: Opened, settings: Any, state_path: Callable[[str], Path], *,
-                 post: Callable[[Callable[[], None]], None],
-                 raise_fault: Callable[[str], None],
-                 carry_kinds: Callable[[], Sequence[Sequence[str]]] = lambda: (),
-                 snapshot_kinds: Sequence[str] = (),
-                 clock: Callable[[], float] = time.monotonic,
-                 counter: Counter | None = None) -> None:
+    def __init__(
+        self,
+        opened: Opened,
+        settings: Any,
+        state_path: Callable[[str], Path],
+        *,
+        post: Callable[[Callable[[], None]], None],
+        raise_fault: Callable[[str], None],
+        carry_kinds: Callable[[], Sequence[Sequence[str]]] = lambda: (),
+        snapshot_kinds: Sequence[str] = (),
+        clock: Callable[[], float] = time.monotonic,
+        counter: Counter | None = None,
+    ) -> None:
         self.journal = opened.journal
         self.fresh = opened.fresh
         #: The TPM counter signed into every anchored head (None: the table has no TPM).
@@ -210,13 +246,23 @@ class JournalTrust:
         self.acknowledged: set[str] = set()
         self.start_verdict: VerifyResult | None = None
         self.started = False
-        self.notary = Notary(self.signer, Anchor(self.anchor_path), self.table,
-                             on_signed=self._signed, on_error=self._sign_error,
-                             counter=counter)
+        self.notary = Notary(
+            self.signer,
+            Anchor(self.anchor_path),
+            self.table,
+            on_signed=self._signed,
+            on_error=self._sign_error,
+            counter=counter,
+        )
         self.maintenance = Maintenance(
-            self.journal.path, self.public_pem, self.anchor_path, post=post,
-            on_scrubbed=self._scrubbed, scrub_every_s=settings.scrub_hours * 3600.0,
-            archive=self._archive)
+            self.journal.path,
+            self.public_pem,
+            self.anchor_path,
+            post=post,
+            on_scrubbed=self._scrubbed,
+            scrub_every_s=settings.scrub_hours * 3600.0,
+            archive=self._archive,
+        )
         self.journal.set_head_hook(self._request_head)
         acknowledged_at = 0
         for row in self.journal.events(kinds=["journal.acknowledged"]):
@@ -239,10 +285,15 @@ class JournalTrust:
         self.start_verdict = verdict
         if verdict.ok and anchor is not None:
             newest = self.journal.newest_head()
-            missing = [h for h in anchor.heads
-                       if (newest is None or h.seq > newest.seq) and h.seq <= self.journal.last_seq
-                       and h.verify(self.public_key)
-                       and (row := self.journal.row(h.seq)) is not None and row.hash == h.hash]
+            missing = [
+                h
+                for h in anchor.heads
+                if (newest is None or h.seq > newest.seq)
+                and h.seq <= self.journal.last_seq
+                and h.verify(self.public_key)
+                and (row := self.journal.row(h.seq)) is not None
+                and row.hash == h.hash
+            ]
             if missing:
                 self.journal.add_heads(missing)
         counter_problem = self._check_counter(anchor)
@@ -261,10 +312,13 @@ class JournalTrust:
             return None
         try:
             value = self.counter.read()
-        except OSError as exc:   # drivers/counter.py CounterError, or the TPM's device
+        except OSError as exc:  # drivers/counter.py CounterError, or the TPM's device
             return f"the TPM counter cannot be read: {exc}"
-        heads = [h for h in (anchor.heads if anchor is not None else [])
-                 if h.counter is not None and h.verify(self.public_key)]
+        heads = [
+            h
+            for h in (anchor.heads if anchor is not None else [])
+            if h.counter is not None and h.verify(self.public_key)
+        ]
         stored = self.journal.newest_head()
         if stored is not None and stored.counter is not None:
             heads.append(stored)
@@ -272,33 +326,41 @@ class JournalTrust:
         self.counter_at_start, self.journal_counter_at_start = value, newest
         if newest is None:
             if value == 0 or self.fresh:
-                return None   # the first start with this TPM, or a new journal
-            return (f"the journal holds no signed head with the TPM counter, but"
-                    f" {self.counter.description} is at {value}: a journal copied back from"
-                    " before (the state directory restored)")
+                return None  # the first start with this TPM, or a new journal
+            return (
+                f"the journal holds no signed head with the TPM counter, but"
+                f" {self.counter.description} is at {value}: a journal copied back from"
+                " before (the state directory restored)"
+            )
         if newest < value:
-            return (f"the journal is behind the TPM counter: its newest signed head carries"
-                    f" {newest}, {self.counter.description} is at {value} ({value - newest}"
-                    " signed heads after it are gone: the state directory was restored from a"
-                    " copy, or the journal and its anchor lost rows)")
+            return (
+                f"the journal is behind the TPM counter: its newest signed head carries"
+                f" {newest}, {self.counter.description} is at {value} ({value - newest}"
+                " signed heads after it are gone: the state directory was restored from a"
+                " copy, or the journal and its anchor lost rows)"
+            )
         if newest == value + 1:
             try:
-                self.counter.increment()   # anchored, then the power went before the increment
+                self.counter.increment()  # anchored, then the power went before the increment
                 self.counter_at_start = value + 1
-            except OSError as exc:   # drivers/counter.py CounterError, or the TPM's device
+            except OSError as exc:  # drivers/counter.py CounterError, or the TPM's device
                 return f"the TPM counter cannot be incremented: {exc}"
             return None
         if newest > value + 1:
-            return (f"the TPM counter is behind the journal: {self.counter.description} is at"
-                    f" {value}, the journal's newest signed head carries {newest} (another"
-                    " TPM, or the TPM was cleared)")
+            return (
+                f"the TPM counter is behind the journal: {self.counter.description} is at"
+                f" {value}, the journal's newest signed head carries {newest} (another"
+                " TPM, or the TPM was cleared)"
+            )
         return None
 
     def counter_line(self) -> str:
         """``status``'s line for the counter."""
         if self.counter is None:
-            return ("none: no TPM; a journal restored from a copy while the feed was down is"
-                    " not detected")
+            return (
+                "none: no TPM; a journal restored from a copy while the feed was down is"
+                " not detected"
+            )
         return f"{self.counter.description}, next head {self.notary.counter_next_text()}"
 
     def _add_finding(self, result: VerifyResult, source: str) -> None:
@@ -361,8 +423,11 @@ class JournalTrust:
         """Loop, every tick: a head at least once a minute while rows are added; heads that
         waited long enough for an event are stored on their own."""
         now = self._clock()
-        if (not self.findings and self.journal.last_seq > self.notary.requested_seq
-                and now - self.notary.requested_at >= HEAD_EVERY_S):
+        if (
+            not self.findings
+            and self.journal.last_seq > self.notary.requested_seq
+            and now - self.notary.requested_at >= HEAD_EVERY_S
+        ):
             self.journal.want_head("periodic")
         with self._unstored_lock:
             waited = bool(self.unstored) and now - self.unstored[0][0] >= STORE_HEADS_AFTER_S
@@ -381,11 +446,17 @@ class JournalTrust:
 
     def _scrubbed(self, result: VerifyResult) -> None:
         """Loop: a pass of the scrub ended; journal it; a new problem is a finding."""
-        self.journal.append("journal.scrubbed", {
-            "ok": result.ok, "rows": result.rows, "heads": result.heads,
-            "head_seq": result.head_seq, "seconds": round(self.maintenance.status.last_seconds,
-                                                         1),
-            "problems": result.problems[:5]})
+        self.journal.append(
+            "journal.scrubbed",
+            {
+                "ok": result.ok,
+                "rows": result.rows,
+                "heads": result.heads,
+                "head_seq": result.head_seq,
+                "seconds": round(self.maintenance.status.last_seconds, 1),
+                "problems": result.problems[:5],
+            },
+        )
         known = {p for f in self.findings for p in f.problems}
         fresh = [p for p in result.problems if p not in self.acknowledged and p not in known]
         if fresh:
@@ -406,14 +477,20 @@ class JournalTrust:
             if head.seq not in stale_seqs and not head.verify(self.public_key):
                 stale.append((head.seq, head.hash))
         found = [f.as_dict() for f in self.findings]
-        record = {"who": who, "found": found,
-                  "withdrawn_heads": [{"seq": s, "hash": h} for s, h in sorted(stale)][:500],
-                  "journal_head": self.journal.last_seq}
+        record = {
+            "who": who,
+            "found": found,
+            "withdrawn_heads": [{"seq": s, "hash": h} for s, h in sorted(stale)][:500],
+            "journal_head": self.journal.last_seq,
+        }
         self.journal.append("journal.acknowledged", record)
         if stale:
             self.journal.withdraw_heads(sorted(s for s, _ in stale))
-        self.journal.after_commit(lambda: self.notary.request(
-            self.journal.last_seq, self.journal.last_hash, "acknowledged", reset_anchor=True))
+        self.journal.after_commit(
+            lambda: self.notary.request(
+                self.journal.last_seq, self.journal.last_hash, "acknowledged", reset_anchor=True
+            )
+        )
         for f in self.findings:
             self.acknowledged.update(f.problems)
         self.findings = []
@@ -433,9 +510,14 @@ class JournalTrust:
         if not bad:
             return None
         first = min(bad)
-        good = [h.seq for h in self.journal.newest_heads(200)
-                if h.seq < first and h.verify(self.public_key)
-                and (row := self.journal.row(h.seq)) is not None and row.hash == h.hash]
+        good = [
+            h.seq
+            for h in self.journal.newest_heads(200)
+            if h.seq < first
+            and h.verify(self.public_key)
+            and (row := self.journal.row(h.seq)) is not None
+            and row.hash == h.hash
+        ]
         return max(good) + 1 if good else max(1, first - 100_000)
 
     # -- the daily archive (background worker) -----------------------------------------------
@@ -443,11 +525,16 @@ class JournalTrust:
     def _archive(self, maint: Journal) -> None:
         """Worker: move the rows older than ``retain_days`` to a signed segment."""
         from controller.journal.archive import plan_cut, write_segment
+
         if not self._snapshot_kinds:
-            return   # a table that does not name its snapshots is never cut short
+            return  # a table that does not name its snapshots is never cut short
         snapshot = maint.last(self._snapshot_kinds)
-        cut = plan_cut(maint, self.settings.retain_days, time.time_ns(),
-                       snapshot.seq if snapshot is not None else None)
+        cut = plan_cut(
+            maint,
+            self.settings.retain_days,
+            time.time_ns(),
+            snapshot.seq if snapshot is not None else None,
+        )
         if cut is None:
             return
         first, last = cut
@@ -464,9 +551,16 @@ class JournalTrust:
                 with self.journal.transaction():
                     self.journal.after_commit(done.set)
                     self.carry_forward(last)
-                    self.journal.append("journal.archived", {
-                        "file": segment.path.name, "sha256": segment.sha256,
-                        "first_seq": first, "last_seq": last, "last_hash": segment.last_hash})
+                    self.journal.append(
+                        "journal.archived",
+                        {
+                            "file": segment.path.name,
+                            "sha256": segment.sha256,
+                            "first_seq": first,
+                            "last_seq": last,
+                            "last_hash": segment.last_hash,
+                        },
+                    )
                     self.journal.add_heads([closing])
             except JournalError as exc:
                 failed.append(str(exc))
@@ -475,8 +569,9 @@ class JournalTrust:
 
         self._post(record)
         if not done.wait(60.0) or failed:
-            log.warning("journal archive of rows %s-%s not recorded: %s", first, last,
-                        failed or "timeout")
+            log.warning(
+                "journal archive of rows %s-%s not recorded: %s", first, last, failed or "timeout"
+            )
             return
         maint.delete_archived(last, row.hash)
         log.info("journal rows %s-%s archived to %s", first, last, segment.path)
@@ -513,4 +608,3 @@ class JournalTrust:
         except JournalError as exc:
             log.warning("signed heads not stored at shutdown (the anchor has them): %s", exc)
         self.signer.close()
-

@@ -51,8 +51,10 @@ class VerifyResult:
 
     def describe(self) -> str:
         if self.ok:
-            return (f"journal verified: {self.rows} rows, {self.heads} signed heads, head"
-                    f" {self.head_seq} {self.head_hash}")
+            return (
+                f"journal verified: {self.rows} rows, {self.heads} signed heads, head"
+                f" {self.head_seq} {self.head_hash}"
+            )
         where = f" at seq {self.first_bad_seq}" if self.first_bad_seq is not None else ""
         return f"journal BROKEN{where}: {self.problem}"
 
@@ -61,27 +63,37 @@ class VerifyResult:
         """A finding read back from its journal row (:meth:`as_dict`)."""
         first = data.get("first_bad_seq")
         anchor_seq = data.get("anchor_seq")
-        return cls(rows=int(data.get("rows") or 0), head_seq=int(data.get("head_seq") or 0),
-                   head_hash=str(data.get("head_hash") or GENESIS),
-                   problems=[str(p) for p in data.get("problems") or ["(not recorded)"]],
-                   first_bad_seq=None if first is None else int(first),
-                   rows_lost=int(data.get("rows_lost") or 0),
-                   anchor_seq=None if anchor_seq is None else int(anchor_seq))
+        return cls(
+            rows=int(data.get("rows") or 0),
+            head_seq=int(data.get("head_seq") or 0),
+            head_hash=str(data.get("head_hash") or GENESIS),
+            problems=[str(p) for p in data.get("problems") or ["(not recorded)"]],
+            first_bad_seq=None if first is None else int(first),
+            rows_lost=int(data.get("rows_lost") or 0),
+            anchor_seq=None if anchor_seq is None else int(anchor_seq),
+        )
 
     def as_dict(self) -> dict[str, object]:
         """What was found, for the journal row a technician's acknowledgment writes."""
-        return {"ok": self.ok, "rows": self.rows, "head_seq": self.head_seq,
-                "head_hash": self.head_hash, "problems": self.problems[:10],
-                "first_bad_seq": self.first_bad_seq, "rows_lost": self.rows_lost,
-                "anchor_seq": self.anchor_seq}
+        return {
+            "ok": self.ok,
+            "rows": self.rows,
+            "head_seq": self.head_seq,
+            "head_hash": self.head_hash,
+            "problems": self.problems[:10],
+            "first_bad_seq": self.first_bad_seq,
+            "rows_lost": self.rows_lost,
+            "anchor_seq": self.anchor_seq,
+        }
 
 
 class Walker:
     """Checks the chain from (``after_seq``, ``prev``) forward, ``step`` rows at a time, in
     rowid order: what is stored, not what an index claims."""
 
-    def __init__(self, journal: Journal, after_seq: int, prev: str,
-                 result: VerifyResult | None = None) -> None:
+    def __init__(
+        self, journal: Journal, after_seq: int, prev: str, result: VerifyResult | None = None
+    ) -> None:
         self.journal = journal
         self.next_seq = after_seq + 1
         self.prev = prev
@@ -96,14 +108,16 @@ class Walker:
         try:
             rows = self.journal.raw_rows(self.next_seq - 1, limit)
         except JournalError as exc:
-            result.fail(f"database unreadable after row {self.next_seq - 1}: {exc}",
-                        self.next_seq)
+            result.fail(f"database unreadable after row {self.next_seq - 1}: {exc}", self.next_seq)
             self.done = True
             return True
         for seq, ts, boot, mono, kind, rnd, text, stored in rows:
             if seq != self.next_seq:
-                problem = (f"row {self.next_seq} is missing (deleted)" if seq > self.next_seq
-                           else f"row {seq} is out of order (reordered)")
+                problem = (
+                    f"row {self.next_seq} is missing (deleted)"
+                    if seq > self.next_seq
+                    else f"row {seq} is out of order (reordered)"
+                )
                 result.fail(problem, self.next_seq)
                 self.done = True
                 return True
@@ -111,8 +125,18 @@ class Walker:
                 data = json.loads(text)
                 if not isinstance(data, dict):
                     raise ValueError("data is not a JSON object")
-                good = row_hash(self.prev, {"seq": seq, "ts": ts, "boot": boot, "mono": mono,
-                                            "kind": kind, "round": rnd, "data": data})
+                good = row_hash(
+                    self.prev,
+                    {
+                        "seq": seq,
+                        "ts": ts,
+                        "boot": boot,
+                        "mono": mono,
+                        "kind": kind,
+                        "round": rnd,
+                        "data": data,
+                    },
+                )
             except (ValueError, TypeError) as exc:
                 result.fail(f"row {seq} ({kind}) is unreadable: {exc}", seq)
                 self.done = True
@@ -130,14 +154,15 @@ class Walker:
         return self.done
 
 
-def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: int,
-                result: VerifyResult) -> None:
+def check_heads(
+    journal: Journal, public_pem: bytes, after_seq: int, until_seq: int, result: VerifyResult
+) -> None:
     """Every signed head stored for rows (``after_seq``, ``until_seq``] must verify with the
     public key and name the hash its row (or the archived base) has."""
     base_seq, base_hash = journal.base()
     key = load_public_key(public_pem)
     seq = after_seq
-    counted: SignedHead | None = None   # the last head with a TPM counter
+    counted: SignedHead | None = None  # the last head with a TPM counter
     while True:
         try:
             heads = journal.heads_after(seq, 500)
@@ -150,17 +175,24 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
             seq = h.seq
             result.heads += 1
             if not verify_head(h.head(), h.sig, key):
-                result.fail(f"signed head at row {h.seq} has a bad signature (forged, or"
-                            " another key)", h.seq)
+                result.fail(
+                    f"signed head at row {h.seq} has a bad signature (forged, or another key)",
+                    h.seq,
+                )
                 continue
             if h.counter is not None:
                 # the TPM counter only counts up (docs/journal.md "The TPM counter")
-                if counted is not None and counted.counter is not None \
-                        and h.counter <= counted.counter:
-                    result.fail(f"signed head at row {h.seq} carries TPM counter {h.counter},"
-                                f" not above the {counted.counter} of the head at row"
-                                f" {counted.seq}: two journals signed with one counter",
-                                h.seq)
+                if (
+                    counted is not None
+                    and counted.counter is not None
+                    and h.counter <= counted.counter
+                ):
+                    result.fail(
+                        f"signed head at row {h.seq} carries TPM counter {h.counter},"
+                        f" not above the {counted.counter} of the head at row"
+                        f" {counted.seq}: two journals signed with one counter",
+                        h.seq,
+                    )
                 counted = h
             if h.seq == base_seq:
                 actual: str | None = base_hash
@@ -171,8 +203,11 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
                 if h.seq > journal.stored_last_seq():
                     lost = h.seq - journal.stored_last_seq()
                     result.rows_lost = max(result.rows_lost, lost)
-                    result.fail(f"a signed head names row {h.seq} but the journal ends at row"
-                                f" {journal.stored_last_seq()}: {lost} rows lost", h.seq)
+                    result.fail(
+                        f"a signed head names row {h.seq} but the journal ends at row"
+                        f" {journal.stored_last_seq()}: {lost} rows lost",
+                        h.seq,
+                    )
                 else:
                     result.fail(f"row {h.seq}, named by a signed head, is missing", h.seq)
             elif actual != h.hash:
@@ -181,8 +216,15 @@ def check_heads(journal: Journal, public_pem: bytes, after_seq: int, until_seq: 
             return
 
 
-def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
-                 result: VerifyResult, *, required: bool, every_line: bool = True) -> None:
+def check_anchor(
+    journal: Journal,
+    anchor: AnchorRead | None,
+    public_pem: bytes,
+    result: VerifyResult,
+    *,
+    required: bool,
+    every_line: bool = True,
+) -> None:
     """Every line of the anchor (the heads signed since its last reset: at most
     ``anchor.MAX_LINES``) must name a row the journal holds with that hash, one indexed read
     each. A line past the journal's end proves committed rows lost (tail cut, WAL deleted or
@@ -209,10 +251,10 @@ def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
             stored[h.seq] = _stored_hash(journal, h.seq, base_seq, base_hash)
     signed: list[SignedHead] = []
     for h in anchor.heads:
-        if ((every_line or h is newest or stored[h.seq] != h.hash)
-                and not verify_head(h.head(), h.sig, key)):
-            result.fail(f"anchor head at row {h.seq} has a bad signature (forged, or another"
-                        " key)")
+        if (every_line or h is newest or stored[h.seq] != h.hash) and not verify_head(
+            h.head(), h.sig, key
+        ):
+            result.fail(f"anchor head at row {h.seq} has a bad signature (forged, or another key)")
         else:
             signed.append(h)
     if not signed:
@@ -222,8 +264,15 @@ def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
     result.anchor_seq = max(h.seq for h in signed)
     matched = sorted({h.seq for h in signed if stored[h.seq] == h.hash})
     # seqs at or below the base (archived rows) are matched against the base alone
-    differ = sorted({h.seq for h in signed if h.seq <= last and stored[h.seq] != h.hash
-                     and not (h.seq < base_seq and stored[h.seq] is None)})
+    differ = sorted(
+        {
+            h.seq
+            for h in signed
+            if h.seq <= last
+            and stored[h.seq] != h.hash
+            and not (h.seq < base_seq and stored[h.seq] is None)
+        }
+    )
     beyond = max((h.seq for h in signed if h.seq > last), default=None)
     if differ:
         first = differ[0]
@@ -232,13 +281,19 @@ def check_anchor(journal: Journal, anchor: AnchorRead | None, public_pem: bytes,
         # the rows the anchor vouched for from the last matching line on are gone as signed
         result.rows_lost = max(result.rows_lost, differ[-1] - since)
         more = f" (and {len(differ) - 1} later anchored rows)" if len(differ) > 1 else ""
-        result.fail(f"row {first} differs from the anchor's signed head{more}: rewritten, or"
-                    " lost and written again (a fork)", first)
+        result.fail(
+            f"row {first} differs from the anchor's signed head{more}: rewritten, or"
+            " lost and written again (a fork)",
+            first,
+        )
     if beyond is not None:
         result.rows_lost = max(result.rows_lost, beyond - last)
-        result.fail(f"the journal is behind its anchor: it ends at row {last}, the anchor names"
-                    f" row {beyond} ({beyond - last} committed rows lost: tail cut, WAL"
-                    " deleted or corrupted)", last + 1)
+        result.fail(
+            f"the journal is behind its anchor: it ends at row {last}, the anchor names"
+            f" row {beyond} ({beyond - last} committed rows lost: tail cut, WAL"
+            " deleted or corrupted)",
+            last + 1,
+        )
 
 
 def _stored_hash(journal: Journal, seq: int, base_seq: int, base_hash: str) -> str | None:
@@ -263,8 +318,7 @@ def walk_start(journal: Journal, result: VerifyResult) -> tuple[int, str] | None
         row = journal.row(1)
         named = row.data.get("previous_head") if row is not None else None
         if row is not None and named != base_hash:
-            result.fail("the first row does not name the revision-1 journal's head it follows",
-                        1)
+            result.fail("the first row does not name the revision-1 journal's head it follows", 1)
             return None
     return base_seq, base_hash
 
@@ -282,14 +336,15 @@ def check_chain(journal: Journal) -> VerifyResult:
     return result
 
 
-def verify_journal(journal: Journal, public_pem: bytes, anchor: AnchorRead | None, *,
-                   anchor_required: bool = True) -> VerifyResult:
+def verify_journal(
+    journal: Journal, public_pem: bytes, anchor: AnchorRead | None, *, anchor_required: bool = True
+) -> VerifyResult:
     """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
     walks the whole journal: never on the loop thread)."""
     result = VerifyResult()
     mismatch = key_mismatch(journal, public_pem, anchor)
     if mismatch is not None:
-        result.fail(mismatch)   # said once, not once per head and anchor line
+        result.fail(mismatch)  # said once, not once per head and anchor line
     else:
         _identity(journal, public_pem, result)
     start = walk_start(journal, result)
@@ -302,13 +357,11 @@ def verify_journal(journal: Journal, public_pem: bytes, anchor: AnchorRead | Non
         return result
     check_heads(journal, public_pem, journal.base()[0] - 1, journal.stored_last_seq(), result)
     has_heads = journal.newest_head() is not None
-    check_anchor(journal, anchor, public_pem, result,
-                 required=anchor_required and has_heads)
+    check_anchor(journal, anchor, public_pem, result, required=anchor_required and has_heads)
     return result
 
 
-def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None
-                  ) -> VerifyResult:
+def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None) -> VerifyResult:
     """What start-up checks (bounded: the rows after the newest signed head, a minute's worth):
     the newest stored head's signature and row, the anchor's newest head, and the rows after
     the newest of the heads that matched."""
@@ -317,8 +370,7 @@ def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None
     newest = journal.newest_head()
     if newest is not None:
         check_heads(journal, public_pem, newest.seq - 1, newest.seq, result)
-    check_anchor(journal, anchor, public_pem, result, required=newest is not None,
-                 every_line=False)
+    check_anchor(journal, anchor, public_pem, result, required=newest is not None, every_line=False)
     if not result.ok:
         return result
     trusted = [h for h in ([newest] if newest is not None else [])]
@@ -348,7 +400,7 @@ def key_mismatch(journal: Journal, public_pem: bytes, anchor: AnchorRead | None)
         key = load_public_key(public_pem)
         ours = pem_key_id(public_pem)
     except ValueError:
-        return None   # said by _identity: the public key is unusable
+        return None  # said by _identity: the public key is unusable
     newest = journal.newest_head()
     if newest is not None and verify_head(newest.head(), newest.sig, key):
         return None
@@ -358,7 +410,7 @@ def key_mismatch(journal: Journal, public_pem: bytes, anchor: AnchorRead | None)
         try:
             heads = journal.heads_after(seq, 500)
         except JournalError:
-            return None   # check_heads says the heads are unreadable
+            return None  # check_heads says the heads are unreadable
         for h in heads:
             stored += 1
             if verify_head(h.head(), h.sig, key):
@@ -370,14 +422,19 @@ def key_mismatch(journal: Journal, public_pem: bytes, anchor: AnchorRead | None)
     if any(verify_head(h.head(), h.sig, key) for h in anchored):
         return None
     if not stored and not anchored:
-        return None   # nothing signed yet: nothing to tell the key by
+        return None  # nothing signed yet: nothing to tell the key by
     named = journal.meta("key_id")
-    whose = (f"the journal names key {named}" if named is not None and named != ours
-             else "the key is another table's, or every head was forged")
-    return (f"the public key given (key {ours}) does not match this journal's: none of its"
-            f" {stored} signed heads and {len(anchored)} anchored heads verifies with it"
-            f" ({whose}); use the public key printed when the table was commissioned"
-            " (`journal pubkey`)")
+    whose = (
+        f"the journal names key {named}"
+        if named is not None and named != ours
+        else "the key is another table's, or every head was forged"
+    )
+    return (
+        f"the public key given (key {ours}) does not match this journal's: none of its"
+        f" {stored} signed heads and {len(anchored)} anchored heads verifies with it"
+        f" ({whose}); use the public key printed when the table was commissioned"
+        " (`journal pubkey`)"
+    )
 
 
 def _identity(journal: Journal, public_pem: bytes, result: VerifyResult) -> None:
@@ -425,14 +482,16 @@ def verify_archive_lines(lines: list[str], public_pem: bytes) -> VerifyResult:
         result.rows += 1
         result.head_seq, result.head_hash = fields["seq"], good
     if int(header.get("last_seq", -1)) != result.head_seq:
-        result.fail(f"the archive ends at row {result.head_seq}, its header says"
-                    f" {header.get('last_seq')}")
+        result.fail(
+            f"the archive ends at row {result.head_seq}, its header says {header.get('last_seq')}"
+        )
     if not closing.verify(load_public_key(public_pem)):
         result.fail("the archive's closing head has a bad signature")
     elif closing.seq != result.head_seq or closing.hash != result.head_hash:
-        result.fail(f"the archive's closing head names row {closing.seq}, not its last row"
-                    f" {result.head_seq}")
+        result.fail(
+            f"the archive's closing head names row {closing.seq}, not its last row"
+            f" {result.head_seq}"
+        )
     else:
         result.heads += 1
     return result
-

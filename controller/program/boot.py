@@ -90,16 +90,20 @@ def isolation_problems(root: Path) -> list[str]:
     problems: list[str] = []
     flags = sys.flags
     if not (flags.isolated and flags.ignore_environment and flags.no_user_site):
-        problems.append("the interpreter is not isolated (-I): PYTHON* variables, the user's"
-                        " site-packages or the working directory could change what runs")
+        problems.append(
+            "the interpreter is not isolated (-I): PYTHON* variables, the user's"
+            " site-packages or the working directory could change what runs"
+        )
     if not flags.no_site:
         problems.append("the site module ran (no -S): .pth files and sitecustomize could run")
     if not sys.dont_write_bytecode:
         problems.append("the interpreter may write byte code (no -B)")
     for name in LOADER_HOOKS:
         if os.environ.get(name):
-            problems.append(f"{name} is set: the dynamic loader ran code the manifest does not"
-                            " cover before the check")
+            problems.append(
+                f"{name} is set: the dynamic loader ran code the manifest does not"
+                " cover before the check"
+            )
     want = (root / INTERPRETER).resolve()
     if Path(sys.executable).resolve() != want:
         problems.append(f"the interpreter is {sys.executable}, not the release's {want}")

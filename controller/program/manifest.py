@@ -148,9 +148,11 @@ def program_files(root: Path) -> list[FileItem]:
         base = root / package
         if not base.is_dir():
             raise ManifestError(f"{base} is not a directory: no {package} package under {root}")
-        items.extend(FileItem(f"{package}/{item.name}", item.path)
-                     for item in scan_tree(base).files
-                     if item.name.endswith(".py") and "__pycache__/" not in item.name)
+        items.extend(
+            FileItem(f"{package}/{item.name}", item.path)
+            for item in scan_tree(base).files
+            if item.name.endswith(".py") and "__pycache__/" not in item.name
+        )
     return sorted(items, key=_name_key)
 
 
@@ -187,12 +189,12 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def digest_files(items: Sequence[FileItem], workers: int | None = None
-                 ) -> dict[str, str | OSError]:
+def digest_files(items: Sequence[FileItem], workers: int | None = None) -> dict[str, str | OSError]:
     """name -> hex SHA-256 (or the OSError reading it) for every item. Files of
     :data:`BIG_FILE` bytes or more are hashed by :data:`HASH_WORKERS` threads (at most one per
     CPU; hashing them runs without the GIL) while this thread hashes the small ones, whose cost
     is Python's per-file work that more threads would only contend for."""
+
     def one(item: FileItem) -> tuple[str, str | OSError]:
         try:
             return item.name, sha256_file(item.path)
@@ -227,8 +229,14 @@ def build_manifest(root: Path, release: Mapping[str, Any] | None = None) -> dict
         if isinstance(digest, OSError):
             raise ManifestError(f"cannot read {name}: {digest}")
         files[name] = digest
-    return {"format": FORMAT, "algorithm": "sha256", "scope": "tree", "root": ".",
-            "release": dict(release or {}), "files": dict(sorted(files.items()))}
+    return {
+        "format": FORMAT,
+        "algorithm": "sha256",
+        "scope": "tree",
+        "root": ".",
+        "release": dict(release or {}),
+        "files": dict(sorted(files.items())),
+    }
 
 
 def seal_profile(profile_files: Sequence[str | os.PathLike[str]]) -> Path:
@@ -240,8 +248,17 @@ def seal_profile(profile_files: Sequence[str | os.PathLike[str]]) -> Path:
     top = Path(profile_files[-1]).resolve()
     files = {item.name.removeprefix("profile/"): sha256_file(item.path) for item in items}
     seal = profile_seal_path(profile_files)
-    write_manifest({"format": FORMAT, "algorithm": "sha256", "scope": "listed", "root": ".",
-                    "release": {"profile": top.name}, "files": files}, seal)
+    write_manifest(
+        {
+            "format": FORMAT,
+            "algorithm": "sha256",
+            "scope": "listed",
+            "root": ".",
+            "release": {"profile": top.name},
+            "files": files,
+        },
+        seal,
+    )
     return seal
 
 
@@ -277,7 +294,8 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
         raise ManifestError(f"manifest {path} is not a format {FORMAT} manifest")
     files = data.get("files")
     if not isinstance(files, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
         raise ManifestError(f"manifest {path}: 'files' is not a table of digests")
     scope = data.get("scope")
     if scope not in ("tree", "listed"):
@@ -286,12 +304,21 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
     if not isinstance(root_text, str):
         raise ManifestError(f"manifest {path}: 'root' is not a path")
     release = data.get("release", {})
-    return Manifest(path, (path.parent / root_text).resolve(), scope, files,
-                    release if isinstance(release, dict) else {})
+    return Manifest(
+        path,
+        (path.parent / root_text).resolve(),
+        scope,
+        files,
+        release if isinstance(release, dict) else {},
+    )
 
 
-def compare(expected: Mapping[str, str], items: Sequence[FileItem],
-            label: Callable[[str], str] = "file {}".format, complete: bool = True) -> list[str]:
+def compare(
+    expected: Mapping[str, str],
+    items: Sequence[FileItem],
+    label: Callable[[str], str] = "file {}".format,
+    complete: bool = True,
+) -> list[str]:
     """Mismatches between digests and files: changed, missing, unreadable and (``complete``:
     the items must be exactly the expected set) extra files, in name order; ``label`` says how
     a name is shown."""
@@ -310,8 +337,9 @@ def compare(expected: Mapping[str, str], items: Sequence[FileItem],
             if isinstance(got, OSError):
                 problems.append(f"cannot read {label(name)}: {got.strerror or got}")
             elif not hmac.compare_digest(got, expected[name]):
-                problems.append(f"changed {label(name)}: sha256 {got[:16]}... expected"
-                                f" {expected[name][:16]}...")
+                problems.append(
+                    f"changed {label(name)}: sha256 {got[:16]}... expected {expected[name][:16]}..."
+                )
     return problems
 
 
@@ -335,21 +363,29 @@ def check_profile(profile_files: Sequence[str | os.PathLike[str]]) -> list[str]:
         return [f"the profile is not sealed: no {seal} (install it with systemd/install.sh)"]
     try:
         sealed = read_manifest(seal)
-        items = [FileItem(item.name.removeprefix("profile/"), item.path)
-                 for item in profile_items(profile_files)]
+        items = [
+            FileItem(item.name.removeprefix("profile/"), item.path)
+            for item in profile_items(profile_files)
+        ]
     except ManifestError as exc:
         return [str(exc)]
-    unsealed = [f"profile file {item.path} is not in the seal {seal}"
-                for item in items if item.name not in sealed.files]
+    unsealed = [
+        f"profile file {item.path} is not in the seal {seal}"
+        for item in items
+        if item.name not in sealed.files
+    ]
+
     def label(name: str) -> str:
         return f"profile file {os.path.normpath(sealed.root / name)}"
 
     return unsealed + compare(sealed.files, items, label, complete=False)
 
 
-def check_manifest(manifest_path: str | os.PathLike[str],
-                   profile_files: Sequence[str | os.PathLike[str]],
-                   root: Path | None = None) -> list[str]:
+def check_manifest(
+    manifest_path: str | os.PathLike[str],
+    profile_files: Sequence[str | os.PathLike[str]],
+    root: Path | None = None,
+) -> list[str]:
     """Mismatches between the program and profile on disk and their manifests; empty when all
     match. ``root`` overrides the manifest's root (a copy of the program elsewhere)."""
     try:
@@ -379,8 +415,9 @@ def configured_manifest(environ: Mapping[str, str] | None = None) -> Path | None
     return Path(named) if named else None
 
 
-def startup_problems(profile_files: Sequence[str | os.PathLike[str]],
-                     environ: Mapping[str, str] | None = None) -> list[str]:
+def startup_problems(
+    profile_files: Sequence[str | os.PathLike[str]], environ: Mapping[str, str] | None = None
+) -> list[str]:
     """For Application.__init__: the mismatches to raise as faults (none without a manifest).
 
     Started from a release, the program was checked before the application was imported (the
@@ -402,12 +439,15 @@ def parse_seed(text: str) -> bytes:
     try:
         seed = bytes.fromhex(text)
     except ValueError:
-        raise ManifestError("the seed must be hex digits (an even number of them)",
-                            "SYNTAX") from None
+        raise ManifestError(
+            "the seed must be hex digits (an even number of them)", "SYNTAX"
+        ) from None
     if not SEED_MIN_BYTES <= len(seed) <= SEED_MAX_BYTES:
-        raise ManifestError(f"the seed must be {SEED_MIN_BYTES} to {SEED_MAX_BYTES} bytes"
-                            f" ({2 * SEED_MIN_BYTES} to {2 * SEED_MAX_BYTES} hex digits),"
-                            f" got {len(seed)}")
+        raise ManifestError(
+            f"the seed must be {SEED_MIN_BYTES} to {SEED_MAX_BYTES} bytes"
+            f" ({2 * SEED_MIN_BYTES} to {2 * SEED_MAX_BYTES} hex digits),"
+            f" got {len(seed)}"
+        )
     return seed
 
 
@@ -427,8 +467,9 @@ def hmac_files(seed: bytes, items: Sequence[FileItem]) -> str:
     return mac.hexdigest()
 
 
-def verification_items(root: Path, profile_files: Sequence[str | os.PathLike[str]]
-                       ) -> list[FileItem]:
+def verification_items(
+    root: Path, profile_files: Sequence[str | os.PathLike[str]]
+) -> list[FileItem]:
     """The files ``verify SEED`` covers, in HMAC order: the program (every file of a release's
     install root, or a development tree's package sources), then the profile's files."""
     if is_release_root(root):
@@ -472,8 +513,9 @@ def unpack_artifact(artifact: Path, into: Path) -> Path:
     return into / tops.pop()
 
 
-def hmac_paths(seed: bytes, program: str | os.PathLike[str],
-               profile_files: Sequence[str | os.PathLike[str]]) -> tuple[str, int]:
+def hmac_paths(
+    seed: bytes, program: str | os.PathLike[str], profile_files: Sequence[str | os.PathLike[str]]
+) -> tuple[str, int]:
     """The lab's side: ``program`` is a release artifact, a release's install root or a
     development tree (the folder holding ``controller/`` and ``drivers/``); ``profile_files``
     the profile's files, the profile itself last. Returns (hex HMAC, number of files)."""
@@ -497,31 +539,54 @@ def hmac_paths(seed: bytes, program: str | os.PathLike[str],
 def _parser() -> argparse.ArgumentParser:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m controller.program.manifest",
-                                     description="Program manifests and the lab's HMAC"
-                                                 " (docs/program-verification.md)")
+    parser = argparse.ArgumentParser(
+        prog="python -m controller.program.manifest",
+        description="Program manifests and the lab's HMAC (docs/program-verification.md)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="write the manifest of every file under a root")
     build.add_argument("--root", required=True, help="the install root (a release's tree)")
-    build.add_argument("--release", default=None, metavar="JSON",
-                       help="a JSON object recorded as the manifest's 'release'")
-    seal = sub.add_parser("seal-profile", help="seal a profile: the digests of its files,"
-                                               " beside it (PROFILE.manifest.json)")
+    build.add_argument(
+        "--release",
+        default=None,
+        metavar="JSON",
+        help="a JSON object recorded as the manifest's 'release'",
+    )
+    seal = sub.add_parser(
+        "seal-profile",
+        help="seal a profile: the digests of its files, beside it (PROFILE.manifest.json)",
+    )
     seal.add_argument("profile")
     check = sub.add_parser("check", help="compare the files on disk with their manifests")
-    check.add_argument("manifest", nargs="?", default=None,
-                       help="default: the running release's manifest")
+    check.add_argument(
+        "manifest", nargs="?", default=None, help="default: the running release's manifest"
+    )
     check.add_argument("--root", default=None, help="a copy of the program elsewhere")
-    check.add_argument("--profile-of", default=None, metavar="PROFILE",
-                       help="also check this profile (and its includes) against its seal")
+    check.add_argument(
+        "--profile-of",
+        default=None,
+        metavar="PROFILE",
+        help="also check this profile (and its includes) against its seal",
+    )
     mac = sub.add_parser("hmac", help="HMAC-SHA256 over a copy of the program (lab side)")
     mac.add_argument("seed", help="hex, 16 to 64 bytes")
-    mac.add_argument("program", help="a release artifact (.tar.gz), an install root, or a"
-                                     " folder holding controller/ and drivers/")
-    mac.add_argument("profiles", nargs="*", metavar="PROFILE_FILE",
-                     help="the profile's files, includes first, the profile itself last")
-    mac.add_argument("--profile-of", default=None, metavar="PROFILE",
-                     help="the profile and every file it includes (instead of listing them)")
+    mac.add_argument(
+        "program",
+        help="a release artifact (.tar.gz), an install root, or a"
+        " folder holding controller/ and drivers/",
+    )
+    mac.add_argument(
+        "profiles",
+        nargs="*",
+        metavar="PROFILE_FILE",
+        help="the profile's files, includes first, the profile itself last",
+    )
+    mac.add_argument(
+        "--profile-of",
+        default=None,
+        metavar="PROFILE",
+        help="the profile and every file it includes (instead of listing them)",
+    )
     return parser
 
 
@@ -544,8 +609,10 @@ def _command(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         release = json.loads(args.release) if args.release else None
         manifest = build_manifest(root, release)
         write_manifest(manifest, root / MANIFEST_NAME)
-        out(f"manifest of {len(manifest['files'])} files written to {root / MANIFEST_NAME},"
-            f" sha256 {manifest_digest(root / MANIFEST_NAME)}")
+        out(
+            f"manifest of {len(manifest['files'])} files written to {root / MANIFEST_NAME},"
+            f" sha256 {manifest_digest(root / MANIFEST_NAME)}"
+        )
         return 0
     if args.command == "seal-profile":
         out(f"profile sealed: {seal_profile(_profile_files(args.profile))}")
@@ -553,8 +620,9 @@ def _command(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     named = Path(args.manifest) if args.manifest else configured_manifest()
     if named is None:
         raise ManifestError("no manifest named, and this is not a release")
-    problems = check_manifest(named, _profile_files(args.profile_of),
-                              Path(args.root) if args.root else None)
+    problems = check_manifest(
+        named, _profile_files(args.profile_of), Path(args.root) if args.root else None
+    )
     for problem in problems:
         out(problem)
     out("MISMATCH" if problems else f"all files match {named}")

@@ -192,10 +192,13 @@ class _HwrngFile:
         try:
             return os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except PermissionError as exc:
-            raise OSError(exc.errno, f"cannot read {self.path} as user {_user()}: permission "
-                                     "denied (give the service user read access: "
-                                     "systemd/install.sh installs a udev rule)",
-                          self.path) from None
+            raise OSError(
+                exc.errno,
+                f"cannot read {self.path} as user {_user()}: permission "
+                "denied (give the service user read access: "
+                "systemd/install.sh installs a udev rule)",
+                self.path,
+            ) from None
 
     def __call__(self, count: int) -> bytes:
         if self._fd is None:
@@ -205,8 +208,11 @@ class _HwrngFile:
         while len(data) < count:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise OSError(errno.ETIMEDOUT, f"{self.path} gave no data for "
-                                               f"{self._silence_s:g} s", self.path)
+                raise OSError(
+                    errno.ETIMEDOUT,
+                    f"{self.path} gave no data for {self._silence_s:g} s",
+                    self.path,
+                )
             ready, _, _ = select.select([self._fd], [], [], left)
             if not ready:
                 continue
@@ -218,7 +224,7 @@ class _HwrngFile:
                 time.sleep(min(_HWRNG_RETRY_S, max(0.0, left)))
                 continue
             data += chunk
-            deadline = time.monotonic() + self._silence_s    # slow is fine; silent is not
+            deadline = time.monotonic() + self._silence_s  # slow is fine; silent is not
         return bytes(data)
 
 
@@ -238,8 +244,10 @@ def readable_hwrng(path: str = HWRNG_DEFAULT_PATH) -> tuple[str | None, str]:
     if not os.path.exists(path):
         return None, f"no {path} on this machine"
     if not os.access(path, os.R_OK):
-        return None, (f"{path} is not readable by user {_user()}: not monitored (name it in "
-                      "the profile's rng.hwrng_path to make that a fault)")
+        return None, (
+            f"{path} is not readable by user {_user()}: not monitored (name it in "
+            "the profile's rng.hwrng_path to make that a fault)"
+        )
     return path, f"{path} monitored"
 
 

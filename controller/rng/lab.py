@@ -230,7 +230,11 @@ def check_outcomes(
 
 
 def run_statistical_check(
-    rng: CertifiedRng, draws: int, low: int = 1, high: int = 8, significance: float = SIGNIFICANCE,
+    rng: CertifiedRng,
+    draws: int,
+    low: int = 1,
+    high: int = 8,
+    significance: float = SIGNIFICANCE,
     progress: Progress | None = None,
 ) -> StatisticalCheck:
     """Draw ``draws`` outcomes from ``rng`` (health tests on, as at the table) and check them.
@@ -248,8 +252,9 @@ def run_statistical_check(
 # -- captures -----------------------------------------------------------------------------------
 
 
-def capture_raw(rng: CertifiedRng, count: int, path: Path | str,
-                progress: Progress | None = None) -> None:
+def capture_raw(
+    rng: CertifiedRng, count: int, path: Path | str, progress: Progress | None = None
+) -> None:
     """Write ``count`` health-tested raw source bytes, before any scaling, to ``path``."""
     if count < 0:
         raise ValueError(f"byte count must be >= 0, got {count}")
@@ -260,7 +265,8 @@ def capture_raw(rng: CertifiedRng, count: int, path: Path | str,
             out.write(rng.read_raw(chunk))
             remaining -= chunk
             if progress is not None and (
-                    remaining == 0 or (count - remaining) % (_CAPTURE_CHUNK * 16) == 0):
+                remaining == 0 or (count - remaining) % (_CAPTURE_CHUNK * 16) == 0
+            ):
                 progress(count - remaining, count)
 
 

@@ -49,21 +49,39 @@ def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str,
     beads = roads.bead_plate(results, rows)
     big = roads.big_road(results)
     out: dict[str, Any] = {
-        "bead": [{"col": b.col, "row": b.row, "winner": b.winner, "banker_pair": b.banker_pair,
-                  "player_pair": b.player_pair, "natural": b.natural} for b in beads],
-        "big": [{"col": col, "row": row, "winner": cell.winner, "ties": cell.ties,
-                 "banker_pair": cell.banker_pair, "player_pair": cell.player_pair}
-                for column, places in zip(big, roads.layout(big, rows), strict=True)
-                for cell, (col, row) in zip(column, places, strict=True)],
+        "bead": [
+            {
+                "col": b.col,
+                "row": b.row,
+                "winner": b.winner,
+                "banker_pair": b.banker_pair,
+                "player_pair": b.player_pair,
+                "natural": b.natural,
+            }
+            for b in beads
+        ],
+        "big": [
+            {
+                "col": col,
+                "row": row,
+                "winner": cell.winner,
+                "ties": cell.ties,
+                "banker_pair": cell.banker_pair,
+                "player_pair": cell.player_pair,
+            }
+            for column, places in zip(big, roads.layout(big, rows), strict=True)
+            for cell, (col, row) in zip(column, places, strict=True)
+        ],
     }
     entries: dict[str, list[roads.Colour]] = {}
     for name, k in DERIVED:
         entries[name] = roads.derived_road(big, k)
         columns = roads.as_columns(entries[name])
-        out[name] = [{"col": col, "row": row, "color": colour}
-                     for column, places in zip(columns, roads.layout(columns, rows),
-                                               strict=True)
-                     for colour, (col, row) in zip(column, places, strict=True)]
+        out[name] = [
+            {"col": col, "row": row, "color": colour}
+            for column, places in zip(columns, roads.layout(columns, rows), strict=True)
+            for colour, (col, row) in zip(column, places, strict=True)
+        ]
     predict: dict[str, dict[str, str | None]] = {}
     for side in ("banker", "player"):
         # One more win adds exactly one big-road cell, so at most one entry per derived road.
@@ -73,7 +91,15 @@ def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str,
             grown = roads.derived_road(after, k)
             predict[side][name] = grown[-1] if len(grown) > len(entries[name]) else None
     c = roads.counts(results)
-    return {"roads": out, "predict": predict,
-            "counts": {"banker": c.banker, "player": c.player, "tie": c.tie,
-                       "banker_pair": c.banker_pair, "player_pair": c.player_pair,
-                       "coups": c.coups}}
+    return {
+        "roads": out,
+        "predict": predict,
+        "counts": {
+            "banker": c.banker,
+            "player": c.player,
+            "tie": c.tie,
+            "banker_pair": c.banker_pair,
+            "player_pair": c.player_pair,
+            "coups": c.coups,
+        },
+    }

@@ -391,5 +391,14 @@ def page(game: str) -> bytes:
         title, css, body, script = _PAGES[game]
     except KeyError:
         raise ValueError(f"no scoreboard page for game {game!r}") from None
-    return (_HEAD % {"title": title, "css": css, "body": body, "script": script,
-                     "game": game, "silence_ms": SILENCE_S * 1000}).encode("utf-8")
+    return (
+        _HEAD
+        % {
+            "title": title,
+            "css": css,
+            "body": body,
+            "script": script,
+            "game": game,
+            "silence_ms": SILENCE_S * 1000,
+        }
+    ).encode("utf-8")

@@ -77,8 +77,11 @@ _LINGER_BYTES: Final = 65536
 _SECURITY_HEADERS: Final = (
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "no-referrer"),
-    ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
-                                "script-src 'unsafe-inline'; connect-src 'self'; img-src data:"),
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'unsafe-inline'; "
+        "script-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+    ),
 )
 
 
@@ -101,13 +104,13 @@ class Stats:
     serving threads count through :meth:`add`."""
 
     pages: int = 0
-    streams: int = 0            # event streams opened
-    streaming: int = 0          # event streams open now
-    busy: int = 0               # 503: over max_clients, or over per_peer from one address
-    crowded: int = 0            # of busy: over per_peer from one address
-    refused: int = 0            # 4xx: bad method, path, request line, head or Host
-    misdirected: int = 0        # of refused: no Host, or one that names another site
-    slow: int = 0               # dropped: head not read in time, or a stream not read
+    streams: int = 0  # event streams opened
+    streaming: int = 0  # event streams open now
+    busy: int = 0  # 503: over max_clients, or over per_peer from one address
+    crowded: int = 0  # of busy: over per_peer from one address
+    refused: int = 0  # 4xx: bad method, path, request line, head or Host
+    misdirected: int = 0  # of refused: no Host, or one that names another site
+    slow: int = 0  # dropped: head not read in time, or a stream not read
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, name: str, n: int = 1) -> None:
@@ -131,8 +134,13 @@ class _Documents:
                     body = encode(document(version, view))
                 except Exception as exc:  # noqa: BLE001 - a bad view must not kill a stream
                     log.exception("scoreboard document for version %d", version)
-                    body = encode({"version": version, "game": self._game,
-                                   "error": f"{type(exc).__name__}: {exc}"})
+                    body = encode(
+                        {
+                            "version": version,
+                            "game": self._game,
+                            "error": f"{type(exc).__name__}: {exc}",
+                        }
+                    )
                 self._version, self._body = version, body
             return self._body
 
@@ -140,8 +148,9 @@ class _Documents:
 class _Pacer:
     """A token bucket: :meth:`wait` returns when a new connection may be accepted."""
 
-    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
-                 ) -> None:
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._rate = rate
         self._burst = float(burst)
         self._tokens = float(burst)
@@ -179,8 +188,7 @@ class _Slots:
     (:func:`peer_key`). The kiosk's addresses are not capped per peer: its page, stream and
     health check come from one address."""
 
-    def __init__(self, total: int, per_peer: int, kiosk: frozenset[str],
-                 reserved: int) -> None:
+    def __init__(self, total: int, per_peer: int, kiosk: frozenset[str], reserved: int) -> None:
         self._lock = threading.Lock()
         self._total = total
         self._per_peer = per_peer
@@ -227,8 +235,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def __init__(self, board: ScoreboardServer, address: tuple[str, int]) -> None:
         self.board = board
-        self.address_family = socket.AF_INET6 if ip_address(address[0]).version == 6 \
-            else socket.AF_INET
+        self.address_family = (
+            socket.AF_INET6 if ip_address(address[0]).version == 6 else socket.AF_INET
+        )
         super().__init__(address, _Handler)
 
     def get_request(self) -> tuple[socket.socket, Any]:
@@ -268,8 +277,10 @@ def _refuse_busy(request: socket.socket) -> None:
     a client that cannot take them is not waited for."""
     try:
         request.setblocking(False)
-        request.send(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 5\r\n"
-                     b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+        request.send(
+            b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 5\r\n"
+            b"Content-Length: 0\r\nConnection: close\r\n\r\n"
+        )
     except OSError:
         pass
 
@@ -277,8 +288,8 @@ def _refuse_busy(request: socket.socket) -> None:
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     server_version = "table-scoreboard"
-    protocol_version = "HTTP/1.0"   # one request per connection; a stream ends with it
-    default_request_version = "HTTP/1.0"   # never an HTTP/0.9 reply without a status line
+    protocol_version = "HTTP/1.0"  # one request per connection; a stream ends with it
+    default_request_version = "HTTP/1.0"  # never an HTTP/0.9 reply without a status line
 
     def handle_one_request(self) -> None:
         """The head read within bounds (size and time), then GET/HEAD dispatch."""
@@ -293,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         socket_file = self.rfile
         self.rfile = io.BytesIO(rest)
         try:
-            if not self.parse_request():   # it answered 400/505 through send_error
+            if not self.parse_request():  # it answered 400/505 through send_error
                 return
         finally:
             self.rfile = socket_file
@@ -340,7 +351,7 @@ class _Handler(BaseHTTPRequestHandler):
             except (TimeoutError, OSError):
                 board.stats.add("slow")
                 return None
-            if not chunk:                       # the client closed mid-head, or sent nothing
+            if not chunk:  # the client closed mid-head, or sent nothing
                 return None
             buf += chunk
 
@@ -374,8 +385,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def send_error(self, code: int, message: str | None = None,
-                   explain: str | None = None) -> None:
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The base class's errors (a malformed request line, a bad version) as ours."""
         self._error(code, message or self.responses.get(code, ("error",))[0])
 
@@ -481,8 +491,7 @@ class _Handler(BaseHTTPRequestHandler):
         age_ms = (time.monotonic_ns() - at_ns) // 1_000_000
         if beats == sent or beats == 0 or age_ms > BEAT_FRESH_S * 1000:
             return sent
-        self.wfile.write(b'event: heartbeat\ndata: {"beat":%d,"age_ms":%d}\n\n'
-                         % (beats, age_ms))
+        self.wfile.write(b'event: heartbeat\ndata: {"beat":%d,"age_ms":%d}\n\n' % (beats, age_ms))
         self.wfile.flush()
         return beats
 
@@ -503,17 +512,21 @@ class ScoreboardServer:
     port), served from threads of their own. :meth:`start` binds (raising ``OSError`` when it
     cannot) and returns at once; :meth:`close` stops accepting and ends the streams."""
 
-    def __init__(self, settings: ScoreboardSettings, publication: PublishedState,
-                 game: str) -> None:
+    def __init__(
+        self, settings: ScoreboardSettings, publication: PublishedState, game: str
+    ) -> None:
         self.settings = settings
         self.publication = publication
         self.game = game
         self.page = page(game)
         self.documents = _Documents(game)
         self.stats = Stats()
-        self._slots = _Slots(settings.max_clients, settings.per_peer,
-                             frozenset(peer_key(a) for a in settings.kiosk),
-                             min(KIOSK_SLOTS, settings.max_clients // 2))
+        self._slots = _Slots(
+            settings.max_clients,
+            settings.per_peer,
+            frozenset(peer_key(a) for a in settings.kiosk),
+            min(KIOSK_SLOTS, settings.max_clients // 2),
+        )
         self._hosts: frozenset[str] = frozenset()
         self._pacer = _Pacer(ACCEPT_RATE, ACCEPT_BURST)
         self._stopping = threading.Event()
@@ -523,9 +536,12 @@ class ScoreboardServer:
     def start(self) -> None:
         self._httpd = _HTTPServer(self, (self.settings.address, self.settings.port))
         self._hosts = self._host_names()
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.2},
-                                        name="scoreboard", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="scoreboard",
+            daemon=True,
+        )
         self._thread.start()
 
     @property
@@ -559,7 +575,7 @@ class ScoreboardServer:
             name, _, given = value.partition(":")
             given = given or "80"
         else:
-            return False                        # an IPv6 literal needs its brackets
+            return False  # an IPv6 literal needs its brackets
         name = name.rstrip(".")
         if f"{name}:{given}" in self._hosts:
             return True
@@ -579,10 +595,12 @@ class ScoreboardServer:
     def describe(self) -> str:
         """One line for the console's ``status``."""
         s = self.stats
-        return (f"{self.url} ({s.streaming} streaming; {s.pages} pages, {s.streams} streams;"
-                f" refused {s.refused} (wrong host {s.misdirected}),"
-                f" busy {s.busy} (over one address's share {s.crowded}), slow {s.slow},"
-                f" paced {self._pacer.waited})")
+        return (
+            f"{self.url} ({s.streaming} streaming; {s.pages} pages, {s.streams} streams;"
+            f" refused {s.refused} (wrong host {s.misdirected}),"
+            f" busy {s.busy} (over one address's share {s.crowded}), slow {s.slow},"
+            f" paced {self._pacer.waited})"
+        )
 
     def close(self) -> None:
         self._stopping.set()
@@ -607,7 +625,7 @@ def _split_head(buf: bytes) -> tuple[bytes, bytes] | int | None:
         end = buf.find(b"\n", at)
         if end < 0:
             return 431 if len(buf) > MAX_HEAD else None
-        line, at = buf[at:end + 1], end + 1
+        line, at = buf[at : end + 1], end + 1
         if at > MAX_HEAD:
             return 431
         if line in (b"\r\n", b"\n"):

@@ -32,22 +32,22 @@ class TableContext:
     """Everything a table may touch: the journal, settings, outputs and the alarm channel."""
 
     journal: Journal
-    settings: Any                      # controller.config.settings.ConfigStore
-    devices: dict[str, Any] = field(default_factory=dict)   # name -> driver object
-    alarm: Callable[[str], None] = lambda text: None       # unsolicited "!" console line
+    settings: Any  # controller.config.settings.ConfigStore
+    devices: dict[str, Any] = field(default_factory=dict)  # name -> driver object
+    alarm: Callable[[str], None] = lambda text: None  # unsolicited "!" console line
     #: Unsolicited "!" lines for every console but the one named (None: every console): what a
     #: button did is said unasked everywhere, except on the console whose ``sim button`` pressed
     #: it, which hears it in its reply.
     announce: Callable[[list[str], str | None], None] = lambda lines, skip: None
-    post: Callable[[object], None] = lambda event: None    # queue an event for the loop
+    post: Callable[[object], None] = lambda event: None  # queue an event for the loop
     #: Faults the application holds (journal, program manifest, settings) that stop play until
     #: a technician clears them; a table refuses round inputs while this is non-empty.
     app_faults: Callable[[], list[str]] = lambda: []
     #: Why the next decision (a pai gow draw, a baccarat coup) is withheld now, or None: the
     #: profile's ``[feed] hold_decisions_unacked_s`` while the broker lags (read-only state).
     decision_hold: Callable[[], str | None] = lambda: None
-    rng: Any = None                    # controller.rng.certified.CertifiedRng (pai gow)
-    profile: Any = None                # controller.config.profile.Profile
+    rng: Any = None  # controller.rng.certified.CertifiedRng (pai gow)
+    profile: Any = None  # controller.config.profile.Profile
 
 
 @dataclass(frozen=True)

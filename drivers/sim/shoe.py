@@ -146,7 +146,7 @@ class _PtyLink:
         deadline = time.monotonic() + 0.2
         while view:
             try:
-                view = view[os.write(self.master, view):]
+                view = view[os.write(self.master, view) :]
             except BlockingIOError:
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([], [self.master], [], left)[1]:
@@ -447,8 +447,10 @@ class SimShoe:
         with self._lock:
             self._check_card(card)
             if card not in self._cards:
-                raise SimShoeError(f"{card} is not left in the shoe; a card beyond the shoe's"
-                                   " composition is `fault foreign`")
+                raise SimShoeError(
+                    f"{card} is not left in the shoe; a card beyond the shoe's"
+                    " composition is `fault foreign`"
+                )
             self._room(1)
             self._cards.remove(card)
             self._dealt[card] += 1
@@ -467,7 +469,8 @@ class SimShoe:
                     raise SimShoeError(
                         f"every face still has a copy in the shoe ({self._decks} decks): a"
                         " foreign card would pass for one; deal out every copy of one face"
-                        " first (`card RS`)")
+                        " first (`card RS`)"
+                    )
                 card = max(gone, key=lambda c: (self._dealt[c], c))
             self._check_card(card)
             if left[card]:
@@ -623,12 +626,14 @@ class SimShoe:
         """Refuse ``frames`` new frames that would not fit: the last slot is kept for
         ``$FLT,FULL`` (DESIGN.md: the shoe never drops a frame; it locks its gate)."""
         if self._full:
-            raise SimShoeError(f"FULL: the card gate is locked, {len(self._unacked)} frames"
-                               " unacknowledged")
+            raise SimShoeError(
+                f"FULL: the card gate is locked, {len(self._unacked)} frames unacknowledged"
+            )
         free = self._keep - 1 - len(self._unacked)
         if frames > free:
-            raise SimShoeError(f"only {free} frames free of {self._keep}: the controller is"
-                               " not acknowledging")
+            raise SimShoeError(
+                f"only {free} frames free of {self._keep}: the controller is not acknowledging"
+            )
 
     def _power_up(self) -> None:
         self._unacked.clear()
@@ -708,7 +713,7 @@ class SimShoe:
     def _resend_from(self, seq: int | None) -> None:
         frames = list(self._unacked.items())
         if seq is not None and seq in self._unacked:
-            frames = frames[[s for s, _ in frames].index(seq):]
+            frames = frames[[s for s, _ in frames].index(seq) :]
         # a SEQ we no longer hold (acknowledged already, or never sent): resend all we hold
         for _, frame in frames:
             if not self._write(frame):
@@ -789,10 +794,18 @@ class SimShoe:
         if self._state_path is None:
             return
         state = {
-            "version": STATE_VERSION, "boot_id": _boot_id(), "decks": self._decks,
-            "cards": list(self._cards), "dealt": dict(self._dealt), "sid": self._sid,
-            "seq": self._seq, "session_seq": self._session_seq, "full": self._full,
-            "powered": self._powered, "model": self._model, "firmware": self._firmware,
+            "version": STATE_VERSION,
+            "boot_id": _boot_id(),
+            "decks": self._decks,
+            "cards": list(self._cards),
+            "dealt": dict(self._dealt),
+            "sid": self._sid,
+            "seq": self._seq,
+            "session_seq": self._session_seq,
+            "full": self._full,
+            "powered": self._powered,
+            "model": self._model,
+            "firmware": self._firmware,
             "unacked": [[s, f.decode("ascii")] for s, f in self._unacked.items()],
         }
         tmp = self._state_path.with_name(self._state_path.name + ".tmp")
@@ -846,8 +859,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--auto", type=float, metavar="SECONDS", help="deal a card every SECONDS")
     args = parser.parse_args(argv)
     try:
-        shoe = SimShoe(args.port, decks=args.decks, seed=args.seed, baud=args.baud,
-                       state_path=args.state)
+        shoe = SimShoe(
+            args.port, decks=args.decks, seed=args.seed, baud=args.baud, state_path=args.state
+        )
         if args.pty:
             print(shoe.create_pty(args.link), flush=True)
         shoe.start()
@@ -866,8 +880,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.auto:
         threading.Thread(target=auto_deal, args=(args.auto,), daemon=True).start()
-    print("commands: deal [N] | peek [N] | card RS | load | fault " + "|".join(FAULTS)
-          + " | status | quit", flush=True)
+    print(
+        "commands: deal [N] | peek [N] | card RS | load | fault "
+        + "|".join(FAULTS)
+        + " | status | quit",
+        flush=True,
+    )
     try:
         for line in sys.stdin:
             if line.strip().lower() in ("quit", "exit"):

@@ -20,7 +20,7 @@ import pytest
 
 from tests.hil.rig import PROFILES, PtyMaster, Rig, override_profile
 
-WIDTH, HEIGHT = 1920, 1080            # the table's monitor
+WIDTH, HEIGHT = 1920, 1080  # the table's monitor
 PAGE_TIMEOUT_S = 30.0
 WAIT_S = 15.0
 
@@ -33,14 +33,17 @@ def monitor(chromium_browser: Any) -> Callable[[], Any]:
 
     def make() -> Any:
         driver = chromium_browser.new_driver(
-            width=WIDTH, height=HEIGHT,
-            extra_args=("--hide-scrollbars", "--force-device-scale-factor=1"))
+            width=WIDTH,
+            height=HEIGHT,
+            extra_args=("--hide-scrollbars", "--force-device-scale-factor=1"),
+        )
         driver.set_page_load_timeout(PAGE_TIMEOUT_S)
         driver.set_script_timeout(PAGE_TIMEOUT_S)
         # A headless window's size includes its toolbars: set the viewport itself.
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1,
-                                "mobile": False})
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+        )
         return driver
 
     return make
@@ -76,21 +79,28 @@ class Page:
         """The ``data-*`` attributes of every element matching ``selector``, in DOM order."""
         result: list[dict[str, str]] = self.js(
             "return Array.from(document.querySelectorAll(arguments[0]))"
-            ".map(e => Object.assign({}, e.dataset));", selector)
+            ".map(e => Object.assign({}, e.dataset));",
+            selector,
+        )
         return result
 
     def text(self, element_id: str) -> str:
-        return str(self.js("return document.getElementById(arguments[0]).textContent",
-                           element_id))
+        return str(self.js("return document.getElementById(arguments[0]).textContent", element_id))
 
     def font_px(self, element_id: str) -> float:
-        return float(self.js("return parseFloat(getComputedStyle("
-                             "document.getElementById(arguments[0])).fontSize)", element_id))
+        return float(
+            self.js(
+                "return parseFloat(getComputedStyle("
+                "document.getElementById(arguments[0])).fontSize)",
+                element_id,
+            )
+        )
 
     def foreign_resources(self) -> list[str]:
         """Everything the page loaded from anywhere but its own server."""
         names: list[str] = self.js(
-            "return performance.getEntriesByType('resource').map(e => e.name)")
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+        )
         origin = self.url.rstrip("/")
         return [n for n in names if not n.startswith(origin + "/")]
 
@@ -120,8 +130,13 @@ def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
         pty = PtyMaster()
         folder = tmp_path / f"rig{len(rigs)}"
         folder.mkdir()
-        rig = Rig(override_profile(folder, PROFILES / f"sim-{game}.toml", pty.slave_path,
-                                   extra, scoreboard_port=port), tmp_path / "state", pty)
+        rig = Rig(
+            override_profile(
+                folder, PROFILES / f"sim-{game}.toml", pty.slave_path, extra, scoreboard_port=port
+            ),
+            tmp_path / "state",
+            pty,
+        )
         rigs.append(rig)
         return rig.start()
 

@@ -27,7 +27,7 @@ MAX_COUPS = 120
 #: pairs and a dragon tail: what docs/img/scoreboard-baccarat.png shows).
 PROFILE_EXTRA = "[rules.baccarat]\ndecks = 6\n\n[devices.shoe]\nsim_seed = 128\n"
 ROADS = ("bead", "big", "big_eye_boy", "small_road", "cockroach_pig")
-READABLE_PX = 43      # 2 m from a 1080p monitor (docs/scoreboard.md)
+READABLE_PX = 43  # 2 m from a 1080p monitor (docs/scoreboard.md)
 
 
 def journaled_codes(rig: Rig, shoe: int) -> list[str]:
@@ -36,9 +36,13 @@ def journaled_codes(rig: Rig, shoe: int) -> list[str]:
 
     db = sqlite3.connect(f"file:{rig.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
-        rows = [json.loads(r[0]) for r in db.execute(
-            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
-            " WHERE k.kind = 'baccarat.coup.result' ORDER BY r.seq")]
+        rows = [
+            json.loads(r[0])
+            for r in db.execute(
+                "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
+                " WHERE k.kind = 'baccarat.coup.result' ORDER BY r.seq"
+            )
+        ]
     finally:
         db.close()
     return [expected_code(r) for r in rows if r["shoe"] == shoe]
@@ -51,12 +55,19 @@ def dom_roads(page: Page) -> dict[str, list[dict[str, str]]]:
 def check_board(page: Page, rig: Rig, shoe: int, coup: int) -> list[str]:
     codes = journaled_codes(rig, shoe)
     assert len(codes) == coup
-    page.wait(lambda: page.text("coup") == str(coup) and
-              len(page.data('[data-road="bead"]')) == coup, f"coup {coup} on the page")
+    page.wait(
+        lambda: page.text("coup") == str(coup) and len(page.data('[data-road="bead"]')) == coup,
+        f"coup {coup} on the page",
+    )
     assert dom_roads(page) == expected_cells(codes)
     c = roads.counts(roads.Result.from_code(x) for x in codes)
-    for key, value in (("banker", c.banker), ("player", c.player), ("tie", c.tie),
-                       ("banker_pair", c.banker_pair), ("player_pair", c.player_pair)):
+    for key, value in (
+        ("banker", c.banker),
+        ("player", c.player),
+        ("tie", c.tie),
+        ("banker_pair", c.banker_pair),
+        ("player_pair", c.player_pair),
+    ):
         assert page.text(f"count-{key}") == str(value), key
     assert page.text("shoe") == str(shoe)
     return codes
@@ -64,8 +75,8 @@ def check_board(page: Page, rig: Rig, shoe: int, coup: int) -> list[str]:
 
 @pytest.mark.slow
 def test_a_shoe_on_the_board_is_the_roads_of_its_results(
-        table: Callable[..., Rig], monitor: Callable[[], Any],
-        tmp_path: Path) -> None:
+    table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path
+) -> None:
     rig = table("baccarat", PROFILE_EXTRA)
     rig.shoe = ConsoleShoe(rig)
     rig.login()
@@ -98,5 +109,7 @@ def test_a_shoe_on_the_board_is_the_roads_of_its_results(
     # The next shoe starts an empty board (the shuffled button; its burn is not dealt: the
     # simulated shoe holds one shoe's cards).
     press(rig, "shuffled", "burn")
-    page.wait(lambda: page.text("shoe") == "2" and not page.data("[data-road]"),
-              "an empty board for shoe 2")
+    page.wait(
+        lambda: page.text("shoe") == "2" and not page.data("[data-road]"),
+        "an empty board for shoe 2",
+    )

@@ -35,28 +35,34 @@ def look(page: Page) -> dict[str, Any]:
 
 
 def test_a_frozen_controller_dims_the_whole_page_and_it_comes_back(
-        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
+    table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path
+) -> None:
     rig = table("paigow")
     page = Page(monitor(), scoreboard_url(rig), tmp_path)
-    live = page.wait(lambda: (lambda s: s if not s["silent"] else None)(look(page)),
-                     "a live page")
+    live = page.wait(lambda: (lambda s: s if not s["silent"] else None)(look(page)), "a live page")
     assert live["header"] == 1.0 and live["main"] == 1.0 and live["notice"] == ""
     frozen_at = time.monotonic()
     os.kill(rig.pid, signal.SIGSTOP)
     try:
-        dimmed = page.wait(lambda: (lambda s: s if s["silent"] else None)(look(page)),
-                           "the no-signal notice", timeout=SILENCE_S + 3.0)
+        dimmed = page.wait(
+            lambda: (lambda s: s if s["silent"] else None)(look(page)),
+            "the no-signal notice",
+            timeout=SILENCE_S + 3.0,
+        )
         noticed_s = time.monotonic() - frozen_at
         assert SILENCE_S - 1.5 <= noticed_s <= SILENCE_S + 3.0, noticed_s
         assert dimmed["header"] < 0.5 and dimmed["main"] < 0.5
         assert dimmed["notice"] == "NO SIGNAL FROM THE TABLE"
-        assert not dimmed["stale"]             # the connection itself never failed
+        assert not dimmed["stale"]  # the connection itself never failed
         page.screenshot("scoreboard-no-signal.png")
         time.sleep(max(0.0, FROZEN_S - (time.monotonic() - frozen_at)))
         assert look(page)["silent"]
     finally:
         os.kill(rig.pid, signal.SIGCONT)
-    back = page.wait(lambda: (lambda s: s if not s["silent"] else None)(look(page)),
-                     "the page live again", timeout=5.0)
+    back = page.wait(
+        lambda: (lambda s: s if not s["silent"] else None)(look(page)),
+        "the page live again",
+        timeout=5.0,
+    )
     assert back["header"] == 1.0 and back["main"] == 1.0 and back["notice"] == ""
     assert rig.status()["state"] == "inspection"

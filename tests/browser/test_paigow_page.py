@@ -31,7 +31,8 @@ def number_shown(page: Page) -> str:
 
 
 def test_the_drawn_number_then_blank_after_the_deal(
-        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
+    table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path
+) -> None:
     rig = table("paigow")
     rig.login()
     page = Page(monitor(), scoreboard_url(rig), tmp_path)
@@ -60,7 +61,8 @@ def test_the_drawn_number_then_blank_after_the_deal(
 
 
 def test_dice_mode_shows_dice_then_the_count(
-        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
+    table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path
+) -> None:
     rig = table("paigow")
     rig.login()
     rig.ok("config set start_mode dice")
@@ -85,7 +87,8 @@ def _free_port() -> int:
 
 
 def test_a_page_reconnects_and_catches_up_after_a_restart(
-        table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path) -> None:
+    table: Callable[..., Rig], monitor: Callable[[], Any], tmp_path: Path
+) -> None:
     port = _free_port()
     rig = table("paigow", port=port)
     rig.login()
@@ -94,15 +97,20 @@ def test_a_page_reconnects_and_catches_up_after_a_restart(
     press(rig, "no_more_bets", ("no_more_bets", "bank_style"))
     number = press(rig, "draw", "dealing")["number"]
     page.wait(lambda: number_shown(page) == number, "the number")
-    os.kill(rig.pid, signal.SIGKILL)                  # a power cut
+    os.kill(rig.pid, signal.SIGKILL)  # a power cut
     rig.stop()
-    page.wait(lambda: page.js("return document.body.classList.contains('stale')"),
-              "the connection-lost banner")
-    again = table("paigow", port=port)                 # same journal, same port
+    page.wait(
+        lambda: page.js("return document.body.classList.contains('stale')"),
+        "the connection-lost banner",
+    )
+    again = table("paigow", port=port)  # same journal, same port
     # Recovery shows the same number (a power cycle never re-rolls); the page reconnects by
     # itself and takes the current state from the first event.
-    page.wait(lambda: not page.js("return document.body.classList.contains('stale')"),
-              "the page reconnected", timeout=30.0)
+    page.wait(
+        lambda: not page.js("return document.body.classList.contains('stale')"),
+        "the page reconnected",
+        timeout=30.0,
+    )
     assert number_shown(page) == number
     again.login()
     press(again, "dealt", "setting_hands")

@@ -53,7 +53,7 @@ class PtyMaster:
 
     def __init__(self) -> None:
         self.master, self._slave = os.openpty()
-        tty.setraw(self._slave)       # no echo or line editing before the process opens it
+        tty.setraw(self._slave)  # no echo or line editing before the process opens it
         self.slave_path = os.ttyname(self._slave)
 
     def write(self, data: bytes) -> None:
@@ -68,7 +68,7 @@ class PtyMaster:
             return b""
         try:
             return os.read(self.master, 4096)
-        except OSError:               # EIO while no one has the slave open
+        except OSError:  # EIO while no one has the slave open
             time.sleep(min(0.05, max(0.0, timeout)))
             return b""
 
@@ -129,7 +129,7 @@ class PtyCable:
             ready, _, _ = select.select(list(peer), [], [], 0.1)
             for fd in ready:
                 data = by_fd[fd].read(0)
-                if not data:          # EIO: nobody has that end open yet; don't spin
+                if not data:  # EIO: nobody has that end open yet; don't spin
                     time.sleep(0.01)
                     continue
                 try:
@@ -164,8 +164,13 @@ class Reply:
         return "\n".join(self.lines)
 
 
-def override_profile(folder: Path, base: Path, console_port: str | None,
-                     extra: str = "", scoreboard_port: int | None = 0) -> Path:
+def override_profile(
+    folder: Path,
+    base: Path,
+    console_port: str | None,
+    extra: str = "",
+    scoreboard_port: int | None = 0,
+) -> Path:
     """A profile that includes ``base`` (by absolute path), moves the console to a port (None:
     leaves it) and makes it a machine peer's line: the rig reads replies, not a terminal's echo
     and prompt (``[console] line_editing = false``). It serves the scoreboard on
@@ -174,8 +179,10 @@ def override_profile(folder: Path, base: Path, console_port: str | None,
     path = folder / "rig-profile.toml"
     board = "" if scoreboard_port is None else f"scoreboard.port = {scoreboard_port}\n"
     port = "" if console_port is None else f'port = "{console_port}"\n'
-    path.write_text(f'include = "{base.resolve()}"\n{board}{extra}\n[console]\n{port}'
-                    'line_editing = false\n', encoding="utf-8")
+    path.write_text(
+        f'include = "{base.resolve()}"\n{board}{extra}\n[console]\n{port}line_editing = false\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -209,17 +216,29 @@ class Rig:
         self._ready.clear()
         program = list(self.program) or [sys.executable, "-m", "controller"]
         self._proc = subprocess.Popen(
-            [*program, "run", "--profile", str(self.profile),
-             "--state-dir", str(self.state_dir), *extra_args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            env=env, cwd=str(self.cwd))
+            [
+                *program,
+                "run",
+                "--profile",
+                str(self.profile),
+                "--state-dir",
+                str(self.state_dir),
+                *extra_args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=str(self.cwd),
+        )
         threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True).start()
         deadline = time.monotonic() + READY_TIMEOUT_S
         while not self._ready.wait(0.1):
             if self._proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RigError("the controller did not become ready:\n"
-                               + "\n".join(self.stderr_lines[-30:]))
+                raise RigError(
+                    "the controller did not become ready:\n" + "\n".join(self.stderr_lines[-30:])
+                )
         self.game = self.status().get("game", "")
         return self
 
@@ -293,8 +312,9 @@ class Rig:
     def status(self) -> dict[str, str]:
         return dict(line.split(": ", 1) for line in self.ok("status") if ": " in line)
 
-    def wait_status(self, key: str, wanted: str | Sequence[str],
-                    timeout: float = REPLY_TIMEOUT_S) -> dict[str, str]:
+    def wait_status(
+        self, key: str, wanted: str | Sequence[str], timeout: float = REPLY_TIMEOUT_S
+    ) -> dict[str, str]:
         """Poll ``status`` until ``key`` has one of the wanted values (events are asynchronous:
         a button press reaches the loop through the GPIO driver's debounce)."""
         want = (wanted,) if isinstance(wanted, str) else tuple(wanted)

@@ -50,7 +50,7 @@ class ShoeDriver(Protocol):
 def _cards_after(prefix: str, line: str) -> list[str]:
     if not line.startswith(prefix):
         raise RigError(f"expected {prefix!r}..., got {line!r}")
-    return line[len(prefix):].split()
+    return line[len(prefix) :].split()
 
 
 class ConsoleShoe:
@@ -112,8 +112,9 @@ class EmulatorShoe:
         try:
             reply = self._lines.get(timeout=timeout)
         except queue.Empty:
-            raise RigError(f"the shoe emulator did not answer {line!r} within {timeout} s")\
-                from None
+            raise RigError(
+                f"the shoe emulator did not answer {line!r} within {timeout} s"
+            ) from None
         if reply.startswith("error:"):
             raise RigError(f"shoe emulator: {line!r}: {reply}")
         return reply

@@ -60,7 +60,7 @@ def settle(rig: Rig, coup_no: int) -> dict[str, str]:
     """Press settled; pass the shoe when the banker's hand lost, (h)(1)(i). The status after
     ``settled`` (it still shows the coup's result)."""
     status = press(rig, "settled", *AFTER_SETTLED)
-    if status["state"] == "passing":              # (h)(2): to the last curator's right
+    if status["state"] == "passing":  # (h)(2): to the last curator's right
         rig.ok(f"curator {int(status['curator']) % 8 + 1}")
     return status
 
@@ -92,7 +92,7 @@ def test_a_shoe_dealt_to_the_last_hand(make_rig: Callable[..., Rig]) -> None:
         last_hand_seen |= status["last_hand"] == "yes"
     else:
         pytest.fail(f"the shoe did not end within {MAX_COUPS} coups")
-    assert last_hand_seen                          # (f)(9): announced before the last hand
+    assert last_hand_seen  # (f)(9): announced before the last hand
     assert status["table_faults"] == "none" and int(status["coup"]) == coup_no
     rig.ok("journal verify")
 
@@ -104,22 +104,24 @@ def _coup_with_fault(rig: Rig, fault: str, coup_no: int) -> list[tuple[str, dict
     cards = rig.shoe.deal(2)
     rig.shoe.fault(fault)
     cards += rig.shoe.deal_coup(cards)
-    status = rig.wait_status("state", "settling")   # (a disconnect may still be resending)
+    status = rig.wait_status("state", "settling")  # (a disconnect may still be resending)
     assert status["last_result"] == expected_result(cards), (fault, cards)
     rows = round_rows(rig)
     read = [d["fields"][0] for k, d in rows if k == "shoe.frame" and d["type"] == "CARD"]
-    assert read == cards, (fault, read, cards)     # each card once, in order
+    assert read == cards, (fault, read, cards)  # each card once, in order
     settle(rig, coup_no)
     return rows
 
 
 def test_transmission_faults_lose_no_card_and_count_none_twice(
-        make_rig: Callable[..., Rig]) -> None:
+    make_rig: Callable[..., Rig],
+) -> None:
     rig = baccarat_rig(make_rig)
     open_shoe(rig)
     refused = {}
-    for coup_no, fault in enumerate(["checksum", "drop", "duplicate", "garbage", "disconnect"],
-                                    start=1):
+    for coup_no, fault in enumerate(
+        ["checksum", "drop", "duplicate", "garbage", "disconnect"], start=1
+    ):
         rows = _coup_with_fault(rig, fault, coup_no)
         refused[fault] = {d["reason"] for k, d in rows if k == "shoe.refused"}
         if fault == "disconnect" and rig.shoe.unplugs_link:
@@ -138,7 +140,7 @@ def _halted(rig: Rig, words: str) -> dict[str, str]:
 
 
 def _cleared(rig: Rig) -> None:
-    rig.ok("clear")                                # the technician clears: the shoe is redone
+    rig.ok("clear")  # the technician clears: the shoe is redone
     assert rig.status()["state"] == "shuffle"
 
 
@@ -168,7 +170,7 @@ def test_an_unreadable_card_halts_and_voids_the_coup(make_rig: Callable[..., Rig
     assert any(k == "baccarat.integrity" and d["problem"] == "unreadable card" for k, d in rows)
     voided = [d for k, d in rows if k == "baccarat.coup.voided"]
     assert voided and voided[0]["cards"] == cards
-    refused = rig.command("sim button no_more_bets")   # no play until cleared: the reply
+    refused = rig.command("sim button no_more_bets")  # no play until cleared: the reply
     assert refused.code == "STATE" and "no_more_bets refused" in refused.status  # says so
     assert rig.status()["state"] == "halted"
     _cleared(rig)
@@ -193,7 +195,7 @@ def test_a_foreign_card_beyond_the_composition_halts(make_rig: Callable[..., Rig
         dealt_coup(rig, coup)
         assert settle(rig, coup_no)["last_result"] == expected_result(coup)
     press(rig, "no_more_bets", "dealing")
-    rig.shoe.fault("foreign")                      # a face none of whose copies is left
+    rig.shoe.fault("foreign")  # a face none of whose copies is left
     _halted(rig, "inventory")
     rows = round_rows(rig)
     assert any(k == "baccarat.integrity" and face in d.get("card", "") for k, d in rows)

@@ -70,7 +70,7 @@ def test_config_change_refused_mid_round(make_rig: Callable[..., Rig]) -> None:
 def test_baccarat_shoe_link_is_up(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("baccarat")
     rig.wait_status("shoe_link", "up")
-    rig.err("odds", "STATE")                        # no shoe in play before the shuffle
+    rig.err("odds", "STATE")  # no shoe in play before the shuffle
 
 
 @pytest.mark.hil

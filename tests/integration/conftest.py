@@ -19,7 +19,8 @@ def release_artifact(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     result = build_release(out)
     if result.returncode != 0:
-        missing("scripts/build-release --offline failed (run scripts/build-release once, with"
-                " PyPI and Debian's archive reachable, to fill its cache):\n"
-                + result.stderr[-2000:])
+        missing(
+            "scripts/build-release --offline failed (run scripts/build-release once, with"
+            " PyPI and Debian's archive reachable, to fill its cache):\n" + result.stderr[-2000:]
+        )
     return artifact_in(out)

@@ -26,8 +26,11 @@ BUILD = REPO / "scripts" / "build-release"
 INSTALL = REPO / "systemd" / "install.sh"
 HOST_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 #: What install.sh and the release see: no virtual environment, no PYTHON* variables.
-CLEAN_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-             "LANG": "C.UTF-8", "HOME": "/root"}
+CLEAN_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "LANG": "C.UTF-8",
+    "HOME": "/root",
+}
 
 
 def missing(reason: str) -> None:
@@ -39,8 +42,13 @@ def missing(reason: str) -> None:
 
 def build_release(out: Path, arch: str = HOST_ARCH) -> subprocess.CompletedProcess[str]:
     """``scripts/build-release --offline`` for one architecture into ``out``."""
-    return subprocess.run([sys.executable, str(BUILD), "--arch", arch, "--offline", "--out",
-                           str(out)], capture_output=True, text=True, timeout=600, cwd="/")
+    return subprocess.run(
+        [sys.executable, str(BUILD), "--arch", arch, "--offline", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd="/",
+    )
 
 
 def artifact_in(out: Path) -> Path:
@@ -79,24 +87,44 @@ class Staged:
 
     def command(self) -> list[str]:
         """The unit's ExecStart, with the staged paths."""
-        return [str(self.opt / "python" / "bin" / "python3.11"), "-I", "-S", "-B", "-u",
-                str(self.opt / "bin" / "table-controller")]
+        return [
+            str(self.opt / "python" / "bin" / "python3.11"),
+            "-I",
+            "-S",
+            "-B",
+            "-u",
+            str(self.opt / "bin" / "table-controller"),
+        ]
 
     def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*self.command(), *args], capture_output=True, text=True,
-                              timeout=timeout, cwd="/", env=CLEAN_ENV)
+        return subprocess.run(
+            [*self.command(), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd="/",
+            env=CLEAN_ENV,
+        )
 
 
 def install(artifact: Path, stage: Path, profile: str | Path) -> Staged:
     """``install.sh --release ARTIFACT --profile PROFILE --stage DIR``, run from ``/`` with a
     clean environment, in a network namespace of its own (no network at all) when allowed."""
-    cmd = [str(INSTALL), "--release", str(artifact), "--profile", str(profile),
-           "--stage", str(stage)]
+    cmd = [
+        str(INSTALL),
+        "--release",
+        str(artifact),
+        "--profile",
+        str(profile),
+        "--stage",
+        str(stage),
+    ]
     offline = can_unshare_network()
     if offline:
         cmd = ["unshare", "--net", *cmd]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd="/",
-                            env=CLEAN_ENV)
+    result = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=300, cwd="/", env=CLEAN_ENV
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return Staged(stage, offline)
 
@@ -109,7 +137,10 @@ def sim_profile(folder: Path, console_port: Path, game: str = "paigow") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(REPO / "hw_profiles" / f"sim-{game}.toml", folder / f"sim-{game}.toml")
     table = folder / "table.toml"
-    table.write_text(f'include = "sim-{game}.toml"\nname = "release-test"\n\n[console]\n'
-                     f'port = "{console_port}"\nline_editing = false\n\n[scoreboard]\n'
-                     'port = 0\n', encoding="utf-8")
+    table.write_text(
+        f'include = "sim-{game}.toml"\nname = "release-test"\n\n[console]\n'
+        f'port = "{console_port}"\nline_editing = false\n\n[scoreboard]\n'
+        "port = 0\n",
+        encoding="utf-8",
+    )
     return table

@@ -57,8 +57,9 @@ class Running:
         return self.app.call(fn, timeout=WAIT_S)
 
     def action(self, *words: str) -> list[str]:
-        result: list[str] = self.on_loop(lambda: self.table.action(words[0], list(words[1:]),
-                                                                   "test"))
+        result: list[str] = self.on_loop(
+            lambda: self.table.action(words[0], list(words[1:]), "test")
+        )
         return result
 
     def state(self) -> str:
@@ -78,11 +79,16 @@ class Running:
             if predicate():
                 return
             time.sleep(0.002)
-        tail = self.on_loop(lambda: [f"{e.seq} {e.kind} {e.data}" for e in
-                                     self.app.journal.events(
-                                         since_seq=max(0, self.app.journal.last_seq - 25))])
-        raise AssertionError(f"timed out waiting for {what} (state {self.state()});"
-                             " journal tail:\n" + "\n".join(tail))
+        tail = self.on_loop(
+            lambda: [
+                f"{e.seq} {e.kind} {e.data}"
+                for e in self.app.journal.events(since_seq=max(0, self.app.journal.last_seq - 25))
+            ]
+        )
+        raise AssertionError(
+            f"timed out waiting for {what} (state {self.state()});"
+            " journal tail:\n" + "\n".join(tail)
+        )
 
     def press(self, button: str, leaves: str | None = None) -> None:
         before = self.state()
@@ -107,6 +113,7 @@ class Dealer:
     def card(self, unplugged: Callable[[], None] | None = None) -> None:
         """Deal one card; with ``unplugged``, the cable is out while it is dealt (its bytes are
         lost) and ``unplugged`` puts it back at once."""
+
         def deal() -> list[str]:
             if unplugged is None:
                 return self._deal(1)
@@ -114,6 +121,7 @@ class Dealer:
                 return self._deal(1)
             finally:
                 unplugged()
+
         self.dealt += self.run.on_loop(deal)
         want = len(self.dealt)
         self.run.wait(lambda: self.run.cards_seen() == want, f"card {want} at the table")
@@ -124,8 +132,7 @@ class Dealer:
             self.card()
         self.run.action("curator", "1")
 
-    def coup(self, before_card: Callable[[int], Callable[[], None] | None] | None = None
-             ) -> None:
+    def coup(self, before_card: Callable[[int], Callable[[], None] | None] | None = None) -> None:
         self.run.press("no_more_bets")
         n = 0
         while self.run.state() in COUP_STATES:
@@ -153,7 +160,10 @@ def check_journal(journal: Journal, dealt: list[str]) -> int:
         assert row.data["player"] == [c.code for c in coup.player]
         assert row.data["banker"] == [c.code for c in coup.banker]
         assert (row.data["player_total"], row.data["banker_total"], row.data["winner"]) == (
-            coup.player_total, coup.banker_total, coup.winner)
+            coup.player_total,
+            coup.banker_total,
+            coup.winner,
+        )
         offset += coup.cards_used
     assert offset == len(dealt)
     return len(results)
@@ -166,7 +176,9 @@ def test_a_whole_shoe_through_every_transport_fault(state_dir: Path) -> None:
         dealer = Dealer(run, sim.deal)
         dealer.burn_and_open()
         faults: dict[int, Callable[[], object]] = {
-            2: sim.fault_checksum, 4: sim.fault_drop, 6: sim.fault_duplicate,
+            2: sim.fault_checksum,
+            4: sim.fault_drop,
+            6: sim.fault_duplicate,
             8: sim.send_garbage,
         }
         coup_no = 0
@@ -197,8 +209,7 @@ def test_a_whole_shoe_through_every_transport_fault(state_dir: Path) -> None:
         run.stop()
 
 
-def test_a_controller_restart_mid_coup_loses_no_card_and_counts_none_twice(
-        state_dir: Path) -> None:
+def test_a_controller_restart_mid_coup_loses_no_card_and_counts_none_twice(state_dir: Path) -> None:
     sim = SimShoe(decks=8, seed=42, heartbeat_s=0.2)
     link = sim.create_pty()
     base = load_profile(PROFILE)

@@ -36,20 +36,29 @@ def _with_stdout_closed(args: list[str]) -> subprocess.CompletedProcess[str]:
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        return subprocess.run([sys.executable, "-m", "controller", *args], stdout=write_end,
-                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                              cwd=REPO, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "controller", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            cwd=REPO,
+            timeout=120,
+        )
     finally:
         os.close(write_end)
 
 
-@pytest.mark.parametrize("command", [
-    ["journal", "head"],
-    ["journal", "export"],
-    ["journal", "verify"],
-    ["journal", "pubkey"],
-    ["check-profile", str(PROFILE)],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["journal", "head"],
+        ["journal", "export"],
+        ["journal", "verify"],
+        ["journal", "pubkey"],
+        ["check-profile", str(PROFILE)],
+    ],
+)
 def test_a_closed_pipe_ends_the_command_quietly(state: Path, command: list[str]) -> None:
     args = [*command]
     if command[0] == "journal":
@@ -62,11 +71,15 @@ def test_a_closed_pipe_ends_the_command_quietly(state: Path, command: list[str])
 
 def test_an_open_pipe_still_gets_the_whole_output(state: Path) -> None:
     """The quiet exit is only for a reader gone: `journal head` read to the end exits 0."""
-    result = subprocess.run([sys.executable, "-m", "controller", "journal", "head",
-                             "--state-dir", str(state)], capture_output=True, text=True,
-                            cwd=REPO, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "journal", "head", "--state-dir", str(state)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     first, signed = result.stdout.splitlines()
     seq, _, digest = first.partition(":")
     assert int(seq) >= 200 and len(digest) == 64
-    assert json.loads(signed)["seq"] <= int(seq)    # the newest signed head
+    assert json.loads(signed)["seq"] <= int(seq)  # the newest signed head

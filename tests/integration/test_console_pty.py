@@ -21,8 +21,11 @@ from tests.hil.rig import PIN, PROFILES, REPO, PtyMaster, Rig, override_profile
 @pytest.fixture
 def console(tmp_path: Path) -> Iterator[Rig]:
     pty = PtyMaster()
-    rig = Rig(override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path),
-              tmp_path / "state", pty)
+    rig = Rig(
+        override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path),
+        tmp_path / "state",
+        pty,
+    )
     rig.start()
     yield rig
     rig.close()
@@ -51,7 +54,7 @@ def test_every_error_code_over_the_wire(console: Rig) -> None:
     console.err("odds", "UNKNOWN")
     console.ok(f"passwd {PIN}")
     console.err("config set recall_depth 100000", "RANGE")
-    console.err("verify", "STATE")                  # no manifest in a development tree
+    console.err("verify", "STATE")  # no manifest in a development tree
     console.err(f"journal verify 999999:{'0' * 64}", "FAULT")
     console.err("rng capture raw 10 ../../escape", "SYNTAX")
     (console.state_dir / "captures").mkdir(exist_ok=True)
@@ -64,7 +67,7 @@ def test_every_error_code_over_the_wire(console: Rig) -> None:
 
 
 def test_passwd_login_logout_and_lockout_alarm(console: Rig) -> None:
-    console.err(f"login {PIN}", "AUTH")             # no default secret
+    console.err(f"login {PIN}", "AUTH")  # no default secret
     assert console.ok(f"passwd {PIN}") == ["PIN set; logged in"]
     console.ok("logout")
     console.err("passwd 99999999", "AUTH")
@@ -118,9 +121,13 @@ def test_long_and_binary_lines_are_refused_and_the_console_goes_on(console: Rig)
 
     db = sqlite3.connect(f"file:{console.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
-        rows = [json.loads(r[0]) for r in db.execute(
-            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
-            " WHERE k.kind = 'console.rejected' ORDER BY r.seq")]
+        rows = [
+            json.loads(r[0])
+            for r in db.execute(
+                "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind"
+                " WHERE k.kind = 'console.rejected' ORDER BY r.seq"
+            )
+        ]
     finally:
         db.close()
     assert rows and rows[0]["reason"] == "line longer than 200 bytes"
@@ -129,23 +136,32 @@ def test_long_and_binary_lines_are_refused_and_the_console_goes_on(console: Rig)
 
 def _copy_program(dest: Path) -> None:
     for package in mf.PACKAGES:
-        shutil.copytree(REPO / package, dest / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            REPO / package, dest / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
 
 
 def _seal(program: Path, profile: Path) -> dict[str, str]:
     """A manifest of the copy (every file) and the profile's seal, as the program's own tool
     makes them; the environment that runs the copy against them."""
     for args in (["build", "--root", str(program)], ["seal-profile", str(profile)]):
-        made = subprocess.run([sys.executable, "-m", "controller.program.manifest", *args],
-                              capture_output=True, text=True, timeout=60, cwd=str(program),
-                              # no __pycache__ written into the copy after its manifest
-                              # (a plain shell does not set PYTHONDONTWRITEBYTECODE)
-                              env=dict(os.environ, PYTHONPATH=str(program),
-                                       PYTHONDONTWRITEBYTECODE="1"))
+        made = subprocess.run(
+            [sys.executable, "-m", "controller.program.manifest", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=str(program),
+            # no __pycache__ written into the copy after its manifest
+            # (a plain shell does not set PYTHONDONTWRITEBYTECODE)
+            env=dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1"),
+        )
         assert made.returncode == 0, made.stderr
-    return dict(os.environ, PYTHONPATH=str(program), PYTHONDONTWRITEBYTECODE="1",
-                TABLE_CONTROLLER_MANIFEST=str(program / mf.MANIFEST_NAME))
+    return dict(
+        os.environ,
+        PYTHONPATH=str(program),
+        PYTHONDONTWRITEBYTECODE="1",
+        TABLE_CONTROLLER_MANIFEST=str(program / mf.MANIFEST_NAME),
+    )
 
 
 def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
@@ -167,7 +183,7 @@ def test_verify_catches_a_changed_program_file(tmp_path: Path) -> None:
         assert any("changed file controller/journal/recall.py" in line for line in reply.lines)
         assert "program: changed file controller/journal/recall.py" in rig.status()["faults"]
         rig.login()
-        rig.err("fault clear", "FAULT")             # the file is still changed
+        rig.err("fault clear", "FAULT")  # the file is still changed
     finally:
         rig.close()
 

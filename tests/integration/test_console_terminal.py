@@ -42,8 +42,11 @@ class Terminal:
 
 def terminal_profile(folder: Path, port: str, base: str = "sim-paigow.toml") -> Path:
     path = folder / "terminal-profile.toml"
-    path.write_text(f'include = "{(PROFILES / base).resolve()}"\nscoreboard.port = 0\n'
-                    f'[console]\nport = "{port}"\nline_editing = true\n', encoding="utf-8")
+    path.write_text(
+        f'include = "{(PROFILES / base).resolve()}"\nscoreboard.port = 0\n'
+        f'[console]\nport = "{port}"\nline_editing = true\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -51,9 +54,14 @@ def journal_kinds(state_dir: Path, *kinds: str) -> list[dict[str, object]]:
     db = sqlite3.connect(f"file:{state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
         marks = ",".join("?" * len(kinds))
-        return [json.loads(r[0]) | {"kind": r[1]} for r in db.execute(
-            f"SELECT r.data, k.kind FROM rows r JOIN kinds k ON k.id = r.kind"
-            f" WHERE k.kind IN ({marks}) ORDER BY r.seq", kinds)]
+        return [
+            json.loads(r[0]) | {"kind": r[1]}
+            for r in db.execute(
+                f"SELECT r.data, k.kind FROM rows r JOIN kinds k ON k.id = r.kind"
+                f" WHERE k.kind IN ({marks}) ORDER BY r.seq",
+                kinds,
+            )
+        ]
     finally:
         db.close()
 
@@ -73,7 +81,8 @@ def term(tmp_path: Path) -> Iterator[tuple[Terminal, Rig]]:
 
 
 def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
-        term: tuple[Terminal, Rig]) -> None:
+    term: tuple[Terminal, Rig],
+) -> None:
     t, rig = term
     t.expect(b"> ")
     # BS and DEL erase (a backspace used to be "ERR SYNTAX line holds non-printable bytes")
@@ -84,8 +93,10 @@ def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
     assert b"state: inspection\r\n" in reply and b"ERR" not in reply
     # Ctrl-U clears the line: nothing of it runs
     t.type(b"frobnicate\x15help status\r")
-    assert t.expect(b"\r\n") == b"frobnicate" + b"\b" * 10 + b" " * 10 + b"\b" * 10 + \
-        b"help status\r\n"
+    assert (
+        t.expect(b"\r\n")
+        == b"frobnicate" + b"\b" * 10 + b" " * 10 + b"\b" * 10 + b"help status\r\n"
+    )
     assert b"status" in t.expect(b"OK\r\n> ")
     # Ctrl-C cancels the line and prompts again
     t.type(b"passwd 48151623\x03")
@@ -98,8 +109,7 @@ def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
     assert journal_kinds(rig.state_dir, "console.pin_set", "console.refused") == []
 
 
-def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(
-        tmp_path: Path) -> None:
+def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(tmp_path: Path) -> None:
     link = tmp_path / "ttyUSB-console"
     first = PtyMaster()
     link.symlink_to(first.slave_path)
@@ -109,14 +119,14 @@ def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(
     try:
         t = Terminal(first)
         t.expect(b"> ")
-        first.close()                 # the adapter is unplugged: its device goes away
+        first.close()  # the adapter is unplugged: its device goes away
         link.unlink()
         deadline = time.monotonic() + TIMEOUT_S
         while not journal_kinds(rig.state_dir, "console.port_lost"):
             assert time.monotonic() < deadline, "the loss of the console was not journaled"
             time.sleep(0.1)
-        time.sleep(1.5)               # a few reopen attempts fail while it is gone
-        second = PtyMaster()          # plugged back (a new device node, the same name)
+        time.sleep(1.5)  # a few reopen attempts fail while it is gone
+        second = PtyMaster()  # plugged back (a new device node, the same name)
         link.symlink_to(second.slave_path)
         rig.port = second
         t = Terminal(second)
@@ -141,7 +151,7 @@ def test_run_sim_prompts_echoes_and_says_what_the_display_shows(tmp_path: Path) 
 
     repo = Path(__file__).resolve().parents[2]
     pid, fd = pty.fork()
-    if pid == 0:                                     # the child: ./run-sim on a terminal
+    if pid == 0:  # the child: ./run-sim on a terminal
         os.environ["TC_STATE_DIR"] = str(tmp_path / "sim-state")
         os.execv(str(repo / "run-sim"), [str(repo / "run-sim")])
 
@@ -183,7 +193,7 @@ def test_run_sim_prompts_echoes_and_says_what_the_display_shows(tmp_path: Path) 
         t.expect(b"> ")
         t.type(b"sim button dealt\r")
         assert b"!DISPLAY blank" in t.expect(b"OK\r")
-        t.type(b"\x04")                             # Ctrl-D on an empty line quits
+        t.type(b"\x04")  # Ctrl-D on an empty line quits
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             done, status = os.waitpid(pid, os.WNOHANG)

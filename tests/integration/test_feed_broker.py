@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
 if importlib.util.find_spec("tests.services") is None:
     # the real-services fixtures (mosquitto_broker, postgres_server) come with tests/services
-    pytest.skip("MISSING tests/services (the real-services fixtures): the feed's broker tests"
-                " need them", allow_module_level=True)
+    pytest.skip(
+        "MISSING tests/services (the real-services fixtures): the feed's broker tests need them",
+        allow_module_level=True,
+    )
 
 SITE = "site1"
 
@@ -59,8 +61,9 @@ def _alarms(store_url: str) -> list[str]:
         store.close()
 
 
-def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: MosquittoBroker,
-                                                     tmp_path: Path, any_store_url: str) -> None:
+def test_rows_and_heads_reach_the_collector_in_order(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str
+) -> None:
     store_url = any_store_url
     t7, t8 = TableJournal("table-07"), TableJournal("table-08")
     collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7, t8))
@@ -72,8 +75,11 @@ def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: Mosquitto
         for p in pubs:
             p.wake()
         for t, p in zip((t7, t8), pubs, strict=True):
-            wait_for(lambda t=t: len(stored(store_url, SITE, t.table)) == 30, 20,
-                     f"{t.table}'s 30 rows stored")
+            wait_for(
+                lambda t=t: len(stored(store_url, SITE, t.table)) == 30,
+                20,
+                f"{t.table}'s 30 rows stored",
+            )
             wait_for(lambda p=p: p.state().acked_head == 30, 10, "head acknowledged")
             rows = stored(store_url, SITE, t.table)
             assert [r["hash"] for r in rows] == [r.hash for r in t.rows]
@@ -92,8 +98,11 @@ def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: Mosquitto
                 store.close()
 
         # "offline", said on stop, reaches the collector's store a moment later
-        wait_for(lambda: [r.status for r in tables().values()] == ["offline", "offline"], 10,
-                 "offline stored for both tables")
+        wait_for(
+            lambda: [r.status for r in tables().values()] == ["offline", "offline"],
+            10,
+            "offline stored for both tables",
+        )
         recs = tables()
         for t in (t7, t8):
             assert (recs[t.table].signed_seq, recs[t.table].last_round) == (30, 10)
@@ -103,8 +112,9 @@ def test_rows_and_heads_reach_the_collector_in_order(mosquitto_broker: Mosquitto
     assert _alarms(store_url) == []
 
 
-def test_the_acl_refuses_another_tables_topic(mosquitto_broker: MosquittoBroker,
-                                              tmp_path: Path, store_url: str) -> None:
+def test_the_acl_refuses_another_tables_topic(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     from tests.services.mqtt import NOT_AUTHORIZED, MqttTestClient
 
     t7, t8 = TableJournal("table-07"), TableJournal("table-08")
@@ -125,16 +135,19 @@ def test_the_acl_refuses_another_tables_topic(mosquitto_broker: MosquittoBroker,
             assert pub.state().acked_seq == 0
         finally:
             pub.stop()
-        wait_for(lambda: any(r.table == "table-07" for r in Store.open(store_url).tables()),
-                 10, "table-07's own status stored")
+        wait_for(
+            lambda: any(r.table == "table-07" for r in Store.open(store_url).tables()),
+            10,
+            "table-07's own status stored",
+        )
     finally:
         collector.stop()
     assert stored(store_url, SITE, "table-08") == []
 
 
 def test_broker_stopped_during_play_loses_and_repeats_nothing(
-        make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path,
-        any_store_url: str) -> None:
+    make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path, any_store_url: str
+) -> None:
     store_url = any_store_url
     t7 = TableJournal("table-07")
     # as a floor runs it: the collector's session survives the restart
@@ -147,7 +160,7 @@ def test_broker_stopped_during_play_loses_and_repeats_nothing(
         wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 15, 20, "first rounds")
         mosquitto_broker.stop()
         wait_for(lambda: not pub.state().connected, 10, "publisher sees the broker down")
-        for _ in range(10):                 # play goes on while the broker is down
+        for _ in range(10):  # play goes on while the broker is down
             t7.rounds(1)
             t7.sign()
             pub.wake()
@@ -167,8 +180,9 @@ def test_broker_stopped_during_play_loses_and_repeats_nothing(
     assert _alarms(store_url) == []
 
 
-def test_collector_killed_and_restarted_loses_nothing(mosquitto_broker: MosquittoBroker,
-                                                      tmp_path: Path, store_url: str) -> None:
+def test_collector_killed_and_restarted_loses_nothing(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     t7 = TableJournal("table-07")
     keys = write_keys(tmp_path / "k", t7)
     log = tmp_path / "collector.log"
@@ -179,9 +193,8 @@ def test_collector_killed_and_restarted_loses_nothing(mosquitto_broker: Mosquitt
     try:
         t7.rounds(5)
         pub.wake()
-        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 15, 30,
-                 "first rows stored")
-        for _ in range(20):                 # the collector dies mid-stream
+        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 15, 30, "first rows stored")
+        for _ in range(20):  # the collector dies mid-stream
             t7.rounds(2)
             pub.wake()
         kill(proc)
@@ -191,8 +204,11 @@ def test_collector_killed_and_restarted_loses_nothing(mosquitto_broker: Mosquitt
             pub.wake()
         wait_for(lambda: pub.state().acked_seq == len(t7.rows), 20, "all acknowledged")
         proc = collect_process(mosquitto_broker, store_url, keys, log)
-        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows), 30,
-                 "every row stored after the restart")
+        wait_for(
+            lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows),
+            30,
+            "every row stored after the restart",
+        )
         rows = stored(store_url, SITE, "table-07")
         assert [r["hash"] for r in rows] == [r.hash for r in t7.rows]
     finally:
@@ -203,7 +219,8 @@ def test_collector_killed_and_restarted_loses_nothing(mosquitto_broker: Mosquitt
 
 
 def test_forged_head_and_broken_row_over_the_broker_are_refused(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     """Someone holding table-07's broker certificate, not its journal key, sends a head signed
     with another key, a row chained on nothing and a payload that is not JSON: each is refused
     with its alarm and nothing of it is stored; the table's own rows keep flowing. A row they
@@ -228,10 +245,13 @@ def test_forged_head_and_broken_row_over_the_broker_are_refused(
             broken["hash"] = row_hash(broken["prev"], broken)
             c.publish(rows_topic, json.dumps({"v": 2, **broken}).encode())
             c.publish(rows_topic, b"not json")
-            wait_for(lambda: {"bad-signature", "chain", "malformed"} <= set(_alarms(store_url)),
-                     10, "three alarms")
+            wait_for(
+                lambda: {"bad-signature", "chain", "malformed"} <= set(_alarms(store_url)),
+                10,
+                "three alarms",
+            )
             assert [r["seq"] for r in stored(store_url, SITE, "table-07")] == [1, 2, 3]
-            c.publish(rows_topic, row_payload(rows[3].as_dict()))      # the genuine row 4
+            c.publish(rows_topic, row_payload(rows[3].as_dict()))  # the genuine row 4
             wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 4, 10, "row 4")
             # an injected row that does chain: stored, until the table's signed head says no
             injected = rows[4].as_dict() | {"data": {"number": 1}}
@@ -242,18 +262,24 @@ def test_forged_head_and_broken_row_over_the_broker_are_refused(
             wait_for(lambda: "fork" in _alarms(store_url), 10, "fork alarm")
     finally:
         collector.stop()
-    assert [r["hash"] for r in stored(store_url, SITE, "table-07")][:4] == \
-        [r.hash for r in rows[:4]]
+    assert [r["hash"] for r in stored(store_url, SITE, "table-07")][:4] == [
+        r.hash for r in rows[:4]
+    ]
     store = Store.open(store_url)
     assert store.tables()[0].signed_seq == 0
     store.close()
     printed = [line for line in collector.lines if line.startswith("ALARM")]
-    assert {line.split()[3].rstrip(":") for line in printed} == \
-        {"bad-signature", "chain", "malformed", "fork"}
+    assert {line.split()[3].rstrip(":") for line in printed} == {
+        "bad-signature",
+        "chain",
+        "malformed",
+        "fork",
+    }
 
 
 def test_publisher_sigkilled_mid_publish_resumes_from_its_position(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     """The publisher's process killed (SIGKILL) while a backlog is going out: started again,
     it resumes from the last position it saved; the collector stores every row exactly once
     (what was sent twice is dropped as a duplicate) and raises no alarm."""
@@ -268,9 +294,20 @@ def test_publisher_sigkilled_mid_publish_resumes_from_its_position(
     jdir.mkdir()
     state.mkdir()
     pair = mosquitto_broker.make_client_cert("table-07")
-    argv = [sys.executable, "-m", "tests.feed_publisher_proc", str(jdir), str(state),
-            mosquitto_broker.host, str(mosquitto_broker.port), str(mosquitto_broker.ca_path),
-            str(pair.cert_path), str(pair.key_path), SITE, "table-07"]
+    argv = [
+        sys.executable,
+        "-m",
+        "tests.feed_publisher_proc",
+        str(jdir),
+        str(state),
+        mosquitto_broker.host,
+        str(mosquitto_broker.port),
+        str(mosquitto_broker.ca_path),
+        str(pair.cert_path),
+        str(pair.key_path),
+        SITE,
+        "table-07",
+    ]
     collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t7))
     log = open(tmp_path / "pub.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log)
@@ -279,22 +316,28 @@ def test_publisher_sigkilled_mid_publish_resumes_from_its_position(
         t7.sign()
         write_journal(jdir, t7.rows, t7.heads)
         wait_for(lambda: len(stored(store_url, SITE, "table-07")) >= 60, 20, "first rows")
-        t7.rounds(600)                                  # a backlog of 1800 rows
+        t7.rounds(600)  # a backlog of 1800 rows
         t7.sign()
         write_journal(jdir, t7.rows, t7.heads)
         wait_for(lambda: len(stored(store_url, SITE, "table-07")) > 200, 20, "backlog moving")
-        kill(proc)                                      # mid-publish
+        kill(proc)  # mid-publish
         got = len(stored(store_url, SITE, "table-07"))
         assert got < len(t7.rows), "the backlog was all out before the kill: no test"
         saved = json.loads((state / "feed.position").read_text())["row_seq"]
         # the position moves at the broker's PUBACK, which can come before the collector has
         # stored the row: every row the broker acknowledged reaches the collector all the same
         assert 0 < saved < len(t7.rows)
-        wait_for(lambda: len(stored(store_url, SITE, "table-07")) >= saved, 20,
-                 "every row the broker acknowledged before the kill")
+        wait_for(
+            lambda: len(stored(store_url, SITE, "table-07")) >= saved,
+            20,
+            "every row the broker acknowledged before the kill",
+        )
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log)
-        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows), 60,
-                 "every row after the restart")
+        wait_for(
+            lambda: len(stored(store_url, SITE, "table-07")) == len(t7.rows),
+            60,
+            "every row after the restart",
+        )
         store = Store.open(store_url)
         wait_for(lambda: store.tables()[0].signed_seq == len(t7.rows), 10, "head matched")
         store.close()

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from tests.services.mosquitto import MosquittoBroker
 
 if importlib.util.find_spec("tests.services") is None:
-    pytest.skip("MISSING tests/services (the real-services fixtures): the feed's fuzz test"
-                " needs them", allow_module_level=True)
+    pytest.skip(
+        "MISSING tests/services (the real-services fixtures): the feed's fuzz test needs them",
+        allow_module_level=True,
+    )
 
 SITE = "site1"
 EVIL = "evil-01"
@@ -54,8 +56,9 @@ class FastPublisher:
         self.acked = 0
         self._lock = threading.Lock()
         self._connected = threading.Event()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"fuzz-{identity}",
-                                  protocol=mqtt.MQTTv5)
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"fuzz-{identity}", protocol=mqtt.MQTTv5
+        )
         self.client.tls_set_context(broker.ssl_context(identity))
         self.client.max_inflight_messages_set(1000)
         self.client.on_connect = lambda *a: self._connected.set()
@@ -71,7 +74,7 @@ class FastPublisher:
             self.acked += 1
 
     def publish(self, topic: str, payload: bytes) -> None:
-        if self.sent - self.acked >= 900:       # a window under the in-flight maximum
+        if self.sent - self.acked >= 900:  # a window under the in-flight maximum
             wait_for(lambda: self.sent - self.acked < 500, 60, "PUBACKs")
         info = self.client.publish(topic, payload, qos=1)
         if info.rc != 0:
@@ -91,20 +94,25 @@ class FastPublisher:
 def _counts(store_url: str) -> tuple[int, list[str]]:
     store = Store.open(store_url)
     try:
-        return _alarmed(store), [f"{a.table} {a.kind}: {a.detail}" for a in store.alarms()
-                                 if a.table != EVIL]
+        return _alarmed(store), [
+            f"{a.table} {a.kind}: {a.detail}" for a in store.alarms() if a.table != EVIL
+        ]
     finally:
         store.close()
 
 
 def _alarmed(store: Store) -> int:
-    return int(store.execute("SELECT COALESCE(SUM(count), 0) FROM feed_alarms WHERE site = ?"
-                             " AND table_id = ?", (SITE, EVIL))[0][0])
+    return int(
+        store.execute(
+            "SELECT COALESCE(SUM(count), 0) FROM feed_alarms WHERE site = ? AND table_id = ?",
+            (SITE, EVIL),
+        )[0][0]
+    )
 
 
 def test_100000_hostile_messages_never_stop_the_collector(
-        make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path,
-        any_store_url: str) -> None:
+    make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path, any_store_url: str
+) -> None:
     store_url = any_store_url
     broker = make_mosquitto_broker(site=SITE)
     honest, evil = TableJournal("table-07"), TableJournal(EVIL)
@@ -117,8 +125,11 @@ def test_100000_hostile_messages_never_stop_the_collector(
     bad = good = None
     started = time.monotonic()
     try:
-        wait_for(lambda: b"subscribed" in log.read_bytes() or proc.poll() is not None, 30,
-                 "the collector subscribed")
+        wait_for(
+            lambda: b"subscribed" in log.read_bytes() or proc.poll() is not None,
+            30,
+            "the collector subscribed",
+        )
         assert proc.poll() is None, log.read_text(errors="replace")
         bad, good = FastPublisher(broker, EVIL), FastPublisher(broker, "table-07")
         reader = Store.open(store_url)
@@ -130,7 +141,7 @@ def test_100000_hostile_messages_never_stop_the_collector(
                 wait_for(lambda i=i: i - _alarmed(reader) < WINDOW // 2, 60, "the collector")
                 reader.rollback()
             bad.publish(f"tc/{SITE}/{EVIL}/{channel}", payload)
-            if i % HONEST_EVERY == len(poisons()):     # right after the named poisons, and on
+            if i % HONEST_EVERY == len(poisons()):  # right after the named poisons, and on
                 for row in honest.rounds(1, 3):
                     good.publish(f"tc/{SITE}/table-07/rows", row_payload(row.as_dict()))
                     sent_rows += 1
@@ -143,8 +154,10 @@ def test_100000_hostile_messages_never_stop_the_collector(
 
         def caught_up() -> bool:
             assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
-            return _counts(store_url)[0] >= len(hostile) and \
-                len(stored(store_url, SITE, "table-07")) == sent_rows
+            return (
+                _counts(store_url)[0] >= len(hostile)
+                and len(stored(store_url, SITE, "table-07")) == sent_rows
+            )
 
         try:
             wait_for(caught_up, 180, "every hostile message alarmed, every honest row stored")
@@ -153,7 +166,8 @@ def test_100000_hostile_messages_never_stop_the_collector(
             raise AssertionError(
                 f"{alarmed} of {len(hostile)} alarmed, honest rows"
                 f" {len(stored(store_url, SITE, 'table-07'))} of {sent_rows}, other alarms"
-                f" {others[:5]}; log: {log.read_text(errors='replace')[-2000:]}") from None
+                f" {others[:5]}; log: {log.read_text(errors='replace')[-2000:]}"
+            ) from None
         elapsed = time.monotonic() - started
         assert proc.poll() is None, "the collector exited"
         alarmed, others = _counts(store_url)
@@ -163,8 +177,10 @@ def test_100000_hostile_messages_never_stop_the_collector(
         assert [r["hash"] for r in rows] == [r.hash for r in honest.rows]
         assert verify_rows(rows).ok
         assert stored(store_url, SITE, EVIL) == []
-        print(f"\nfuzz ({store_url.split(':')[0]}): {len(hostile)} hostile messages,"
-              f" {alarmed} alarmed, {len(rows)} honest rows stored, 0 exits, {elapsed:.1f} s")
+        print(
+            f"\nfuzz ({store_url.split(':')[0]}): {len(hostile)} hostile messages,"
+            f" {alarmed} alarmed, {len(rows)} honest rows stored, 0 exits, {elapsed:.1f} s"
+        )
     finally:
         for client in (bad, good):
             if client is not None:
@@ -180,41 +196,51 @@ def _refuse_kind(store_url: str, kind: str) -> None:
     store = Store.open(store_url)
     try:
         if store.dialect == "sqlite":
-            store.execute("CREATE TRIGGER refuse_kind BEFORE INSERT ON feed_rows WHEN"
-                          f" NEW.kind = '{kind}' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            store.execute(
+                "CREATE TRIGGER refuse_kind BEFORE INSERT ON feed_rows WHEN"
+                f" NEW.kind = '{kind}' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
         else:
-            store.execute(f"ALTER TABLE feed_rows ADD CONSTRAINT refuse_kind CHECK"
-                          f" (kind <> '{kind}')")
+            store.execute(
+                f"ALTER TABLE feed_rows ADD CONSTRAINT refuse_kind CHECK (kind <> '{kind}')"
+            )
         store.commit()
     finally:
         store.close()
 
 
 def test_a_row_the_database_refuses_is_malformed_not_retried_forever(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str) -> None:
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str
+) -> None:
     from tests.feed_rig import CollectorThread
 
     store_url = any_store_url
     honest, evil = TableJournal("table-07"), TableJournal(EVIL)
     _refuse_kind(store_url, "refused.kind")
-    collector = CollectorThread(mosquitto_broker, store_url,
-                                write_keys(tmp_path / "keys", honest, evil))
+    collector = CollectorThread(
+        mosquitto_broker, store_url, write_keys(tmp_path / "keys", honest, evil)
+    )
     bad = good = None
     try:
-        bad, good = FastPublisher(mosquitto_broker, EVIL), FastPublisher(mosquitto_broker,
-                                                                         "table-07")
+        bad, good = (
+            FastPublisher(mosquitto_broker, EVIL),
+            FastPublisher(mosquitto_broker, "table-07"),
+        )
         for row in honest.rounds(1, 2):
             good.publish(f"tc/{SITE}/table-07/rows", row_payload(row.as_dict()))
         good.drain(10)
         # one batch: the refused row among honest rows of both tables
-        bad.publish(f"tc/{SITE}/{EVIL}/rows",
-                    row_payload(evil.append("refused.kind", {"n": 1}, 1).as_dict()))
+        bad.publish(
+            f"tc/{SITE}/{EVIL}/rows",
+            row_payload(evil.append("refused.kind", {"n": 1}, 1).as_dict()),
+        )
         for row in honest.rounds(2, 2):
             good.publish(f"tc/{SITE}/table-07/rows", row_payload(row.as_dict()))
         bad.drain(10)
         good.drain(10)
-        wait_for(lambda: len(stored(store_url, SITE, "table-07")) == 6, 30,
-                 "table-07's six rows stored")
+        wait_for(
+            lambda: len(stored(store_url, SITE, "table-07")) == 6, 30, "table-07's six rows stored"
+        )
         wait_for(lambda: _counts(store_url)[0] == 1, 10, "the refused row alarmed")
         assert collector.thread.is_alive()
         rows = stored(store_url, SITE, "table-07")
@@ -227,7 +253,7 @@ def test_a_row_the_database_refuses_is_malformed_not_retried_forever(
             store.close()
         assert (alarm.table, alarm.kind, alarm.count) == (EVIL, "malformed", 1)
         assert "store cannot hold it" in alarm.detail
-        time_ok = time.monotonic() + 3     # acknowledged: not delivered (and alarmed) again
+        time_ok = time.monotonic() + 3  # acknowledged: not delivered (and alarmed) again
         while time.monotonic() < time_ok:
             assert _counts(store_url)[0] == 1
             time.sleep(0.3)

@@ -30,8 +30,12 @@ def _closed_port() -> int:
 
 def _profile(port: int, hold: int) -> Profile:
     base = load_profile(PROFILES / "sim-paigow.toml")
-    return dataclasses.replace(base, feed=FeedSettings(
-        f"mqtt://127.0.0.1:{port}", "site1", "sim-paigow", hold_decisions_unacked_s=hold))
+    return dataclasses.replace(
+        base,
+        feed=FeedSettings(
+            f"mqtt://127.0.0.1:{port}", "site1", "sim-paigow", hold_decisions_unacked_s=hold
+        ),
+    )
 
 
 def _press(app: Application, *names: str) -> None:
@@ -40,8 +44,17 @@ def _press(app: Application, *names: str) -> None:
 
 
 def _round_then_no_more_bets(app: Application) -> None:
-    _press(app, "shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled",
-           "shuffled", "no_more_bets")
+    _press(
+        app,
+        "shuffled",
+        "no_more_bets",
+        "draw",
+        "dealt",
+        "hands_set",
+        "settled",
+        "shuffled",
+        "no_more_bets",
+    )
     assert app.table.model.state == "no_more_bets"
 
 
@@ -72,7 +85,7 @@ def test_a_draw_is_withheld_while_the_last_decision_is_unacknowledged(tmp_path: 
     app = Application(_profile(_closed_port(), HOLD_S), tmp_path, console_port="none")
     try:
         app.start()
-        _round_then_no_more_bets(app)      # round 1's draw: the broker never acknowledged it
+        _round_then_no_more_bets(app)  # round 1's draw: the broker never acknowledged it
         decided = app.trust.last_decision
         assert decided is not None
         time.sleep(HOLD_S + 0.2)
@@ -83,13 +96,14 @@ def test_a_draw_is_withheld_while_the_last_decision_is_unacknowledged(tmp_path: 
         reason = str(refused.data["reason"])
         assert f"journal row {decided[0]}, acknowledged up to 0" in reason
         assert "[feed] hold_decisions_unacked_s" in reason and "bring the feed back" in reason
-        assert not app.faults()             # a hold, not a fault: nothing to clear
+        assert not app.faults()  # a hold, not a fault: nothing to clear
     finally:
         app.close()
 
 
 def test_the_hold_lifts_when_the_broker_acknowledges(
-        tmp_path: Path, make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    tmp_path: Path, make_mosquitto_broker: Callable[..., MosquittoBroker]
+) -> None:
     broker = make_mosquitto_broker(plain=True, tls=False)
     assert broker.plain_port is not None
     app = Application(_profile(broker.plain_port, HOLD_S), tmp_path, console_port="none")
@@ -101,15 +115,18 @@ def test_the_hold_lifts_when_the_broker_acknowledges(
         _wait(lambda: feed.state().acked_seq >= app.journal.last_seq, "round 1 acknowledged")
         broker.stop()
         time.sleep(HOLD_S + 0.2)
-        _press(app, "draw")                 # round 1's acknowledged: not withheld
+        _press(app, "draw")  # round 1's acknowledged: not withheld
         assert _draws(app) == 2
         _press(app, "dealt", "hands_set", "settled", "shuffled", "no_more_bets")
         time.sleep(HOLD_S + 0.2)
         _press(app, "draw")
         assert _draws(app) == 2, "drawn while the broker had not acknowledged round 2's draw"
         broker.start()
-        _wait(lambda: feed.state().acked_seq >= app.trust.last_decision[0],  # type: ignore[index]
-              "round 2's draw acknowledged after the broker came back", timeout=60)
+        _wait(
+            lambda: feed.state().acked_seq >= app.trust.last_decision[0],  # type: ignore[index]
+            "round 2's draw acknowledged after the broker came back",
+            timeout=60,
+        )
         _press(app, "draw")
         assert _draws(app) == 3
     finally:
@@ -118,11 +135,12 @@ def test_the_hold_lifts_when_the_broker_acknowledges(
 
 def test_the_setting_is_checked(tmp_path: Path) -> None:
     base = (PROFILES / "sim-paigow.toml").resolve()
-    for value, ok in (("30", True), ("0", True), ("-1", False), ('"30"', False),
-                      ("86401", False)):
+    for value, ok in (("30", True), ("0", True), ("-1", False), ('"30"', False), ("86401", False)):
         path = tmp_path / f"p{len(value)}{ok}.toml"
-        path.write_text(f'include = "{base}"\n[feed]\nbroker = "mqtt://127.0.0.1:1883"\n'
-                        f'site = "site1"\nhold_decisions_unacked_s = {value}\n')
+        path.write_text(
+            f'include = "{base}"\n[feed]\nbroker = "mqtt://127.0.0.1:1883"\n'
+            f'site = "site1"\nhold_decisions_unacked_s = {value}\n'
+        )
         if ok:
             assert load_profile(path).feed.hold_decisions_unacked_s == int(value)  # type: ignore[union-attr]
         else:

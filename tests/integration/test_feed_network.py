@@ -49,14 +49,17 @@ def _profile(folder: Path, broker: str) -> Path:
     for name in ("ca.pem", "table.pem", "table.key"):
         (folder / name).write_text("placeholder\n")
     profile = folder / "feed-table.toml"
-    profile.write_text((REPO / "hw_profiles" / "sim-paigow.toml").read_text() + textwrap.dedent(f"""
+    profile.write_text(
+        (REPO / "hw_profiles" / "sim-paigow.toml").read_text()
+        + textwrap.dedent(f"""
         [feed]
         broker = "{broker}"
         site = "floor1"
-        ca = "{folder / 'ca.pem'}"
-        cert = "{folder / 'table.pem'}"
-        key = "{folder / 'table.key'}"
-        """))
+        ca = "{folder / "ca.pem"}"
+        cert = "{folder / "table.pem"}"
+        key = "{folder / "table.key"}"
+        """)
+    )
     return profile
 
 
@@ -77,17 +80,18 @@ def _drop_ins(staged: Staged) -> dict[str, dict[str, list[str]]]:
 @pytest.fixture(scope="module")
 def staged(release_artifact: Path, tmp_path_factory: pytest.TempPathFactory) -> Staged:
     base = tmp_path_factory.mktemp("feed-stage")
-    return install(release_artifact, base / "stage",
-                   _profile(base / "profile", f"mqtts://{BROKER}:{PORT}"))
+    return install(
+        release_artifact, base / "stage", _profile(base / "profile", f"mqtts://{BROKER}:{PORT}")
+    )
 
 
 def test_the_feed_drop_in_opens_the_broker_s_address_only(staged: Staged) -> None:
     drop = _drop_ins(staged)
     feed = drop["feed.conf"]
     assert feed["PrivateNetwork"] == ["no"]
-    assert feed["IPAddressAllow"] == [BROKER]                     # the address, not the network
+    assert feed["IPAddressAllow"] == [BROKER]  # the address, not the network
     assert feed["RestrictAddressFamilies"] == ["AF_UNIX AF_INET"]
-    assert "IPAddressDeny" not in feed                          # the unit's "any" stays
+    assert "IPAddressDeny" not in feed  # the unit's "any" stays
     unit = UNIT.read_text().splitlines()
     assert "IPAddressDeny=any" in unit and "PrivateNetwork=yes" in unit
     # every address any drop-in opens: the broker, and loopback for the scoreboard's pages
@@ -95,37 +99,71 @@ def test_the_feed_drop_in_opens_the_broker_s_address_only(staged: Staged) -> Non
     assert opened == {BROKER, "localhost"}
 
 
-def test_systemd_analyze_verifies_the_unit_with_the_feed_drop_in(staged: Staged,
-                                                                   tmp_path: Path) -> None:
+def test_systemd_analyze_verifies_the_unit_with_the_feed_drop_in(
+    staged: Staged, tmp_path: Path
+) -> None:
     if shutil.which("systemd-analyze") is None or shutil.which("unshare") is None:
         missing("systemd-analyze", "systemd-analyze or unshare", "systemd")
     shutil.copy(UNIT, tmp_path / UNIT.name)
-    shutil.copytree(staged.stage / "etc" / "systemd" / "system" / "table-controller.service.d",
-                    tmp_path / "table-controller.service.d")
+    shutil.copytree(
+        staged.stage / "etc" / "systemd" / "system" / "table-controller.service.d",
+        tmp_path / "table-controller.service.d",
+    )
     script = 'mount --bind "$1" /opt && exec systemd-analyze verify "$2"'
-    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                             script, "sh", str(staged.stage / "opt"),
-                             str(tmp_path / UNIT.name)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            str(staged.stage / "opt"),
+            str(tmp_path / UNIT.name),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if result.returncode != 0 and "unshare failed" in result.stderr:
         pytest.skip(f"no private mount namespace here: {result.stderr.strip()}")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert [line for line in (result.stdout + result.stderr).splitlines()
-            if ".conf" in line or "table-controller.service" in line] == []
+    assert [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if ".conf" in line or "table-controller.service" in line
+    ] == []
 
 
 def test_a_broker_host_name_only_dns_knows_is_refused_at_install(
-        release_artifact: Path, tmp_path: Path) -> None:
+    release_artifact: Path, tmp_path: Path
+) -> None:
     name = f"broker-{secrets.token_hex(4)}.invalid"
-    cmd = [str(INSTALL), "--release", str(release_artifact), "--profile",
-           str(_profile(tmp_path / "profile", f"mqtts://{name}:{PORT}")),
-           "--stage", str(tmp_path / "stage")]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd="/",
-                            env=CLEAN_ENV)
+    cmd = [
+        str(INSTALL),
+        "--release",
+        str(release_artifact),
+        "--profile",
+        str(_profile(tmp_path / "profile", f"mqtts://{name}:{PORT}")),
+        "--stage",
+        str(tmp_path / "stage"),
+    ]
+    result = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=300, cwd="/", env=CLEAN_ENV
+    )
     assert result.returncode != 0
     assert f"the broker's host {name} is not an address and not in /etc/hosts" in result.stderr
-    assert not (tmp_path / "stage" / "etc" / "systemd" / "system" / "table-controller.service.d"
-                / "feed.conf").exists()
+    assert not (
+        tmp_path
+        / "stage"
+        / "etc"
+        / "systemd"
+        / "system"
+        / "table-controller.service.d"
+        / "feed.conf"
+    ).exists()
 
 
 # -- the same restrictions in network namespaces ------------------------------------------------
@@ -136,8 +174,9 @@ def _ip(*args: str) -> None:
 
 
 def _in(ns: str, *cmd: str, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True,
-                          timeout=60, **kw)  # type: ignore[call-overload]
+    return subprocess.run(
+        ["ip", "netns", "exec", ns, *cmd], capture_output=True, text=True, timeout=60, **kw
+    )  # type: ignore[call-overload]
 
 
 @pytest.fixture
@@ -164,8 +203,20 @@ def floor(tmp_path: Path) -> Iterator[tuple[str, str]]:
     try:
         _ip("netns", "add", table)
         _ip("netns", "add", floor_ns)
-        _ip("link", "add", f"tct{tag}", "netns", table, "type", "veth", "peer", "name",
-            f"tcf{tag}", "netns", floor_ns)
+        _ip(
+            "link",
+            "add",
+            f"tct{tag}",
+            "netns",
+            table,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            f"tcf{tag}",
+            "netns",
+            floor_ns,
+        )
         _ip("-n", table, "addr", "add", f"{TABLE}/24", "dev", f"tct{tag}")
         _ip("-n", floor_ns, "addr", "add", f"{BROKER}/24", "dev", f"tcf{tag}")
         _ip("-n", floor_ns, "addr", "add", f"{OTHER}/24", "dev", f"tcf{tag}")
@@ -173,16 +224,22 @@ def floor(tmp_path: Path) -> Iterator[tuple[str, str]]:
             _ip("-n", ns, "link", "set", "lo", "up")
             _ip("-n", ns, "link", "set", dev, "up")
         conf = tmp_path / "mosquitto.conf"
-        conf.write_text(f"user root\nlistener {PORT} 0.0.0.0\nlistener {OTHER_PORT} 0.0.0.0\n"
-                        "allow_anonymous true\npersistence false\nlog_dest stderr\n")
+        conf.write_text(
+            f"user root\nlistener {PORT} 0.0.0.0\nlistener {OTHER_PORT} 0.0.0.0\n"
+            "allow_anonymous true\npersistence false\nlog_dest stderr\n"
+        )
         log = open(tmp_path / "mosquitto.log", "wb")  # noqa: SIM115 (closed below)
-        proc = subprocess.Popen(["ip", "netns", "exec", floor_ns, binary, "-c", str(conf)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", floor_ns, binary, "-c", str(conf)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         log.close()
         deadline = time.monotonic() + 10
         while _in(floor_ns, sys.executable, "-c", _CONNACK, BROKER, str(PORT)).returncode:
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                (tmp_path / "mosquitto.log").read_text()
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                tmp_path / "mosquitto.log"
+            ).read_text()
             time.sleep(0.1)
         yield table, floor_ns
     finally:
@@ -241,7 +298,8 @@ def _ruleset(drop_ins: dict[str, dict[str, list[str]]]) -> str:
 
 
 def test_in_a_namespace_the_broker_is_reachable_and_another_address_is_not(
-        staged: Staged, floor: tuple[str, str], tmp_path: Path) -> None:
+    staged: Staged, floor: tuple[str, str], tmp_path: Path
+) -> None:
     table, _floor = floor
     probe = [sys.executable, "-c", _CONNACK]
     # without the unit's rules both addresses reach the broker: the refusal below is the rules

@@ -45,13 +45,30 @@ class Table:
         self.keys.mkdir()
         pair = broker.make_client_cert(TABLE)
         # feed.table is not given: it is the journal's table id, which the heads are signed with
-        self.profile = write_profile(tmp, "sim-paigow", extra=(
-            f'[journal]\ntable_id = "{TABLE}"\n\n'
-            f'[feed]\nbroker = "mqtts://{broker.host}:{broker.port}"\nsite = "{SITE}"\n'
-            f'ca = "{broker.ca_path}"\ncert = "{pair.cert_path}"\nkey = "{pair.key_path}"\n'))
-        pem = subprocess.run([sys.executable, "-m", "controller", "journal", "keygen",
-                              "--state-dir", str(self.state)], cwd=ROOT, capture_output=True,
-                             check=True, timeout=60).stdout
+        self.profile = write_profile(
+            tmp,
+            "sim-paigow",
+            extra=(
+                f'[journal]\ntable_id = "{TABLE}"\n\n'
+                f'[feed]\nbroker = "mqtts://{broker.host}:{broker.port}"\nsite = "{SITE}"\n'
+                f'ca = "{broker.ca_path}"\ncert = "{pair.cert_path}"\nkey = "{pair.key_path}"\n'
+            ),
+        )
+        pem = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "journal",
+                "keygen",
+                "--state-dir",
+                str(self.state),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout
         (self.keys / f"{TABLE}.pem").write_bytes(pem)
         self.log = tmp / "table.log"
 
@@ -59,9 +76,22 @@ class Table:
         out = open(self.log, "ab")  # noqa: SIM115 - the child holds it
         try:
             return subprocess.Popen(
-                [sys.executable, "-m", "controller", "simulate", "--profile", str(self.profile),
-                 "--rounds", str(rounds), "--state-dir", str(self.state)],
-                cwd=ROOT, stdout=out, stderr=out)
+                [
+                    sys.executable,
+                    "-m",
+                    "controller",
+                    "simulate",
+                    "--profile",
+                    str(self.profile),
+                    "--rounds",
+                    str(rounds),
+                    "--state-dir",
+                    str(self.state),
+                ],
+                cwd=ROOT,
+                stdout=out,
+                stderr=out,
+            )
         finally:
             out.close()
 
@@ -122,8 +152,9 @@ def store_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'collector.sqlite'}"
 
 
-def test_the_table_feeds_the_collector(mosquitto_broker: MosquittoBroker, tmp_path: Path,
-                                       store_url: str) -> None:
+def test_the_table_feeds_the_collector(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     table = Table(mosquitto_broker, tmp_path)
     collector = CollectorThread(mosquitto_broker, store_url, table.keys)
     try:
@@ -150,14 +181,15 @@ def test_the_table_feeds_the_collector(mosquitto_broker: MosquittoBroker, tmp_pa
     assert cells[4:] == [str(rows[-1][0]), "0", str(rows[-1][0]), "0"], lines
 
 
-def test_controller_sigkilled_mid_publish(mosquitto_broker: MosquittoBroker, tmp_path: Path,
-                                          store_url: str) -> None:
+def test_controller_sigkilled_mid_publish(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     table = Table(mosquitto_broker, tmp_path)
     collector = CollectorThread(mosquitto_broker, store_url, table.keys)
     try:
         proc = table.simulate(300)
         wait_for(lambda: len(stored(store_url, SITE, TABLE)) > 100, 60, "rows flowing")
-        kill(proc)                                   # SIGKILL: mid-round, mid-publish
+        kill(proc)  # SIGKILL: mid-round, mid-publish
         before = table.journal_rows()
         # the position saved last (at most once a second) is behind the journal's end: the
         # restarted publisher re-sends rows the collector holds and sends those it does not
@@ -166,13 +198,16 @@ def test_controller_sigkilled_mid_publish(mosquitto_broker: MosquittoBroker, tmp
         ctl = Controller(table.profile, table.state)  # started again: resumes the feed
         try:
             ctl.wait_ready()
-            wait_for(lambda: _feed_line(ctl).startswith("connected, backlog 0,"), 30,
-                     "the backlog acknowledged")
+            wait_for(
+                lambda: _feed_line(ctl).startswith("connected, backlog 0,"),
+                30,
+                "the backlog acknowledged",
+            )
         finally:
             assert ctl.stop() == 0
         rows = table.journal_rows()
-        assert rows[:len(before)] == before
-        assert _stored_rows(store_url) == rows       # every row once, in order, none lost
+        assert rows[: len(before)] == before
+        assert _stored_rows(store_url) == rows  # every row once, in order, none lost
         wait_for(lambda: _signed(store_url) == rows[-1][0], 10, "the last head matched")
     finally:
         collector.stop()
@@ -192,9 +227,9 @@ def _play(ctl: Controller, rounds: int) -> None:
 
 
 def test_broker_stopped_during_play_then_the_backlog_in_order(
-        make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path,
-        store_url: str) -> None:
-    broker = make_mosquitto_broker(persistence=True)   # the collector's session survives
+    make_mosquitto_broker: Callable[..., MosquittoBroker], tmp_path: Path, store_url: str
+) -> None:
+    broker = make_mosquitto_broker(persistence=True)  # the collector's session survives
     table = Table(broker, tmp_path)
     collector = CollectorThread(broker, store_url, table.keys)
     ctl = Controller(table.profile, table.state)
@@ -202,8 +237,11 @@ def test_broker_stopped_during_play_then_the_backlog_in_order(
         ctl.wait_ready()
         ctl.login()
         _play(ctl, 2)
-        wait_for(lambda: _feed_line(ctl).startswith("connected, backlog 0,"), 20,
-                 "the first rounds acknowledged")
+        wait_for(
+            lambda: _feed_line(ctl).startswith("connected, backlog 0,"),
+            20,
+            "the first rounds acknowledged",
+        )
         acked = int(_feed_line(ctl).rsplit(" ", 1)[1])
         assert acked > 20
         wait_for(lambda: len(stored(store_url, SITE, TABLE)) >= acked, 20, "stored")
@@ -211,11 +249,12 @@ def test_broker_stopped_during_play_then_the_backlog_in_order(
         broker.stop()
         wait_for(lambda: _feed_line(ctl).startswith("down"), 20, "the feed sees the broker go")
         held_before_play = int(_feed_line(ctl).rsplit(" ", 1)[1])
-        _play(ctl, 3)                                # play goes on, nothing waits for it
+        _play(ctl, 3)  # play goes on, nothing waits for it
         behind = table.last_seq()
         line = _feed_line(ctl)
-        shown = re.fullmatch(r"down \((down|connecting): .*\), backlog (\d+), acked seq (\d+)",
-                             line)
+        shown = re.fullmatch(
+            r"down \((down|connecting): .*\), backlog (\d+), acked seq (\d+)", line
+        )
         assert shown is not None, line
         # nothing acknowledged since the broker went; the rows played since are the backlog
         held = int(shown[3])
@@ -224,14 +263,17 @@ def test_broker_stopped_during_play_then_the_backlog_in_order(
         assert len(stored(store_url, SITE, TABLE)) <= held
 
         broker.start()
-        wait_for(lambda: _feed_line(ctl).startswith("connected, backlog 0,"), 40,
-                 "the backlog acknowledged")
+        wait_for(
+            lambda: _feed_line(ctl).startswith("connected, backlog 0,"),
+            40,
+            "the backlog acknowledged",
+        )
         _play(ctl, 1)
         assert ctl.stop() == 0
         rows = table.journal_rows()
         wait_for(lambda: len(stored(store_url, SITE, TABLE)) == len(rows), 20, "all stored")
         got = stored(store_url, SITE, TABLE)
-        assert [(r["seq"], r["hash"]) for r in got] == rows      # in order, each once
+        assert [(r["seq"], r["hash"]) for r in got] == rows  # in order, each once
         assert not any(r["gap_before"] for r in got)
     finally:
         ctl.stop()
@@ -255,13 +297,15 @@ def _roll_back(state: Path, keep_heads: int) -> int:
     db.commit()
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
-    anchor.write_text("".join(line + "\n" for line, h in zip(lines, heads, strict=True)
-                              if h["seq"] <= cut))
+    anchor.write_text(
+        "".join(line + "\n" for line, h in zip(lines, heads, strict=True) if h["seq"] <= cut)
+    )
     return cut
 
 
 def test_a_journal_rolled_back_on_the_device_raises_rollback(
-        mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str) -> None:
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
     table = Table(mosquitto_broker, tmp_path)
     collector = CollectorThread(mosquitto_broker, store_url, table.keys)
     try:
@@ -277,8 +321,11 @@ def test_a_journal_rolled_back_on_the_device_raises_rollback(
             ctl.wait_ready()
             # the table itself does not notice (its anchor agrees) and feeds on
             assert ctl.status()["faults"] == "none"
-            wait_for(lambda: "rollback" in _alarms(store_url), 20,
-                     f"rollback alarm (alarms: {_alarms(store_url)})")
+            wait_for(
+                lambda: "rollback" in _alarms(store_url),
+                20,
+                f"rollback alarm (alarms: {_alarms(store_url)})",
+            )
             assert _feed_line(ctl).startswith("connected")
         finally:
             assert ctl.stop() == 0

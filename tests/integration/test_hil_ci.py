@@ -27,9 +27,11 @@ def hil_ci_profile(folder: Path, console: Path, shoe: Path) -> Path:
     path.write_text(
         f'include = "{(PROFILES / "sim-baccarat.toml").resolve()}"\n'
         'name = "hil-ci-baccarat"\n\n'
-        '[rules.baccarat]\ndecks = 6\n\n'
+        "[rules.baccarat]\ndecks = 6\n\n"
         f'[console]\nport = "{console}"\n\n'
-        f'[devices.shoe]\nport = "{shoe}"\n', encoding="utf-8")
+        f'[devices.shoe]\nport = "{shoe}"\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -43,12 +45,30 @@ def test_hil_path_runs_against_pty_ports(request: pytest.FixtureRequest, tmp_pat
     try:
         profile = hil_ci_profile(tmp_path, tmp_path / "console", tmp_path / "shoe")
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-             "--hil", str(profile), "--hil-console-peer", str(tmp_path / "console-peer"),
-             "--hil-shoe-peer", str(tmp_path / "shoe-peer"),
-             "--hil-lock", str(tmp_path / "hil.lock"), "tests/hil"],
-            capture_output=True, text=True, timeout=TIMEOUT_S, cwd=str(REPO),
-            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-rs",
+                "-p",
+                "no:cacheprovider",
+                "--hil",
+                str(profile),
+                "--hil-console-peer",
+                str(tmp_path / "console-peer"),
+                "--hil-shoe-peer",
+                str(tmp_path / "shoe-peer"),
+                "--hil-lock",
+                str(tmp_path / "hil.lock"),
+                "tests/hil",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            cwd=str(REPO),
+            env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+        )
     finally:
         shoe.close()
         console.close()

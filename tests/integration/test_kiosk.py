@@ -27,24 +27,48 @@ CHROMIUM = Path("/usr/bin/chromium")
 @pytest.fixture
 def board() -> Iterator[ScoreboardServer]:
     pub = Publication()
-    pub.publish({"game": "paigow", "state": "dealing", "round": 4, "showing": True,
-                 "number": 5, "start_position": 5, "position_name": "seat 4", "seat": 4,
-                 "style": "house_way_from_right", "start_mode": "rng", "dice_mode": False})
+    pub.publish(
+        {
+            "game": "paigow",
+            "state": "dealing",
+            "round": 4,
+            "showing": True,
+            "number": 5,
+            "start_position": 5,
+            "position_name": "seat 4",
+            "seat": 4,
+            "style": "house_way_from_right",
+            "start_mode": "rng",
+            "dice_mode": False,
+        }
+    )
     b = ScoreboardServer(ScoreboardSettings(enabled=True, port=0), pub, "paigow")
     b.start()
     yield b
     b.close()
 
 
-def run_kiosk(tmp_path: Path, url: str, browser: str, extra: str = "",
-              wait_s: int = 10) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, HOME=str(tmp_path), SCOREBOARD_ONCE="1",
-               SCOREBOARD_WAIT_S=str(wait_s), SCOREBOARD_BROWSER=browser,
-               SCOREBOARD_EXTRA_ARGS=extra)
+def run_kiosk(
+    tmp_path: Path, url: str, browser: str, extra: str = "", wait_s: int = 10
+) -> subprocess.CompletedProcess[str]:
+    env = dict(
+        os.environ,
+        HOME=str(tmp_path),
+        SCOREBOARD_ONCE="1",
+        SCOREBOARD_WAIT_S=str(wait_s),
+        SCOREBOARD_BROWSER=browser,
+        SCOREBOARD_EXTRA_ARGS=extra,
+    )
     env.pop("DISPLAY", None)
     # Its own process group: on a timeout the browser goes too, not only the script.
-    proc = subprocess.Popen(["sh", str(SCRIPT), url], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        ["sh", str(SCRIPT), url],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=90)
     except subprocess.TimeoutExpired:
@@ -64,8 +88,9 @@ def stand_in_browser(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_scripts_parse() -> None:
     assert subprocess.run(["sh", "-n", str(SCRIPT)], timeout=30).returncode == 0
-    assert subprocess.run(["bash", "-n", str(KIOSK / "install-kiosk.sh")],
-                          timeout=30).returncode == 0
+    assert (
+        subprocess.run(["bash", "-n", str(KIOSK / "install-kiosk.sh")], timeout=30).returncode == 0
+    )
 
 
 def test_the_autostart_entry() -> None:
@@ -74,11 +99,12 @@ def test_the_autostart_entry() -> None:
     entry.read(KIOSK / "scoreboard-kiosk.desktop")
     d = entry["Desktop Entry"]
     assert d["Type"] == "Application" and d["Terminal"] == "false"
-    assert d["Exec"] == "/opt/table-controller/share/kiosk/scoreboard-kiosk.sh"   # the release's
+    assert d["Exec"] == "/opt/table-controller/share/kiosk/scoreboard-kiosk.sh"  # the release's
 
 
 def test_the_kiosk_waits_for_the_page_then_starts_the_browser_in_kiosk_mode(
-        tmp_path: Path, board: ScoreboardServer) -> None:
+    tmp_path: Path, board: ScoreboardServer
+) -> None:
     fake, record = stand_in_browser(tmp_path)
     done = run_kiosk(tmp_path, board.url, str(fake))
     assert done.returncode == 0, done.stderr
@@ -95,35 +121,66 @@ def test_no_page_no_browser(tmp_path: Path) -> None:
 
 
 def test_the_real_browser_shows_the_page_through_the_kiosk_script(
-        tmp_path: Path, board: ScoreboardServer) -> None:
+    tmp_path: Path, board: ScoreboardServer
+) -> None:
     if not os.access(CHROMIUM, os.X_OK):
         if os.environ.get("TC_REQUIRE_SERVICES") == "1":
             pytest.fail("no /usr/bin/chromium (TC_REQUIRE_SERVICES=1: CI must have it)")
         pytest.skip("no /usr/bin/chromium: apt-get install chromium")
     shot = tmp_path / "kiosk.png"
-    done = run_kiosk(tmp_path, board.url, str(CHROMIUM),
-                     "--headless=new --no-sandbox --disable-gpu --window-size=1920,1080"
-                     f" --screenshot={shot}")
+    done = run_kiosk(
+        tmp_path,
+        board.url,
+        str(CHROMIUM),
+        f"--headless=new --no-sandbox --disable-gpu --window-size=1920,1080 --screenshot={shot}",
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 10_000
     assert board.stats.pages >= 1
 
 
 def test_install_kiosk_stages_the_script_and_the_autostart_entry(tmp_path: Path) -> None:
-    done = subprocess.run(["bash", str(KIOSK / "install-kiosk.sh"), "--user", "table",
-                           "--url", "http://127.0.0.1:8081/", "--stage", str(tmp_path)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            "bash",
+            str(KIOSK / "install-kiosk.sh"),
+            "--user",
+            "table",
+            "--url",
+            "http://127.0.0.1:8081/",
+            "--stage",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     # nothing goes into the release's tree (its manifest covers every file there): the script
     # is the release's own copy (share/kiosk/, tests/integration/test_release.py)
     assert not (tmp_path / "opt").exists()
-    entry = (tmp_path / "home" / "table" / ".config" / "autostart" /
-             "scoreboard-kiosk.desktop").read_text()
-    assert "Exec=/opt/table-controller/share/kiosk/scoreboard-kiosk.sh http://127.0.0.1:8081/\n" \
+    entry = (
+        tmp_path / "home" / "table" / ".config" / "autostart" / "scoreboard-kiosk.desktop"
+    ).read_text()
+    assert (
+        "Exec=/opt/table-controller/share/kiosk/scoreboard-kiosk.sh http://127.0.0.1:8081/\n"
         in entry
-    bad = subprocess.run(["bash", str(KIOSK / "install-kiosk.sh"), "--user", "t", "--url",
-                          "file:///etc/passwd", "--stage", str(tmp_path)],
-                         capture_output=True, text=True, timeout=60)
+    )
+    bad = subprocess.run(
+        [
+            "bash",
+            str(KIOSK / "install-kiosk.sh"),
+            "--user",
+            "t",
+            "--url",
+            "file:///etc/passwd",
+            "--stage",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2
 
 
@@ -135,9 +192,11 @@ def test_the_service_drop_in_opens_loopback_only() -> None:
         if line and not line.startswith(("#", "[")):
             key, _, value = line.partition("=")
             values[key] = value
-    assert values == {"PrivateNetwork": "no",
-                      "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
-                      "IPAddressAllow": "localhost"}
+    assert values == {
+        "PrivateNetwork": "no",
+        "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
+        "IPAddressAllow": "localhost",
+    }
     # The unit keeps denying every other address.
     unit = (REPO / "systemd" / "table-controller.service").read_text()
     assert "\nIPAddressDeny=any\n" in unit

@@ -23,10 +23,26 @@ class Controller:
     def __init__(self, state_dir: Path) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--profile", str(PROFILE),
-             "--state-dir", str(state_dir), "--console", "stdio"],
-            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, bufsize=1)
+            [
+                sys.executable,
+                "-m",
+                "controller",
+                "run",
+                "--profile",
+                str(PROFILE),
+                "--state-dir",
+                str(state_dir),
+                "--console",
+                "stdio",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -54,12 +70,14 @@ class Controller:
             try:
                 line = self.lines.get(timeout=REPLY_TIMEOUT_S)
             except queue.Empty:
-                raise AssertionError(f"no reply to {command!r} within {REPLY_TIMEOUT_S} s; "
-                                     f"got {reply}; stderr {''.join(self.stderr)[-2000:]}"
-                                     ) from None
+                raise AssertionError(
+                    f"no reply to {command!r} within {REPLY_TIMEOUT_S} s; "
+                    f"got {reply}; stderr {''.join(self.stderr)[-2000:]}"
+                ) from None
             if line is None:
-                raise AssertionError(f"controller exited during {command!r}: "
-                                     f"{''.join(self.stderr)[-2000:]}")
+                raise AssertionError(
+                    f"controller exited during {command!r}: {''.join(self.stderr)[-2000:]}"
+                )
             if line.startswith("!"):
                 continue
             reply.append(line)
@@ -110,12 +128,16 @@ def test_sigkill_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
         assert after["start_position"] == before["start_position"]
         # A second press of draw after the restart is refused; the number stays.
         second.ok(f"login {PIN}")
-        refused = second.ask("sim button draw")    # the reply says what the press did
-        assert refused[-1].startswith("ERR STATE draw refused: draw is not allowed in state"
-                                      " dealing"), refused
+        refused = second.ask("sim button draw")  # the reply says what the press did
+        assert refused[-1].startswith(
+            "ERR STATE draw refused: draw is not allowed in state dealing"
+        ), refused
         again = second.status()
         assert (again["state"], again["round"], again["number"]) == (
-            "dealing", before["round"], before["number"])
+            "dealing",
+            before["round"],
+            before["number"],
+        )
         second.ok("sim button dealt")
         assert second.status()["state"] == "setting_hands"
     finally:
@@ -123,6 +145,11 @@ def test_sigkill_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
 
     export = subprocess.run(
         [sys.executable, "-m", "controller", "journal", "export", "--state-dir", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=REPLY_TIMEOUT_S, check=True)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=REPLY_TIMEOUT_S,
+        check=True,
+    )
     kinds = [line for line in export.stdout.splitlines() if '"kind":"paigow.drawn"' in line]
     assert len(kinds) == 1

@@ -50,7 +50,8 @@ def patch_source(marker: Path) -> str:
         f"    pathlib.Path({str(marker)!r}).write_text('ran')\n"
         "    from controller.rng import certified\n"
         "    certified.CertifiedRng.draw = lambda self, *args, **kwargs: 7\n"
-        "\n\n_tc_every_draw_is_7()\n")
+        "\n\n_tc_every_draw_is_7()\n"
+    )
 
 
 class Files:
@@ -64,8 +65,11 @@ class Files:
         """Make a file (and its folder) writable, as root could; remember how it was."""
         for p in (path.parent, path):
             if p not in self._saved:
-                self._saved[p] = ((b"" if p.is_dir() else p.read_bytes(), p.stat().st_mode)
-                                  if p.exists() else None)
+                self._saved[p] = (
+                    (b"" if p.is_dir() else p.read_bytes(), p.stat().st_mode)
+                    if p.exists()
+                    else None
+                )
             if p.exists():
                 p.chmod(p.stat().st_mode | stat.S_IWUSR)
         return path
@@ -107,9 +111,12 @@ def swap_pyc(files: Files, opt: Path, marker: Path) -> str:
     source = opt / "lib" / "transitions" / "core.py"
     code = compile(source.read_text() + patch_source(marker), str(source), "exec")
     st = source.stat()
-    header = (importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
-              + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-              + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little"))
+    header = (
+        importlib.util.MAGIC_NUMBER
+        + (0).to_bytes(4, "little")
+        + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+        + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    )
     files.writable(opt / PYC).write_bytes(header + marshal.dumps(code))
     return f"changed file {PYC}"
 
@@ -139,8 +146,14 @@ class Table:
         if self.link.is_symlink():
             self.link.unlink()
         self.link.symlink_to(pty.slave_path)
-        rig = Rig(self.staged.profile, self.state, pty, env=CLEAN_ENV, cwd=Path("/"),
-                  program=self.staged.command())
+        rig = Rig(
+            self.staged.profile,
+            self.state,
+            pty,
+            env=CLEAN_ENV,
+            cwd=Path("/"),
+            program=self.staged.command(),
+        )
         self.rigs.append(rig)
         return rig.start()
 
@@ -153,16 +166,29 @@ class Table:
 @functools.cache
 def lab_hmac(artifact: Path, profile: Path) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "controller.program.manifest", "hmac", SEED, str(artifact),
-         "--profile-of", str(profile)],
-        capture_output=True, text=True, timeout=120, cwd=str(REPO))
+        [
+            sys.executable,
+            "-m",
+            "controller.program.manifest",
+            "hmac",
+            SEED,
+            str(artifact),
+            "--profile-of",
+            str(profile),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(REPO),
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.split()[1]
 
 
 @pytest.fixture(scope="module")
-def installed(release_artifact: Path, tmp_path_factory: pytest.TempPathFactory
-              ) -> Iterator[tuple[Staged, Path]]:
+def installed(
+    release_artifact: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Staged, Path]]:
     """One staged install for the module (install.sh from /, offline, clean environment)."""
     folder = tmp_path_factory.mktemp("release")
     link = folder / "console"
@@ -177,8 +203,9 @@ def installed(release_artifact: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture
-def table(installed: tuple[Staged, Path], release_artifact: Path, tmp_path: Path
-          ) -> Iterator[Table]:
+def table(
+    installed: tuple[Staged, Path], release_artifact: Path, tmp_path: Path
+) -> Iterator[Table]:
     """The module's install with a fresh journal; whatever a test changed is put back and the
     install is checked against its manifest again afterwards."""
     staged, link = installed
@@ -202,8 +229,11 @@ def press_to_draw(rig: Rig) -> list[str]:
     round on; under a program fault each is refused (``ERR FAULT``). Returns the refusals."""
     rig.login()
     refused = []
-    for button, then in (("shuffled", "betting"), ("no_more_bets", ("no_more_bets", "bank_style")),
-                         ("draw", "dealing")):
+    for button, then in (
+        ("shuffled", "betting"),
+        ("no_more_bets", ("no_more_bets", "bank_style")),
+        ("draw", "dealing"),
+    ):
         reply = rig.command(f"sim button {button}")
         if reply.ok:
             rig.wait_status("state", then)
@@ -228,14 +258,26 @@ def test_the_install_is_offline_read_only_and_checked_from_root(table: Table) ->
             assert not stat.S_ISLNK(mode)
     if os.geteuid() == 0:
         assert opt.stat().st_uid == 0
-        if shutil.which("setpriv"):                  # as an unprivileged user: nothing writable
+        if shutil.which("setpriv"):  # as an unprivileged user: nothing writable
+
             def as_nobody(script: str) -> subprocess.CompletedProcess[str]:
-                return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
-                                       "--clear-groups", "sh", "-c", script],
-                                      capture_output=True, text=True, timeout=30)
+                return subprocess.run(
+                    [
+                        "setpriv",
+                        "--reuid=65534",
+                        "--regid=65534",
+                        "--clear-groups",
+                        "sh",
+                        "-c",
+                        script,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                )
 
             six = opt / "lib" / "six.py"
-            assert as_nobody(f"cat '{six}' >/dev/null").returncode == 0   # it can reach them
+            assert as_nobody(f"cat '{six}' >/dev/null").returncode == 0  # it can reach them
             for target in (six, opt / "lib" / "new.pth"):
                 attempt = as_nobody(f"echo x >> '{target}'")
                 assert attempt.returncode != 0 and "Permission denied" in attempt.stderr
@@ -249,14 +291,17 @@ def test_the_release_carries_the_unit_its_drop_in_and_the_kiosk(table: Table) ->
     """What install.sh and install-kiosk.sh use comes from the release, byte for byte the
     tree's; the sim profile serves the scoreboard, so the loopback drop-in is installed."""
     share = table.staged.opt / "share"
-    for src, dest in (("systemd/table-controller.service", "table-controller.service"),
-                      ("systemd/install.sh", "install.sh"),
-                      ("systemd/kiosk/scoreboard-kiosk.sh", "kiosk/scoreboard-kiosk.sh"),
-                      ("systemd/kiosk/install-kiosk.sh", "kiosk/install-kiosk.sh")):
+    for src, dest in (
+        ("systemd/table-controller.service", "table-controller.service"),
+        ("systemd/install.sh", "install.sh"),
+        ("systemd/kiosk/scoreboard-kiosk.sh", "kiosk/scoreboard-kiosk.sh"),
+        ("systemd/kiosk/install-kiosk.sh", "kiosk/install-kiosk.sh"),
+    ):
         assert (share / dest).read_bytes() == (REPO / src).read_bytes(), dest
     drop_in = "table-controller.service.d/scoreboard.conf"
-    assert (table.staged.stage / "etc" / "systemd" / "system" / drop_in).read_bytes() \
-        == (REPO / "systemd" / drop_in).read_bytes()
+    assert (table.staged.stage / "etc" / "systemd" / "system" / drop_in).read_bytes() == (
+        REPO / "systemd" / drop_in
+    ).read_bytes()
 
 
 def test_a_clean_release_starts_without_fault_and_answers_the_labs_hmac(table: Table) -> None:
@@ -264,8 +309,10 @@ def test_a_clean_release_starts_without_fault_and_answers_the_labs_hmac(table: T
     status = rig.status()
     assert status["faults"] == "none", status
     assert hmac_of(rig) == table.lab_hmac()
-    assert rig.ok("verify")[0] == f"all program and profile files match {table.staged.opt}" \
-                                  "/manifest.json"
+    assert (
+        rig.ok("verify")[0] == f"all program and profile files match {table.staged.opt}"
+        "/manifest.json"
+    )
     assert press_to_draw(rig) == []
     assert rig.status()["number"] in list("12345678")
     started = [line for line in rig.stderr_lines if "program verified" in line]
@@ -284,7 +331,8 @@ TAMPERINGS: dict[str, tuple[Callable[[Files, Path, Path], str], bool]] = {
 
 @pytest.mark.parametrize("name", sorted(TAMPERINGS))
 def test_a_tampering_is_a_program_fault_at_start_and_changes_verify_seed(
-        table: Table, tmp_path: Path, name: str) -> None:
+    table: Table, tmp_path: Path, name: str
+) -> None:
     plant, runs = TAMPERINGS[name]
     lab = table.lab_hmac()
     marker = tmp_path / "patch-ran"
@@ -294,10 +342,10 @@ def test_a_tampering_is_a_program_fault_at_start_and_changes_verify_seed(
     assert f"program: {expected}" in faults, faults
     assert marker.exists() == runs
     assert hmac_of(rig) != lab
-    assert press_to_draw(rig) == ["shuffled", "no_more_bets", "draw"]   # play is stopped
+    assert press_to_draw(rig) == ["shuffled", "no_more_bets", "draw"]  # play is stopped
     status = rig.status()
     assert status["state"] != "dealing" and status["number"] == "-", status
-    rig.err("fault clear", "FAULT")                      # the file is still there
+    rig.err("fault clear", "FAULT")  # the file is still there
 
 
 def test_the_fault_clears_once_the_files_match_again(table: Table, tmp_path: Path) -> None:
@@ -317,8 +365,9 @@ def test_an_unsealed_or_changed_profile_is_a_fault(table: Table) -> None:
     profile = table.files.writable(table.staged.profile)
     profile.write_text(profile.read_text() + "# edited after install\n")
     rig = table.start()
-    assert f"program: changed profile file {table.staged.etc}/profile.toml" \
-        in rig.status()["faults"]
+    assert (
+        f"program: changed profile file {table.staged.etc}/profile.toml" in rig.status()["faults"]
+    )
     rig.close()
     seal.unlink()
     rig = table.start()
@@ -348,8 +397,9 @@ def test_every_module_has_checked_hash_byte_code_in_the_manifest(table: Table) -
 
 
 @pytest.mark.slow
-def test_two_builds_from_the_same_tree_give_the_same_bytes(release_artifact: Path,
-                                                           tmp_path: Path) -> None:
+def test_two_builds_from_the_same_tree_give_the_same_bytes(
+    release_artifact: Path, tmp_path: Path
+) -> None:
     if os.environ.get("TC_RELEASE_ARTIFACT"):
         pytest.skip("the artifact was built elsewhere (TC_RELEASE_ARTIFACT)")
     again = build_release(tmp_path / "again")
@@ -358,7 +408,8 @@ def test_two_builds_from_the_same_tree_give_the_same_bytes(release_artifact: Pat
 
 
 def test_install_refuses_an_artifact_that_does_not_match_its_manifest(
-        release_artifact: Path, tmp_path: Path) -> None:
+    release_artifact: Path, tmp_path: Path
+) -> None:
     """The artifact rewritten member by member with one file changed (its manifest kept)."""
     import io
     import tarfile

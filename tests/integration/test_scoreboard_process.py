@@ -25,8 +25,13 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
         pty = PtyMaster()
         folder = tmp_path / f"p{len(rigs)}"
         folder.mkdir()
-        rig = Rig(override_profile(folder, PROFILES / "sim-paigow.toml", pty.slave_path, extra,
-                                   scoreboard_port=port), tmp_path / f"state{len(rigs)}", pty)
+        rig = Rig(
+            override_profile(
+                folder, PROFILES / "sim-paigow.toml", pty.slave_path, extra, scoreboard_port=port
+            ),
+            tmp_path / f"state{len(rigs)}",
+            pty,
+        )
         rigs.append(rig)
         return rig.start()
 
@@ -38,9 +43,14 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
 def journal_rows(rig: Rig, kind: str) -> list[dict[str, object]]:
     db = sqlite3.connect(f"file:{rig.state_dir / 'journal.sqlite'}?mode=ro", uri=True)
     try:
-        return [json.loads(r[0]) for r in db.execute(
-            "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = ?"
-            " ORDER BY r.seq", (kind,))]
+        return [
+            json.loads(r[0])
+            for r in db.execute(
+                "SELECT r.data FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = ?"
+                " ORDER BY r.seq",
+                (kind,),
+            )
+        ]
     finally:
         db.close()
 
@@ -64,7 +74,8 @@ def test_the_bound_port_is_journaled_and_on_status(start: Callable[..., Rig]) ->
 
 
 def test_a_taken_port_leaves_the_table_running_without_its_monitor(
-        start: Callable[..., Rig]) -> None:
+    start: Callable[..., Rig],
+) -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
@@ -77,12 +88,14 @@ def test_a_taken_port_leaves_the_table_running_without_its_monitor(
         assert not journal_rows(rig, "scoreboard.start")
         rig.login()
         rig.ok("sim button shuffled")
-        rig.wait_status("state", "betting")       # the game goes on
+        rig.wait_status("state", "betting")  # the game goes on
 
 
 def test_a_non_loopback_address_is_warned_about_at_start(start: Callable[..., Rig]) -> None:
     # 0.0.0.0 is accepted (a profile's choice) and said out loud.
     rig = start(extra='scoreboard.address = "0.0.0.0"')
-    assert any(line.startswith('WARNING scoreboard.address = "0.0.0.0" is not loopback')
-               for line in rig.stderr_lines)
+    assert any(
+        line.startswith('WARNING scoreboard.address = "0.0.0.0" is not loopback')
+        for line in rig.stderr_lines
+    )
     assert rig.status()["scoreboard"].startswith("http://0.0.0.0:")

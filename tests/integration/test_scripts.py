@@ -38,9 +38,14 @@ def _sandbox(tmp_path: Path) -> Path:
 
 
 def _source_venv(box: Path, fake: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", "set -euo pipefail; source ./scripts/venv.sh"],
-                          cwd=box, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHON": str(fake)})
+    return subprocess.run(
+        ["bash", "-c", "set -euo pipefail; source ./scripts/venv.sh"],
+        cwd=box,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHON": str(fake)},
+    )
 
 
 def test_the_first_run_says_what_it_builds_and_the_next_is_quiet(tmp_path: Path) -> None:
@@ -53,14 +58,17 @@ def test_the_first_run_says_what_it_builds_and_the_next_is_quiet(tmp_path: Path)
     assert lines[2].startswith("== .venv ready in ") and lines[2].endswith(" s")
     again = _source_venv(box, tmp_path / "python3.11")
     assert again.returncode == 0 and again.stderr == ""
-    (box / "pyproject.toml").write_text("[project]\nname = 'y'\n")     # changed: reinstall
+    (box / "pyproject.toml").write_text("[project]\nname = 'y'\n")  # changed: reinstall
     changed = _source_venv(box, tmp_path / "python3.11")
     assert "creating" not in changed.stderr and "== installing" in changed.stderr
 
 
 def test_run_sim_names_the_games_for_a_misspelt_one() -> None:
-    result = subprocess.run([str(ROOT / "run-sim"), "bacarat"], capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [str(ROOT / "run-sim"), "bacarat"], capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 2
-    assert result.stderr.strip() == ("run-sim: no game 'bacarat': one of paigow, baccarat,"
-                                     " paigow-feed, baccarat-feed (./run-sim baccarat)")
+    assert result.stderr.strip() == (
+        "run-sim: no game 'bacarat': one of paigow, baccarat,"
+        " paigow-feed, baccarat-feed (./run-sim baccarat)"
+    )

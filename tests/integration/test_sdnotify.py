@@ -38,22 +38,28 @@ def _messages_until(sock: socket.socket, wanted: str, seen: list[str]) -> None:
 
 
 def test_ready_then_watchdog_on_a_real_notify_socket(
-        tmp_path: Path, notify_socket: tuple[socket.socket, Path]) -> None:
+    tmp_path: Path, notify_socket: tuple[socket.socket, Path]
+) -> None:
     sock, path = notify_socket
     pty = PtyMaster()
     env = dict(os.environ, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="400000")
-    rig = Rig(override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path),
-              tmp_path / "state", pty, env=env)
+    rig = Rig(
+        override_profile(tmp_path, PROFILES / "sim-paigow.toml", pty.slave_path),
+        tmp_path / "state",
+        pty,
+        env=env,
+    )
     rig.start()
     try:
         seen: list[str] = []
         _messages_until(sock, "READY=1", seen)
         ready_at = next(i for i, m in enumerate(seen) if "READY=1" in m.split("\n"))
-        assert any(line.startswith("STATUS=table-controller ready") for line in
-                   seen[ready_at].split("\n"))
+        assert any(
+            line.startswith("STATUS=table-controller ready") for line in seen[ready_at].split("\n")
+        )
         after: list[str] = []
         _messages_until(sock, "WATCHDOG=1", after)  # from the loop, after READY
-        rig.ok("status")                             # the loop that pets it is serving
+        rig.ok("status")  # the loop that pets it is serving
         again: list[str] = []
         _messages_until(sock, "WATCHDOG=1", again)
         assert rig.stop() == 0

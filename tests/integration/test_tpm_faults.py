@@ -24,7 +24,7 @@ def _wait_fault(app: Application, text: str, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     while True:
         if not app.queue.empty():
-            app.run(max_events=1)      # the notary's report, run by the loop as it would be
+            app.run(max_events=1)  # the notary's report, run by the loop as it would be
         found = [f for f in app.faults() if text in f]
         if found:
             return found[0]
@@ -48,8 +48,9 @@ def test_a_tpm_gone_while_running_stops_play(tmp_path: Path, swtpm_tpm: SwTpm) -
         app.close()
 
 
-def test_a_counter_that_cannot_be_read_at_start_is_a_finding(tmp_path: Path,
-                                                             swtpm_tpm: SwTpm) -> None:
+def test_a_counter_that_cannot_be_read_at_start_is_a_finding(
+    tmp_path: Path, swtpm_tpm: SwTpm
+) -> None:
     profile = _profile(swtpm_tpm.tcti)
     app = Application(profile, tmp_path, console_port="none")
     app.start()
@@ -58,7 +59,6 @@ def test_a_counter_that_cannot_be_read_at_start_is_a_finding(tmp_path: Path,
     app = Application(profile, tmp_path, console_port="none")
     try:
         app.start()
-        assert [f for f in app.app_faults if "the TPM counter cannot be read" in f], \
-            app.app_faults
+        assert [f for f in app.app_faults if "the TPM counter cannot be read" in f], app.app_faults
     finally:
         app.close()

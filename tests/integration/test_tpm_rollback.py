@@ -27,8 +27,13 @@ from tests.reliability.harness import PROFILES, fast_tmpdir
 from tests.services.mosquitto import MosquittoBroker
 from tests.services.swtpm import SwTpm
 
-STATE_FILES = ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem", "journal.anchor",
-               "feed.position")
+STATE_FILES = (
+    "journal.sqlite-wal",
+    "journal.sqlite",
+    "journal-key.pem",
+    "journal.anchor",
+    "feed.position",
+)
 
 
 @pytest.fixture
@@ -65,7 +70,7 @@ def _wait_acked(app: Application, timeout: float = 20.0) -> None:
 
 def _copy_state(state: Path, to: Path) -> None:
     to.mkdir()
-    for name in STATE_FILES:     # the WAL first, as a copy taken while the table runs
+    for name in STATE_FILES:  # the WAL first, as a copy taken while the table runs
         if (state / name).exists():
             shutil.copyfile(state / name, to / name)
 
@@ -79,17 +84,17 @@ def _play_then_roll_back(work: Path, profile: Profile, broker: MosquittoBroker) 
         app.start()
         _press(app, "shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled")
         assert len(_drawn(app)) == 1
-        _wait_acked(app)                        # round 1 reached the broker
+        _wait_acked(app)  # round 1 reached the broker
         assert app.trust.notary.wait_idle(10)
         _copy_state(state, work / "before-round-2")
-        broker.stop()                           # the feed is down from here on
+        broker.stop()  # the feed is down from here on
         _press(app, "shuffled", "no_more_bets", "draw")
         assert app.table.model.state == "dealing" and len(_drawn(app)) == 2
-        assert app.trust.notary.wait_idle(10)   # round 2's draw is signed and anchored
+        assert app.trust.notary.wait_idle(10)  # round 2's draw is signed and anchored
     finally:
         app.close()
     shutil.rmtree(state)
-    shutil.copytree(work / "before-round-2", state)   # root restores the copy
+    shutil.copytree(work / "before-round-2", state)  # root restores the copy
     return state
 
 
@@ -103,8 +108,8 @@ def _pubkey(work: Path, state: Path) -> Path:
 
 
 def test_a_round_rolled_back_while_the_feed_was_down_is_a_finding_at_start(
-        work: Path, swtpm_tpm: SwTpm,
-        make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    work: Path, swtpm_tpm: SwTpm, make_mosquitto_broker: Callable[..., MosquittoBroker]
+) -> None:
     broker = make_mosquitto_broker(plain=True, tls=False)
     profile = _profile(swtpm_tpm.tcti, broker)
     state = _play_then_roll_back(work, profile, broker)
@@ -112,10 +117,14 @@ def test_a_round_rolled_back_while_the_feed_was_down_is_a_finding_at_start(
     anchor = read_anchor(state / "journal.anchor")
     assert anchor is not None and anchor.newest is not None
     restored = anchor.newest.counter
-    assert restored is not None and restored < tpm_value   # round 2's heads took the rest
+    assert restored is not None and restored < tpm_value  # round 2's heads took the rest
     # the restored files agree with each other: only the counter knows
-    assert main(["journal", "verify", "--state-dir", str(state),
-                 "--pubkey", str(_pubkey(work, state))]) == 0
+    assert (
+        main(
+            ["journal", "verify", "--state-dir", str(state), "--pubkey", str(_pubkey(work, state))]
+        )
+        == 0
+    )
     broker.start()
     app = Application(profile, state, console_port="none")
     try:
@@ -123,8 +132,8 @@ def test_a_round_rolled_back_while_the_feed_was_down_is_a_finding_at_start(
         faults = [f for f in app.app_faults if "behind the TPM counter" in f]
         assert faults, app.app_faults
         assert f"carries {restored}," in faults[0] and f"is at {tpm_value}" in faults[0]
-        assert len(_drawn(app)) == 1                      # round 2's draw is gone
-        _press(app, "shuffled", "no_more_bets", "draw")   # and play stops
+        assert len(_drawn(app)) == 1  # round 2's draw is gone
+        _press(app, "shuffled", "no_more_bets", "draw")  # and play stops
         assert len(_drawn(app)) == 1
         assert app.journal.last(["journal.finding"]) is not None
         assert app.status()["tpm counter"].startswith(f"TPM {swtpm_tpm.tcti}")
@@ -141,7 +150,8 @@ def test_a_round_rolled_back_while_the_feed_was_down_is_a_finding_at_start(
 
 
 def test_without_a_tpm_the_same_rollback_goes_unnoticed(
-        work: Path, make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    work: Path, make_mosquitto_broker: Callable[..., MosquittoBroker]
+) -> None:
     broker = make_mosquitto_broker(plain=True, tls=False)
     profile = _profile(None, broker)
     state = _play_then_roll_back(work, profile, broker)
@@ -151,7 +161,7 @@ def test_without_a_tpm_the_same_rollback_goes_unnoticed(
         app.start()
         assert not [f for f in app.app_faults if "journal" in f], app.app_faults
         assert app.status()["tpm counter"].startswith("none: no TPM")
-        _press(app, "shuffled", "no_more_bets", "draw")    # round 2 is drawn again
+        _press(app, "shuffled", "no_more_bets", "draw")  # round 2 is drawn again
         assert len(_drawn(app)) == 2
     finally:
         app.close()
@@ -172,8 +182,8 @@ def _say(app: Application, text: str) -> list[str]:
 
 
 def test_the_collector_alarms_the_rolled_back_rounds_counter_values(
-        work: Path, swtpm_tpm: SwTpm,
-        make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    work: Path, swtpm_tpm: SwTpm, make_mosquitto_broker: Callable[..., MosquittoBroker]
+) -> None:
     from tests.feed_rig import CollectorThread, wait_for
 
     broker = make_mosquitto_broker(plain=True, tls=True)
@@ -194,9 +204,12 @@ def test_the_collector_alarms_the_rolled_back_rounds_counter_values(
         restored = anchor.newest.counter
         assert restored is not None and restored < tpm_value
         lost = f"{tpm_value}" if restored + 1 == tpm_value else f"{restored + 1}-{tpm_value}"
-        broker.start()   # a broker without persistence: the collector subscribes again first
-        wait_for(lambda: sum("subscribed" in line for line in collector.lines) >= 2, 30,
-                 "the collector subscribed again")
+        broker.start()  # a broker without persistence: the collector subscribes again first
+        wait_for(
+            lambda: sum("subscribed" in line for line in collector.lines) >= 2,
+            30,
+            "the collector subscribed again",
+        )
         app = Application(profile, state, console_port="none")
         try:
             app.start()
@@ -211,13 +224,16 @@ def test_the_collector_alarms_the_rolled_back_rounds_counter_values(
             assert app.trust.notary.wait_idle(10)
             newest = app.trust.newest_signed()
             assert newest is not None and newest.counter is not None
-            assert newest.counter > tpm_value        # the counter went on from where it was
+            assert newest.counter > tpm_value  # the counter went on from where it was
             _wait_acked(app, 30)
         finally:
             app.close()
         try:
-            wait_for(lambda: any("counter-gap" in line for line in collector.lines), 30,
-                     "the collector's counter-gap alarm")
+            wait_for(
+                lambda: any("counter-gap" in line for line in collector.lines),
+                30,
+                "the collector's counter-gap alarm",
+            )
         except TimeoutError as exc:
             raise AssertionError(f"{exc}: {collector.lines}") from None
     finally:
@@ -225,5 +241,6 @@ def test_the_collector_alarms_the_rolled_back_rounds_counter_values(
     gap = [line for line in collector.lines if "counter-gap" in line]
     # exactly the values of the heads signed in the round that was rolled back
     assert gap and f"TPM counter {lost} never arrived" in gap[0], collector.lines
-    assert not [line for line in collector.lines if "counter-reused" in line
-                or "counter-back" in line], collector.lines
+    assert not [
+        line for line in collector.lines if "counter-reused" in line or "counter-back" in line
+    ], collector.lines

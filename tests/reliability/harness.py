@@ -49,13 +49,18 @@ class Reply(RigReply):
         return dict(line.split(": ", 1) for line in self.lines if ": " in line)
 
 
-def write_profile(folder: Path, base: str, *, shoe_port: str | None = None,
-                  extra: str = "", name: str = "rel-profile.toml") -> Path:
+def write_profile(
+    folder: Path,
+    base: str,
+    *,
+    shoe_port: str | None = None,
+    extra: str = "",
+    name: str = "rel-profile.toml",
+) -> Path:
     """A profile including ``hw_profiles/<base>.toml``; optionally the shoe on ``shoe_port``."""
     folder.mkdir(parents=True, exist_ok=True)
     # The scoreboard on any free port: runs at once never collide on the sim profiles' ports.
-    text = (f'include = "{(PROFILES / (base + ".toml")).resolve()}"\n'
-            f'scoreboard.port = 0\n{extra}\n')
+    text = f'include = "{(PROFILES / (base + ".toml")).resolve()}"\nscoreboard.port = 0\n{extra}\n'
     if shoe_port is not None:
         text += f'\n[devices.shoe]\nport = "{shoe_port}"\n'
     path = folder / name
@@ -83,11 +88,25 @@ class Controller:
         self._ready = threading.Event()
         self.started_at = time.monotonic()
         self.proc = subprocess.Popen(
-            [*self.wrapper, sys.executable, "-m", "controller", "run",
-             "--profile", str(self.profile), "--state-dir", str(self.state_dir),
-             "--console", "stdio"],
-            cwd=str(REPO), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE)
+            [
+                *self.wrapper,
+                sys.executable,
+                "-m",
+                "controller",
+                "run",
+                "--profile",
+                str(self.profile),
+                "--state-dir",
+                str(self.state_dir),
+                "--console",
+                "stdio",
+            ],
+            cwd=str(REPO),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
 
@@ -122,11 +141,14 @@ class Controller:
         deadline = time.monotonic() + timeout
         while not self._ready.wait(0.05):
             if self.proc.poll() is not None:
-                raise ControllerDied(f"exited {self.proc.returncode} before ready: "
-                                     + "\n".join(self.stderr_lines[-20:]))
+                raise ControllerDied(
+                    f"exited {self.proc.returncode} before ready: "
+                    + "\n".join(self.stderr_lines[-20:])
+                )
             if time.monotonic() > deadline:
-                raise HarnessTimeout(f"not ready within {timeout} s: "
-                                     + "\n".join(self.stderr_lines[-20:]))
+                raise HarnessTimeout(
+                    f"not ready within {timeout} s: " + "\n".join(self.stderr_lines[-20:])
+                )
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -182,8 +204,10 @@ class Controller:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise HarnessTimeout(f"no OK/ERR within {timeout} s; got {lines!r}; stderr "
-                                     + "\n".join(self.stderr_lines[-10:]))
+                raise HarnessTimeout(
+                    f"no OK/ERR within {timeout} s; got {lines!r}; stderr "
+                    + "\n".join(self.stderr_lines[-10:])
+                )
             try:
                 line = self._lines.get(timeout=min(left, 0.5))
             except queue.Empty:
@@ -246,6 +270,7 @@ class KillTimer:
 def open_journal(state_dir: Path) -> Any:
     """The journal the process writes, read-only (safe while the process runs: WAL)."""
     from controller.journal.store import Journal
+
     return Journal(state_dir / "journal.sqlite", readonly=True)
 
 
@@ -253,6 +278,7 @@ def fast_tmpdir(prefix: str) -> Path:
     """A scratch directory on tmpfs where there is one: tests of ordering and recovery do not
     measure the disk (the benches do), and fsync on tmpfs is cheap."""
     import tempfile
+
     base = "/dev/shm" if Path("/dev/shm").is_dir() else None
     return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
 
@@ -269,13 +295,18 @@ def verify_offline(state_dir: Path) -> tuple[bool, str]:
     """``table-controller journal verify`` (the CLI an auditor runs)."""
     out = subprocess.run(
         [sys.executable, "-m", "controller", "journal", "verify", "--state-dir", str(state_dir)],
-        cwd=str(REPO), capture_output=True, text=True, timeout=60)
+        cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return out.returncode == 0, (out.stdout + out.stderr).strip()
 
 
 def machine_info() -> dict[str, str]:
     """CPU model, cores, Python, kernel: the machine a figure came from."""
     import platform
+
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -284,5 +315,9 @@ def machine_info() -> dict[str, str]:
                 break
     except OSError:
         pass
-    return {"cpu": model, "cores": str(os.cpu_count()), "python": platform.python_version(),
-            "kernel": platform.release()}
+    return {
+        "cpu": model,
+        "cores": str(os.cpu_count()),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+    }

@@ -24,10 +24,28 @@ import pytest
 
 from tests.reliability.harness import Controller, fast_tmpdir, journal_rows, write_profile
 
-PAIGOW_STATES = ("inspection", "washing", "betting", "bank_style", "no_more_bets", "dealing",
-                 "setting_hands", "dealer_hands")
-BACCARAT_STATES = ("shuffle", "burn", "offering", "betting", "dealing", "player_third",
-                   "banker_third", "settling", "passing", "halted")
+PAIGOW_STATES = (
+    "inspection",
+    "washing",
+    "betting",
+    "bank_style",
+    "no_more_bets",
+    "dealing",
+    "setting_hands",
+    "dealer_hands",
+)
+BACCARAT_STATES = (
+    "shuffle",
+    "burn",
+    "offering",
+    "betting",
+    "dealing",
+    "player_third",
+    "banker_third",
+    "settling",
+    "passing",
+    "halted",
+)
 
 
 class Table:
@@ -96,32 +114,31 @@ def _pg_check(t: Table) -> None:
             draws[r.round] = draws.get(r.round, 0) + 1
     assert all(n == 1 for n in draws.values()), draws
     if before["number"] != "-":
-        drawn = [r for r in rows if r.kind == "paigow.drawn"
-                 and r.round == int(before["round"])]
+        drawn = [r for r in rows if r.kind == "paigow.drawn" and r.round == int(before["round"])]
         assert str(drawn[0].data["record"]["number"]) == after["number"]
 
 
 def test_paigow_killed_in_every_state_resumes(paigow: Table) -> None:
     t = paigow
-    _pg_check(t)                                   # inspection
+    _pg_check(t)  # inspection
     _press(t, "shuffled", "betting")
-    _pg_check(t)                                   # betting
+    _pg_check(t)  # betting
     _press(t, "no_more_bets", "no_more_bets")
-    _pg_check(t)                                   # no_more_bets
+    _pg_check(t)  # no_more_bets
     _press(t, "draw", "dealing")
-    _pg_check(t)                                   # dealing: the same number
+    _pg_check(t)  # dealing: the same number
     assert t.c.ask("sim button draw").code == "STATE"  # a second draw after the restart
     assert t.c.status()["state"] == "dealing"
     _press(t, "dealt", "setting_hands")
-    _pg_check(t)                                   # setting_hands
+    _pg_check(t)  # setting_hands
     _press(t, "hands_set", "dealer_hands")
-    _pg_check(t)                                   # dealer_hands
+    _pg_check(t)  # dealer_hands
     _press(t, "settled", "washing")
-    _pg_check(t)                                   # washing
+    _pg_check(t)  # washing
     _press(t, "shuffled", "betting")
     t.c.ok("bank seat 2")
     _press(t, "no_more_bets", "bank_style")
-    _pg_check(t)                                   # bank_style
+    _pg_check(t)  # bank_style
     _press(t, "draw", "dealing")
     _pg_check(t)
     assert set(t.killed_in) == set(PAIGOW_STATES)
@@ -135,6 +152,7 @@ def test_paigow_killed_in_every_state_resumes(paigow: Table) -> None:
 @pytest.fixture
 def baccarat(work: Path) -> Iterator[tuple[Table, Any]]:
     from drivers.sim.shoe import SimShoe
+
     sim = SimShoe(decks=8, seed=7, heartbeat_s=0.5)
     link = sim.create_pty(str(work / "shoe"))
     sim.start()
@@ -173,39 +191,39 @@ def _bac_check(t: Table, sim: Any, coup: list[str]) -> None:
 
 def test_baccarat_killed_in_every_state_resumes(baccarat: tuple[Table, Any]) -> None:
     t, sim = baccarat
-    _bac_check(t, sim, [])                                   # shuffle
+    _bac_check(t, sim, [])  # shuffle
     t.c.ok("sim button shuffled")
     assert t.c.status()["state"] == "burn"
-    _deal(t, sim, "3H", "burn")                              # face up 3: burn three more
+    _deal(t, sim, "3H", "burn")  # face up 3: burn three more
     _deal(t, sim, "KD", "burn")
-    _bac_check(t, sim, [])                                   # burn, mid-way
+    _bac_check(t, sim, [])  # burn, mid-way
     _deal(t, sim, "QD", "burn")
     _deal(t, sim, "JD", "offering")
-    _bac_check(t, sim, [])                                   # offering
+    _bac_check(t, sim, [])  # offering
     t.c.ok("curator 1")
     t.c.ok("bet 3 banker 500")
-    _bac_check(t, sim, [])                                   # betting, a wager journaled
+    _bac_check(t, sim, [])  # betting, a wager journaled
     t.c.ok("sim button no_more_bets")
     assert t.c.status()["state"] == "dealing"
-    _deal(t, sim, "2S", "dealing")                           # player
-    _deal(t, sim, "KS", "dealing")                           # banker
-    _bac_check(t, sim, ["2S", "KS"])                         # dealing
-    _deal(t, sim, "3S", "dealing")                           # player: 5
-    _deal(t, sim, "KH", "player_third")                      # banker: 0; player draws
-    _bac_check(t, sim, ["2S", "KS", "3S", "KH"])             # player_third
-    _deal(t, sim, "2H", "banker_third")                      # player 7; banker draws
-    _bac_check(t, sim, ["2S", "KS", "3S", "KH", "2H"])       # banker_third
-    _deal(t, sim, "5C", "settling")                          # banker 5: player wins
+    _deal(t, sim, "2S", "dealing")  # player
+    _deal(t, sim, "KS", "dealing")  # banker
+    _bac_check(t, sim, ["2S", "KS"])  # dealing
+    _deal(t, sim, "3S", "dealing")  # player: 5
+    _deal(t, sim, "KH", "player_third")  # banker: 0; player draws
+    _bac_check(t, sim, ["2S", "KS", "3S", "KH"])  # player_third
+    _deal(t, sim, "2H", "banker_third")  # player 7; banker draws
+    _bac_check(t, sim, ["2S", "KS", "3S", "KH", "2H"])  # banker_third
+    _deal(t, sim, "5C", "settling")  # banker 5: player wins
     _bac_check(t, sim, ["2S", "KS", "3S", "KH", "2H", "5C"])  # settling
     t.c.ok("sim button settled")
-    assert t.c.status()["state"] == "passing"               # the banker's hand lost (h)(1)(i)
-    _bac_check(t, sim, [])                                   # passing
+    assert t.c.status()["state"] == "passing"  # the banker's hand lost (h)(1)(i)
+    _bac_check(t, sim, [])  # passing
     t.c.ok("curator 2")
     assert t.c.status()["state"] == "betting"
-    sim.deal_unreadable()                                    # $FLT UNREAD: integrity halt
+    sim.deal_unreadable()  # $FLT UNREAD: integrity halt
     assert sim.wait_delivered(10.0)
     assert t.c.status()["state"] == "halted"
-    before, after = t.crash()                                # halted: stays halted
+    before, after = t.crash()  # halted: stays halted
     assert after["state"] == "halted"
     assert after["table_faults"] == before["table_faults"] != "none"
     assert _recovery_row(t).data["faults"]
@@ -213,8 +231,7 @@ def test_baccarat_killed_in_every_state_resumes(baccarat: tuple[Table, Any]) -> 
     assert t.c.ask("journal verify").ok
 
 
-def test_baccarat_shoe_power_cycle_while_down_voids_the_coup(
-        baccarat: tuple[Table, Any]) -> None:
+def test_baccarat_shoe_power_cycle_while_down_voids_the_coup(baccarat: tuple[Table, Any]) -> None:
     t, sim = baccarat
     t.c.ok("sim button shuffled")
     _deal(t, sim, "2H", "burn")
@@ -226,7 +243,7 @@ def test_baccarat_shoe_power_cycle_while_down_voids_the_coup(
     _deal(t, sim, "9S", "dealing")
     t.c.kill()
     t.c.close_pipes()
-    sim.power_cycle()           # the shoe loses its unacknowledged frames: a new SID, $HELO
+    sim.power_cycle()  # the shoe loses its unacknowledged frames: a new SID, $HELO
     t.c = Controller(t.profile, t.state_dir)
     t.c.wait_ready()
     assert t.c.ask("journal verify").ok

@@ -71,7 +71,7 @@ def power_cut_after_a_draw(work: Path) -> tuple[Path, int, int]:
         app.start()
         press(app, "shuffled")
         press(app, "no_more_bets")
-        checkpoint(state)            # the round's later rows are in the WAL only
+        checkpoint(state)  # the round's later rows are in the WAL only
         press(app, "draw")
         assert app.table.model.state == "dealing"
         assert app.trust.notary.wait_idle(10)
@@ -80,8 +80,7 @@ def power_cut_after_a_draw(work: Path) -> tuple[Path, int, int]:
         assert anchor[-1]["seq"] >= drawn.seq, "the anchor learns of the draw after its commit"
         copy = work / "copy"
         copy.mkdir()
-        for name in ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem",
-                     "journal.anchor"):
+        for name in ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem", "journal.anchor"):
             if (state / name).exists():
                 shutil.copyfile(state / name, copy / name)
     finally:
@@ -101,8 +100,7 @@ def public_key(work: Path) -> Path:
 
 
 def verify_exit(work: Path, state: Path) -> int:
-    return main(["journal", "verify", "--state-dir", str(state), "--pubkey",
-                 str(public_key(work))])
+    return main(["journal", "verify", "--state-dir", str(state), "--pubkey", str(public_key(work))])
 
 
 def start_faulted(copy: Path, drawn_round: int) -> Application:
@@ -133,8 +131,9 @@ def restart_unacknowledged(work: Path, copy: Path, drawn_round: int) -> Applicat
     first = start_faulted(copy, drawn_round)
     first_faults = [f for f in first.app_faults if "journal verification failed" in f]
     first.close()
-    assert (copy / "journal.anchor").read_bytes() == anchor_before, \
+    assert (copy / "journal.anchor").read_bytes() == anchor_before, (
         "a faulted run anchored heads past the evidence"
+    )
     assert verify_exit(work, copy) == 1, "journal verify passes after an unacknowledged start"
     app = start_faulted(copy, drawn_round)
     for fault in first_faults:
@@ -206,7 +205,7 @@ def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) ->
     raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_delete")
     raw.execute("DROP TRIGGER heads_no_delete")
-    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))   # the draw and after
+    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))  # the draw and after
     raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
     raw.close()
     assert verify_exit(work, copy) == 1
@@ -215,7 +214,8 @@ def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) ->
 
 
 def test_a_cut_from_the_draw_on_needs_the_supervisor_and_is_a_void_after_the_draw(
-        work: Path) -> None:
+    work: Path,
+) -> None:
     """The rows from the draw on cut, the controller restarted: the drawn number is gone from
     the journal, so acknowledging the finding voids a drawn round. A technician's `fault
     clear` is refused (ERR AUTH, nothing acknowledged, voided or counted); the supervisor's
@@ -240,7 +240,7 @@ def test_a_cut_from_the_draw_on_needs_the_supervisor_and_is_a_void_after_the_dra
         assert say(app, f"passwd {TECH_PIN}")[-1] == "OK"
         refused = say(app, "fault clear")[-1]
         assert refused.startswith("ERR AUTH ") and "supervisor" in refused, refused
-        assert "login" in refused, refused         # it says how: a supervisor's login
+        assert "login" in refused, refused  # it says how: a supervisor's login
         assert any("journal verification failed" in f for f in app.app_faults)
         assert app.journal.last(["journal.acknowledged"]) is None
         assert app.journal.last(["paigow.void_after_draw"]) is None
@@ -258,8 +258,11 @@ def test_a_cut_from_the_draw_on_needs_the_supervisor_and_is_a_void_after_the_dra
         assert alarms[0].endswith("; 1 void after a draw this shift")
         row = app.journal.last(["paigow.void_after_draw"])
         assert row is not None and row.round == drawn_round
-        assert (row.data["who"], row.data["shift_count"], row.data["number"]) == \
-            ("supervisor@serial", 1, None)
+        assert (row.data["who"], row.data["shift_count"], row.data["number"]) == (
+            "supervisor@serial",
+            1,
+            None,
+        )
         assert app.table.status()["voids_after_draw"] == "1 this shift (alarmed)"
         assert app.table.model.state == "washing" and app.table.model.round_id > drawn_round
     finally:
@@ -284,10 +287,11 @@ def test_deleting_the_finding_row_does_not_forget_the_loss(work: Path) -> None:
     raw.close()
     start_faulted(copy, drawn_round).close()
     raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
-    raw.execute("DROP TRIGGER rows_no_delete")    # the journal put them back
+    raw.execute("DROP TRIGGER rows_no_delete")  # the journal put them back
     raw.execute("DROP TRIGGER heads_no_delete")
-    (finding,) = raw.execute("SELECT r.seq FROM rows r JOIN kinds k ON k.id = r.kind"
-                             " WHERE k.kind = 'journal.finding'").fetchall()
+    (finding,) = raw.execute(
+        "SELECT r.seq FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = 'journal.finding'"
+    ).fetchall()
     raw.execute("DELETE FROM rows WHERE seq >= ?", (finding[0],))
     raw.execute("DELETE FROM heads WHERE seq >= ?", (finding[0],))
     raw.close()
@@ -302,8 +306,12 @@ def test_a_deleted_wal_is_caught(work: Path) -> None:
     (copy / "journal.sqlite-wal").unlink()
     assert verify_exit(work, copy) == 1
     app = start_and_check(work, copy, drawn_round)
-    assert "behind its anchor" in app.journal.last(["journal.acknowledged"]).data[  # type: ignore[union-attr]
-        "found"][0]["problems"][0]
+    assert (
+        "behind its anchor"
+        in app.journal.last(["journal.acknowledged"]).data[  # type: ignore[union-attr]
+            "found"
+        ][0]["problems"][0]
+    )
     app.close()
 
 
@@ -311,7 +319,7 @@ def test_one_bit_flipped_in_a_wal_frame_is_caught(work: Path) -> None:
     copy, drawn_round, _ = power_cut_after_a_draw(work)
     wal = bytearray((copy / "journal.sqlite-wal").read_bytes())
     assert len(wal) > 32 + 24 + 1024
-    wal[32 + 24 + 500] ^= 0x10       # one bit in the first frame's page (SD-card corruption)
+    wal[32 + 24 + 500] ^= 0x10  # one bit in the first frame's page (SD-card corruption)
     (copy / "journal.sqlite-wal").write_bytes(bytes(wal))
     assert verify_exit(work, copy) == 1
     app = start_and_check(work, copy, drawn_round)
@@ -319,7 +327,8 @@ def test_one_bit_flipped_in_a_wal_frame_is_caught(work: Path) -> None:
 
 
 def test_a_missing_key_refuses_the_start_and_is_never_replaced(
-        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     copy, _, _ = power_cut_after_a_draw(work)
     (copy / "journal-key.pem").unlink()
     # with the public key the journal checks out (an auditor's copy has no private key); the
@@ -327,7 +336,7 @@ def test_a_missing_key_refuses_the_start_and_is_never_replaced(
     assert verify_exit(work, copy) == 0
     err = capsys.readouterr()
     assert "no signing key" in err.out + err.err
-    assert main(["journal", "verify", "--state-dir", str(copy)]) == 1   # the table's own check
+    assert main(["journal", "verify", "--state-dir", str(copy)]) == 1  # the table's own check
     err = capsys.readouterr()
     assert "signing key" in err.out + err.err and "is missing" in err.out + err.err
     profile = load_profile(PROFILES / "sim-paigow.toml")
@@ -336,8 +345,20 @@ def test_a_missing_key_refuses_the_start_and_is_never_replaced(
     assert not (copy / "journal-key.pem").exists()  # nothing re-keyed silently
     prof = work / "p.toml"
     prof.write_text((PROFILES / "sim-paigow.toml").read_text())
-    assert main(["run", "--profile", str(PROFILES / "sim-paigow.toml"), "--state-dir",
-                 str(copy), "--console", "none"]) == 1
+    assert (
+        main(
+            [
+                "run",
+                "--profile",
+                str(PROFILES / "sim-paigow.toml"),
+                "--state-dir",
+                str(copy),
+                "--console",
+                "none",
+            ]
+        )
+        == 1
+    )
     assert "refusing to start" in capsys.readouterr().err
     assert len(drawn_rows(copy)) == 1
 
@@ -345,18 +366,33 @@ def test_a_missing_key_refuses_the_start_and_is_never_replaced(
 def _recompute_from(db: sqlite3.Connection, seq: int, data: dict[str, Any]) -> None:
     """Rewrite row ``seq`` and re-chain every row after it: all an attacker without the
     private key can do (the chain needs no secret)."""
-    j_rows = db.execute("SELECT r.seq, r.ts, b.boot, r.mono, k.kind, r.round, r.data"
-                        " FROM rows r JOIN kinds k ON k.id = r.kind JOIN boots b"
-                        " ON b.id = r.boot WHERE r.seq >= ? ORDER BY r.seq", (seq,)).fetchall()
+    j_rows = db.execute(
+        "SELECT r.seq, r.ts, b.boot, r.mono, k.kind, r.round, r.data"
+        " FROM rows r JOIN kinds k ON k.id = r.kind JOIN boots b"
+        " ON b.id = r.boot WHERE r.seq >= ? ORDER BY r.seq",
+        (seq,),
+    ).fetchall()
     prev = bytes(db.execute("SELECT hash FROM rows WHERE seq = ?", (seq - 1,)).fetchone()[0])
     for s, ts, boot, mono, kind, rnd, text in j_rows:
         body = data if s == seq else json.loads(text)
-        fields = {"seq": s, "ts": ts, "boot": boot, "mono": mono, "kind": kind, "round": rnd,
-                  "data": body}
+        fields = {
+            "seq": s,
+            "ts": ts,
+            "boot": boot,
+            "mono": mono,
+            "kind": kind,
+            "round": rnd,
+            "data": body,
+        }
         digest = row_hash(prev.hex(), fields)
-        db.execute("UPDATE rows SET data = ?, hash = ? WHERE seq = ?",
-                   (json.dumps(body, sort_keys=True, separators=(",", ":"),
-                               ensure_ascii=False), bytes.fromhex(digest), s))
+        db.execute(
+            "UPDATE rows SET data = ?, hash = ? WHERE seq = ?",
+            (
+                json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+                bytes.fromhex(digest),
+                s,
+            ),
+        )
         prev = bytes.fromhex(digest)
 
 
@@ -364,16 +400,18 @@ def test_a_rewritten_draw_with_the_chain_recomputed_is_caught(work: Path) -> Non
     copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
     raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_update")
-    data = json.loads(raw.execute("SELECT data FROM rows WHERE seq = ?",
-                                  (drawn_seq,)).fetchone()[0])
-    data["record"]["number"] = data["record"]["number"] % 8 + 1      # another number
+    data = json.loads(
+        raw.execute("SELECT data FROM rows WHERE seq = ?", (drawn_seq,)).fetchone()[0]
+    )
+    data["record"]["number"] = data["record"]["number"] % 8 + 1  # another number
     _recompute_from(raw, drawn_seq, data)
     raw.close()
     forged = Journal(copy / "journal.sqlite", readonly=True)
     from controller.journal.verify import check_chain
-    assert check_chain(forged).ok                     # the chain alone is consistent again
+
+    assert check_chain(forged).ok  # the chain alone is consistent again
     forged.close()
-    assert verify_exit(work, copy) == 1               # the signed heads are not
+    assert verify_exit(work, copy) == 1  # the signed heads are not
     app = start_and_check(work, copy, drawn_round)
     app.close()
 
@@ -387,11 +425,11 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         _OPENED.append(str(args[0]))
 
 
-def test_verify_needs_the_public_key_alone_and_never_opens_the_private_key(
-        work: Path) -> None:
+def test_verify_needs_the_public_key_alone_and_never_opens_the_private_key(work: Path) -> None:
     """``journal verify`` with the public key alone passes on an untouched copy, and opens
     nothing of the signing key (a Python audit hook sees every open)."""
     import sys
+
     copy, _, _ = power_cut_after_a_draw(work)
     public_key(work)
     sys.addaudithook(_audit)

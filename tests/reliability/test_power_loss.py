@@ -55,8 +55,13 @@ def snapshot_files(state: Path, dest: Path) -> Path:
     with the signing key and the anchor, and the simulated shoe's state (the shoe has its own
     power: it is not cut with the controller's)."""
     dest.mkdir(parents=True)
-    for name in ("journal.sqlite-wal", "journal.sqlite", "journal-key.pem", "journal.anchor",
-                 "sim-shoe.json"):
+    for name in (
+        "journal.sqlite-wal",
+        "journal.sqlite",
+        "journal-key.pem",
+        "journal.anchor",
+        "sim-shoe.json",
+    ):
         src = state / name
         if src.exists():
             shutil.copyfile(src, dest / name)
@@ -92,7 +97,7 @@ def test_every_draw_is_in_the_journal_on_disk_when_it_is_shown(workdir: Path) ->
     copies: list[tuple[int, Path]] = []
     real_show = display.show
 
-    def show(n: int) -> None:            # runs on the loop thread: no write is in progress
+    def show(n: int) -> None:  # runs on the loop thread: no write is in progress
         copies.append((n, snapshot_files(state, workdir / f"copy{len(copies)}")))
         real_show(n)
 
@@ -158,7 +163,7 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
             wait_acked()
         run.call(lambda: table.action("curator", ["1"], "test"))
         run.call(lambda: table.action("sim", ["button", "no_more_bets"], "test"))
-        for _ in range(3):               # three cards of the coup, then the power cut
+        for _ in range(3):  # three cards of the coup, then the power cut
             run.call(lambda: sim.deal(1))
             wait_acked()
         coup = list(run.call(lambda: table.data.coup))
@@ -170,8 +175,10 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
         journal = open_copy(copy)
         try:
             assert check_chain(journal).ok
-            seqs = {int(e.data["seq"]) for e in journal.events(
-                kinds=["shoe.frame", "shoe.session", "shoe.heartbeats"])}
+            seqs = {
+                int(e.data["seq"])
+                for e in journal.events(kinds=["shoe.frame", "shoe.session", "shoe.heartbeats"])
+            }
             assert seq in seqs, f"$ACK {seq} would go out before frame {seq} is on disk"
         finally:
             journal.close()
@@ -188,6 +195,7 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 def test_the_system_call_trace_shows_sync_before_display_and_ack(workdir: Path) -> None:
     import power_loss_trace as plt
+
     guarded, writes, syncs, numbers = plt.run_paigow(workdir, rounds=1)
     shown = [g for g in guarded if g.what != "D"]
     assert [g.what for g in shown] == [f"D{numbers[0]}"]

@@ -33,8 +33,14 @@ def test_a_megabyte_of_noise_on_the_shoe_port() -> None:
     assert not res.problems
     assert res.valid_sent > 1000
     # every kind of bad frame was seen and refused
-    assert {"garbage", "too_long", "interrupted", "checksum_mismatch", "foreign_sid",
-            "bad_sid"} <= set(res.refused)
+    assert {
+        "garbage",
+        "too_long",
+        "interrupted",
+        "checksum_mismatch",
+        "foreign_sid",
+        "bad_sid",
+    } <= set(res.refused)
     assert sum(res.refused.values()) > res.noise_chunks
     # ... and journaled as counted summaries, not a row each
     assert res.refused_rows < sum(res.refused.values()) / 20

@@ -45,11 +45,15 @@ def required(part: str) -> bool:
 
 def missing(part: str, what: str, package: str) -> NoReturn:
     """Fail (when required) or skip loudly: ``what`` is absent, ``package`` provides it."""
-    msg = (f"MISSING PART ({part}): {what} not found; install the Debian package"
-           f" '{package}' (.ci/run does)")
+    msg = (
+        f"MISSING PART ({part}): {what} not found; install the Debian package"
+        f" '{package}' (.ci/run does)"
+    )
     if required(part):
-        pytest.fail(f"{msg} [{REQUIRE_ENV}={os.environ.get(REQUIRE_ENV)}: a missing part is a"
-                    " failure]", pytrace=False)
+        pytest.fail(
+            f"{msg} [{REQUIRE_ENV}={os.environ.get(REQUIRE_ENV)}: a missing part is a failure]",
+            pytrace=False,
+        )
     print(f"\n!! {msg}: SKIPPING", file=sys.stderr)
     pytest.skip(msg)
 
@@ -75,8 +79,13 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str,
-               interval: float = 0.05, failed: Callable[[], str | None] | None = None) -> None:
+def wait_until(
+    predicate: Callable[[], bool],
+    timeout: float,
+    what: str,
+    interval: float = 0.05,
+    failed: Callable[[], str | None] | None = None,
+) -> None:
     """Poll ``predicate`` until true; ``TimeoutError`` naming ``what`` after ``timeout`` s.
 
     ``failed`` is asked on every round and ends the wait early with its message (e.g. "the
@@ -133,8 +142,9 @@ def remove_dir(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def stop_process(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM,
-                 timeout: float = 15.0) -> int:
+def stop_process(
+    proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 15.0
+) -> int:
     """Send ``sig``, wait ``timeout`` s, then SIGKILL and wait 5 s more. The exit status."""
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
@@ -155,16 +165,17 @@ def tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def run_checked(argv: Iterable[str], what: str, timeout: float = 60.0,
-                **kwargs: object) -> subprocess.CompletedProcess[str]:
+def run_checked(
+    argv: Iterable[str], what: str, timeout: float = 60.0, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
     """Run a set-up command with a time limit; a failure names the command and its output."""
     args = list(argv)
     try:
-        result = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                                **kwargs)  # type: ignore[call-overload]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kwargs)  # type: ignore[call-overload]
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"{what}: {' '.join(args)} ran past {timeout:g} s") from None
     if result.returncode != 0:
-        raise RuntimeError(f"{what}: {' '.join(args)} exited {result.returncode}:\n"
-                           f"{result.stdout}{result.stderr}")
+        raise RuntimeError(
+            f"{what}: {' '.join(args)} exited {result.returncode}:\n{result.stdout}{result.stderr}"
+        )
     return result  # type: ignore[no-any-return]

@@ -31,9 +31,17 @@ from typing import Any
 
 from tests.services._common import private_dir, remove_dir, which
 
-ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage")
+ARGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
 PAGE_LOAD_TIMEOUT_S = 30
 SCRIPT_TIMEOUT_S = 30
 
@@ -57,18 +65,21 @@ class ChromiumBrowser:
     def create(cls) -> ChromiumBrowser:
         binary, driver = find_chromium(), find_chromedriver()
         if binary is None or driver is None:
-            raise FileNotFoundError("chromium / chromedriver (Debian packages 'chromium',"
-                                    " 'chromium-driver')")
+            raise FileNotFoundError(
+                "chromium / chromedriver (Debian packages 'chromium', 'chromium-driver')"
+            )
         return cls(binary, driver)
 
     @functools.cached_property
     def version(self) -> str:
-        out = subprocess.run([self.driver_path, "--version"], capture_output=True, text=True,
-                             timeout=30)
+        out = subprocess.run(
+            [self.driver_path, "--version"], capture_output=True, text=True, timeout=30
+        )
         return out.stdout.strip()
 
-    def new_driver(self, *, width: int = 1920, height: int = 1080,
-                   extra_args: Iterable[str] = ()) -> Any:
+    def new_driver(
+        self, *, width: int = 1920, height: int = 1080, extra_args: Iterable[str] = ()
+    ) -> Any:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
@@ -76,11 +87,16 @@ class ChromiumBrowser:
         self._dirs.append(profile)
         options = webdriver.ChromeOptions()
         options.binary_location = self.binary
-        for arg in (*ARGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                    *extra_args):
+        for arg in (
+            *ARGS,
+            f"--user-data-dir={profile}",
+            f"--window-size={width},{height}",
+            *extra_args,
+        ):
             options.add_argument(arg)
-        service = Service(executable_path=self.driver_path,
-                          log_output=str(profile / "chromedriver.log"))
+        service = Service(
+            executable_path=self.driver_path, log_output=str(profile / "chromedriver.log")
+        )
         driver = webdriver.Chrome(service=service, options=options)
         self._drivers.append(driver)
         driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT_S)
@@ -115,8 +131,9 @@ def serve_directory(directory: Path, timeout: float = 10.0) -> Iterator[str]:
     handler = functools.partial(_QuietHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.timeout = timeout
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                              daemon=True, name="tc-http")
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True, name="tc-http"
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

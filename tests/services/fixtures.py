@@ -44,10 +44,10 @@ def make_mosquitto_broker() -> Iterator[Callable[..., MosquittoBroker]]:
         missing("mosquitto", "/usr/sbin/mosquitto", "mosquitto")
     made: list[MosquittoBroker] = []
 
-    def make(*, site: str = "site1", plain: bool = False, tls: bool = True,
-             persistence: bool = False) -> MosquittoBroker:
-        broker = MosquittoBroker.create(site=site, plain=plain, tls=tls,
-                                        persistence=persistence)
+    def make(
+        *, site: str = "site1", plain: bool = False, tls: bool = True, persistence: bool = False
+    ) -> MosquittoBroker:
+        broker = MosquittoBroker.create(site=site, plain=plain, tls=tls, persistence=persistence)
         made.append(broker)
         return broker
 

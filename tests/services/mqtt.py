@@ -32,13 +32,23 @@ NOT_AUTHORIZED = 0x87
 
 
 class MqttTestClient:
-    def __init__(self, host: str, port: int, *, client_id: str | None = None,
-                 ssl_context: ssl.SSLContext | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        client_id: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self.client_id = client_id or f"tc-test-{uuid.uuid4().hex[:8]}"
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                                  protocol=mqtt.MQTTv5, reconnect_on_failure=False)
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            protocol=mqtt.MQTTv5,
+            reconnect_on_failure=False,
+        )
         self.client.connect_timeout = timeout
         if ssl_context is not None:
             self.client.tls_set_context(ssl_context)
@@ -56,9 +66,15 @@ class MqttTestClient:
         self._looping = False
 
     @classmethod
-    def connect_to(cls, broker: MosquittoBroker, identity: str | None = None, *,
-                   plain: bool = False, client_id: str | None = None,
-                   timeout: float = DEFAULT_TIMEOUT_S) -> MqttTestClient:
+    def connect_to(
+        cls,
+        broker: MosquittoBroker,
+        identity: str | None = None,
+        *,
+        plain: bool = False,
+        client_id: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> MqttTestClient:
         """Connected to ``broker``: over TLS as ``identity`` (its certificate), or ``plain``."""
         if plain:
             if broker.plain_port is None:
@@ -67,27 +83,35 @@ class MqttTestClient:
         else:
             if identity is None:
                 raise ValueError("a TLS client needs an identity (its certificate's CN)")
-            c = cls(broker.host, broker.port, client_id=client_id or identity,
-                    ssl_context=broker.ssl_context(identity), timeout=timeout)
+            c = cls(
+                broker.host,
+                broker.port,
+                client_id=client_id or identity,
+                ssl_context=broker.ssl_context(identity),
+                timeout=timeout,
+            )
         c.connect()
         return c
 
     # -- paho callbacks (its network thread) ----------------------------------------------
 
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: ReasonCode,
-                    properties: Any) -> None:
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, rc: ReasonCode, properties: Any
+    ) -> None:
         with self._cond:
             self._connack = rc
             self._cond.notify_all()
 
-    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int,
-                      rcs: list[ReasonCode], properties: Any) -> None:
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, rcs: list[ReasonCode], properties: Any
+    ) -> None:
         with self._cond:
             self._subacks[mid] = list(rcs)
             self._cond.notify_all()
 
-    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, rc: ReasonCode,
-                    properties: Any) -> None:
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, rc: ReasonCode, properties: Any
+    ) -> None:
         with self._cond:
             self._pubacks[mid] = rc
             self._cond.notify_all()
@@ -95,8 +119,9 @@ class MqttTestClient:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         self.messages.put(msg)
 
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, rc: ReasonCode,
-                       properties: Any) -> None:
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, rc: ReasonCode, properties: Any
+    ) -> None:
         with self._cond:
             self.disconnects.append(rc)
             self._cond.notify_all()
@@ -105,8 +130,10 @@ class MqttTestClient:
         limit = self.timeout if timeout is None else timeout
         with self._cond:
             if not self._cond.wait_for(ready, limit):
-                raise TimeoutError(f"MQTT {what} from {self.host}:{self.port}: no answer within"
-                                   f" {limit:g} s (disconnects: {self.disconnects})")
+                raise TimeoutError(
+                    f"MQTT {what} from {self.host}:{self.port}: no answer within"
+                    f" {limit:g} s (disconnects: {self.disconnects})"
+                )
 
     # -- calls ----------------------------------------------------------------------------
 
@@ -115,18 +142,17 @@ class MqttTestClient:
         self.client.connect(self.host, self.port, keepalive=30)
         self.client.loop_start()
         self._looping = True
-        self._wait("CONNACK", lambda: self._connack is not None or bool(self.disconnects),
-                   timeout)
+        self._wait("CONNACK", lambda: self._connack is not None or bool(self.disconnects), timeout)
         rc = self._connack
         if rc is None:
-            raise ConnectionRefusedError(f"MQTT: disconnected before the CONNACK:"
-                                         f" {self.disconnects}")
+            raise ConnectionRefusedError(
+                f"MQTT: disconnected before the CONNACK: {self.disconnects}"
+            )
         if rc.is_failure:
             raise ConnectionRefusedError(f"MQTT connect refused: {rc}")
         return rc
 
-    def subscribe(self, topic: str, qos: int = 1,
-                  timeout: float | None = None) -> list[ReasonCode]:
+    def subscribe(self, topic: str, qos: int = 1, timeout: float | None = None) -> list[ReasonCode]:
         """Subscribe and return the SUBACK's reason codes (0x87: not authorized)."""
         err, mid = self.client.subscribe(topic, qos)
         if err != mqtt.MQTT_ERR_SUCCESS or mid is None:
@@ -134,8 +160,14 @@ class MqttTestClient:
         self._wait(f"SUBACK for {topic}", lambda: mid in self._subacks, timeout)
         return self._subacks[mid]
 
-    def publish(self, topic: str, payload: bytes | str = b"", qos: int = 1,
-                retain: bool = False, timeout: float | None = None) -> ReasonCode | None:
+    def publish(
+        self,
+        topic: str,
+        payload: bytes | str = b"",
+        qos: int = 1,
+        retain: bool = False,
+        timeout: float | None = None,
+    ) -> ReasonCode | None:
         """Publish; for QoS 1/2 wait for the broker's answer and return its reason code."""
         info = self.client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
@@ -153,8 +185,9 @@ class MqttTestClient:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no MQTT message{' on ' + topic if topic else ''}"
-                                   f" within {limit:g} s")
+                raise TimeoutError(
+                    f"no MQTT message{' on ' + topic if topic else ''} within {limit:g} s"
+                )
             try:
                 msg = self.messages.get(timeout=left)
             except queue.Empty:
@@ -188,6 +221,7 @@ class MqttTestClient:
     def __enter__(self) -> MqttTestClient:
         return self
 
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()

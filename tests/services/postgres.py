@@ -74,8 +74,10 @@ class PostgresServer:
         self.dbname = dbname
         self._owner = service_user("postgres")
         if os.geteuid() == 0 and self._owner is None:
-            raise RuntimeError("PostgreSQL refuses to run as root and there is no 'postgres'"
-                               " account (the Debian package 'postgresql' makes it)")
+            raise RuntimeError(
+                "PostgreSQL refuses to run as root and there is no 'postgres'"
+                " account (the Debian package 'postgresql' makes it)"
+            )
         self.data_dir = directory / "data"
         self.socket_dir = directory / "sock"
         self.log_path = directory / "postgres.log"
@@ -114,11 +116,25 @@ class PostgresServer:
         pwfile.write_text(self.password + "\n")
         self.socket_dir.mkdir()
         chown_tree(self.directory, self._owner)
-        run_checked([str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-U", self.user,
-                     f"--pwfile={pwfile}", "--auth=scram-sha-256", "--locale=C",
-                     "--encoding=UTF8", "--no-sync"],
-                    "initdb", INITDB_TIMEOUT_S, env=self._env(), cwd=str(self.directory),
-                    **self._as_owner())
+        run_checked(
+            [
+                str(self.bin_dir / "initdb"),
+                "-D",
+                str(self.data_dir),
+                "-U",
+                self.user,
+                f"--pwfile={pwfile}",
+                "--auth=scram-sha-256",
+                "--locale=C",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+            "initdb",
+            INITDB_TIMEOUT_S,
+            env=self._env(),
+            cwd=str(self.directory),
+            **self._as_owner(),
+        )
         pwfile.unlink()
 
     @property
@@ -138,8 +154,7 @@ class PostgresServer:
             lines = (self.data_dir / "postmaster.pid").read_text().splitlines()
         except OSError:
             return False
-        return len(lines) >= 8 and lines[7].strip() == "ready" and port_open(self.host,
-                                                                             self.port)
+        return len(lines) >= 8 and lines[7].strip() == "ready" and port_open(self.host, self.port)
 
     def start(self, timeout: float = START_TIMEOUT_S) -> None:
         """Start the server (again) on the same port; waits until it accepts connections."""
@@ -148,14 +163,33 @@ class PostgresServer:
         log = open(self.log_path, "ab")  # noqa: SIM115 (the child holds it)
         try:
             self._proc = subprocess.Popen(
-                [str(self.bin_dir / "postgres"), "-D", str(self.data_dir),
-                 "-p", str(self.port), "-c", f"listen_addresses={self.host}",
-                 "-c", f"unix_socket_directories={self.socket_dir}",
-                 "-c", "fsync=off", "-c", "full_page_writes=off",
-                 "-c", "max_connections=50", "-c", "shared_buffers=16MB"],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=self._env(),
-                cwd=str(self.directory), start_new_session=True,
-                **self._as_owner())  # type: ignore[call-overload]
+                [
+                    str(self.bin_dir / "postgres"),
+                    "-D",
+                    str(self.data_dir),
+                    "-p",
+                    str(self.port),
+                    "-c",
+                    f"listen_addresses={self.host}",
+                    "-c",
+                    f"unix_socket_directories={self.socket_dir}",
+                    "-c",
+                    "fsync=off",
+                    "-c",
+                    "full_page_writes=off",
+                    "-c",
+                    "max_connections=50",
+                    "-c",
+                    "shared_buffers=16MB",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=self._env(),
+                cwd=str(self.directory),
+                start_new_session=True,
+                **self._as_owner(),
+            )  # type: ignore[call-overload]
         finally:
             log.close()
         proc = self._proc
@@ -166,8 +200,7 @@ class PostgresServer:
             return f"postgres exited with {proc.returncode}:\n{tail(self.log_path)}"
 
         try:
-            wait_until(self._ready, timeout, f"postgres on {self.host}:{self.port}",
-                       failed=exited)
+            wait_until(self._ready, timeout, f"postgres on {self.host}:{self.port}", failed=exited)
         except TimeoutError as e:
             self.stop()
             raise TimeoutError(f"{e}\n{tail(self.log_path)}") from None
@@ -197,10 +230,30 @@ class PostgresServer:
             psql = Path(which("psql") or "psql")
         env = self._env()
         env["PGPASSWORD"] = self.password
-        result = run_checked([str(psql), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                              "-h", self.host, "-p", str(self.port), "-U", self.user,
-                              "-d", dbname or "postgres", "-c", sql],
-                             "psql", timeout, env=env)
+        result = run_checked(
+            [
+                str(psql),
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                self.host,
+                "-p",
+                str(self.port),
+                "-U",
+                self.user,
+                "-d",
+                dbname or "postgres",
+                "-c",
+                sql,
+            ],
+            "psql",
+            timeout,
+            env=env,
+        )
         return result.stdout
 
     def create_database(self, dbname: str) -> str:

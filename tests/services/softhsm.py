@@ -25,8 +25,12 @@ from typing import Any
 from tests.services._common import private_dir, remove_dir, run_checked, which
 
 LABEL = "tc-test"
-MODULE_CANDIDATES = ("/usr/lib/softhsm/libsofthsm2.so", "/usr/lib/*/softhsm/libsofthsm2.so",
-                     "/usr/lib/*/libsofthsm2.so", "/usr/local/lib/softhsm/libsofthsm2.so")
+MODULE_CANDIDATES = (
+    "/usr/lib/softhsm/libsofthsm2.so",
+    "/usr/lib/*/softhsm/libsofthsm2.so",
+    "/usr/lib/*/libsofthsm2.so",
+    "/usr/local/lib/softhsm/libsofthsm2.so",
+)
 
 
 def find_module() -> str | None:
@@ -58,7 +62,8 @@ class SoftHsmToken:
             f"directories.tokendir = {self.token_dir}\n"
             "objectstore.backend = file\n"
             "log.level = ERROR\n"
-            "slots.removable = false\n")
+            "slots.removable = false\n"
+        )
         self.env = {"SOFTHSM2_CONF": str(self.conf_path)}
 
     @classmethod
@@ -76,13 +81,30 @@ class SoftHsmToken:
 
     def init_token(self) -> None:
         env = {**os.environ, **self.env}
-        run_checked([self.util, "--init-token", "--free", "--label", self.label,
-                     "--pin", self.user_pin, "--so-pin", self.so_pin],
-                    "softhsm2-util --init-token", 60.0, env=env)
+        run_checked(
+            [
+                self.util,
+                "--init-token",
+                "--free",
+                "--label",
+                self.label,
+                "--pin",
+                self.user_pin,
+                "--so-pin",
+                self.so_pin,
+            ],
+            "softhsm2-util --init-token",
+            60.0,
+            env=env,
+        )
 
     def show_slots(self) -> str:
-        return run_checked([self.util, "--show-slots"], "softhsm2-util --show-slots", 30.0,
-                           env={**os.environ, **self.env}).stdout
+        return run_checked(
+            [self.util, "--show-slots"],
+            "softhsm2-util --show-slots",
+            30.0,
+            env={**os.environ, **self.env},
+        ).stdout
 
     def pkcs11_lib(self) -> Any:
         """python-pkcs11's ``lib`` for the module, initialised on this token's config."""

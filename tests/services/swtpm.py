@@ -82,25 +82,41 @@ class SwTpm:
         return tpm
 
     def start(self) -> None:
-        argv = [self.binary, "socket", "--tpm2",
-                "--server", f"type=tcp,port={self.port},bindaddr={self.host}",
-                "--ctrl", f"type=tcp,port={self.ctrl_port},bindaddr={self.host}",
-                "--tpmstate", f"dir={self.state_dir}",
-                "--flags", "not-need-init,startup-clear",
-                "--log", f"file={self.log_path},level=1"]
+        argv = [
+            self.binary,
+            "socket",
+            "--tpm2",
+            "--server",
+            f"type=tcp,port={self.port},bindaddr={self.host}",
+            "--ctrl",
+            f"type=tcp,port={self.ctrl_port},bindaddr={self.host}",
+            "--tpmstate",
+            f"dir={self.state_dir}",
+            "--flags",
+            "not-need-init,startup-clear",
+            "--log",
+            f"file={self.log_path},level=1",
+        ]
         with open(self.directory / "swtpm.out", "ab") as out:
-            self._proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL)
+            self._proc = subprocess.Popen(
+                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         proc = self._proc
 
         def exited() -> str | None:
             if proc.poll() is None:
                 return None
-            return (f"swtpm exited with {proc.returncode}:\n"
-                    f"{tail(self.directory / 'swtpm.out')}\n{tail(self.log_path)}")
+            return (
+                f"swtpm exited with {proc.returncode}:\n"
+                f"{tail(self.directory / 'swtpm.out')}\n{tail(self.log_path)}"
+            )
 
-        wait_until(lambda: port_open(self.host, self.port), START_TIMEOUT_S,
-                   f"swtpm on port {self.port}", failed=exited)
+        wait_until(
+            lambda: port_open(self.host, self.port),
+            START_TIMEOUT_S,
+            f"swtpm on port {self.port}",
+            failed=exited,
+        )
 
     def stop(self) -> None:
         if self._proc is not None:

@@ -18,7 +18,8 @@ PAGE = """<!doctype html>
 
 
 def test_a_local_page_loads_its_dom_reads_and_a_screenshot_is_written(
-        chromium_browser: ChromiumBrowser, tmp_path: Path) -> None:
+    chromium_browser: ChromiumBrowser, tmp_path: Path
+) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text(PAGE)
@@ -41,8 +42,9 @@ def test_a_local_page_loads_its_dom_reads_and_a_screenshot_is_written(
     assert chromium_browser.driver_path.endswith("chromedriver")
 
 
-def test_two_drivers_have_separate_profiles(chromium_browser: ChromiumBrowser,
-                                            tmp_path: Path) -> None:
+def test_two_drivers_have_separate_profiles(
+    chromium_browser: ChromiumBrowser, tmp_path: Path
+) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text(PAGE)

@@ -18,9 +18,13 @@ FIXTURES = [
     ("swtpm_tpm", swtpm, "find_tpm2_tools", "'tpm2-tools'"),
 ]
 # every finder a fixture asks, so that only the one under test is missing (whatever is installed)
-FINDERS = {mosquitto: ["find_mosquitto"], postgres: ["find_bin_dir"],
-           softhsm: ["find_util", "find_module"], chromium: ["find_chromium", "find_chromedriver"],
-           swtpm: ["find_swtpm", "find_tpm2_tools"]}
+FINDERS = {
+    mosquitto: ["find_mosquitto"],
+    postgres: ["find_bin_dir"],
+    softhsm: ["find_util", "find_module"],
+    chromium: ["find_chromium", "find_chromedriver"],
+    swtpm: ["find_swtpm", "find_tpm2_tools"],
+}
 
 
 def _only_missing(monkeypatch: pytest.MonkeyPatch, module: object, finder: str) -> None:
@@ -29,22 +33,35 @@ def _only_missing(monkeypatch: pytest.MonkeyPatch, module: object, finder: str) 
     monkeypatch.setattr(module, finder, lambda: None)
 
 
-@pytest.mark.parametrize(("value", "part", "expected"), [
-    ("", "mosquitto", False), ("0", "mosquitto", False), ("1", "mosquitto", True),
-    ("all", "chromium", True), ("mosquitto,postgres", "postgres", True),
-    ("mosquitto,postgres", "chromium", False), (" softhsm ", "softhsm", True),
-    ("mosquitto,postgres,softhsm", "swtpm", False),   # the arm64 leg's list: swtpm skips there
-])
-def test_which_parts_are_required(monkeypatch: pytest.MonkeyPatch, value: str, part: str,
-                                  expected: bool) -> None:
+@pytest.mark.parametrize(
+    ("value", "part", "expected"),
+    [
+        ("", "mosquitto", False),
+        ("0", "mosquitto", False),
+        ("1", "mosquitto", True),
+        ("all", "chromium", True),
+        ("mosquitto,postgres", "postgres", True),
+        ("mosquitto,postgres", "chromium", False),
+        (" softhsm ", "softhsm", True),
+        ("mosquitto,postgres,softhsm", "swtpm", False),  # the arm64 leg's list: swtpm skips there
+    ],
+)
+def test_which_parts_are_required(
+    monkeypatch: pytest.MonkeyPatch, value: str, part: str, expected: bool
+) -> None:
     monkeypatch.setenv(_common.REQUIRE_ENV, value)
     assert _common.required(part) is expected
 
 
 @pytest.mark.parametrize(("fixture", "module", "finder", "package"), FIXTURES)
-def test_a_missing_part_fails_when_required(request: pytest.FixtureRequest,
-                                            monkeypatch: pytest.MonkeyPatch, fixture: str,
-                                            module: object, finder: str, package: str) -> None:
+def test_a_missing_part_fails_when_required(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    fixture: str,
+    module: object,
+    finder: str,
+    package: str,
+) -> None:
     _only_missing(monkeypatch, module, finder)
     monkeypatch.setenv(_common.REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match=f"install the Debian package {package}"):
@@ -52,11 +69,15 @@ def test_a_missing_part_fails_when_required(request: pytest.FixtureRequest,
 
 
 @pytest.mark.parametrize(("fixture", "module", "finder", "package"), FIXTURES)
-def test_a_missing_part_skips_loudly_otherwise(request: pytest.FixtureRequest,
-                                               monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str], fixture: str,
-                                               module: object, finder: str,
-                                               package: str) -> None:
+def test_a_missing_part_skips_loudly_otherwise(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fixture: str,
+    module: object,
+    finder: str,
+    package: str,
+) -> None:
     _only_missing(monkeypatch, module, finder)
     monkeypatch.delenv(_common.REQUIRE_ENV, raising=False)
     with pytest.raises(pytest.skip.Exception, match=f"MISSING PART.*{package}"):

@@ -21,10 +21,13 @@ QUIET_S = 1.0  # how long "never receives" listens, after a QoS 1 round trip has
 
 
 def test_a_table_publishes_under_its_own_topic_and_the_collector_receives_it(
-        mosquitto_broker: MosquittoBroker) -> None:
+    mosquitto_broker: MosquittoBroker,
+) -> None:
     b = mosquitto_broker
-    with MqttTestClient.connect_to(b, COLLECTOR) as collector, \
-            MqttTestClient.connect_to(b, "table-07") as table:
+    with (
+        MqttTestClient.connect_to(b, COLLECTOR) as collector,
+        MqttTestClient.connect_to(b, "table-07") as table,
+    ):
         assert [rc.value for rc in collector.subscribe("tc/#", qos=1)] == [1]
         rc = table.publish(b.topic("table-07", "events"), b'{"round": 1}', qos=1)
         assert rc is not None and rc.value == 0, rc
@@ -36,11 +39,14 @@ def test_a_table_publishes_under_its_own_topic_and_the_collector_receives_it(
 
 
 def test_publishing_under_another_tables_topic_is_refused_and_never_delivered(
-        mosquitto_broker: MosquittoBroker) -> None:
+    mosquitto_broker: MosquittoBroker,
+) -> None:
     b = mosquitto_broker
-    with MqttTestClient.connect_to(b, COLLECTOR) as collector, \
-            MqttTestClient.connect_to(b, "table-07") as intruder, \
-            MqttTestClient.connect_to(b, "table-08") as victim:
+    with (
+        MqttTestClient.connect_to(b, COLLECTOR) as collector,
+        MqttTestClient.connect_to(b, "table-07") as intruder,
+        MqttTestClient.connect_to(b, "table-08") as victim,
+    ):
         collector.subscribe("tc/#")
         victim.subscribe(b.topic("table-08", "#"))
         rc = intruder.publish(b.topic("table-08", "events"), b"forged", qos=1)
@@ -58,12 +64,15 @@ def test_publishing_under_another_tables_topic_is_refused_and_never_delivered(
 
 
 def test_a_table_never_receives_another_tables_messages_even_subscribed_to_them(
-        mosquitto_broker: MosquittoBroker) -> None:
+    mosquitto_broker: MosquittoBroker,
+) -> None:
     # Mosquitto 2.0's ACL does not check SUBSCRIBE (the SUBACK grants "tc/#"); it checks read
     # access on every message it would deliver, so the table gets only its own subtree.
     b = mosquitto_broker
-    with MqttTestClient.connect_to(b, "table-07") as table, \
-            MqttTestClient.connect_to(b, "table-08") as other:
+    with (
+        MqttTestClient.connect_to(b, "table-07") as table,
+        MqttTestClient.connect_to(b, "table-08") as other,
+    ):
         assert [rc.value for rc in table.subscribe("tc/#")] == [1]
         assert [rc.value for rc in table.subscribe(b.topic("table-08", "#"))] == [1]
         rc = other.publish(b.topic("table-08", "events"), b"not yours")
@@ -75,7 +84,8 @@ def test_a_table_never_receives_another_tables_messages_even_subscribed_to_them(
 
 
 def test_the_collector_reads_but_does_not_write_other_tables_topics(
-        mosquitto_broker: MosquittoBroker) -> None:
+    mosquitto_broker: MosquittoBroker,
+) -> None:
     b = mosquitto_broker
     with MqttTestClient.connect_to(b, COLLECTOR) as collector:
         rc = collector.publish(b.topic("table-07", "cmd"), b"x", qos=1)
@@ -83,7 +93,8 @@ def test_the_collector_reads_but_does_not_write_other_tables_topics(
 
 
 def test_a_client_without_a_certificate_or_with_a_foreign_ca_is_refused(
-        mosquitto_broker: MosquittoBroker, tmp_path: object) -> None:
+    mosquitto_broker: MosquittoBroker, tmp_path: object
+) -> None:
     b = mosquitto_broker
     no_cert = ssl.create_default_context(cafile=str(b.ca_path))
     c = MqttTestClient(b.host, b.port, ssl_context=no_cert, timeout=5)
@@ -103,8 +114,7 @@ def test_a_client_without_a_certificate_or_with_a_foreign_ca_is_refused(
     c.close()
 
 
-def test_the_broker_stops_and_restarts_on_the_same_port(
-        mosquitto_broker: MosquittoBroker) -> None:
+def test_the_broker_stops_and_restarts_on_the_same_port(mosquitto_broker: MosquittoBroker) -> None:
     b = mosquitto_broker
     port = b.port
     b.stop()
@@ -122,11 +132,14 @@ def test_the_broker_stops_and_restarts_on_the_same_port(
 
 
 def test_the_plain_listener_is_anonymous_and_open(
-        make_mosquitto_broker: Callable[..., MosquittoBroker]) -> None:
+    make_mosquitto_broker: Callable[..., MosquittoBroker],
+) -> None:
     b = make_mosquitto_broker(plain=True, site="lab")
     assert b.plain_port is not None and b.plain_port != b.port
-    with MqttTestClient.connect_to(b, plain=True) as sub, \
-            MqttTestClient.connect_to(b, plain=True) as pub:
+    with (
+        MqttTestClient.connect_to(b, plain=True) as sub,
+        MqttTestClient.connect_to(b, plain=True) as pub,
+    ):
         sub.subscribe("anything/#")
         pub.publish("anything/at/all", b"hi", qos=1)
         assert sub.expect("anything/at/all", timeout=10).payload == b"hi"
@@ -135,7 +148,8 @@ def test_the_plain_listener_is_anonymous_and_open(
 
 @pytest.mark.parametrize("persistence", [False, True])
 def test_persistence_keeps_what_the_broker_holds_across_a_restart(
-        make_mosquitto_broker: Callable[..., MosquittoBroker], persistence: bool) -> None:
+    make_mosquitto_broker: Callable[..., MosquittoBroker], persistence: bool
+) -> None:
     """``persistence=True``: what the broker holds (here a retained message) is saved and read
     back by the restarted broker; the default broker starts empty."""
     b = make_mosquitto_broker(persistence=persistence)

@@ -18,7 +18,9 @@ def test_psycopg_connects_by_url_and_round_trips(postgres_url: str) -> None:
     assert "@127.0.0.1:" in postgres_url and postgres_url.endswith("/tc_test")
     with psycopg.connect(postgres_url, connect_timeout=CONNECT_TIMEOUT_S) as conn:
         assert conn.execute("SELECT current_database(), current_user").fetchone() == (
-            "tc_test", "tc")
+            "tc_test",
+            "tc",
+        )
         conn.execute("CREATE TABLE events (seq bigint PRIMARY KEY, body jsonb NOT NULL)")
         conn.execute("INSERT INTO events VALUES (1, %s::jsonb)", ['{"draw": 6}'])
         conn.commit()
@@ -35,7 +37,8 @@ def test_a_wrong_password_is_refused(postgres_server: PostgresServer) -> None:
 
 
 def test_the_server_runs_as_a_non_root_account_with_its_socket_in_the_tmp_dir(
-        postgres_server: PostgresServer) -> None:
+    postgres_server: PostgresServer,
+) -> None:
     pid = int((postgres_server.data_dir / "postmaster.pid").read_text().splitlines()[0])
     uid = os.stat(f"/proc/{pid}").st_uid
     assert uid != 0
@@ -44,7 +47,8 @@ def test_the_server_runs_as_a_non_root_account_with_its_socket_in_the_tmp_dir(
 
 
 def test_data_survive_a_stop_and_a_crash_and_the_port_stays(
-        postgres_server: PostgresServer) -> None:
+    postgres_server: PostgresServer,
+) -> None:
     pg = postgres_server
     url, port = pg.url, pg.port
     with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:

@@ -39,15 +39,24 @@ def _generate(session: pkcs11.Session, label: str) -> tuple[Any, Any]:
     """(public, private) keys stored on the token (Any: python-pkcs11's key classes get their
     sign()/verify() from Cython mixins its stubs do not show)."""
     params = session.create_domain_parameters(
-        KeyType.EC, {Attribute.EC_PARAMS: encode_named_curve_parameters(P256_OID)}, local=True)
+        KeyType.EC, {Attribute.EC_PARAMS: encode_named_curve_parameters(P256_OID)}, local=True
+    )
     return params.generate_keypair(
-        store=True, label=label, id=label.encode(),
-        private_template={Attribute.EXTRACTABLE: False, Attribute.SENSITIVE: True,
-                          Attribute.PRIVATE: True, Attribute.SIGN: True})
+        store=True,
+        label=label,
+        id=label.encode(),
+        private_template={
+            Attribute.EXTRACTABLE: False,
+            Attribute.SENSITIVE: True,
+            Attribute.PRIVATE: True,
+            Attribute.SIGN: True,
+        },
+    )
 
 
 def test_a_p256_key_on_the_token_signs_and_cryptography_verifies(
-        softhsm_token: SoftHsmToken) -> None:
+    softhsm_token: SoftHsmToken,
+) -> None:
     assert softhsm_token.label == "tc-test"
     assert os.environ["SOFTHSM2_CONF"] == str(softhsm_token.conf_path)
     message = b"round 1: draw 6, HMAC head 16:64482dc3"
@@ -80,9 +89,13 @@ def test_the_private_key_is_not_extractable(softhsm_token: SoftHsmToken) -> None
         with pytest.raises(pkcs11.exceptions.AttributeSensitive):
             priv[Attribute.VALUE]
         # nor can it be wrapped out under a key of our own
-        wrapping = session.generate_key(KeyType.AES, 256, label="wrap", store=False,
-                                        template={Attribute.WRAP: True,
-                                                  Attribute.EXTRACTABLE: True})
+        wrapping = session.generate_key(
+            KeyType.AES,
+            256,
+            label="wrap",
+            store=False,
+            template={Attribute.WRAP: True, Attribute.EXTRACTABLE: True},
+        )
         with pytest.raises(pkcs11.exceptions.KeyUnextractable):
             wrapping.wrap_key(priv, mechanism=Mechanism.AES_KEY_WRAP_PAD)
         # and the attribute cannot be turned back on
@@ -92,8 +105,9 @@ def test_the_private_key_is_not_extractable(softhsm_token: SoftHsmToken) -> None
 
 def test_the_wrong_pin_is_refused(softhsm_token: SoftHsmToken) -> None:
     with pytest.raises(pkcs11.exceptions.PinIncorrect):
-        softhsm_token.token().open(user_pin="00000000" if softhsm_token.user_pin != "00000000"
-                                   else "11111111")
+        softhsm_token.token().open(
+            user_pin="00000000" if softhsm_token.user_pin != "00000000" else "11111111"
+        )
 
 
 def test_pkcs11_tool_sees_the_token_and_its_key(softhsm_token: SoftHsmToken) -> None:
@@ -103,9 +117,24 @@ def test_pkcs11_tool_sees_the_token_and_its_key(softhsm_token: SoftHsmToken) -> 
     with softhsm_token.open_session() as session:
         _generate(session, "seen-by-opensc")
     out = subprocess.run(
-        [tool, "--module", softhsm_token.module, "--token-label", softhsm_token.label,
-         "--login", "--pin", softhsm_token.user_pin, "--list-objects", "--type", "privkey"],
-        capture_output=True, text=True, timeout=60, env={**os.environ, **softhsm_token.env})
+        [
+            tool,
+            "--module",
+            softhsm_token.module,
+            "--token-label",
+            softhsm_token.label,
+            "--login",
+            "--pin",
+            softhsm_token.user_pin,
+            "--list-objects",
+            "--type",
+            "privkey",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **softhsm_token.env},
+    )
     assert out.returncode == 0, out.stderr
     assert "seen-by-opensc" in out.stdout
     assert "never extractable" in out.stdout or "sensitive" in out.stdout

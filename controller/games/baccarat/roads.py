@@ -91,7 +91,8 @@ class Result:
         ``T``, then ``b`` (banker pair), ``p`` (player pair), ``n`` (natural) for each flag set:
         ``"Bpn"`` is a banker win with a player pair and a natural."""
         return self.winner[0].upper() + "".join(
-            letter for letter, name in _FLAG_LETTERS if getattr(self, name))
+            letter for letter, name in _FLAG_LETTERS if getattr(self, name)
+        )
 
     @classmethod
     def from_code(cls, code: str) -> Result:
@@ -236,9 +237,7 @@ def big_road(results: Iterable[Item]) -> list[list[BigRoadCell]]:
                 leading_ties += 1
             continue
         # Ties before the first banker or player win are counted on the first cell.
-        cell = BigRoadCell(
-            r.winner, 0 if columns else leading_ties, r.banker_pair, r.player_pair
-        )
+        cell = BigRoadCell(r.winner, 0 if columns else leading_ties, r.banker_pair, r.player_pair)
         if columns and columns[-1][-1].winner == r.winner:
             columns[-1].append(cell)
         else:

@@ -83,7 +83,13 @@ Hand = tuple[Tile, Tile]
 
 TAKES: Final[tuple[str, ...]] = ("supreme_pair", "pair", "value", "highest_with_lowest", "any")
 CRITERIA: Final[tuple[str, ...]] = (
-    "qualifying_hands", "best_qualifying", "high", "low", "high_value", "low_value", "total_value",
+    "qualifying_hands",
+    "best_qualifying",
+    "high",
+    "low",
+    "high_value",
+    "low_value",
+    "total_value",
 )
 PAIR_KINDS: Final[tuple[str, ...]] = ("supreme", "matched", "mixed", "wong", "gong")
 _CATCH_ALL: Final = ("highest_with_lowest", "any")
@@ -319,8 +325,10 @@ def _parse_step(m: Any, n: int) -> PolicyStep:
     values: tuple[int, ...] = ()
     if take == "value":
         raw = m.get("values")
-        if not isinstance(raw, (list, tuple)) or not raw or not all(
-            isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 9 for x in raw
+        if (
+            not isinstance(raw, (list, tuple))
+            or not raw
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 9 for x in raw)
         ):
             raise PolicyError(f"{where}: take 'value' needs 'values', a list of 0-9, got {raw!r}")
         values = tuple(raw)
@@ -353,7 +361,9 @@ def _parse_exception(m: Any, n: int) -> PolicyException:
             f"are not a split of 'tiles' {' '.join(map(str, four))}"
         )
     return PolicyException(
-        (four[0], four[1], four[2], four[3]), (high[0], high[1]), (low[0], low[1]),
+        (four[0], four[1], four[2], four[3]),
+        (high[0], high[1]),
+        (low[0], low[1]),
         str(m.get("note", "")),
     )
 

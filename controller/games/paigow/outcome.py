@@ -52,9 +52,17 @@ from .errors import HandError
 from .ranking import HandRank, hand_rank
 from .tiles import Tile, check_tiles
 
-__all__ = ["outcome", "Outcome", "ZeroValue", "ZERO_VALUE_SETTINGS", "DEFAULT_ZERO_VALUE",
-           "has_value_zero", "ZeroLowConflict", "ZERO_LOW_CONFLICT_SETTINGS",
-           "DEFAULT_ZERO_LOW_CONFLICT"]
+__all__ = [
+    "outcome",
+    "Outcome",
+    "ZeroValue",
+    "ZERO_VALUE_SETTINGS",
+    "DEFAULT_ZERO_VALUE",
+    "has_value_zero",
+    "ZeroLowConflict",
+    "ZERO_LOW_CONFLICT_SETTINGS",
+    "DEFAULT_ZERO_LOW_CONFLICT",
+]
 
 Outcome = Literal["win", "push", "lose"]
 ZeroValue = Literal["non-pairs", "gongs", "all"]

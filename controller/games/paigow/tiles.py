@@ -208,8 +208,7 @@ def _check_counts(parsed: Iterable[Tile], what: str) -> None:
         if n > t.copies:
             held = "one" if t.copies == 1 else "two"
             raise HandError(
-                f"{what} holds {t} {n} times, but a set has only {held} {t} "
-                "(5324.50(b)(6))"
+                f"{what} holds {t} {n} times, but a set has only {held} {t} (5324.50(b)(6))"
             )
 
 
@@ -260,8 +259,11 @@ class SetReport:
 # The 16 pairs a set sorts into, 5324.50(b)(1), (d)(1)(i)-(2): supreme, 11 matched, 4 mixed.
 _SORTED_PAIRS: Final[tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = (
     ("supreme pair 1-2 + 2-4", ((1, 2), (2, 4))),
-    *((f"matched pair {lo}-{hi}", ((lo, hi), (lo, hi))) for lo, hi, n in _KINDS_IN_RANK_ORDER
-      if n == 2),
+    *(
+        (f"matched pair {lo}-{hi}", ((lo, hi), (lo, hi)))
+        for lo, hi, n in _KINDS_IN_RANK_ORDER
+        if n == 2
+    ),
     ("mixed 9s 3-6 + 4-5", ((3, 6), (4, 5))),
     ("mixed 8s 2-6 + 3-5", ((2, 6), (3, 5))),
     ("mixed 7s 2-5 + 3-4", ((2, 5), (3, 4))),

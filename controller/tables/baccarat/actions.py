@@ -20,52 +20,107 @@ from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import Refused
 
 #: The console actions of the baccarat table (besides ``sim`` and ``odds``).
-ACTIONS: Final = frozenset({"bet", "curator", "nobody", "pass", "disclose", "remedy", "collect",
-                            "void", "clear", "shoe", "shift"})
+ACTIONS: Final = frozenset(
+    {
+        "bet",
+        "curator",
+        "nobody",
+        "pass",
+        "disclose",
+        "remedy",
+        "collect",
+        "void",
+        "clear",
+        "shoe",
+        "shift",
+    }
+)
 #: How a refusal of a void during a coup for want of a supervisor ends (the console answers
 #: ERR AUTH), as pai gow's void after the draw: the coup's cards are out.
-NEEDS_SUPERVISOR: Final = ("a void during a coup needs a supervisor's login at the console"
-                           " (login SUPERVISOR-PIN)")
+NEEDS_SUPERVISOR: Final = (
+    "a void during a coup needs a supervisor's login at the console (login SUPERVISOR-PIN)"
+)
 #: Inputs that make cards leave the shoe: refused until a new shoe session is confirmed.
 _DEALS: Final = frozenset({"shuffled", "no_more_bets", "remedy"})
 
 #: What ``help`` says of each console action: syntax, what it does, an example to type.
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
-    "curator": ("curator SEAT", "SEAT accepts the shoe: offered from seat 1 (5324.20(f)(1)) or,"
-                " when passed, from the right of the last curator ((h)(2))", "curator 1"),
-    "nobody": ("nobody", "no player accepts the shoe: the cards are turned over (5324.20(h)(2))",
-               "nobody"),
-    "bet": ("bet SEAT WAGER CENTS", "a wager while betting: banker, player, tie, dragon, ..."
-            " in whole cents", "bet 3 banker 2500"),
-    "pass": ("pass [ordered]", "the curator passes the shoe (5324.20(h)(1)); ordered: by the"
-             " dealer or floorperson ((h)(1)(ii))", "pass"),
-    "disclose": ("disclose", "a card held for the next hand was seen (5324.20(i)(1)-(3))",
-                 "disclose"),
-    "remedy": ("remedy burn|dead", "the dealer's remedy for a disclosed card (5324.20(i)(1))",
-               "remedy burn"),
-    "collect": ("collect SEAT", "collect SEAT's deferred vigorish (5324.20(d)(2))",
-                "collect 3"),
-    "void": ("void [REASON]", "void the round in progress: every wager returned, reshuffle;"
-             " once a card of the coup is out only a supervisor (raises an alarm, counted for"
-             " the shift)", "void shoe jammed"),
-    "shift": ("shift start", "a supervisor starts a shift: the count of voids during a coup"
-              " starts again", "shift start"),
+    "curator": (
+        "curator SEAT",
+        "SEAT accepts the shoe: offered from seat 1 (5324.20(f)(1)) or,"
+        " when passed, from the right of the last curator ((h)(2))",
+        "curator 1",
+    ),
+    "nobody": (
+        "nobody",
+        "no player accepts the shoe: the cards are turned over (5324.20(h)(2))",
+        "nobody",
+    ),
+    "bet": (
+        "bet SEAT WAGER CENTS",
+        "a wager while betting: banker, player, tie, dragon, ... in whole cents",
+        "bet 3 banker 2500",
+    ),
+    "pass": (
+        "pass [ordered]",
+        "the curator passes the shoe (5324.20(h)(1)); ordered: by the"
+        " dealer or floorperson ((h)(1)(ii))",
+        "pass",
+    ),
+    "disclose": (
+        "disclose",
+        "a card held for the next hand was seen (5324.20(i)(1)-(3))",
+        "disclose",
+    ),
+    "remedy": (
+        "remedy burn|dead",
+        "the dealer's remedy for a disclosed card (5324.20(i)(1))",
+        "remedy burn",
+    ),
+    "collect": ("collect SEAT", "collect SEAT's deferred vigorish (5324.20(d)(2))", "collect 3"),
+    "void": (
+        "void [REASON]",
+        "void the round in progress: every wager returned, reshuffle;"
+        " once a card of the coup is out only a supervisor (raises an alarm, counted for"
+        " the shift)",
+        "void shoe jammed",
+    ),
+    "shift": (
+        "shift start",
+        "a supervisor starts a shift: the count of voids during a coup starts again",
+        "shift start",
+    ),
     "clear": ("clear", "clear an integrity halt: the shoe is reshuffled", "clear"),
-    "shoe": ("shoe resume", "the dealer confirms a new shoe session (the shoe powered up): no"
-             " card left the shoe while it was off", "shoe resume"),
+    "shoe": (
+        "shoe resume",
+        "the dealer confirms a new shoe session (the shoe powered up): no"
+        " card left the shoe while it was off",
+        "shoe resume",
+    ),
     "odds": ("odds", "exact odds of the next coup from the cards left", "odds"),
-    "sim": ("sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe load | "
-            "sim shoe fault KIND | sim button NAME", "drive the simulated shoe and buttons;"
-            " KIND: checksum, drop, duplicate, garbage, disconnect, power, unread, foreign,"
-            " faceup, jam, door, clear", "sim shoe deal burn"),
+    "sim": (
+        "sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe load | "
+        "sim shoe fault KIND | sim button NAME",
+        "drive the simulated shoe and buttons;"
+        " KIND: checksum, drop, duplicate, garbage, disconnect, power, unread, foreign,"
+        " faceup, jam, door, clear",
+        "sim shoe deal burn",
+    ),
 }
 
 
 class DealerActions:
     """The dealer's buttons and the console's table actions, applied to the table's state."""
 
-    def __init__(self, state: ShoeState, sequence: CertifiedSequence, record: Record,
-                 view: Presenter, play: CoupPlay, shoe_ok: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        state: ShoeState,
+        sequence: CertifiedSequence,
+        record: Record,
+        view: Presenter,
+        play: CoupPlay,
+        shoe_ok: Callable[[], bool],
+    ) -> None:
         self._s = state
         self._seq = sequence
         self._rec = record
@@ -81,8 +136,11 @@ class DealerActions:
         only once the dealer confirms that no card left the shoe while it was off."""
         sid = self._s.data.shoe_unconfirmed
         if sid is not None and what in _DEALS:
-            raise Refused(f"the shoe powered up anew (session {sid}): confirm that no card left"
-                          " it while it was off with `shoe resume` first", "STATE")
+            raise Refused(
+                f"the shoe powered up anew (session {sid}): confirm that no card left"
+                " it while it was off with `shoe resume` first",
+                "STATE",
+            )
 
     def shoe_resume(self, who: str) -> list[str]:
         """The dealer's confirmation (console `shoe resume`, or the profile's ``shoe_resume``
@@ -91,8 +149,9 @@ class DealerActions:
         if d.shoe_unconfirmed is None:
             raise Refused("no new shoe session waits for a confirmation", "STATE")
         sid, d.shoe_unconfirmed = d.shoe_unconfirmed, None
-        self._rec.emit("baccarat.shoe.resumed", {"sid": sid, "who": who,
-                                                 "state": self._seq.current})
+        self._rec.emit(
+            "baccarat.shoe.resumed", {"sid": sid, "who": who, "state": self._seq.current}
+        )
         self._view.show_state()
         return [f"shoe session {sid} confirmed: play goes on"]
 
@@ -115,8 +174,10 @@ class DealerActions:
             self._s.burn = BurnProgress()
             self._seq.sync()
             settings = self._s.take_settings(self._rec.input_seq, shoe=True)
-            self._rec.emit("baccarat.shoe.start", {"shoe": d.shoe_no, "decks": self._s.decks,
-                                                   "settings": settings})
+            self._rec.emit(
+                "baccarat.shoe.start",
+                {"shoe": d.shoe_no, "decks": self._s.decks, "settings": settings},
+            )
             self._view.show_state()
             return [f"shoe {d.shoe_no}: burn the first card (5324.20(e))"]
         if name == "no_more_bets":
@@ -129,8 +190,10 @@ class DealerActions:
                 self._play.void(f"{left} cards left cannot finish a coup (5324.20(i)(4))")
                 return ["round void: too few cards (5324.20(i)(4))"]
             self._view.show_state()
-            return [f"coup {d.coup_no}: no more bets; the cards come player, banker, player,"
-                    " banker (5324.20(f)(5))"]
+            return [
+                f"coup {d.coup_no}: no more bets; the cards come player, banker, player,"
+                " banker (5324.20(f)(5))"
+            ]
         if name == "settled":
             result = d.last_result
             self._seq.fire("settled")
@@ -166,21 +229,28 @@ class DealerActions:
         p["fate"] = "discard"
         if p["kind"] == "player_third":
             p["remedy"] = "burn_more"  # 5324.20(i)(3): burn_more was fixed when it was dealt
-        self._rec.emit("baccarat.disclosed", {"card": p["card"], "kind": p["kind"],
-                                              "remedy": p.get("remedy", "dealer's choice")})
+        self._rec.emit(
+            "baccarat.disclosed",
+            {"card": p["card"], "kind": p["kind"], "remedy": p.get("remedy", "dealer's choice")},
+        )
         self._seq.sync()
-        self._view.show("DISCLOSED " + p["card"], "REMEDY BURN OR DEAD"
-                        if p["kind"] != "player_third" else "BURN FACE UP")
-        return [f"{p['card']} disclosed; console: remedy burn"
-                + ("" if p["kind"] == "player_third" else " | remedy dead")]
+        self._view.show(
+            "DISCLOSED " + p["card"],
+            "REMEDY BURN OR DEAD" if p["kind"] != "player_third" else "BURN FACE UP",
+        )
+        return [
+            f"{p['card']} disclosed; console: remedy burn"
+            + ("" if p["kind"] == "player_third" else " | remedy dead")
+        ]
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         d = self._s.data
         self._confirmed(name)
         if name == "shoe":
             if args != ["resume"]:
-                raise Refused("usage: shoe resume (the dealer confirms a new shoe session)",
-                              "SYNTAX")
+                raise Refused(
+                    "usage: shoe resume (the dealer confirms a new shoe session)", "SYNTAX"
+                )
             return self.shoe_resume(who)
         if name == "bet":
             return self._bet(args)
@@ -189,31 +259,46 @@ class DealerActions:
             state = self._seq.current
             if state not in ("offering", "passing"):
                 held = f"seat {d.curator} holds the shoe" if d.curator else "no shoe is in play"
-                raise Refused(f"the shoe is offered only after the burn (5324.20(f)(1)) or when "
-                              f"it passes ((h)(2)); {held} (state {state})")
+                raise Refused(
+                    f"the shoe is offered only after the burn (5324.20(f)(1)) or when "
+                    f"it passes ((h)(2)); {held} (state {state})"
+                )
             prev = d.curator if state == "passing" else None
             offer_back = self._s.opts.offer_back_to_previous
-            order = (opening_offer_order(self._s.ring, self._s.ring.seats_ccw) if prev is None
-                     else passing_offer_order(self._s.ring, self._s.ring.seats_ccw, prev,
-                                              offer_back=offer_back))
+            order = (
+                opening_offer_order(self._s.ring, self._s.ring.seats_ccw)
+                if prev is None
+                else passing_offer_order(
+                    self._s.ring, self._s.ring.seats_ccw, prev, offer_back=offer_back
+                )
+            )
             if seat not in order:
                 # 5324.20(h)(2): the shoe goes to the player to the right of the previous
                 # curator, then to "each of the other players, in turn"
-                raise Refused(f"seat {seat} gave up the shoe: 5324.20(h)(2) offers it to the "
-                              f"other players in turn ({', '.join(map(str, order))}) and not "
-                              "back to the previous curator (baccarat.offer_back_to_previous ="
-                              " false)")
+                raise Refused(
+                    f"seat {seat} gave up the shoe: 5324.20(h)(2) offers it to the "
+                    f"other players in turn ({', '.join(map(str, order))}) and not "
+                    "back to the previous curator (baccarat.offer_back_to_previous ="
+                    " false)"
+                )
             self._seq.fire("accept_shoe")
             d.curator = seat
-            self._rec.emit("baccarat.curator", {"seat": seat, "previous": prev,
-                                                "offer_order": list(order),
-                                                "section": "5324.20(f)(1)-(2)" if prev is None
-                                                else "5324.20(h)(2)"})
+            self._rec.emit(
+                "baccarat.curator",
+                {
+                    "seat": seat,
+                    "previous": prev,
+                    "offer_order": list(order),
+                    "section": "5324.20(f)(1)-(2)" if prev is None else "5324.20(h)(2)",
+                },
+            )
             self._view.show_state()
             section = "5324.20(f)(1)" if prev is None else "5324.20(h)(2)"
-            return [f"seat {seat} holds the shoe (offered in turn: "
-                    f"{', '.join(map(str, order[:8]))}{', ...' if len(order) > 8 else ''};"
-                    f" {section}); betting is open"]
+            return [
+                f"seat {seat} holds the shoe (offered in turn: "
+                f"{', '.join(map(str, order[:8]))}{', ...' if len(order) > 8 else ''};"
+                f" {section}); betting is open"
+            ]
         if name == "nobody":
             self._seq.fire("nobody_accepts")
             self._play.end_shoe("no player accepted the shoe (5324.20(h)(2))")
@@ -221,9 +306,14 @@ class DealerActions:
         if name == "pass":
             self._seq.fire("pass_shoe")
             ordered = bool(args and args[0] == "ordered")
-            self._rec.emit("baccarat.pass", {"curator": d.curator, "ordered": ordered,
-                                             "section": "5324.20(h)(1)(ii)" if ordered
-                                             else "5324.20(h)(1)"})
+            self._rec.emit(
+                "baccarat.pass",
+                {
+                    "curator": d.curator,
+                    "ordered": ordered,
+                    "section": "5324.20(h)(1)(ii)" if ordered else "5324.20(h)(1)",
+                },
+            )
             self._view.show_state()
             return ["the shoe passes"]
         if name == "disclose":
@@ -234,8 +324,9 @@ class DealerActions:
             seat = self._seat(args)
             cents, self._s.ledger = self._s.ledger.collect(seat)
             self._s.record_ledger()
-            self._rec.emit("baccarat.vig.collected", {"seat": seat, "cents": cents,
-                                                      "ledger": d.ledger})
+            self._rec.emit(
+                "baccarat.vig.collected", {"seat": seat, "cents": cents, "ledger": d.ledger}
+            )
             return [f"seat {seat}: collected {dollars(cents)}"]
         if name == "void":
             if self._seq.current not in ("betting", *COUP_STATES, "settling"):
@@ -266,16 +357,25 @@ class DealerActions:
         d = self._s.data
         cards = " ".join(d.coup)
         if not who.startswith("supervisor@"):
-            raise Refused(f"coup {d.coup_no} has cards out ({cards}): {NEEDS_SUPERVISOR}",
-                          "AUTH")
+            raise Refused(f"coup {d.coup_no} has cards out ({cards}): {NEEDS_SUPERVISOR}", "AUTH")
         d.voids_mid_coup += 1
         n = d.voids_mid_coup
-        self._rec.emit("baccarat.void_mid_coup", {
-            "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup), "who": who,
-            "reason": reason or "(none given)", "shift_count": n})
-        self._rec.alarm(f"ALARM void during a coup: shoe {d.shoe_no} coup {d.coup_no} (cards"
-                        f" {cards} out) voided by {who}: {reason or '(no reason given)'}; {n}"
-                        f" void{'' if n == 1 else 's'} during a coup this shift")
+        self._rec.emit(
+            "baccarat.void_mid_coup",
+            {
+                "shoe": d.shoe_no,
+                "coup": d.coup_no,
+                "cards": list(d.coup),
+                "who": who,
+                "reason": reason or "(none given)",
+                "shift_count": n,
+            },
+        )
+        self._rec.alarm(
+            f"ALARM void during a coup: shoe {d.shoe_no} coup {d.coup_no} (cards"
+            f" {cards} out) voided by {who}: {reason or '(no reason given)'}; {n}"
+            f" void{'' if n == 1 else 's'} during a coup this shift"
+        )
         return [f"a void during a coup: alarmed, {n} this shift"]
 
     def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None) -> list[str]:
@@ -292,10 +392,12 @@ class DealerActions:
             what = f"{lost} committed journal rows were lost with coup {d.coup_no}'s cards out"
         elif rewritten_from is not None:
             for row in self._rec.journal.events(
-                    kinds=("baccarat.card", "baccarat.coup.result"),
-                    since_seq=rewritten_from - 1):
-                what = (f"journal rows from row {rewritten_from} were rewritten, among them"
-                        f" {row.kind.removeprefix('baccarat.')} row {row.seq}")
+                kinds=("baccarat.card", "baccarat.coup.result"), since_seq=rewritten_from - 1
+            ):
+                what = (
+                    f"journal rows from row {rewritten_from} were rewritten, among them"
+                    f" {row.kind.removeprefix('baccarat.')} row {row.seq}"
+                )
                 break
         if what is None:
             return []
@@ -314,25 +416,29 @@ class DealerActions:
         if list(args) != ["start"]:
             raise Refused("usage: shift start", "SYNTAX")
         if not who.startswith("supervisor@"):
-            raise Refused("a supervisor's login is needed to start a shift (login"
-                          " SUPERVISOR-PIN)", "AUTH")
+            raise Refused(
+                "a supervisor's login is needed to start a shift (login SUPERVISOR-PIN)", "AUTH"
+            )
         d = self._s.data
         was, d.voids_mid_coup = d.voids_mid_coup, 0
         self._rec.emit("baccarat.shift_start", {"who": who, "voids_mid_coup": was})
-        return [f"shift started by {who}: voids during a coup counted from 0 (last shift:"
-                f" {was})"]
+        return [f"shift started by {who}: voids during a coup counted from 0 (last shift: {was})"]
 
     def _seat(self, args: Sequence[str]) -> int:
         if not args or not args[0].isdigit() or int(args[0]) not in self._s.ring.seats_ccw:
-            raise Refused(f"a seat number {self._s.ring.seats_ccw[0]}-{self._s.ring.seats_ccw[-1]}"
-                          " is needed", "SYNTAX")
+            raise Refused(
+                f"a seat number {self._s.ring.seats_ccw[0]}-{self._s.ring.seats_ccw[-1]} is needed",
+                "SYNTAX",
+            )
         return int(args[0])
 
     def _bet(self, args: list[str]) -> list[str]:
         d = self._s.data
         if self._seq.current in ("offering", "passing"):
-            raise Refused("no player holds the shoe yet: `curator SEAT` first, then wagers "
-                          "(5324.20(f)(1), (h)(2))")
+            raise Refused(
+                "no player holds the shoe yet: `curator SEAT` first, then wagers "
+                "(5324.20(f)(1), (h)(2))"
+            )
         if self._seq.current != "betting":
             # 5324.20(b)(3): no wager after "no more bets".
             raise Refused(f"wagers are taken only while betting (state {self._seq.current})")
@@ -360,15 +466,24 @@ class DealerActions:
         p = disclosed[-1]
         if p.get("remedy") == "burn_more":
             if choice != "burn":
-                raise Refused("5324.20(i)(3): the disclosed card and as many more as its value"
-                              " are burned: `remedy burn`")
+                raise Refused(
+                    "5324.20(i)(3): the disclosed card and as many more as its value"
+                    " are burned: `remedy burn`"
+                )
             d.burn_reason = "error_card"
             self._seq.fire("remedy_burn")
             d.pending = [q for q in d.pending if not q["disclosed"]]
             self._s.burn = BurnProgress(face_up=p["card"], count=int(p["burn_more"]))
             d.burn_face_up, d.burn_count, d.burned = p["card"], int(p["burn_more"]), []
-            self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": "burn_more",
-                                               "count": p["burn_more"], "section": "5324.20(i)(3)"})
+            self._rec.emit(
+                "baccarat.remedy",
+                {
+                    "card": p["card"],
+                    "remedy": "burn_more",
+                    "count": p["burn_more"],
+                    "section": "5324.20(i)(3)",
+                },
+            )
             self._finish_burn_if_empty()
             return [f"burn {p['burn_more']} more cards"]
         if choice not in ("burn", "dead"):
@@ -384,10 +499,16 @@ class DealerActions:
             d.pending = [q for q in d.pending if not q["disclosed"]]
             self._s.burn = BurnProgress(face_up=p["card"], count=ruling.burn_more)
             d.burn_face_up, d.burn_count, d.burned = p["card"], ruling.burn_more, []
-            self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
-                                               "burn_from": burn_from.value,
-                                               "count": ruling.burn_more,
-                                               "section": ruling.section})
+            self._rec.emit(
+                "baccarat.remedy",
+                {
+                    "card": p["card"],
+                    "remedy": remedy.value,
+                    "burn_from": burn_from.value,
+                    "count": ruling.burn_more,
+                    "section": ruling.section,
+                },
+            )
             self._finish_burn_if_empty()
             return [f"remedy: burn {p['card']} and {ruling.burn_more} more cards"]
         d.burn_reason = "choice"
@@ -398,8 +519,10 @@ class DealerActions:
         else:
             self._seq.fire("remedy_dead_hand")
         d.pending = [q for q in d.pending if not q["disclosed"]]
-        self._rec.emit("baccarat.remedy", {"card": p["card"], "remedy": remedy.value,
-                                           "section": ruling.section})
+        self._rec.emit(
+            "baccarat.remedy",
+            {"card": p["card"], "remedy": remedy.value, "section": ruling.section},
+        )
         if remedy is Remedy.DEAD_HAND:
             d.burn_reason = "shoe"
             self._play.start_coup(dead=True)
@@ -409,8 +532,10 @@ class DealerActions:
     def _finish_burn_if_empty(self) -> None:
         d = self._s.data
         if self._s.burn is not None and self._s.burn.done:
-            self._rec.emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": [],
-                                                  "count": 0, "reason": d.burn_reason})
+            self._rec.emit(
+                "baccarat.burn.done",
+                {"face_up": d.burn_face_up, "burned": [], "count": 0, "reason": d.burn_reason},
+            )
             d.burn_face_up, d.burn_count = None, None
             self._s.burn = None
             self._seq.fire("burn_card")

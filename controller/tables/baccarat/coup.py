@@ -34,8 +34,9 @@ class CoupPlay:
     """Turns the shoe's frames into burns, coups, results and settlements, and ends coups and
     shoes (void, halt, reshuffle) as 5324.20 requires."""
 
-    def __init__(self, state: ShoeState, sequence: Sequence, record: Record,
-                 view: Presenter) -> None:
+    def __init__(
+        self, state: ShoeState, sequence: Sequence, record: Record, view: Presenter
+    ) -> None:
         self._s = state
         self._seq = sequence
         self._rec = record
@@ -52,8 +53,15 @@ class CoupPlay:
         a restart replays at most that many coups' inputs (docs/baccarat-table.md)."""
         if coup_boundary and self._s.data.coup_no % SNAPSHOT_EVERY:
             return
-        self._rec.emit(K_SNAPSHOT, {"version": SNAPSHOT_VERSION, "state": self._seq.current,
-                                    "data": self._s.data.to_json()}, round_id=None)
+        self._rec.emit(
+            K_SNAPSHOT,
+            {
+                "version": SNAPSHOT_VERSION,
+                "state": self._seq.current,
+                "data": self._s.data.to_json(),
+            },
+            round_id=None,
+        )
 
     # -- shoe frames ---------------------------------------------------------------------------
 
@@ -72,23 +80,34 @@ class CoupPlay:
             return  # the first session this table knows: nothing can have been lost
         state = self._seq.current
         if state in COUP_STATES:
-            self.halt(f"the shoe ({model}) power-cycled mid-coup (new session {sid}): cards may"
-                      " have left it unread")
+            self.halt(
+                f"the shoe ({model}) power-cycled mid-coup (new session {sid}): cards may"
+                " have left it unread"
+            )
         elif state == "burn":
-            self.halt(f"the shoe ({model}) power-cycled during the burn (new session {sid}):"
-                      " burn cards may have left it unread")
+            self.halt(
+                f"the shoe ({model}) power-cycled during the burn (new session {sid}):"
+                " burn cards may have left it unread"
+            )
         elif d.face_up_next:
-            self.halt(f"the shoe ({model}) power-cycled with a card announced face up (new"
-                      f" session {sid}): that card may have left it unread")
+            self.halt(
+                f"the shoe ({model}) power-cycled with a card announced face up (new"
+                f" session {sid}): that card may have left it unread"
+            )
         elif state == "halted":
-            self._rec.emit("baccarat.shoe.session", {"sid": sid, "state": state,
-                                                     "confirm": "the reshuffle (clear)"})
+            self._rec.emit(
+                "baccarat.shoe.session",
+                {"sid": sid, "state": state, "confirm": "the reshuffle (clear)"},
+            )
         else:
             d.shoe_unconfirmed = sid
-            self._rec.emit("baccarat.shoe.session", {"sid": sid, "state": state,
-                                                     "confirm": "shoe resume"})
-            self._rec.alarm(f"SHOE RESTARTED (session {sid}): confirm that no card left the"
-                            " shoe while it was off: shoe resume")
+            self._rec.emit(
+                "baccarat.shoe.session", {"sid": sid, "state": state, "confirm": "shoe resume"}
+            )
+            self._rec.alarm(
+                f"SHOE RESTARTED (session {sid}): confirm that no card left the"
+                " shoe while it was off: shoe resume"
+            )
             self._view.show_state()
 
     def apply_frame(self, ftype: str, fields: list[str], known: bool) -> None:
@@ -118,8 +137,10 @@ class CoupPlay:
             self.halt("a card left the shoe unread ($FLT UNREAD)")
         elif code == "FACEUP":
             d.face_up_next = True
-            self._rec.emit("baccarat.irregularity", {"section": "5324.20(i)(1)",
-                                                     "problem": "a card found face up in the shoe"})
+            self._rec.emit(
+                "baccarat.irregularity",
+                {"section": "5324.20(i)(1)", "problem": "a card found face up in the shoe"},
+            )
         elif code == "CLR":
             d.shoe_faults = []
             self._rec.emit("baccarat.shoe_fault", {"code": "CLR", "active": []})
@@ -157,8 +178,10 @@ class CoupPlay:
         state = self._seq.current
         if not d.shoe_in_play:
             # Between shoes: not part of any inventory. Journaled and alarmed, never dropped.
-            self._rec.emit("baccarat.irregularity", {"card": code, "state": state,
-                                                     "problem": "a card read with no shoe in play"})
+            self._rec.emit(
+                "baccarat.irregularity",
+                {"card": code, "state": state, "problem": "a card read with no shoe in play"},
+            )
             self._rec.alarm(f"CARD {code} read with no shoe in play")
             return
         d.cards_out.append(code)
@@ -180,11 +203,13 @@ class CoupPlay:
         if d.face_up_next:
             d.face_up_next = False
             ruling = face_up_in_shoe(code, disclosed=False)
-            self._rec.emit("baccarat.card", {"card": code, "use": ruling.fate.value,
-                                             "section": ruling.section})
+            self._rec.emit(
+                "baccarat.card", {"card": code, "use": ruling.fate.value, "section": ruling.section}
+            )
             # 5324.20(i)(1): it is never the first card of a hand; the dealer may disclose it.
-            d.pending.append({"card": code, "kind": "face_up", "disclosed": False,
-                              "fate": "discard"})
+            d.pending.append(
+                {"card": code, "kind": "face_up", "disclosed": False, "fate": "discard"}
+            )
             return
         if state == "burn":
             self._burn_card(code)
@@ -203,12 +228,25 @@ class CoupPlay:
             d.burned.append(code)
         face_up = self._s.burn.face_up.code if self._s.burn.face_up else None
         self._seq.fire("burn_card")
-        self._rec.emit("baccarat.burn", {"card": code, "left": left, "face_up": face_up,
-                                         "section": "5324.20(e)" if d.burn_reason == "shoe"
-                                         else "5324.20(i)"})
+        self._rec.emit(
+            "baccarat.burn",
+            {
+                "card": code,
+                "left": left,
+                "face_up": face_up,
+                "section": "5324.20(e)" if d.burn_reason == "shoe" else "5324.20(i)",
+            },
+        )
         if left == 0:
-            self._rec.emit("baccarat.burn.done", {"face_up": d.burn_face_up, "burned": d.burned,
-                                                  "count": len(d.burned), "reason": d.burn_reason})
+            self._rec.emit(
+                "baccarat.burn.done",
+                {
+                    "face_up": d.burn_face_up,
+                    "burned": d.burned,
+                    "count": len(d.burned),
+                    "reason": d.burn_reason,
+                },
+            )
             d.burn_face_up, d.burn_count, d.burned = None, None, []
             self._s.burn = None
             d.burn_reason = "shoe"
@@ -221,7 +259,7 @@ class CoupPlay:
         step = self._s.coup.add(code)
         d.coup.append(code)
         n = len(d.coup)
-        calls = [c.value for c in self._s.coup.calls[len(before.calls):]]
+        calls = [c.value for c in self._s.coup.calls[len(before.calls) :]]
         self._seq.fire("deal_card")
         self._rec.head("decision")  # a card decides the coup: the anchor learns of it soon
         row: dict[str, Any] = {"card": code, "n": n}
@@ -243,24 +281,35 @@ class CoupPlay:
         d = self._s.data
         ruling: Ruling
         extra: dict[str, Any] = {}
-        if (state == "settling" and not d.pending and not d.dead_hand and len(d.coup) == 4):
+        if state == "settling" and not d.pending and not d.dead_hand and len(d.coup) == 4:
             # Both hands stood on their first two cards: the card went to the player in error.
             four = CoupInProgress(d.coup)
             ruling = player_third_in_error(four, code, disclosed=False)
             extra["burn_more"] = player_third_in_error(
-                four, code, disclosed=True, count=self._s.opts.error_card_count).burn_more
+                four, code, disclosed=True, count=self._s.opts.error_card_count
+            ).burn_more
             extra["count"] = self._s.opts.error_card_count.value
             kind = "player_third"
         else:
             ruling = drawn_in_excess(code, disclosed=False)
             kind = "excess"
-        d.pending.append({"card": code, "kind": kind, "disclosed": False,
-                          "fate": ruling.fate.value, **extra})
-        self._rec.emit("baccarat.irregularity", {"card": code, "state": state, "kind": kind,
-                                                 "section": ruling.section,
-                                                 "fate": ruling.fate.value})
-        self._rec.alarm(f"IRREGULARITY {code}: {kind.replace('_', ' ')} ({ruling.section});"
-                        " press disclose if it was seen")
+        d.pending.append(
+            {"card": code, "kind": kind, "disclosed": False, "fate": ruling.fate.value, **extra}
+        )
+        self._rec.emit(
+            "baccarat.irregularity",
+            {
+                "card": code,
+                "state": state,
+                "kind": kind,
+                "section": ruling.section,
+                "fate": ruling.fate.value,
+            },
+        )
+        self._rec.alarm(
+            f"IRREGULARITY {code}: {kind.replace('_', ' ')} ({ruling.section});"
+            " press disclose if it was seen"
+        )
         if len([p for p in d.pending if p["fate"] != "discard"]) >= 4:
             self.halt("four cards drawn in excess before a hand")
             return
@@ -273,19 +322,29 @@ class CoupPlay:
         d.coup_no += 1
         d.round_id = self._rec.input_seq
         d.dead_hand = dead
-        d.last_result = ""          # the last coup's result is not this one's (status)
+        d.last_result = ""  # the last coup's result is not this one's (status)
         d.coup = []
         self._s.coup = CoupInProgress()
         if dead:
             d.bets = {}
-        first = [p for p in d.pending if p["fate"] == "first card of the next hand"
-                 and not p["disclosed"]]
+        first = [
+            p
+            for p in d.pending
+            if p["fate"] == "first card of the next hand" and not p["disclosed"]
+        ]
         d.pending = []
         settings = self._s.take_settings(self._rec.input_seq, shoe=False)
-        row: dict[str, Any] = {"shoe": d.shoe_no, "coup": d.coup_no, "bets": d.bets,
-                               "curator": d.curator}
-        for key, value in (("dead_hand", dead), ("last_hand", self._s.last_hand.last_hand),
-                           ("carried", [p["card"] for p in first])):
+        row: dict[str, Any] = {
+            "shoe": d.shoe_no,
+            "coup": d.coup_no,
+            "bets": d.bets,
+            "curator": d.curator,
+        }
+        for key, value in (
+            ("dead_hand", dead),
+            ("last_hand", self._s.last_hand.last_hand),
+            ("carried", [p["card"] for p in first]),
+        ):
             if value:
                 row[key] = value
         if settings != self._settings_journaled:
@@ -306,24 +365,40 @@ class CoupPlay:
         d.last_result = f"{coup}"
         d.last_winner = coup.winner
         d.results.append(baccarat.result_of(coup).code)
-        self._rec.emit("baccarat.coup.result", {
-            "shoe": d.shoe_no, "coup": d.coup_no, "cards": list(d.coup),
-            "player": [c.code for c in coup.player], "banker": [c.code for c in coup.banker],
-            "player_total": coup.player_total, "banker_total": coup.banker_total,
-            "winner": coup.winner, "natural": coup.natural, "dead_hand": d.dead_hand})
+        self._rec.emit(
+            "baccarat.coup.result",
+            {
+                "shoe": d.shoe_no,
+                "coup": d.coup_no,
+                "cards": list(d.coup),
+                "player": [c.code for c in coup.player],
+                "banker": [c.code for c in coup.banker],
+                "player_total": coup.player_total,
+                "banker_total": coup.banker_total,
+                "winner": coup.winner,
+                "natural": coup.natural,
+                "dead_hand": d.dead_hand,
+            },
+        )
         self._rec.head("decision")
         status = self._s.last_hand.hand_complete()
         d.marks.append("H")
         if status is ShoeStatus.RESHUFFLE:
             d.shoe_done = True
-        passing = after_round(coup.winner, wagered=not d.dead_hand,
-                              dead_hand_compels=self._s.opts.dead_hand_compels_pass)
+        passing = after_round(
+            coup.winner,
+            wagered=not d.dead_hand,
+            dead_hand_compels=self._s.opts.dead_hand_compels_pass,
+        )
         d.compelled_pass = passing.passes
         self._settle(coup)
         if status is ShoeStatus.LAST_HAND:
             self._rec.emit("baccarat.last_hand", {"section": "5324.20(f)(9)"})
-        d.announce = (text, f"P {coup.player_total}  B {coup.banker_total}"
-                      + ("  LAST HAND" if status is ShoeStatus.LAST_HAND else ""))
+        d.announce = (
+            text,
+            f"P {coup.player_total}  B {coup.banker_total}"
+            + ("  LAST HAND" if status is ShoeStatus.LAST_HAND else ""),
+        )
         self._view.show(*d.announce)
 
     @staticmethod
@@ -343,10 +418,17 @@ class CoupPlay:
                 deferred = bool(s.commission and self._s.deferred_vig)
                 if deferred:
                     self._s.ledger = self._s.ledger.owe(int(seat), s.commission)
-                lines.append({"seat": int(seat), "wager": wager, "stake_cents": stake,
-                              "net_cents": s.net, "commission_cents": s.commission,
-                              "paid_cents": s.before_vigorish if deferred else s.net,
-                              "vig_deferred": deferred})
+                lines.append(
+                    {
+                        "seat": int(seat),
+                        "wager": wager,
+                        "stake_cents": stake,
+                        "net_cents": s.net,
+                        "commission_cents": s.commission,
+                        "paid_cents": s.before_vigorish if deferred else s.net,
+                        "vig_deferred": deferred,
+                    }
+                )
         self._s.record_ledger()
         row: dict[str, Any] = {"lines": lines, "dead_hand": d.dead_hand}
         if d.ledger:  # deferred vigorish owed, 5324.20(d)(2)
@@ -355,9 +437,16 @@ class CoupPlay:
 
     def void(self, reason: str) -> None:
         d = self._s.data
-        self._rec.emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                                "cards": list(d.coup), "reason": reason,
-                                                "bets_returned": d.bets})
+        self._rec.emit(
+            "baccarat.coup.voided",
+            {
+                "shoe": d.shoe_no,
+                "coup": d.coup_no,
+                "cards": list(d.coup),
+                "reason": reason,
+                "bets_returned": d.bets,
+            },
+        )
         self._seq.fire("void_round")
         self.end_shoe("void: " + reason)
 
@@ -366,9 +455,16 @@ class CoupPlay:
         if reason not in d.faults:
             d.faults.append(reason)
         if self._seq.current in (*COUP_STATES, "settling") and d.round_id is not None:
-            self._rec.emit("baccarat.coup.voided", {"shoe": d.shoe_no, "coup": d.coup_no,
-                                                    "cards": list(d.coup), "reason": reason,
-                                                    "bets_returned": d.bets})
+            self._rec.emit(
+                "baccarat.coup.voided",
+                {
+                    "shoe": d.shoe_no,
+                    "coup": d.coup_no,
+                    "cards": list(d.coup),
+                    "reason": reason,
+                    "bets_returned": d.bets,
+                },
+            )
             d.bets = {}
             d.coup = []
             self._s.coup = CoupInProgress()
@@ -394,8 +490,11 @@ class CoupPlay:
         d.shoe_done = False
         d.compelled_pass = False
         self._s.coup = CoupInProgress()
-        self._rec.emit("baccarat.shoe.end", {"shoe": d.shoe_no, "why": why,
-                                             "cards_out": len(d.cards_out)}, round_id=None)
+        self._rec.emit(
+            "baccarat.shoe.end",
+            {"shoe": d.shoe_no, "why": why, "cards_out": len(d.cards_out)},
+            round_id=None,
+        )
         self._rec.head("boundary")
         self.snapshot()
         self._view.show_state()

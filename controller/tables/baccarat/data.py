@@ -34,8 +34,9 @@ K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"
 K_SNAPSHOT: Final = "baccarat.snapshot"
 #: Rows that are not decisions of the state machine (everything else "baccarat.*" is one).
-NOT_DECISIONS: Final = frozenset({K_BUTTON, K_ACTION, K_REFUSED, K_SIM, K_RECOVERY,
-                                  "baccarat.unknown_event"})
+NOT_DECISIONS: Final = frozenset(
+    {K_BUTTON, K_ACTION, K_REFUSED, K_SIM, K_RECOVERY, "baccarat.unknown_event"}
+)
 
 #: 2: compact (cards as one string, default fields left out), shoe protocol revision 2.
 SNAPSHOT_VERSION: Final = 2
@@ -50,8 +51,8 @@ class ShoeData:
     shoe_no: int = 0
     coup_no: int = 0
     round_id: int | None = None
-    cards_out: list[str] = field(default_factory=list)   # every card out of this shoe, in order
-    marks: list[str] = field(default_factory=list)       # "C" cover card, "H" hand complete
+    cards_out: list[str] = field(default_factory=list)  # every card out of this shoe, in order
+    marks: list[str] = field(default_factory=list)  # "C" cover card, "H" hand complete
     burn_face_up: str | None = None
     burn_count: int | None = None
     burned: list[str] = field(default_factory=list)
@@ -102,7 +103,7 @@ class ShoeData:
         known = {k: copy.deepcopy(v) for k, v in data.items() if k in cls.__dataclass_fields__}
         if isinstance(known.get("cards_out"), str):
             text = known["cards_out"]
-            known["cards_out"] = [text[i:i + 2] for i in range(0, len(text), 2)]
+            known["cards_out"] = [text[i : i + 2] for i in range(0, len(text), 2)]
         if isinstance(known.get("marks"), str):
             known["marks"] = list(known["marks"])
         if isinstance(known.get("announce"), list):

@@ -32,8 +32,7 @@ def fit_line(text: str) -> str:
 class Presenter:
     """Says on the dealer display what the dealer must do next."""
 
-    def __init__(self, display: Any, state: ShoeState, sequence: Sequence,
-                 record: Record) -> None:
+    def __init__(self, display: Any, state: ShoeState, sequence: Sequence, record: Record) -> None:
         self._display = display
         self._state = state
         self._sequence = sequence
@@ -63,13 +62,19 @@ class Presenter:
         s = self._state
         d = s.data
         state = self._sequence.current
-        if d.shoe_unconfirmed is not None and state in ("shuffle", "offering", "betting",
-                                                        "passing"):
+        if d.shoe_unconfirmed is not None and state in (
+            "shuffle",
+            "offering",
+            "betting",
+            "passing",
+        ):
             self.show("SHOE RESTARTED", "CONFIRM: SHOE RESUME")
         elif state == "shuffle":
             owed = s.ledger.total_owed()
-            self.show("SHUFFLE AND INSPECT", f"VIG OWED {dollars(owed)}" if owed
-                      else "THEN PRESS SHUFFLED")
+            self.show(
+                "SHUFFLE AND INSPECT",
+                f"VIG OWED {dollars(owed)}" if owed else "THEN PRESS SHUFFLED",
+            )
         elif state == "burn":
             burn = s.burn
             if burn is None or burn.face_up is None:
@@ -81,8 +86,9 @@ class Presenter:
         elif state == "passing":
             self.show("PASS THE SHOE", f"FROM SEAT {d.curator}" if d.curator else "")
         elif state == "betting":
-            self.show("PLACE YOUR BETS", "LAST HAND" if s.last_hand.last_hand
-                      else f"COUP {d.coup_no + 1}")
+            self.show(
+                "PLACE YOUR BETS", "LAST HAND" if s.last_hand.last_hand else f"COUP {d.coup_no + 1}"
+            )
         elif state in COUP_STATES:
             self.show(*self._next_call())
         elif state == "settling":
@@ -101,5 +107,4 @@ class Presenter:
         if exp is CoupStep.PLAYER_DRAWS:
             return ("PLAYER DRAWS", totals)
         stood = CoupStep.PLAYER_STANDS in coup.calls
-        return ("PLAYER STANDS" if stood else "BANKER DRAWS",
-                "BANKER DRAWS" if stood else totals)
+        return ("PLAYER STANDS" if stood else "BANKER DRAWS", "BANKER DRAWS" if stood else totals)

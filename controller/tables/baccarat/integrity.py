@@ -12,14 +12,20 @@ from typing import Final
 
 from controller.games import baccarat
 
-__all__ = ["RANK_RUN_ALARM", "REPEAT_WINDOW_ALARM", "SUIT_RUN_ALARM", "SequenceMonitor",
-           "expected_alarm_rate", "shuffled_shoe_alarm_rates"]
+__all__ = [
+    "RANK_RUN_ALARM",
+    "REPEAT_WINDOW_ALARM",
+    "SUIT_RUN_ALARM",
+    "SequenceMonitor",
+    "expected_alarm_rate",
+    "shuffled_shoe_alarm_rates",
+]
 
 # --- unshuffled-sequence monitor ----------------------------------------------------------------
 
 #: Alarm thresholds; docs/baccarat-table.md derives each false-alarm rate (a shuffled 8-deck shoe).
-SUIT_RUN_ALARM: Final = 13   # 13 cards of one suit in a row: ~1.7e-5 of shuffled shoes
-RANK_RUN_ALARM: Final = 9    # 9 cards each one rank above (or each one below) the last: ~9.5e-7
+SUIT_RUN_ALARM: Final = 13  # 13 cards of one suit in a row: ~1.7e-5 of shuffled shoes
+RANK_RUN_ALARM: Final = 9  # 9 cards each one rank above (or each one below) the last: ~9.5e-7
 REPEAT_WINDOW_ALARM: Final = 6  # the same 6 cards in the same order twice in a shoe: ~2.0e-6
 
 _RANK_INDEX: Final = {r: i for i, r in enumerate(baccarat.RANKS)}
@@ -31,11 +37,28 @@ class SequenceMonitor:
     or a window of cards repeated exactly. ``add`` returns the alarms the card raises (each kind
     once per shoe)."""
 
-    __slots__ = ("suit_alarm", "rank_alarm", "window", "_suit_run", "_up", "_down", "_prev",
-                 "_recent", "_seen", "_raised", "max_suit_run", "max_rank_run", "repeats")
+    __slots__ = (
+        "suit_alarm",
+        "rank_alarm",
+        "window",
+        "_suit_run",
+        "_up",
+        "_down",
+        "_prev",
+        "_recent",
+        "_seen",
+        "_raised",
+        "max_suit_run",
+        "max_rank_run",
+        "repeats",
+    )
 
-    def __init__(self, suit_alarm: int = SUIT_RUN_ALARM, rank_alarm: int = RANK_RUN_ALARM,
-                 window: int = REPEAT_WINDOW_ALARM) -> None:
+    def __init__(
+        self,
+        suit_alarm: int = SUIT_RUN_ALARM,
+        rank_alarm: int = RANK_RUN_ALARM,
+        window: int = REPEAT_WINDOW_ALARM,
+    ) -> None:
         self.suit_alarm = suit_alarm
         self.rank_alarm = rank_alarm
         self.window = window
@@ -63,14 +86,18 @@ class SequenceMonitor:
         rank_run = max(self._up, self._down)
         self.max_suit_run = max(self.max_suit_run, self._suit_run)
         self.max_rank_run = max(self.max_rank_run, rank_run)
-        recent = (*self._recent, code)[-self.window:]
+        recent = (*self._recent, code)[-self.window :]
         self._recent = recent
         alarms: list[tuple[str, str]] = []
         if len(recent) == self.window:
             if recent in self._seen:
                 self.repeats += 1
-                alarms.append(("repeat", f"the same {self.window} cards in the same order"
-                                         f" twice: {' '.join(recent)}"))
+                alarms.append(
+                    (
+                        "repeat",
+                        f"the same {self.window} cards in the same order twice: {' '.join(recent)}",
+                    )
+                )
             else:
                 self._seen.add(recent)
         if self._suit_run >= self.suit_alarm:
@@ -103,18 +130,26 @@ def expected_alarm_rate(kind: str, level: int, decks: int = 8) -> float:
     raise ValueError(f"kind is suit, rank or repeat, not {kind!r}")
 
 
-def shuffled_shoe_alarm_rates(shoes: int, decks: int = 8, seed: int = 1,
-                              suit_levels: Iterable[int] = (8, 9, 10),
-                              rank_levels: Iterable[int] = (5, 6, 7),
-                              window_levels: Iterable[int] = (3, 4, 5)) -> dict[str, float]:
+def shuffled_shoe_alarm_rates(
+    shoes: int,
+    decks: int = 8,
+    seed: int = 1,
+    suit_levels: Iterable[int] = (8, 9, 10),
+    rank_levels: Iterable[int] = (5, 6, 7),
+    window_levels: Iterable[int] = (3, 4, 5),
+) -> dict[str, float]:
     """The share of ``shoes`` shuffled shoes whose longest suit run, longest consecutive-rank run
     and longest exactly repeated window reach each level: the false-alarm arithmetic of
     docs/baccarat-table.md. ``random.Random(seed)``: reproducible, a simulation only."""
     import random
+
     rng = random.Random(seed)
     deck = [c.code for c in baccarat.shoe_cards(decks)]
-    suit_levels, rank_levels, window_levels = list(suit_levels), list(rank_levels), \
-        list(window_levels)
+    suit_levels, rank_levels, window_levels = (
+        list(suit_levels),
+        list(rank_levels),
+        list(window_levels),
+    )
     hits: Counter[str] = Counter()
     for _ in range(shoes):
         rng.shuffle(deck)
@@ -128,11 +163,14 @@ def shuffled_shoe_alarm_rates(shoes: int, decks: int = 8, seed: int = 1,
         for lv in window_levels:
             seen: set[tuple[str, ...]] = set()
             for i in range(len(deck) - lv + 1):
-                w = tuple(deck[i:i + lv])
+                w = tuple(deck[i : i + lv])
                 if w in seen:
                     hits[f"repeat>={lv}"] += 1
                     break
                 seen.add(w)
-    return {k: hits[k] / shoes for k in
-            [f"suit>={lv}" for lv in suit_levels] + [f"rank>={lv}" for lv in rank_levels]
-            + [f"repeat>={lv}" for lv in window_levels]}
+    return {
+        k: hits[k] / shoes
+        for k in [f"suit>={lv}" for lv in suit_levels]
+        + [f"rank>={lv}" for lv in rank_levels]
+        + [f"repeat>={lv}" for lv in window_levels]
+    }

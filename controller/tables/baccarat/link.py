@@ -78,8 +78,9 @@ class Summaries:
         self._interval = interval_ns
         self.folds: dict[str, _Fold] = {}
 
-    def note(self, kind: str, key: str, detail: dict[str, Any], now_ns: int,
-             at_once: int = 1) -> None:
+    def note(
+        self, kind: str, key: str, detail: dict[str, Any], now_ns: int, at_once: int = 1
+    ) -> None:
         fold = self.folds.get(key)
         if fold is not None and now_ns - fold.opened_ns >= self._interval:
             self._write(fold, now_ns)
@@ -101,8 +102,15 @@ class Summaries:
 
     def _write(self, fold: _Fold, now_ns: int) -> None:
         if fold.count:
-            self._rec.log(fold.kind, {**fold.last, "count": fold.count, "folded": True,
-                                      "interval_s": round((now_ns - fold.opened_ns) / 1e9, 1)})
+            self._rec.log(
+                fold.kind,
+                {
+                    **fold.last,
+                    "count": fold.count,
+                    "folded": True,
+                    "interval_s": round((now_ns - fold.opened_ns) / 1e9, 1),
+                },
+            )
 
 
 class ShoeLink:
@@ -145,27 +153,41 @@ class ShoeLink:
             self._resync_from = None
             self._session(event)
         elif isinstance(event, ShoeFrameRefused):
-            detail: dict[str, Any] = {"reason": event.reason, "detail": event.detail[:80],
-                                      "raw": event.raw[:RAW_KEPT].decode("ascii", "replace")}
+            detail: dict[str, Any] = {
+                "reason": event.reason,
+                "detail": event.detail[:80],
+                "raw": event.raw[:RAW_KEPT].decode("ascii", "replace"),
+            }
             if event.expected_seq is not None:
                 detail["expected_seq"] = event.expected_seq
-            self.summaries.note(K_REFUSED_FRAME, f"refused:{event.reason}", detail,
-                                event.monotonic_ns)
+            self.summaries.note(
+                K_REFUSED_FRAME, f"refused:{event.reason}", detail, event.monotonic_ns
+            )
         elif isinstance(event, ShoeLinkChanged):
             self.up = event.up
-            self.summaries.note(K_LINK, f"link:{event.up}", {"up": event.up,
-                                                             "reason": event.reason[:80]},
-                                event.monotonic_ns, CHANGES_AT_ONCE)
+            self.summaries.note(
+                K_LINK,
+                f"link:{event.up}",
+                {"up": event.up, "reason": event.reason[:80]},
+                event.monotonic_ns,
+                CHANGES_AT_ONCE,
+            )
             if not event.up:
                 self._rec.alarm(f"SHOE LINK DOWN {event.reason}")
         elif isinstance(event, ShoeWatchdog):
             self.watchdog_ok = event.ok
-            self.summaries.note(K_WATCHDOG, f"watchdog:{event.ok}",
-                                {"ok": event.ok, "silent_for_s": round(event.silent_for_s, 1)},
-                                event.monotonic_ns, CHANGES_AT_ONCE)
+            self.summaries.note(
+                K_WATCHDOG,
+                f"watchdog:{event.ok}",
+                {"ok": event.ok, "silent_for_s": round(event.silent_for_s, 1)},
+                event.monotonic_ns,
+                CHANGES_AT_ONCE,
+            )
             if not event.ok:
-                self._rec.alarm("SHOE SILENT: no valid frame for more than the watchdog period;"
-                                " no cards are accepted until the shoe is back")
+                self._rec.alarm(
+                    "SHOE SILENT: no valid frame for more than the watchdog period;"
+                    " no cards are accepted until the shoe is back"
+                )
                 self._view.show("SHOE OFFLINE", "WAIT FOR THE SHOE")
             else:
                 self._view.show_state()
@@ -180,11 +202,14 @@ class ShoeLink:
         """DESIGN.md: a $HELO of a new SID starts a new session; it is journaled with where the
         old session stood, acknowledged, and the table's rules decide what it means."""
         previous = event.previous or self.position
-        row: dict[str, Any] = {"sid": event.sid, "seq": event.seq, "model": event.model,
-                               "firmware": event.firmware}
+        row: dict[str, Any] = {
+            "sid": event.sid,
+            "seq": event.seq,
+            "model": event.model,
+            "firmware": event.firmware,
+        }
         if previous is not None:
-            row["previous"] = {"sid": previous.sid,
-                               "last_seq": (previous.next_seq - 1) % 10000}
+            row["previous"] = {"sid": previous.sid, "last_seq": (previous.next_seq - 1) % 10000}
         seq = self._position_row(K_SESSION, row, event.sid, event.seq, event.monotonic_ns)
         self._rec.input_seq = seq
         self._play.apply_session(event.sid, event.model, renewed=previous is not None)
@@ -197,25 +222,35 @@ class ShoeLink:
         self._beats += 1
         if self._row_ns is None:
             self._row_ns = event.monotonic_ns
-        if (self._beats >= HEARTBEATS_PER_ROW
-                or event.monotonic_ns - self._row_ns >= HEARTBEAT_ROW_NS):
-            self._position_row(K_HEARTBEATS, {"sid": event.sid, "seq": event.seq,
-                                              "first_seq": self._first_beat,
-                                              "count": self._beats},
-                               event.sid, event.seq, event.monotonic_ns)
+        if (
+            self._beats >= HEARTBEATS_PER_ROW
+            or event.monotonic_ns - self._row_ns >= HEARTBEAT_ROW_NS
+        ):
+            self._position_row(
+                K_HEARTBEATS,
+                {
+                    "sid": event.sid,
+                    "seq": event.seq,
+                    "first_seq": self._first_beat,
+                    "count": self._beats,
+                },
+                event.sid,
+                event.seq,
+                event.monotonic_ns,
+            )
 
     def _frame(self, event: ShoeFrameAccepted) -> None:
         # the SID is that of the session row before it (rows are small: DESIGN.md)
-        row: dict[str, Any] = {"seq": event.seq, "type": event.type,
-                               "fields": list(event.fields)}
+        row: dict[str, Any] = {"seq": event.seq, "type": event.type, "fields": list(event.fields)}
         if not event.known:
             row["known"] = False
         seq = self._position_row(K_FRAME, row, event.sid, event.seq, event.monotonic_ns)
         self._rec.input_seq = seq
         self._play.apply_frame(event.type, list(event.fields), event.known)
 
-    def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int,
-                      now_ns: int) -> int:
+    def _position_row(
+        self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int, now_ns: int
+    ) -> int:
         """Journal a row that names the shoe's position; acknowledge it to the shoe once it is
         committed (an output). Returns the journal row's seq."""
         first = self._first_beat if kind == K_HEARTBEATS else shoe_seq
@@ -249,13 +284,25 @@ class ShoeLink:
 
     def memo(self) -> Callable[[], None]:
         """A copy of what the link remembers (not the resync state), and what puts it back."""
-        kept = (self.position, self._beats, self._first_beat, self._row_ns, self.up,
-                self.watchdog_ok)
+        kept = (
+            self.position,
+            self._beats,
+            self._first_beat,
+            self._row_ns,
+            self.up,
+            self.watchdog_ok,
+        )
         folds = copy.deepcopy(self.summaries.folds)
 
         def restore() -> None:
-            (self.position, self._beats, self._first_beat, self._row_ns, self.up,
-             self.watchdog_ok) = kept
+            (
+                self.position,
+                self._beats,
+                self._first_beat,
+                self._row_ns,
+                self.up,
+                self.watchdog_ok,
+            ) = kept
             self.summaries.folds = folds
 
         return restore

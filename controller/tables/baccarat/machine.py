@@ -15,16 +15,16 @@ from controller.games.baccarat.shoe import CoupStep
 
 #: Every state, in the order of a shoe. docs/baccarat-table.md describes each.
 STATES: Final = (
-    "shuffle",       # 5324.20(c)(1): shuffling and inspecting; waits for the "shuffled" button
-    "burn",          # (e): first card face up, as many more burned; also (i)(1)(i), (i)(3)
-    "offering",      # (f)(1): the shoe offered from seat 1 counter-clockwise
-    "betting",       # (b)(2)-(3): wagers open
-    "dealing",       # (f)(4)-(5): "no more bets", "cards": the four initial cards
+    "shuffle",  # 5324.20(c)(1): shuffling and inspecting; waits for the "shuffled" button
+    "burn",  # (e): first card face up, as many more burned; also (i)(1)(i), (i)(3)
+    "offering",  # (f)(1): the shoe offered from seat 1 counter-clockwise
+    "betting",  # (b)(2)-(3): wagers open
+    "dealing",  # (f)(4)-(5): "no more bets", "cards": the four initial cards
     "player_third",  # (f)(11): the player's hand draws
     "banker_third",  # (f)(12)-(13): the banker's hand draws
-    "settling",      # (g)(1)-(2): result announced; losing wagers collected, winners paid
-    "passing",       # (h)(1)-(2): the shoe passes (the banker's hand lost, or the curator's option)
-    "halted",        # integrity fault: no play until a technician clears it
+    "settling",  # (g)(1)-(2): result announced; losing wagers collected, winners paid
+    "passing",  # (h)(1)-(2): the shoe passes (the banker's hand lost, or the curator's option)
+    "halted",  # integrity fault: no play until a technician clears it
 )
 
 COUP_STATES: Final = ("dealing", "player_third", "banker_third")
@@ -48,8 +48,12 @@ TRANSITIONS: Final[tuple[tuple[str, str | tuple[str, ...], str, tuple[str, ...]]
     ("settled", "settling", "shuffle", ("shoe_finished",)),
     ("settled", "settling", "passing", ("must_pass",)),
     ("settled", "settling", "betting", ()),
-    ("void_round", ("betting", "dealing", "player_third", "banker_third", "settling"), "shuffle",
-     ()),
+    (
+        "void_round",
+        ("betting", "dealing", "player_third", "banker_third", "settling"),
+        "shuffle",
+        (),
+    ),
     ("halt", STATES, "halted", ()),
     ("technician_clear", "halted", "shuffle", ()),
 )
@@ -129,11 +133,20 @@ class TableModel:
 
 def build_machine(model: TableModel, initial: str = "shuffle") -> Machine:
     """The certified sequence on ``model``: no auto transitions, guards in ``conditions``."""
-    machine = Machine(model=model, states=list(STATES), initial=initial,
-                      auto_transitions=False, ignore_invalid_triggers=False)
+    machine = Machine(
+        model=model,
+        states=list(STATES),
+        initial=initial,
+        auto_transitions=False,
+        ignore_invalid_triggers=False,
+    )
     for trigger, source, dest, conditions in TRANSITIONS:
-        machine.add_transition(trigger, list(source) if isinstance(source, tuple) else source,
-                               dest, conditions=list(conditions))
+        machine.add_transition(
+            trigger,
+            list(source) if isinstance(source, tuple) else source,
+            dest,
+            conditions=list(conditions),
+        )
     return machine
 
 
@@ -149,13 +162,10 @@ def mermaid() -> str:
     return "\n".join(lines) + "\n"
 
 
-
-
 #: What recover() does in each state (docs/baccarat-table.md repeats it).
 RECOVERY_RULES: Final[dict[str, str]] = {
     "shuffle": "resume: wait for the shuffled button (deferred vigorish still owed stays owed)",
-    "burn": "resume: the same face-up card and the cards burned so far; the shoe resends the"
-            " rest",
+    "burn": "resume: the same face-up card and the cards burned so far; the shoe resends the rest",
     "offering": "resume: the shoe is offered again from the seat the journal shows",
     "betting": "resume: the wagers journaled for this coup stand",
     "dealing": "resume: the same initial cards; the shoe resends any card not acknowledged",

@@ -22,10 +22,13 @@ from controller.tables.baccarat.data import Replay, ShoeData
 class Record:
     """Journals decisions and inputs for one table; knows whether recovery is replaying."""
 
-    def __init__(self, journal: Journal, data: Callable[[], ShoeData],
-                 alarm: Callable[[str], None],
-                 announce: Callable[[list[str], str | None], None] = lambda lines, skip: None
-                 ) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        data: Callable[[], ShoeData],
+        alarm: Callable[[str], None],
+        announce: Callable[[list[str], str | None], None] = lambda lines, skip: None,
+    ) -> None:
         self.journal = journal
         self._data = data
         self._alarm = alarm
@@ -80,8 +83,11 @@ class Record:
         """Before the first row of a journal transaction: how to put the table's memory back
         if the commit fails (docs/journal.md, "One sync per decision")."""
         journal = self.journal
-        if (self.memo is None or not journal.in_transaction
-                or self._memo_txn == journal.transaction_number):
+        if (
+            self.memo is None
+            or not journal.in_transaction
+            or self._memo_txn == journal.transaction_number
+        ):
             return
         self._memo_txn = journal.transaction_number
         restore_table = self.memo()

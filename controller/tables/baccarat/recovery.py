@@ -36,8 +36,15 @@ from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
 class Recovery:
     """Rebuilds the table from its journal after a start."""
 
-    def __init__(self, state: ShoeState, sequence: Sequence, record: Record, view: Presenter,
-                 play: CoupPlay, actions: DealerActions) -> None:
+    def __init__(
+        self,
+        state: ShoeState,
+        sequence: Sequence,
+        record: Record,
+        view: Presenter,
+        play: CoupPlay,
+        actions: DealerActions,
+    ) -> None:
         self._s = state
         self._seq = sequence
         self._rec = record
@@ -65,10 +72,15 @@ class Recovery:
             self._seq.restore(snap.data["state"])
             self._s.rebuild(self._seq.current)
             since = snap.seq
-        refused = {int(e.data.get("input", 0))
-                   for e in self._rec.journal.events(kinds=[K_REFUSED], since_seq=since)}
-        rows = [e for e in self._rec.journal.events(since_seq=since)
-                if e.kind in INPUT_KINDS or self._is_decision(e.kind)]
+        refused = {
+            int(e.data.get("input", 0))
+            for e in self._rec.journal.events(kinds=[K_REFUSED], since_seq=since)
+        }
+        rows = [
+            e
+            for e in self._rec.journal.events(since_seq=since)
+            if e.kind in INPUT_KINDS or self._is_decision(e.kind)
+        ]
         inputs = [i for i, e in enumerate(rows) if e.kind in INPUT_KINDS]
         replayed = 0
         problems: list[str] = []
@@ -88,22 +100,34 @@ class Recovery:
             finally:
                 self._rec.replay = None
             replayed += 1
-        notes = [f"baccarat: state {self._seq.current}, shoe {self._s.data.shoe_no},"
-                 f" coup {self._s.data.coup_no}, {replayed} inputs replayed since row {since}"]
+        notes = [
+            f"baccarat: state {self._seq.current}, shoe {self._s.data.shoe_no},"
+            f" coup {self._s.data.coup_no}, {replayed} inputs replayed since row {since}"
+        ]
         state = self._seq.current
         rule = RECOVERY_RULES.get(state, "resume")
         if state in COUP_STATES:
-            notes.append(f"coup {self._s.data.coup_no} resumes with {len(self._s.data.coup)} cards:"
-                         f" {' '.join(self._s.data.coup) or '-'}")
+            notes.append(
+                f"coup {self._s.data.coup_no} resumes with {len(self._s.data.coup)} cards:"
+                f" {' '.join(self._s.data.coup) or '-'}"
+            )
         for problem in problems:
             self._play.halt(f"recovery could not replay {problem}")
         if self._s.data.faults:
             notes.append(f"faults still active: {'; '.join(self._s.data.faults)}")
             self._rec.alarm(f"FAULT {'; '.join(self._s.data.faults)}")
         d = self._s.data
-        self._rec.journal.append(K_RECOVERY, {"state": state, "rule": rule, "notes": notes,
-                                              "coup": list(d.coup), "faults": list(d.faults)},
-                                 d.round_id)
+        self._rec.journal.append(
+            K_RECOVERY,
+            {
+                "state": state,
+                "rule": rule,
+                "notes": notes,
+                "coup": list(d.coup),
+                "faults": list(d.faults),
+            },
+            d.round_id,
+        )
         self._view.show_state()
         return notes
 
@@ -115,13 +139,20 @@ class Recovery:
         self._rec.input_seq = entry.seq
         data = entry.data
         if entry.kind == K_FRAME:
-            self._play.apply_frame(str(data["type"]), [str(f) for f in data.get("fields", [])],
-                                   bool(data.get("known", True)))
+            self._play.apply_frame(
+                str(data["type"]),
+                [str(f) for f in data.get("fields", [])],
+                bool(data.get("known", True)),
+            )
         elif entry.kind == K_SESSION:
-            self._play.apply_session(str(data.get("sid", "")), str(data.get("model", "")),
-                                     renewed=data.get("previous") is not None)
+            self._play.apply_session(
+                str(data.get("sid", "")),
+                str(data.get("model", "")),
+                renewed=data.get("previous") is not None,
+            )
         elif entry.kind == K_BUTTON:
             self._actions.button(str(data["name"]))
         elif entry.kind == K_ACTION:
-            self._actions.action(str(data["name"]), [str(a) for a in data.get("args", [])],
-                                 str(data.get("who", "")))
+            self._actions.action(
+                str(data["name"]), [str(a) for a in data.get("args", [])], str(data.get("who", ""))
+            )

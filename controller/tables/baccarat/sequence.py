@@ -50,10 +50,13 @@ class Sequence:
         try:
             moved = bool(getattr(self._model, trigger)())
         except MachineError:
-            allowed = sorted(t for t in self._machine.get_triggers(before)
-                             if not t.startswith("to_"))
-            raise Refused(f"{trigger} is not allowed in state {before}"
-                          f" (allowed: {', '.join(allowed) or 'none'})") from None
+            allowed = sorted(
+                t for t in self._machine.get_triggers(before) if not t.startswith("to_")
+            )
+            raise Refused(
+                f"{trigger} is not allowed in state {before}"
+                f" (allowed: {', '.join(allowed) or 'none'})"
+            ) from None
         if not moved:
             raise Refused(f"{trigger} refused in state {before}: {self._why_not(trigger)}")
         self._record.moved(before, self.current, trigger)

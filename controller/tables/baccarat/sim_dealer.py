@@ -84,8 +84,7 @@ class SimDealer:
             return [sim.inject(rest[0].lower())]
         if verb == "load" and not rest:
             return [f"loaded {sim.load()} cards, shuffled"]
-        raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND",
-                      "SYNTAX")
+        raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND", "SYNTAX")
 
     def _cards_needed(self, what: str, upcoming: Seq[str]) -> int:
         """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
@@ -96,8 +95,11 @@ class SimDealer:
         if what == "burn":
             if state != "burn":
                 raise Refused(f"no burn in progress (state {state})", "STATE")
-            burn = (BurnProgress() if self._s.burn is None or self._s.burn.face_up is None
-                    else BurnProgress(face_up=self._s.burn.face_up, count=self._s.data.burn_count))
+            burn = (
+                BurnProgress()
+                if self._s.burn is None or self._s.burn.face_up is None
+                else BurnProgress(face_up=self._s.burn.face_up, count=self._s.data.burn_count)
+            )
             if self._s.burn is not None:
                 for burned in self._s.burn.burned:
                     burn.add(burned)
@@ -107,8 +109,9 @@ class SimDealer:
             if state == "burn":
                 raise Refused("the burn comes first: sim shoe deal burn", "STATE")
             if state not in COUP_STATES:
-                raise Refused(f"no coup in progress (state {state}): press no_more_bets first",
-                              "STATE")
+                raise Refused(
+                    f"no coup in progress (state {state}): press no_more_bets first", "STATE"
+                )
             coup = self._s.coup.copy()
             done, take = (lambda: coup.complete), coup.add
         used = 0
@@ -121,8 +124,9 @@ class SimDealer:
                 continue
             take(card)
         if not done():
-            raise Refused(f"the simulated shoe has too few cards left to finish the {what}",
-                          "STATE")
+            raise Refused(
+                f"the simulated shoe has too few cards left to finish the {what}", "STATE"
+            )
         return used
 
     def take_reply_waiter(self) -> ReplyWaiter | None:

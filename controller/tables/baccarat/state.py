@@ -74,13 +74,16 @@ class ShoeState:
             d.shoe_settings_seq = input_seq
         self.apply_settings()
         o = self.opts
-        return {"hands_after_cover": self.last_hand.hands_after_cover,
-                "error_card_count": o.error_card_count.value,
-                "face_up_burn_from": o.face_up_burn_from.value,
-                "offer_back_to_previous": o.offer_back_to_previous,
-                "dead_hand_compels_pass": o.dead_hand_compels_pass,
-                "vig_percent": self.rules.vig_percent, "tie_pays": self.rules.tie_pays,
-                "deferred_vig": self.deferred_vig}
+        return {
+            "hands_after_cover": self.last_hand.hands_after_cover,
+            "error_card_count": o.error_card_count.value,
+            "face_up_burn_from": o.face_up_burn_from.value,
+            "offer_back_to_previous": o.offer_back_to_previous,
+            "dead_hand_compels_pass": o.dead_hand_compels_pass,
+            "vig_percent": self.rules.vig_percent,
+            "tie_pays": self.rules.tie_pays,
+            "deferred_vig": self.deferred_vig,
+        }
 
     # -- derived objects -----------------------------------------------------------------------
 

@@ -73,15 +73,23 @@ class BaccaratTable:
         self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
-        self._view = Presenter(devices.get("dealer_display"), self._state, self._sequence,
-                               self._record)
+        self._view = Presenter(
+            devices.get("dealer_display"), self._state, self._sequence, self._record
+        )
         self._play = CoupPlay(self._state, self._sequence, self._record, self._view)
         #: The shoe's serial link (public for tests that stand in for the shoe reader).
         self.link = ShoeLink(devices.get("shoe_reader"), self._record, self._play, self._view)
-        self._actions = DealerActions(self._state, self._sequence, self._record, self._view,
-                                      self._play, lambda: self.link.watchdog_ok)
-        self._recovery = Recovery(self._state, self._sequence, self._record, self._view,
-                                  self._play, self._actions)
+        self._actions = DealerActions(
+            self._state,
+            self._sequence,
+            self._record,
+            self._view,
+            self._play,
+            lambda: self.link.watchdog_ok,
+        )
+        self._recovery = Recovery(
+            self._state, self._sequence, self._record, self._view, self._play, self._actions
+        )
         self._sim = SimDealer(devices, self._state, self._sequence)
         #: Why the last button press was refused (None: it was not), for tests and tools.
         self.last_refusal: Refused | None = None
@@ -182,8 +190,10 @@ class BaccaratTable:
         if name == "odds":
             return self.odds()
         if name not in ACTIONS:
-            raise Refused(f"unknown baccarat action {name!r}; actions are"
-                          f" {', '.join(sorted(ACTIONS))}", "UNKNOWN")
+            raise Refused(
+                f"unknown baccarat action {name!r}; actions are {', '.join(sorted(ACTIONS))}",
+                "UNKNOWN",
+            )
         seq = self._record.log(K_ACTION, {"name": name, "args": list(args), "who": who})
         self._record.input_seq = seq
         return self._guarded_input(seq, lambda: self._action_unless_fault(name, list(args), who))
@@ -194,10 +204,12 @@ class BaccaratTable:
         if not self._record.replaying and what in STOPPED_BY_FAULT:
             blocking = self._ctx.app_faults()
             if blocking:
-                raise Refused("play is stopped by a fault a technician must clear: "
-                              + "; ".join(blocking), "FAULT")
+                raise Refused(
+                    "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
+                    "FAULT",
+                )
         if not self._record.replaying and what == "no_more_bets":
-            held = self._ctx.decision_hold()   # the coup's cards come after no more bets
+            held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:
                 raise Refused(held, "HOLD")
 
@@ -242,7 +254,7 @@ class BaccaratTable:
             "last_hand": "yes" if s.last_hand.last_hand else "no",
             "vig_owed_cents": str(s.ledger.total_owed()),
             "voids_mid_coup": f"{d.voids_mid_coup} this shift"
-                              + (" (alarmed)" if d.voids_mid_coup else ""),
+            + (" (alarmed)" if d.voids_mid_coup else ""),
             "shoe_link": "up" if self.link.up else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
@@ -254,8 +266,9 @@ class BaccaratTable:
             return "-"
         player = " ".join(c.code for c in coup.player)
         banker = " ".join(c.code for c in coup.banker) or "-"
-        return (f"P {player} ({coup.player_total})  B {banker}"
-                + (f" ({coup.banker_total})" if coup.banker else ""))
+        return f"P {player} ({coup.player_total})  B {banker}" + (
+            f" ({coup.banker_total})" if coup.banker else ""
+        )
 
     def published(self) -> dict[str, object]:
         """The monitor's view: the shoe and coup numbers, this shoe's results (roads.Result
@@ -288,8 +301,9 @@ class BaccaratTable:
             out.append(f"shoe session {d.shoe_unconfirmed} unconfirmed")
         return out
 
-    def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None = None
-                          ) -> list[str]:
+    def journal_untrusted(
+        self, lost: int, who: str, rewritten_from: int | None = None
+    ) -> list[str]:
         """The application's hook at a supervisor's acknowledgment of a journal finding: a
         card or result lost or rewritten counts as a void during a coup (DealerActions)."""
         return self._actions.journal_untrusted(lost, who, rewritten_from)
@@ -299,16 +313,21 @@ class BaccaratTable:
         are not the console's to clear: the refusal says what clears each one status shows."""
         d = self._state.data
         if not d.faults:
-            how = [f"shoe fault {f}: the shoe clears it ($FLT,CLR, `sim shoe fault clear` on"
-                   " the sim profile) or a power cycle of the shoe" for f in d.shoe_faults]
+            how = [
+                f"shoe fault {f}: the shoe clears it ($FLT,CLR, `sim shoe fault clear` on"
+                " the sim profile) or a power cycle of the shoe"
+                for f in d.shoe_faults
+            ]
             if not self.link.watchdog_ok:
-                how.append("shoe watchdog: clears when a valid frame of the shoe's session"
-                           " arrives")
+                how.append("shoe watchdog: clears when a valid frame of the shoe's session arrives")
             if d.shoe_unconfirmed is not None:
-                how.append(f"shoe session {d.shoe_unconfirmed} unconfirmed: the dealer"
-                           " confirms with `shoe resume`")
-            raise Refused("no table fault to clear" + (": " if how else "") + "; ".join(how),
-                          "STATE")
+                how.append(
+                    f"shoe session {d.shoe_unconfirmed} unconfirmed: the dealer"
+                    " confirms with `shoe resume`"
+                )
+            raise Refused(
+                "no table fault to clear" + (": " if how else "") + "; ".join(how), "STATE"
+            )
         return self.action("clear", [], who)
 
     def close(self) -> None:

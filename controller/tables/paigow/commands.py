@@ -32,8 +32,9 @@ def _hand_words(word: str) -> list[str]:
     return [word]
 
 
-def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], Refused]
-                 ) -> tuple[str, dict[str, Any]]:
+def parse_action(
+    name: str, args: list[str], refuse: Callable[[str, str, str], Refused]
+) -> tuple[str, dict[str, Any]]:
     """Console words -> (trigger, data); a malformed line raises ``refuse(head, reason, code)``
     (the table's, which journals the refusal)."""
     words = name.split() + args
@@ -67,8 +68,7 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
             raise bad("usage: style NAME")
         style = rest[0].replace("-", "_").lower()
         if style not in DELIVERY_STYLES:
-            raise bad(f"unknown style {rest[0]!r}; one of {', '.join(DELIVERY_STYLES)}",
-                      "RANGE")
+            raise bad(f"unknown style {rest[0]!r}; one of {', '.join(DELIVERY_STYLES)}", "RANGE")
         return "style", {"style": style}
     if head == "dice":
         if len(rest) not in (1, 3) or not all(_is_whole(r) for r in rest):
@@ -99,6 +99,7 @@ def parse_action(name: str, args: list[str], refuse: Callable[[str, str, str], R
         return "shift_start", {}
     raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", "UNKNOWN")
 
+
 def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
     usage = "usage: wager SEAT CENTS [AREA] | wager dealer CENTS (whole cents; 0 withdraws)"
     if rest[:1] == ["seat"]:
@@ -106,12 +107,12 @@ def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
     if len(rest) not in (2, 3) or (rest[0] == "dealer" and len(rest) != 2):
         raise bad(usage)
     if not all(r.isdigit() and r.isascii() for r in rest[1:]) or not (
-            rest[0] == "dealer" or (rest[0].isdigit() and rest[0].isascii())):
+        rest[0] == "dealer" or (rest[0].isdigit() and rest[0].isascii())
+    ):
         raise bad(f"{usage}: amounts are whole cents, e.g. 2500 for $25.00")
     cents = int(rest[1])
     if cents > MAX_STAKE_CENTS:
-        raise bad(f"{cents} cents is more than the console takes ({MAX_STAKE_CENTS})",
-                  "RANGE")
+        raise bad(f"{cents} cents is more than the console takes ({MAX_STAKE_CENTS})", "RANGE")
     if rest[0] == "dealer":
         return {"seat": "dealer", "area": DEALER_POSITION, "cents": cents}
     seat = int(rest[0])
@@ -121,11 +122,14 @@ def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
             raise bad(f"{name} must be 1-{SEATS}, got {n}", "RANGE")
     return {"seat": seat, "area": area, "cents": cents}
 
+
 def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
     """``tiles WHO T1 T2 T3 T4 [HIGH=Ta,Tb]`` or ``hands WHO HIGH LOW`` (a hand is
     ``Ta,Tb``, ``Ta+Tb`` or ``a-b-c-d``; or the four tiles, high hand first)."""
-    usage = ("usage: tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb] | "
-             "hands bank|N Ta-Tb Tc-Td (tiles like 4-5)")
+    usage = (
+        "usage: tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb] | "
+        "hands bank|N Ta-Tb Tc-Td (tiles like 4-5)"
+    )
     if not rest:
         raise bad(usage)
     who, words = rest[0].lower(), rest[1:]
@@ -150,10 +154,18 @@ def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict
                     raise bad("HIGH= names the two tiles of the high hand: HIGH=Ta,Tb")
         else:
             if whose == "dealer":
-                raise bad("the dealer's hands are set by the house way (5324.50(f)(4)): "
-                          "`tiles dealer T1 T2 T3 T4`", "STATE")
-            hands = [_hand_words(w) for w in words] if len(words) == 2 else \
-                [words[:2], words[2:]] if len(words) == 4 else None
+                raise bad(
+                    "the dealer's hands are set by the house way (5324.50(f)(4)): "
+                    "`tiles dealer T1 T2 T3 T4`",
+                    "STATE",
+                )
+            hands = (
+                [_hand_words(w) for w in words]
+                if len(words) == 2
+                else [words[:2], words[2:]]
+                if len(words) == 4
+                else None
+            )
             if hands is None or any(len(h) != 2 for h in hands):
                 raise bad(usage)
             four = [str(tile(t)) for h in hands for t in h]

@@ -57,19 +57,37 @@ def position_name(position: int) -> str:
 #: (state, what is happening at the table, regulation)
 STATES: Final[tuple[tuple[str, str, str], ...]] = (
     ("inspection", "idle table: tiles face up in 16 pairs for inspection", "(d)(2), (d)(7)"),
-    ("washing", "tiles face down: the wash and the eight stacks; (d)(5) reshuffle on exposure",
-     "(d)(3)-(6)"),
+    (
+        "washing",
+        "tiles face down: the wash and the eight stacks; (d)(5) reshuffle on exposure",
+        "(d)(3)-(6)",
+    ),
     ("betting", "stacks formed; wagers placed; the bank offered in rotation", "(c)(3), (g)(2)-(6)"),
-    ("bank_style", "\"no more bets\"; a player banks and may choose the style of delivery",
-     "(e)(1), (g)(9)"),
-    ("no_more_bets", "\"no more bets\"; style fixed; waiting for the draw or the dice total",
-     "(e)(1), (a)(3)-(4)"),
-    ("dealing", "number shown; tiles dealt; unwagered stacks collected with the dead hand",
-     "(e)(2)-(5), (g)(10)-(12)"),
-    ("setting_hands", "deal complete, number blanked; players set their hands",
-     "(e)(6), (f)(1)-(2), (h)"),
-    ("dealer_hands", "dealer's or bank's hands set; surrender; exposure and settlement",
-     "(f)(3)-(11), (g)(14)-(18)"),
+    (
+        "bank_style",
+        '"no more bets"; a player banks and may choose the style of delivery',
+        "(e)(1), (g)(9)",
+    ),
+    (
+        "no_more_bets",
+        '"no more bets"; style fixed; waiting for the draw or the dice total',
+        "(e)(1), (a)(3)-(4)",
+    ),
+    (
+        "dealing",
+        "number shown; tiles dealt; unwagered stacks collected with the dead hand",
+        "(e)(2)-(5), (g)(10)-(12)",
+    ),
+    (
+        "setting_hands",
+        "deal complete, number blanked; players set their hands",
+        "(e)(6), (f)(1)-(2), (h)",
+    ),
+    (
+        "dealer_hands",
+        "dealer's or bank's hands set; surrender; exposure and settlement",
+        "(f)(3)-(11), (g)(14)-(18)",
+    ),
 )
 STATE_NAMES: Final = tuple(s for s, _, _ in STATES)
 #: States in which a round is under way (configuration changes are refused).
@@ -108,8 +126,7 @@ TRANSITIONS: Final[tuple[Step, ...]] = (
     Step("dealt", "dealing", "setting_hands"),
     *(Step("expose_player", s, s, ("players_tile",)) for s in _DEALT),
     *(Step("void_hand", s, s, ("hand_exposed",)) for s in _DEALT),
-    *(Step("expose_void", s, "washing", ("exposure_voids",))
-      for s in (*_DEALT, "dealer_hands")),
+    *(Step("expose_void", s, "washing", ("exposure_voids",)) for s in (*_DEALT, "dealer_hands")),
     Step("wager", "betting", "betting", ("wager_allowed",)),
     Step("hands_set", "setting_hands", "dealer_hands"),
     Step("tiles", "dealer_hands", "dealer_hands", ("tiles_allowed",)),
@@ -139,86 +156,157 @@ INPUTS: Final[Mapping[str, Input]] = {
     "cobank": Input("-", "`cobank seat N`", "seat 1-6, house covers half (g)(5)"),
     "no_bank": Input("-", "`no-bank`", "none: the house banks"),
     "no_more_bets": Input("`no_more_bets`", "`sim button no_more_bets`", "none"),
-    "wager": Input("-", "`wager SEAT CENTS [AREA]`, `wager dealer CENTS`",
-                   "stake in whole cents on area 1-6 (default the seat's own; two adjacent "
-                   "areas (h), the bank's chips on its own area only (g)(6)); the dealer's "
-                   "wager against a player bank (g)(8); 0 withdraws"),
+    "wager": Input(
+        "-",
+        "`wager SEAT CENTS [AREA]`, `wager dealer CENTS`",
+        "stake in whole cents on area 1-6 (default the seat's own; two adjacent "
+        "areas (h), the bank's chips on its own area only (g)(6)); the dealer's "
+        "wager against a player bank (g)(8); 0 withdraws",
+    ),
     "style": Input("-", "`style NAME`", "one of the ten styles (g)(11)(i)-(x)"),
     "draw": Input("`draw`", "`sim button draw`", "none; the RNG's number 1-8 and raw bytes"),
     "dice": Input("-", "`dice T` or `dice A B C`", "total 3-18, or three dice 1-6 (a)(3)"),
     "dealt": Input("`dealt`", "`sim button dealt`", "none: deal and (e)(5) collection done"),
     "expose_player": Input("-", "`expose player N`", "seat 1-6 whose tile the dealer exposed"),
     "void_hand": Input("-", "`void seat N`", "seat 1-6 that voids its hand (i)(1)"),
-    "expose_void": Input("-", "`expose dealer|bank|dead|unwagered [N]`",
-                         "whose tile was exposed (i)(2); it voids the round after the draw: "
-                         "only a supervisor, at the console (raises an alarm)"),
+    "expose_void": Input(
+        "-",
+        "`expose dealer|bank|dead|unwagered [N]`",
+        "whose tile was exposed (i)(2); it voids the round after the draw: "
+        "only a supervisor, at the console (raises an alarm)",
+    ),
     "hands_set": Input("`hands_set`", "`sim button hands_set`", "none"),
-    "tiles": Input("-", "`tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]`, "
-                        "`hands bank|N Ta-Tb Tc-Td`",
-                   "four tiles; the dealer's (and a co-bank's) split computed by the house way "
-                   "(f)(4), (g)(5); a player's or bank's high hand as set (f)(1), (f)(3)"),
+    "tiles": Input(
+        "-",
+        "`tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]`, `hands bank|N Ta-Tb Tc-Td`",
+        "four tiles; the dealer's (and a co-bank's) split computed by the house way "
+        "(f)(4), (g)(5); a player's or bank's high hand as set (f)(1), (f)(3)",
+    ),
     "surrender": Input("-", "`surrender seat N`", "seat 1-6 (f)(5)"),
-    "settled": Input("`settled`", "`sim button settled`",
-                     "none; with entries, the settlement in cents (f)(7)-(10), (g)(14)-(18)"),
-    "void": Input("`void` (optional)", "`void [REASON]`",
-                  "none: the dealer voids the round; after the draw only a supervisor, at the "
-                  "console, with a reason (raises an alarm)"),
+    "settled": Input(
+        "`settled`",
+        "`sim button settled`",
+        "none; with entries, the settlement in cents (f)(7)-(10), (g)(14)-(18)",
+    ),
+    "void": Input(
+        "`void` (optional)",
+        "`void [REASON]`",
+        "none: the dealer voids the round; after the draw only a supervisor, at the "
+        "console, with a reason (raises an alarm)",
+    ),
 }
 
 #: What recovery does with a round found in each state after a restart, and why.
 RECOVERY_RULES: Final[Mapping[str, tuple[str, str]]] = {
     "inspection": ("resume", "no round is under way; the tiles are face up"),
     "washing": ("resume", "no wager and no number yet; a pending (d)(5) reshuffle stays pending"),
-    "betting": ("resume", "the wagers (and their entries) and the bank's marker are on the "
-                          "layout; nothing drawn"),
+    "betting": (
+        "resume",
+        "the wagers (and their entries) and the bank's marker are on the layout; nothing drawn",
+    ),
     "bank_style": ("resume", "no number drawn yet; the bank may still choose the style"),
     "no_more_bets": ("resume", "no number drawn yet; the draw or dice entry is still to come"),
     "dealing": ("resume", "the journaled number is shown again: a power cycle never re-rolls"),
     "setting_hands": ("resume", "the deal is complete and the number was blanked (e)(6)"),
-    "dealer_hands": ("resume", "the hands are on the layout; the entered tiles are kept; "
-                               "settlement continues"),
-    "(unreadable)": ("void", "a snapshot this firmware cannot read: the round is voided and the "
-                             "tiles re-washed, never guessed"),
+    "dealer_hands": (
+        "resume",
+        "the hands are on the layout; the entered tiles are kept; settlement continues",
+    ),
+    "(unreadable)": (
+        "void",
+        "a snapshot this firmware cannot read: the round is voided and the "
+        "tiles re-washed, never guessed",
+    ),
 }
 
 #: Console words :meth:`PaigowTable.action` takes.
-ACTION_NAMES: Final = ("open", "idle", "no-bank", "void", "bank", "cobank", "surrender", "style",
-                       "dice", "expose", "sim", "test-mode", "wager", "tiles", "hands", "shift")
+ACTION_NAMES: Final = (
+    "open",
+    "idle",
+    "no-bank",
+    "void",
+    "bank",
+    "cobank",
+    "surrender",
+    "style",
+    "dice",
+    "expose",
+    "sim",
+    "test-mode",
+    "wager",
+    "tiles",
+    "hands",
+    "shift",
+)
 
 #: What ``help`` says of each console action: syntax, what it does, an example to type.
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
-    "open": ("open", "the first player arrived: tiles face down for the wash (5324.50(d)(3))",
-             "open"),
-    "idle": ("idle", "no gaming activity: tiles face up for inspection (5324.50(d)(7))",
-             "idle"),
-    "bank": ("bank seat N", "seat N accepts the bank this round (5324.50(g)(3))",
-             "bank seat 2"),
-    "cobank": ("cobank seat N", "seat N banks with the house covering half (5324.50(g)(5))",
-               "cobank seat 2"),
+    "open": (
+        "open",
+        "the first player arrived: tiles face down for the wash (5324.50(d)(3))",
+        "open",
+    ),
+    "idle": ("idle", "no gaming activity: tiles face up for inspection (5324.50(d)(7))", "idle"),
+    "bank": ("bank seat N", "seat N accepts the bank this round (5324.50(g)(3))", "bank seat 2"),
+    "cobank": (
+        "cobank seat N",
+        "seat N banks with the house covering half (5324.50(g)(5))",
+        "cobank seat 2",
+    ),
     "no-bank": ("no-bank", "the house banks this round (undoes bank/cobank)", "no-bank"),
-    "wager": ("wager SEAT CENTS [AREA] | wager dealer CENTS",
-              "enter a stake in whole cents while betting; 0 withdraws it", "wager 3 2500"),
-    "style": ("style NAME", "a banking player's style of delivery (5324.50(g)(9)): "
-              + ", ".join(("house_way_from_right", "jung_quat", "...")), "style jung_quat"),
-    "dice": ("dice TOTAL | dice A B C",
-             "the dice total when the dealer shakes the dice (5324.50(a)(3))", "dice 11"),
-    "expose": ("expose stacking | player N | dealer | bank | dead | unwagered [N]",
-               "a tile was exposed: (d)(5) re-wash, (i)(1) the player may void, (i)(2) every "
-               "hand void (after the draw: a supervisor, raising an alarm)", "expose player 3"),
-    "void": ("void [REASON] | void seat N",
-             "void the round (after the draw: a supervisor, with a reason) or seat N's "
-             "exposed hand (5324.50(i)(1))", "void seat 3"),
-    "surrender": ("surrender seat N", "seat N surrenders its wager (5324.50(f)(5))",
-                  "surrender seat 4"),
-    "tiles": ("tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]",
-              "a hand's four tiles; the dealer's set by the house way (5324.50(f)(4))",
-              "tiles dealer 1-2 2-4 6-6 5-5"),
-    "hands": ("hands bank|N Ta-Tb Tc-Td", "a hand as the player set it: high, then low",
-              "hands 3 4-5,6-6 1-3,2-2"),
-    "sim": ("sim button NAME", "press a dealer's button on the simulated table",
-            "sim button shuffled"),
-    "shift": ("shift start", "a supervisor starts a shift: the count of voids after a draw "
-              "starts again", "shift start"),
+    "wager": (
+        "wager SEAT CENTS [AREA] | wager dealer CENTS",
+        "enter a stake in whole cents while betting; 0 withdraws it",
+        "wager 3 2500",
+    ),
+    "style": (
+        "style NAME",
+        "a banking player's style of delivery (5324.50(g)(9)): "
+        + ", ".join(("house_way_from_right", "jung_quat", "...")),
+        "style jung_quat",
+    ),
+    "dice": (
+        "dice TOTAL | dice A B C",
+        "the dice total when the dealer shakes the dice (5324.50(a)(3))",
+        "dice 11",
+    ),
+    "expose": (
+        "expose stacking | player N | dealer | bank | dead | unwagered [N]",
+        "a tile was exposed: (d)(5) re-wash, (i)(1) the player may void, (i)(2) every "
+        "hand void (after the draw: a supervisor, raising an alarm)",
+        "expose player 3",
+    ),
+    "void": (
+        "void [REASON] | void seat N",
+        "void the round (after the draw: a supervisor, with a reason) or seat N's "
+        "exposed hand (5324.50(i)(1))",
+        "void seat 3",
+    ),
+    "surrender": (
+        "surrender seat N",
+        "seat N surrenders its wager (5324.50(f)(5))",
+        "surrender seat 4",
+    ),
+    "tiles": (
+        "tiles dealer|bank|N T1 T2 T3 T4 [HIGH=Ta,Tb]",
+        "a hand's four tiles; the dealer's set by the house way (5324.50(f)(4))",
+        "tiles dealer 1-2 2-4 6-6 5-5",
+    ),
+    "hands": (
+        "hands bank|N Ta-Tb Tc-Td",
+        "a hand as the player set it: high, then low",
+        "hands 3 4-5,6-6 1-3,2-2",
+    ),
+    "sim": (
+        "sim button NAME",
+        "press a dealer's button on the simulated table",
+        "sim button shuffled",
+    ),
+    "shift": (
+        "shift start",
+        "a supervisor starts a shift: the count of voids after a draw starts again",
+        "shift start",
+    ),
 }
 
 #: (i)(2): an exposed tile of these voids every hand and forces a reshuffle.
@@ -227,5 +315,6 @@ VOIDING_EXPOSURES: Final = ("dealer", "bank", "dead", "unwagered")
 
 #: While the application holds a fault (journal, program, settings: controller/app.py) play
 #: stops; the dealer may still void the round or a hand and report an exposed tile.
-PLAY_UNDER_FAULT: Final = frozenset({"void", "void_hand", "expose_void", "expose_player",
-                                     "expose_stacking"})
+PLAY_UNDER_FAULT: Final = frozenset(
+    {"void", "void_hand", "expose_void", "expose_player", "expose_stacking"}
+)

@@ -48,8 +48,9 @@ def _player_wagers(rec: RoundRecord) -> list[dict[str, int]]:
     return sorted((w for w in rec.wagers if w["seat"] != bank), key=lambda w: w["area"])
 
 
-def _with_wager(wagers: list[dict[str, int]], seat: int, area: int, cents: int
-                ) -> list[dict[str, int]]:
+def _with_wager(
+    wagers: list[dict[str, int]], seat: int, area: int, cents: int
+) -> list[dict[str, int]]:
     out = [w for w in wagers if not (w["seat"] == seat and w["area"] == area)]
     if cents:
         out.append({"seat": seat, "area": area, "cents": cents})
@@ -60,8 +61,10 @@ def wager_problem(rec: RoundRecord, who: object, area: int, cents: int) -> str |
     """Why ``wager`` is refused: the layout (h), the bank (g)(6), (g)(8), (g)(5)."""
     if who == "dealer":
         if rec.bank == "house":
-            return ("the dealer wagers only against a player bank (5324.50(g)(8)); the house "
-                    "banks this round")
+            return (
+                "the dealer wagers only against a player bank (5324.50(g)(8)); the house "
+                "banks this round"
+            )
         if rec.bank == "cobank":
             return "with a co-bank the dealer places no wager against the bank (5324.50(g)(5))"
         if cents == 0 and rec.dealer_wager is None:
@@ -78,8 +81,10 @@ def wager_problem(rec: RoundRecord, who: object, area: int, cents: int) -> str |
     banking = rec.bank != "house"
     is_bank = banking and seat == rec.bank_seat
     if is_bank and area != seat:
-        return (f"seat {seat} is the bank: its chips stay on its own area {seat}; a banking "
-                "player may wager on only one betting area (5324.50(g)(6), (h)(4))")
+        return (
+            f"seat {seat} is the bank: its chips stay on its own area {seat}; a banking "
+            "player may wager on only one betting area (5324.50(g)(6), (h)(4))"
+        )
     if banking and area == rec.bank_seat and not is_bank:
         return f"area {area} is the bank's (seat {rec.bank_seat})"
     areas = sorted({w["area"] for w in rec.wagers if w["seat"] == seat} | {area})
@@ -104,8 +109,9 @@ def wager_consistency(rec: RoundRecord) -> list[str]:
         return []
     problems: list[str] = []
     if rec.dealer_wager is not None and rec.bank != "player":
-        problems.append("the dealer wagers only against a player bank (5324.50(g)(5), (g)(8)): "
-                        "`wager dealer 0`")
+        problems.append(
+            "the dealer wagers only against a player bank (5324.50(g)(5), (g)(8)): `wager dealer 0`"
+        )
     seats = sorted({w["seat"] for w in rec.wagers})
     banking = rec.bank != "house"
     for seat in seats:
@@ -120,19 +126,24 @@ def wager_consistency(rec: RoundRecord) -> list[str]:
     if banking:
         held = wager_on(rec, int(rec.bank_seat or 0))
         if held is not None and held["seat"] != rec.bank_seat:
-            problems.append(f"area {rec.bank_seat} is the bank's, but holds seat "
-                            f"{held['seat']}'s wager")
+            problems.append(
+                f"area {rec.bank_seat} is the bank's, but holds seat {held['seat']}'s wager"
+            )
         chips = _bank_chips(rec)
         others = sum(w["cents"] for w in _player_wagers(rec))
         dealer = rec.dealer_wager or 0
         if chips is None:
-            problems.append(f"the bank's chips are not entered: `wager {rec.bank_seat} CENTS` "
-                            "(5324.50(g)(4)(ii))")
+            problems.append(
+                f"the bank's chips are not entered: `wager {rec.bank_seat} CENTS` "
+                "(5324.50(g)(4)(ii))"
+            )
         elif chips < others + dealer:
             problems.append(
                 f"the bank's {chips} cents do not cover the {others} cents wagered by the other "
-                f"players" + (f" and the dealer's {dealer} cents" if dealer else "")
-                + " (5324.50(g)(4)(ii), (g)(15))")
+                f"players"
+                + (f" and the dealer's {dealer} cents" if dealer else "")
+                + " (5324.50(g)(4)(ii), (g)(15))"
+            )
     return problems
 
 
@@ -151,30 +162,41 @@ def _policy(settings: Any) -> str | None:
     return None if name == "default" else name
 
 
-def tiles_problem(rec: RoundRecord, whose: object, tiles: list[str], high: list[str] | None,
-                  settings: Any) -> str | None:
+def tiles_problem(
+    rec: RoundRecord, whose: object, tiles: list[str], high: list[str] | None, settings: Any
+) -> str | None:
     """Why ``tiles`` is refused: who sets which hands (f)(1)-(4), (g)(5); the order of exposure
     (f)(6); the set (no tile more often than the 32 tiles hold it)."""
     if not rec.wagers and rec.dealer_wager is None:
-        return ("no wager was entered this round: tiles are entered for wagers (`wager SEAT "
-                "CENTS` while betting); without entries `settled` is the dealer's confirmation")
+        return (
+            "no wager was entered this round: tiles are entered for wagers (`wager SEAT "
+            "CENTS` while betting); without entries `settled` is the dealer's confirmation"
+        )
     banker = "dealer" if rec.bank == "house" else "bank"
     if whose == "dealer":
         if rec.bank == "cobank":
-            return ("with a co-bank the dealer has no wager; the dealer sets the bank's hands "
-                    "(5324.50(g)(5)): `tiles bank T1 T2 T3 T4`")
+            return (
+                "with a co-bank the dealer has no wager; the dealer sets the bank's hands "
+                "(5324.50(g)(5)): `tiles bank T1 T2 T3 T4`"
+            )
         if rec.bank == "player" and rec.dealer_wager is None:
-            return ("the dealer placed no wager against the bank: its tiles are not played "
-                    "(5324.50(g)(8), (g)(14))")
+            return (
+                "the dealer placed no wager against the bank: its tiles are not played "
+                "(5324.50(g)(8), (g)(14))"
+            )
         if high is not None:
-            return ("the dealer sets the dealer's hands by the house way (5324.50(f)(4)) and "
-                    "may not deviate: the table computes them; omit HIGH=")
+            return (
+                "the dealer sets the dealer's hands by the house way (5324.50(f)(4)) and "
+                "may not deviate: the table computes them; omit HIGH="
+            )
     elif whose == "bank":
         if rec.bank == "house":
             return "the house banks this round: `tiles dealer T1 T2 T3 T4`"
         if rec.bank == "cobank" and high is not None:
-            return ("with a co-bank the dealer sets the bank's hands by the house way "
-                    "(5324.50(g)(5)): the table computes them; omit HIGH=")
+            return (
+                "with a co-bank the dealer sets the bank's hands by the house way "
+                "(5324.50(g)(5)): the table computes them; omit HIGH="
+            )
         if rec.bank == "player" and high is None:
             return "the banking player sets the bank's hands (5324.50(f)(3)): add HIGH=Ta,Tb"
     else:
@@ -182,18 +204,23 @@ def tiles_problem(rec: RoundRecord, whose: object, tiles: list[str], high: list[
         if rec.bank != "house" and area == rec.bank_seat:
             return f"area {area} is the bank's: `tiles bank ...`"
         if wager_on(rec, area) is None:
-            return (f"no wager was entered on area {area}: its stack was collected unexposed "
-                    "(5324.50(e)(5))")
+            return (
+                f"no wager was entered on area {area}: its stack was collected unexposed "
+                "(5324.50(e)(5))"
+            )
         if area in rec.voided_seats:
             return f"area {area}'s hand is void (5324.50(i)(1))"
         if area in rec.surrendered_seats:
-            return (f"area {area} surrendered: its tiles were collected unexposed "
-                    "(5324.50(f)(5)(ii))")
+            return (
+                f"area {area} surrendered: its tiles were collected unexposed (5324.50(f)(5)(ii))"
+            )
         if high is None:
             return "the player sets the hands (5324.50(f)(1)-(2)): add HIGH=Ta,Tb"
         if banker not in rec.hands:
-            return (f"the {banker}'s hands come first: each player's hands are exposed once "
-                    f"the {banker}'s are set (5324.50(f)(6), (g)(15)-(16)): `tiles {banker} ...`")
+            return (
+                f"the {banker}'s hands come first: each player's hands are exposed once "
+                f"the {banker}'s are set (5324.50(f)(6), (g)(15)-(16)): `tiles {banker} ...`"
+            )
     others = [t for k, h in rec.hands.items() if k != str(whose) for t in h["tiles"]]
     try:
         check_tiles([*others, *tiles], len(others) + 4, "the round's entered tiles")
@@ -209,34 +236,48 @@ def tiles_problem(rec: RoundRecord, whose: object, tiles: list[str], high: list[
     if isinstance(low, str):
         return low
     if compare(high, low) < 0:
-        return (f"the high hand {' '.join(high)} ranks below the low hand {' '.join(low)}: "
-                "enter the hands as they were set (5324.50(f)(1))")
+        return (
+            f"the high hand {' '.join(high)} ranks below the low hand {' '.join(low)}: "
+            "enter the hands as they were set (5324.50(f)(1))"
+        )
     return None
 
 
-def set_hands(rec: RoundRecord, whose: object, tiles: list[str], high: Sequence[str] | None,
-              settings: Any) -> dict[str, Any]:
+def set_hands(
+    rec: RoundRecord, whose: object, tiles: list[str], high: Sequence[str] | None, settings: Any
+) -> dict[str, Any]:
     """The entry as journaled: the tiles, the two hands and who set them (with the house way's
     reason when the table set them)."""
     if high is None:
         policy = str(settings.paigow.house_way_policy)
         d = set_hand(tiles, _policy(settings))
-        return {"tiles": list(tiles), "high": [str(t) for t in d.high],
-                "low": [str(t) for t in d.low], "set_by": f"house way ({policy})",
-                "reason": d.reason}
+        return {
+            "tiles": list(tiles),
+            "high": [str(t) for t in d.high],
+            "low": [str(t) for t in d.low],
+            "set_by": f"house way ({policy})",
+            "reason": d.reason,
+        }
     hi = [str(t) for t in high]
     low = _split(tiles, hi)
     assert not isinstance(low, str)
-    return {"tiles": list(tiles), "high": hi, "low": low,
-            "set_by": "bank" if whose == "bank" else "player"}
+    return {
+        "tiles": list(tiles),
+        "high": hi,
+        "low": low,
+        "set_by": "bank" if whose == "bank" else "player",
+    }
 
 
 def entry_problems(rec: RoundRecord) -> list[str]:
     """What is missing or inconsistent before ``settled`` (empty: complete)."""
     problems = wager_consistency(rec)
     banker = "dealer" if rec.bank == "house" else "bank"
-    live = [w for w in _player_wagers(rec)
-            if w["area"] not in rec.voided_seats and w["area"] not in rec.surrendered_seats]
+    live = [
+        w
+        for w in _player_wagers(rec)
+        if w["area"] not in rec.voided_seats and w["area"] not in rec.surrendered_seats
+    ]
     dealer_plays = rec.bank == "player" and rec.dealer_wager is not None
     if (live or dealer_plays) and banker not in rec.hands:
         problems.append(f"the {banker}'s tiles (`tiles {banker} T1 T2 T3 T4`)")
@@ -244,8 +285,9 @@ def entry_problems(rec: RoundRecord) -> list[str]:
         problems.append("the dealer's tiles against the bank (`tiles dealer T1 T2 T3 T4`)")
     missing = [w["area"] for w in live if str(w["area"]) not in rec.hands]
     if missing:
-        problems.append("the hands of area " + ", ".join(map(str, missing))
-                        + " (`hands N Ta-Tb Tc-Td`)")
+        problems.append(
+            "the hands of area " + ", ".join(map(str, missing)) + " (`hands N Ta-Tb Tc-Td`)"
+        )
     return problems
 
 
@@ -276,14 +318,34 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
             oc = against_banker(rec.hands[str(area)])
         vig = commission(stake, rules) if oc == "win" else 0
         net = 0 if oc == "void" else settle_wager(oc, stake, rules)
-        lines.append({"seat": w["seat"], "area": area, "stake": stake, "outcome": oc,
-                      "commission": vig, "net": net, "hands": rec.hands.get(str(area))})
+        lines.append(
+            {
+                "seat": w["seat"],
+                "area": area,
+                "stake": stake,
+                "outcome": oc,
+                "commission": vig,
+                "net": net,
+                "hands": rec.hands.get(str(area)),
+            }
+        )
     result: dict[str, Any] = {
-        "bank": rec.bank, "bank_seat": rec.bank_seat,
-        "rules": {**{k: getattr(rules, k) for k in (
-            "vig_percent", "round_vig_to_quarter", "vig_cent_rounding",
-            "co_bank_shortfall_odd_cent", "surrender_against_bank")},
-            **opts, "house_way_policy": settings.paigow.house_way_policy},
+        "bank": rec.bank,
+        "bank_seat": rec.bank_seat,
+        "rules": {
+            **{
+                k: getattr(rules, k)
+                for k in (
+                    "vig_percent",
+                    "round_vig_to_quarter",
+                    "vig_cent_rounding",
+                    "co_bank_shortfall_odd_cent",
+                    "surrender_against_bank",
+                )
+            },
+            **opts,
+            "house_way_policy": settings.paigow.house_way_policy,
+        },
         "banker_hands": bh,
     }
     if rec.bank == "house":
@@ -298,24 +360,46 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
     dealer_oc = against_banker(rec.hands["dealer"]) if dealer_stake else None
     bank_party = f"seat{rec.bank_seat}"
     ledger_round = settle_bank_round(
-        [BankWager(f"seat{line['seat']}", line["stake"], line["outcome"])
-         for line in lines if line["outcome"] != "void"],
-        bank=bank_party, bank_chips_cents=_bank_chips(rec) or 0, rules=rules,
-        co_bank=rec.bank == "cobank", dealer_wager_cents=dealer_stake,
-        dealer_outcome=dealer_oc)
+        [
+            BankWager(f"seat{line['seat']}", line["stake"], line["outcome"])
+            for line in lines
+            if line["outcome"] != "void"
+        ],
+        bank=bank_party,
+        bank_chips_cents=_bank_chips(rec) or 0,
+        rules=rules,
+        co_bank=rec.bank == "cobank",
+        dealer_wager_cents=dealer_stake,
+        dealer_outcome=dealer_oc,
+    )
     if dealer_stake:
         net = {"win": dealer_stake, "push": 0, "lose": -dealer_stake}[str(dealer_oc)]
-        lines.insert(0, {"seat": "dealer", "area": None, "stake": dealer_stake,
-                         "outcome": dealer_oc, "commission": 0, "net": net,
-                         "hands": rec.hands["dealer"]})
+        lines.insert(
+            0,
+            {
+                "seat": "dealer",
+                "area": None,
+                "stake": dealer_stake,
+                "outcome": dealer_oc,
+                "commission": 0,
+                "net": net,
+                "hands": rec.hands["dealer"],
+            },
+        )
     result.update(
-        lines=lines, ledger=ledger_round.net(),
+        lines=lines,
+        ledger=ledger_round.net(),
         transfers=[asdict(t) for t in ledger_round.transfers],
-        shortfall=ledger_round.shortfall_cents, bank_shortfall=ledger_round.bank_shortfall_cents,
-        house_shortfall=ledger_round.house_shortfall_cents, surplus=ledger_round.surplus_cents,
-        house_half=ledger_round.house_half_cents, surplus_vig=ledger_round.surplus_vig_cents,
-        bank_receives=ledger_round.bank_receives_cents, bank_chips=_bank_chips(rec),
-        bank_chips_after=ledger_round.bank_chips_after_cents)
+        shortfall=ledger_round.shortfall_cents,
+        bank_shortfall=ledger_round.bank_shortfall_cents,
+        house_shortfall=ledger_round.house_shortfall_cents,
+        surplus=ledger_round.surplus_cents,
+        house_half=ledger_round.house_half_cents,
+        surplus_vig=ledger_round.surplus_vig_cents,
+        bank_receives=ledger_round.bank_receives_cents,
+        bank_chips=_bank_chips(rec),
+        bank_chips_after=ledger_round.bank_chips_after_cents,
+    )
     return result
 
 
@@ -332,9 +416,11 @@ def settlement_summary(st: Mapping[str, Any]) -> list[str]:
         vig = f" vig {line['commission']}c" if line["commission"] else ""
         out.append(f"{who}: {line['stake']}c {line['outcome']}{vig} net {line['net']:+d}c")
     if st.get("transfers"):
-        out.append(f"center: shortfall {st['shortfall']}c (bank {st['bank_shortfall']}c, house "
-                   f"{st['house_shortfall']}c), surplus {st['surplus']}c (house half "
-                   f"{st['house_half']}c, vig {st['surplus_vig']}c, to bank "
-                   f"{st['bank_receives']}c)")
+        out.append(
+            f"center: shortfall {st['shortfall']}c (bank {st['bank_shortfall']}c, house "
+            f"{st['house_shortfall']}c), surplus {st['surplus']}c (house half "
+            f"{st['house_half']}c, vig {st['surplus_vig']}c, to bank "
+            f"{st['bank_receives']}c)"
+        )
     out.append("ledger: " + ", ".join(f"{k} {_cents(v)}" for k, v in sorted(st["ledger"].items())))
     return out

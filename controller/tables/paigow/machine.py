@@ -52,24 +52,30 @@ class PaigowRound:
 
     state: str  # set by transitions.Machine
 
-    def __init__(self, commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, Any]],
-                                        None],
-                 settings: Callable[[], Any], rng_faulted: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, Any]], None],
+        settings: Callable[[], Any],
+        rng_faulted: Callable[[], bool],
+    ) -> None:
         self._commit_row = commit
         self._settings = settings
         self._rng_faulted = rng_faulted
         self.round_id = 1
         self.record = RoundRecord(round_id=1, start_of_game=True)
         self.rotation = BankRotation(seats=SEATS)
-        self.rng_fault: str | None = None   # latched by the table, survives a restart
+        self.rng_fault: str | None = None  # latched by the table, survives a restart
 
     # -- facts derived from settings and the fault latch ----------------------------------------
 
     def dice_required(self) -> bool:
         """5324.50(a)(3): dice where the setting requires the shaker, or while the RNG is in
         fault (DESIGN.md "Certified RNG")."""
-        return bool(self._settings().start_mode == "dice" or self.rng_fault is not None
-                    or self._rng_faulted())
+        return bool(
+            self._settings().start_mode == "dice"
+            or self.rng_fault is not None
+            or self._rng_faulted()
+        )
 
     def start_mode(self) -> str:
         if self._settings().start_mode == "dice":
@@ -97,8 +103,9 @@ class PaigowRound:
     def _seat_may_bank(self, seat: int) -> str | None:
         rot = self.rotation
         if rot.restack_round:
-            return ("no player may bank the first round after the tiles were restacked "
-                    "(5324.50(g)(2))")
+            return (
+                "no player may bank the first round after the tiles were restacked (5324.50(g)(2))"
+            )
         if rot.first_offer == DEALER:
             return "the offer of the bank has returned to the dealer this round (5324.50(g)(3))"
         if seat == rot.last_banker:
@@ -122,8 +129,10 @@ class PaigowRound:
         if self._settings().start_mode == "dice":
             return "start_mode is dice: the dealer enters the dice total (5324.50(a)(3)): `dice T`"
         if self.dice_required():
-            return (f"the RNG is in fault ({self.rng_fault or 'latched'}): the dealer enters the "
-                    "dice total (5324.50(a)(3)): `dice T`")
+            return (
+                f"the RNG is in fault ({self.rng_fault or 'latched'}): the dealer enters the "
+                "dice total (5324.50(a)(3)): `dice T`"
+            )
         return None
 
     def why_dice_mode(self, event: EventData) -> str | None:
@@ -172,8 +181,10 @@ class PaigowRound:
         if not p.surrender_offered:
             return "surrender is not offered here (5324.50(f)(5), paigow.surrender_offered)"
         if rec.bank != "house" and p.surrender_against_bank == "refuse":
-            return ("surrender against a player bank is not settled: (f)(5) does not say where "
-                    "the wager goes (paigow.surrender_against_bank = refuse)")
+            return (
+                "surrender against a player bank is not settled: (f)(5) does not say where "
+                "the wager goes (paigow.surrender_against_bank = refuse)"
+            )
         if rec.bank != "house" and seat == rec.bank_seat:
             return f"seat {seat} is the bank: the bank does not surrender"
         if seat in rec.surrendered_seats or seat in rec.voided_seats:
@@ -181,18 +192,28 @@ class PaigowRound:
         if has_entries(rec) and wager_on(rec, seat) is None:
             return f"no wager was entered on area {seat}"
         if str(seat) in rec.hands:
-            return (f"area {seat}'s hands were exposed (entered): too late to surrender "
-                    "(5324.50(f)(5))")
+            return (
+                f"area {seat}'s hands were exposed (entered): too late to surrender (5324.50(f)(5))"
+            )
         return None
 
     def why_wager_allowed(self, event: EventData) -> str | None:
-        return wager_problem(self.record, event.kwargs.get("seat"), int(event.kwargs["area"]),
-                             int(event.kwargs["cents"]))
+        return wager_problem(
+            self.record,
+            event.kwargs.get("seat"),
+            int(event.kwargs["area"]),
+            int(event.kwargs["cents"]),
+        )
 
     def why_tiles_allowed(self, event: EventData) -> str | None:
         high = event.kwargs.get("high")
-        return tiles_problem(self.record, event.kwargs["whose"], list(event.kwargs["tiles"]),
-                             None if high is None else list(high), self._settings())
+        return tiles_problem(
+            self.record,
+            event.kwargs["whose"],
+            list(event.kwargs["tiles"]),
+            None if high is None else list(high),
+            self._settings(),
+        )
 
     def why_void_allowed(self, event: EventData) -> str | None:
         """Before the draw the dealer voids a round at will. After it (the number is out) a
@@ -266,8 +287,11 @@ class PaigowRound:
         elif trigger in ("draw", "dice"):
             if trigger == "draw":
                 kind = "paigow.drawn"
-                record.mode, record.number, record.raw = "rng", int(kwargs["number"]), \
-                    str(kwargs["raw"])
+                record.mode, record.number, record.raw = (
+                    "rng",
+                    int(kwargs["number"]),
+                    str(kwargs["raw"]),
+                )
                 record.start_ordinal = record.number
             else:
                 kind = "paigow.dice"
@@ -294,8 +318,9 @@ class PaigowRound:
             key = str(kwargs["whose"])
             if key in record.hands:
                 extra["replaces"] = record.hands[key]
-            record.hands[key] = set_hands(record, kwargs["whose"], list(kwargs["tiles"]),
-                                          kwargs.get("high"), self._settings())
+            record.hands[key] = set_hands(
+                record, kwargs["whose"], list(kwargs["tiles"]), kwargs.get("high"), self._settings()
+            )
         elif trigger in ("settled", "void", "expose_void"):
             closing = True
             kind = "paigow.settled" if trigger == "settled" else "paigow.voided"
@@ -305,8 +330,10 @@ class PaigowRound:
                 record.settlement_seq = int(kwargs["settlement_seq"])
             if trigger == "expose_void":
                 whose = str(kwargs["whose"])
-                record.closing_reason = (f"a tile of the {whose} hand was exposed: every hand is "
-                                         "void and the tiles are re-shuffled (5324.50(i)(2))")
+                record.closing_reason = (
+                    f"a tile of the {whose} hand was exposed: every hand is "
+                    "void and the tiles are re-shuffled (5324.50(i)(2))"
+                )
             banker = record.bank_seat if record.bank != "house" else None
             rotation = rotation.next_state(ALL_SEATS, banker)
             next_round = self.round_id + 1
@@ -340,13 +367,22 @@ class PaigowRound:
 def build_machine(model: PaigowRound, initial: str = "inspection") -> Machine:
     """The machine over ``model``: no auto transitions, guards in conditions, one ``before``."""
     transitions = [
-        {"trigger": t.trigger, "source": t.source, "dest": t.dest,
-         "conditions": [model._ok(c) for c in t.conditions],  # noqa: SLF001 - own model
-         "unless": [model._ok(c) for c in t.unless],  # noqa: SLF001
-         "before": "commit"}
+        {
+            "trigger": t.trigger,
+            "source": t.source,
+            "dest": t.dest,
+            "conditions": [model._ok(c) for c in t.conditions],  # noqa: SLF001 - own model
+            "unless": [model._ok(c) for c in t.unless],  # noqa: SLF001
+            "before": "commit",
+        }
         for t in TRANSITIONS
     ]
-    return Machine(model=model, states=list(STATE_NAMES), transitions=transitions,
-                   initial=initial, auto_transitions=False, send_event=True,
-                   ignore_invalid_triggers=False)
-
+    return Machine(
+        model=model,
+        states=list(STATE_NAMES),
+        transitions=transitions,
+        initial=initial,
+        auto_transitions=False,
+        send_event=True,
+        ignore_invalid_triggers=False,
+    )

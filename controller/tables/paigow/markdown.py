@@ -25,8 +25,10 @@ def mermaid() -> str:
 
 def state_table_markdown() -> str:
     """Every state, what happens in it and the triggers that leave it (docs/paigow-table.md)."""
-    rows = ["| state | at the table | regulation | triggers accepted (-> next state) |",
-            "| --- | --- | --- | --- |"]
+    rows = [
+        "| state | at the table | regulation | triggers accepted (-> next state) |",
+        "| --- | --- | --- | --- |",
+    ]
     for name, what, cite in STATES:
         out = []
         for t in TRANSITIONS:
@@ -40,8 +42,10 @@ def state_table_markdown() -> str:
 
 def input_table_markdown() -> str:
     """Every trigger and which input sends it, with its data (docs/paigow-table.md)."""
-    rows = ["| trigger | dealer button | console command | data carried |",
-            "| --- | --- | --- | --- |"]
+    rows = [
+        "| trigger | dealer button | console command | data carried |",
+        "| --- | --- | --- | --- |",
+    ]
     for trig in TRIGGERS:
         i = INPUTS[trig]
         rows.append(f"| `{trig}` | {i.button} | {i.console} | {i.data} |")

@@ -18,21 +18,21 @@ class RoundRecord:
     """What one round decided; journaled in every fact row and kept in the closing row."""
 
     round_id: int
-    start_of_game: bool = False          # first round after inspection (g)(2)
-    bank: str = "house"                  # "house" | "player" | "cobank"
+    start_of_game: bool = False  # first round after inspection (g)(2)
+    bank: str = "house"  # "house" | "player" | "cobank"
     bank_seat: int | None = None
     style: str = DEFAULT_DELIVERY_STYLE
-    style_by: str = "default"            # "default" | "bank"
-    mode: str | None = None              # "rng" | "dice"
-    number: int | None = None            # count 1-8 shown on the display (stays after blanking)
-    raw: str | None = None               # RNG raw bytes (hex) for a lab's replay
-    dice: list[int] | None = None        # dice as entered: [total] or [a, b, c]
+    style_by: str = "default"  # "default" | "bank"
+    mode: str | None = None  # "rng" | "dice"
+    number: int | None = None  # count 1-8 shown on the display (stays after blanking)
+    raw: str | None = None  # RNG raw bytes (hex) for a lab's replay
+    dice: list[int] | None = None  # dice as entered: [total] or [a, b, c]
     dice_total: int | None = None
-    triples: bool | None = None          # dragon's eye, 13:69F-10.7(l)
+    triples: bool | None = None  # dragon's eye, 13:69F-10.7(l)
     start_ordinal: int | None = None
-    start_position: int | None = None    # physical position of the first stack
+    start_position: int | None = None  # physical position of the first stack
     counted_from: str | None = None
-    reshuffles: int = 0                  # (d)(5) exposures while stacking
+    reshuffles: int = 0  # (d)(5) exposures while stacking
     reshuffle_pending: bool = False
     exposed_seats: list[int] = field(default_factory=list)
     voided_seats: list[int] = field(default_factory=list)
@@ -40,10 +40,10 @@ class RoundRecord:
     closing_reason: str | None = None
     # -- optional entries (docs/paigow-table.md "Wagers, tiles and settlement") --
     wagers: list[dict[str, int]] = field(default_factory=list)  # {"seat", "area", "cents"}
-    dealer_wager: int | None = None      # cents the dealer wagers against a player bank (g)(8)
+    dealer_wager: int | None = None  # cents the dealer wagers against a player bank (g)(8)
     #: "dealer", "bank" or the area ("1".."6") -> {"tiles", "high", "low", "set_by", "reason"}
     hands: dict[str, dict[str, Any]] = field(default_factory=dict)
-    settlement_seq: int | None = None    # the paigow.settlement row the closing row rests on
+    settlement_seq: int | None = None  # the paigow.settlement row the closing row rests on
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,6 @@ class Snapshot:
     round_id: int
     record: dict[str, Any]
     rotation: dict[str, Any]
-
-
 
 
 _DEFAULTS: dict[str, Any] = asdict(RoundRecord(round_id=0))
@@ -80,8 +78,12 @@ def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, An
 def compact_snapshot(snap: Snapshot) -> dict[str, Any]:
     """A snapshot as a row carries it: the record's and the rotation's fields that differ from
     their defaults."""
-    return {"state": snap.state, "round_id": snap.round_id,
-            "record": compact_record(snap.record), "rotation": changed(_ROTATION, snap.rotation)}
+    return {
+        "state": snap.state,
+        "round_id": snap.round_id,
+        "record": compact_record(snap.record),
+        "rotation": changed(_ROTATION, snap.rotation),
+    }
 
 
 def load_snapshot(data: Mapping[str, Any]) -> Snapshot:

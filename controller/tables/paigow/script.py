@@ -46,12 +46,16 @@ class _Driver:
 
     def press(self, name: str) -> None:
         table = self.table
-        if self.app is not None and "gpio" in self.app.devices and hasattr(
-                self.app.devices["gpio"], "drive"):
+        if (
+            self.app is not None
+            and "gpio" in self.app.devices
+            and hasattr(self.app.devices["gpio"], "drive")
+        ):
             # The real driver posts the press; the next call runs after it (FIFO queue).
             self.run(lambda: table.action("sim", ["button", name], _WHO))
             return
         from drivers.buttons import ButtonPressed
+
         self.run(lambda: table.handle(ButtonPressed(name, time.monotonic_ns())))
 
     def state(self) -> tuple[str, int, Any]:
@@ -61,8 +65,7 @@ class _Driver:
         return result
 
 
-def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = None
-               ) -> list[str]:
+def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = None) -> list[str]:
     """Deal ``rounds`` rounds; one line per round: id, the number (RNG or dice), the start."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
         raise ValueError(f"rounds must be an int >= 0, got {rounds!r}")
@@ -104,8 +107,10 @@ def _step(drv: _Driver, name: str, round_id: int, expect: str) -> None:
     drv.press(name)
     state, _, _ = drv.state()
     if state != expect:
-        raise ScriptError(f"round {round_id}: {name} left the table in {state}, "
-                          f"expected {expect} (see the journal's paigow.refused rows)")
+        raise ScriptError(
+            f"round {round_id}: {name} left the table in {state}, "
+            f"expected {expect} (see the journal's paigow.refused rows)"
+        )
 
 
 def _line(round_id: int, rec: Any) -> str:
@@ -114,6 +119,9 @@ def _line(round_id: int, rec: Any) -> str:
     else:
         source = f"dice {'+'.join(str(d) for d in rec.dice)}={rec.dice_total} (count {rec.number})"
     from controller.tables.paigow.definition import position_name
+
     pos = rec.start_position
-    return (f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
-            f"counted from the {rec.counted_from}, style {rec.style}")
+    return (
+        f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
+        f"counted from the {rec.counted_from}, style {rec.style}"
+    )

@@ -118,8 +118,12 @@ FAULT_KINDS: Final = ("paigow.rng_fault", "paigow.rng_fault_cleared")
 #: The fewest journal rows from a state to a draw (each input is one row: ``shuffled``, ``no
 #: more bets``, the draw); rows lost from a state at least this many may have held its draw.
 ROWS_TO_A_DRAW: Final[Mapping[str, int]] = {
-    "inspection": 3, "washing": 3, "betting": 2, "bank_style": 1, "no_more_bets": 1}
-
+    "inspection": 3,
+    "washing": 3,
+    "betting": 2,
+    "bank_style": 1,
+    "no_more_bets": 1,
+}
 
 
 class PaigowTable:
@@ -133,8 +137,9 @@ class PaigowTable:
     snapshot_kinds = SNAPSHOT_KINDS
     carry_kinds = (FAULT_KINDS,)
 
-    def __init__(self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
-                 ) -> None:
+    def __init__(
+        self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
+    ) -> None:
         self._ctx = ctx
         self._journal = ctx.journal
         self._rng = ctx.rng
@@ -145,10 +150,10 @@ class PaigowTable:
         self.machine = build_machine(self.model)
         self._lamp_test_until: int | None = None
         self._test_mode = False
-        self._display_shown: str | None = None     # what the last !DISPLAY line said
-        self._sim_press: PressWaiter | None = None    # a `sim button` waiting for its press
+        self._display_shown: str | None = None  # what the last !DISPLAY line said
+        self._sim_press: PressWaiter | None = None  # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
-        self._voids_after_draw = 0                  # this shift (docs "Voids after the draw")
+        self._voids_after_draw = 0  # this shift (docs "Voids after the draw")
         self._memo_txn = -1
         self._outputs_txn = -1
         #: The input being handled, journaled with the first row it causes.
@@ -163,21 +168,34 @@ class PaigowTable:
     def _rng_live_fault(self) -> bool:
         return self._rng is None or bool(self._rng.faulted)
 
-    def _commit_row(self, kind: str, trigger: str, before: Snapshot, after: Snapshot,
-                    closing: bool, extra: dict[str, Any]) -> None:
+    def _commit_row(
+        self,
+        kind: str,
+        trigger: str,
+        before: Snapshot,
+        after: Snapshot,
+        closing: bool,
+        extra: dict[str, Any],
+    ) -> None:
         """Journal a transition: a closing row carries the closed round's record and the
         snapshot after it (a round boundary: a signed head is asked for); any other fact row
         only what changed. A draw or a dice total asks for a signed head too, so the anchor
         learns of it soon after its commit (docs/journal.md "What remains")."""
         self._remember()
-        data: dict[str, Any] = {"trigger": trigger, "from": before.state, "state": after.state,
-                                **extra}
+        data: dict[str, Any] = {
+            "trigger": trigger,
+            "from": before.state,
+            "state": after.state,
+            **extra,
+        }
         if closing:
             data["record"] = compact_record(data["record"])
             data["snapshot"] = compact_snapshot(after)
         else:
-            for part, old, new in (("record", before.record, after.record),
-                                   ("rotation", before.rotation, after.rotation)):
+            for part, old, new in (
+                ("record", before.record, after.record),
+                ("rotation", before.rotation, after.rotation),
+            ):
                 diff = changed(old, new)
                 if diff:
                     data[part] = diff
@@ -194,8 +212,14 @@ class PaigowTable:
             return
         self._memo_txn = journal.transaction_number
         model = self.model
-        memo = (model.state, model.round_id, asdict(model.record), model.rotation,
-                model.rng_fault, self._test_mode)
+        memo = (
+            model.state,
+            model.round_id,
+            asdict(model.record),
+            model.rotation,
+            model.rng_fault,
+            self._test_mode,
+        )
 
         def restore() -> None:
             state, round_id, record, rotation, rng_fault, test_mode = memo
@@ -253,7 +277,7 @@ class PaigowTable:
         asking ``status``."""
         if self._device("display", fn) and shown != self._display_shown:
             self._display_shown = shown
-            self._ctx.announce([f"DISPLAY {shown}"], None)    # news, not an alarm
+            self._ctx.announce([f"DISPLAY {shown}"], None)  # news, not an alarm
 
     # -- power-up and outputs ----------------------------------------------------------------------
 
@@ -302,8 +326,9 @@ class PaigowTable:
         reasons = []
         for t in steps:
             why = [getattr(self.model, f"why_{c}")(event) for c in t.conditions]
-            why += [f"not when {u}" for u in t.unless
-                    if getattr(self.model, f"why_{u}")(event) is None]
+            why += [
+                f"not when {u}" for u in t.unless if getattr(self.model, f"why_{u}")(event) is None
+            ]
             why = [w for w in why if w]
             if not why:
                 return None
@@ -311,8 +336,10 @@ class PaigowTable:
         return "; ".join(dict.fromkeys(reasons))
 
     def _refuse(self, trigger: str, reason: str, code: str = "STATE") -> Refused:
-        self._log("paigow.refused", {"trigger": trigger, "state": self.model.state,
-                                     "reason": reason, "code": code})
+        self._log(
+            "paigow.refused",
+            {"trigger": trigger, "state": self.model.state, "reason": reason, "code": code},
+        )
         return Refused(reason, code)
 
     def _fire(self, trigger: str, **kwargs: Any) -> None:
@@ -333,8 +360,11 @@ class PaigowTable:
             raise self._refuse(trigger, "test mode is on: no round is touched (test-mode off)")
         blocking = self._ctx.app_faults()
         if blocking and trigger not in PLAY_UNDER_FAULT:
-            raise self._refuse(trigger, "play is stopped by a fault a technician must clear: "
-                               + "; ".join(blocking), "FAULT")
+            raise self._refuse(
+                trigger,
+                "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
+                "FAULT",
+            )
         if trigger == "draw":
             held = self._ctx.decision_hold()
             if held is not None:
@@ -345,27 +375,49 @@ class PaigowTable:
         before = (self.model.round_id, RoundRecord(**asdict(self.model.record)))
         self._fire(trigger, **kwargs)
         if trigger in ("void", "expose_void") and before[1].number is not None:
-            reason = str(kwargs.get("reason") or "") if trigger == "void" else \
-                f"a tile of the {kwargs.get('whose')} hand was exposed (5324.50(i)(2))"
+            reason = (
+                str(kwargs.get("reason") or "")
+                if trigger == "void"
+                else f"a tile of the {kwargs.get('whose')} hand was exposed (5324.50(i)(2))"
+            )
             self._alarm_void_after_draw(trigger, before[0], before[1], who, reason)
         return self._describe(trigger, kwargs, before)
 
-    def _alarm_void_after_draw(self, trigger: str, round_id: int, rec: RoundRecord,
-                               who: str, reason: str, shown: str | None = None) -> None:
+    def _alarm_void_after_draw(
+        self,
+        trigger: str,
+        round_id: int,
+        rec: RoundRecord,
+        who: str,
+        reason: str,
+        shown: str | None = None,
+    ) -> None:
         """A round voided after its number was out could be drawn again: journaled as an
         alarm, said on every console, counted in ``status`` for the shift. ``shown``: what
         was drawn, when the record no longer says (a journal finding)."""
         self._voids_after_draw += 1
         if shown is None:
-            shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
-                f"dice total {rec.dice_total}"
-        self._journal.append("paigow.void_after_draw", {
-            "trigger": trigger, "number": rec.number, "mode": rec.mode, "who": who,
-            "reason": reason, "shift_count": self._voids_after_draw}, round_id=round_id)
+            shown = (
+                f"{rec.mode} {rec.number}" if rec.mode == "rng" else f"dice total {rec.dice_total}"
+            )
+        self._journal.append(
+            "paigow.void_after_draw",
+            {
+                "trigger": trigger,
+                "number": rec.number,
+                "mode": rec.mode,
+                "who": who,
+                "reason": reason,
+                "shift_count": self._voids_after_draw,
+            },
+            round_id=round_id,
+        )
         n = self._voids_after_draw
-        self._ctx.alarm(f"ALARM void after the draw: round {round_id} ({shown} shown) voided by "
-                        f"{who}: {reason}; {n} void{'' if n == 1 else 's'} after a draw this "
-                        "shift")
+        self._ctx.alarm(
+            f"ALARM void after the draw: round {round_id} ({shown} shown) voided by "
+            f"{who}: {reason}; {n} void{'' if n == 1 else 's'} after a draw this "
+            "shift"
+        )
 
     def _settle(self) -> list[str]:
         """``settled`` with entries: the settlement (computed from the journaled record) is
@@ -377,8 +429,11 @@ class PaigowTable:
         settlement = compute_settlement(self.model.record, self._settings())
         seq = self._log("paigow.settlement", settlement)
         self._fire("settled", settlement_seq=seq)
-        return [f"round {round_id} settled", *settlement_summary(settlement),
-                *self._describe("settled", {"settlement_seq": seq})]
+        return [
+            f"round {round_id} settled",
+            *settlement_summary(settlement),
+            *self._describe("settled", {"settlement_seq": seq}),
+        ]
 
     def _draw(self) -> list[str]:
         """One draw per round (5324.50(a)(4)): refused unless the state allows it; the value and
@@ -387,13 +442,17 @@ class PaigowTable:
         if why is not None:
             raise self._refuse("draw", why)
         from controller.rng.certified import RngFault
+
         try:
             number, raw = self._rng.draw_with_raw(1, 8)
         except RngFault as exc:
             self._latch_fault(exc.reason)
             self._outputs()
-            raise self._refuse("draw", f"RNG fault: {exc.reason}; enter the dice total "
-                                       "(5324.50(a)(3)): `dice T`", "FAULT") from exc
+            raise self._refuse(
+                "draw",
+                f"RNG fault: {exc.reason}; enter the dice total (5324.50(a)(3)): `dice T`",
+                "FAULT",
+            ) from exc
         self._fire("draw", number=number, raw=raw.hex())
         return self._describe("draw")
 
@@ -403,8 +462,12 @@ class PaigowTable:
             self.model.rng_fault = reason
             self._ctx.alarm(f"FAULT RNG: {reason}; dice mode (5324.50(a)(3)) until cleared")
 
-    def _describe(self, trigger: str, kwargs: Mapping[str, Any] | None = None,
-                  before: tuple[int, RoundRecord] | None = None) -> list[str]:
+    def _describe(
+        self,
+        trigger: str,
+        kwargs: Mapping[str, Any] | None = None,
+        before: tuple[int, RoundRecord] | None = None,
+    ) -> list[str]:
         """The reply to a trigger: the state it left, then what changed, said plainly."""
         rec = self.model.record
         lines = [f"round {self.model.round_id} {self.model.state}"]
@@ -421,8 +484,9 @@ class PaigowTable:
             if rec.triples:
                 method = self._settings().paigow.dragons_eye_method
                 lose = "odd and even" if method == 1 else "odd, even and pai gow"
-                lines.append(f"dragon's eye: triples -- {lose} wagers lose "
-                             f"(13:69F-10.7(l){method})")
+                lines.append(
+                    f"dragon's eye: triples -- {lose} wagers lose (13:69F-10.7(l){method})"
+                )
         if trigger in ("style", "draw", "dice") and rec.bank != "house":
             line = f"STYLE round {self.model.round_id}: {rec.style} ({rec.style_by})"
             self._ctx.alarm(line)  # shown for surveillance (g)(9)
@@ -430,8 +494,9 @@ class PaigowTable:
         lines.extend(self._confirmation(trigger, dict(kwargs or {}), before))
         return lines
 
-    def _confirmation(self, trigger: str, kwargs: Mapping[str, Any],
-                      before: tuple[int, RoundRecord] | None) -> list[str]:
+    def _confirmation(
+        self, trigger: str, kwargs: Mapping[str, Any], before: tuple[int, RoundRecord] | None
+    ) -> list[str]:
         """What an accepted input changed at the table, in the regulation's words."""
         rec = self.model.record
         rid, old = before if before is not None else (self.model.round_id, rec)
@@ -444,47 +509,64 @@ class PaigowTable:
             redone = " (the (d)(5) re-wash is done)" if old.reshuffle_pending else ""
             return [f"the wash is done and the eight stacks formed{redone}: betting is open"]
         if trigger == "expose_stacking":
-            return [f"a tile was exposed while stacking: every tile is re-washed and re-stacked "
-                    f"(5324.50(d)(5)); {rec.reshuffles} this round"]
+            return [
+                f"a tile was exposed while stacking: every tile is re-washed and re-stacked "
+                f"(5324.50(d)(5)); {rec.reshuffles} this round"
+            ]
         if trigger == "bank":
-            return [f"seat {seat} banks round {rid}: the count starts at seat {seat}'s "
-                    "position (5324.50(g)(10)); the dealer may wager against it (g)(8)"]
+            return [
+                f"seat {seat} banks round {rid}: the count starts at seat {seat}'s "
+                "position (5324.50(g)(10)); the dealer may wager against it (g)(8)"
+            ]
         if trigger == "cobank":
-            return [f"seat {seat} co-banks round {rid}: the house covers half of the winning "
-                    "wagers, and the dealer sets the bank's hands (5324.50(g)(5))"]
+            return [
+                f"seat {seat} co-banks round {rid}: the house covers half of the winning "
+                "wagers, and the dealer sets the bank's hands (5324.50(g)(5))"
+            ]
         if trigger == "no_bank":
             return [f"the house banks round {rid}"]
         if trigger == "no_more_bets":
             if self.model.state == "bank_style":
-                return [f"no more bets: seat {rec.bank_seat} (the bank) may choose the style of "
-                        "delivery (`style NAME`); draw deals house way from the right"]
-            nxt = "enter the dice total (`dice T`)" if self.model.dice_required() else \
-                "press draw"
+                return [
+                    f"no more bets: seat {rec.bank_seat} (the bank) may choose the style of "
+                    "delivery (`style NAME`); draw deals house way from the right"
+                ]
+            nxt = "enter the dice total (`dice T`)" if self.model.dice_required() else "press draw"
             return [f"no more bets: {nxt}"]
         if trigger == "dealt":
-            return ["the deal is complete: the number is blanked (5324.50(e)(6)); the players "
-                    "set their hands"]
+            return [
+                "the deal is complete: the number is blanked (5324.50(e)(6)); the players "
+                "set their hands"
+            ]
         if trigger == "hands_set":
             banker = "dealer's" if rec.bank == "house" else "bank's"
-            return [f"the players' hands are set: the {banker} tiles are turned over "
-                    "(5324.50(f)(3))"]
+            return [
+                f"the players' hands are set: the {banker} tiles are turned over (5324.50(f)(3))"
+            ]
         if trigger == "expose_player":
-            return [f"a tile of seat {seat} was exposed: seat {seat} may void its hand without "
-                    f"looking (`void seat {seat}`) or play it (5324.50(i)(1))"]
+            return [
+                f"a tile of seat {seat} was exposed: seat {seat} may void its hand without "
+                f"looking (`void seat {seat}`) or play it (5324.50(i)(1))"
+            ]
         if trigger == "void_hand":
             return [f"seat {seat}'s hand is void; its wager is returned (5324.50(i)(1))"]
         if trigger == "surrender":
-            return [f"area {seat} surrenders: its wager is collected and its tiles stacked "
-                    "unexposed (5324.50(f)(5))"]
+            return [
+                f"area {seat} surrenders: its wager is collected and its tiles stacked "
+                "unexposed (5324.50(f)(5))"
+            ]
         if trigger == "expose_void":
-            return [f"round {rid} voided: a tile of the {kwargs.get('whose')} hand was exposed;"
-                    " every hand is void and the tiles are re-shuffled (5324.50(i)(2))"]
+            return [
+                f"round {rid} voided: a tile of the {kwargs.get('whose')} hand was exposed;"
+                " every hand is void and the tiles are re-shuffled (5324.50(i)(2))"
+            ]
         if trigger == "void":
             reason = kwargs.get("reason") or "voided by the dealer"
             return [f"round {rid} voided ({reason}): every wager stands returned"]
         if trigger == "settled" and "settlement_seq" not in kwargs:
-            return [f"round {rid} settled: the dealer's confirmation (no wagers or tiles were "
-                    "entered)"]
+            return [
+                f"round {rid} settled: the dealer's confirmation (no wagers or tiles were entered)"
+            ]
         return []
 
     def _wager_lines(self, kwargs: Mapping[str, Any]) -> list[str]:
@@ -493,24 +575,34 @@ class PaigowTable:
             return [f"dealer's wager against the bank: {rec.dealer_wager or 0}c"]
         seat = int(kwargs["seat"])
         mine = [w for w in rec.wagers if w["seat"] == seat]
-        out = [f"seat {seat}: " + (", ".join(f"area {w['area']} {w['cents']}c" for w in mine)
-                                   or "no wager")]
+        out = [
+            f"seat {seat}: "
+            + (", ".join(f"area {w['area']} {w['cents']}c" for w in mine) or "no wager")
+        ]
         if rec.bank != "house" and seat == rec.bank_seat:
             out[0] += " (the bank's chips)"
         if len(mine) == 2:
-            first, second = setting_order(AreaWager(mine[0]["area"], mine[0]["cents"]),
-                                          AreaWager(mine[1]["area"], mine[1]["cents"]))
-            out.append(f"seat {seat} sets area {first.area} before area {second.area} "
-                       "(5324.50(h)(2))")
+            first, second = setting_order(
+                AreaWager(mine[0]["area"], mine[0]["cents"]),
+                AreaWager(mine[1]["area"], mine[1]["cents"]),
+            )
+            out.append(
+                f"seat {seat} sets area {first.area} before area {second.area} (5324.50(h)(2))"
+            )
         return out
 
     @staticmethod
     def _start_line(rec: RoundRecord) -> str:
-        source = (f"rng {rec.number}" if rec.mode == "rng"
-                  else f"dice {'+'.join(map(str, rec.dice or []))}={rec.dice_total}")
+        source = (
+            f"rng {rec.number}"
+            if rec.mode == "rng"
+            else f"dice {'+'.join(map(str, rec.dice or []))}={rec.dice_total}"
+        )
         pos = rec.start_position or 0
-        return (f"{source}: count {rec.start_ordinal} from the {rec.counted_from} -> position "
-                f"{pos} ({position_name(pos)}), style {rec.style}")
+        return (
+            f"{source}: count {rec.start_ordinal} from the {rec.counted_from} -> position "
+            f"{pos} ({position_name(pos)}), style {rec.style}"
+        )
 
     # -- Table protocol ---------------------------------------------------------------------------
 
@@ -526,8 +618,9 @@ class PaigowTable:
             self.model.rng_fault = str(fault.data.get("reason", "latched before power-down"))
             notes.append(f"RNG fault still latched: {self.model.rng_fault}")
         row = self._journal.last(SNAPSHOT_KINDS)
-        changes = list(self._journal.events(kinds=CHANGE_KINDS,
-                                            since_seq=row.seq if row is not None else 0))
+        changes = list(
+            self._journal.events(kinds=CHANGE_KINDS, since_seq=row.seq if row is not None else 0)
+        )
         if row is None and not changes:
             self._commit_recovered("fresh", "no pai gow history in the journal")
             notes.append(f"fresh table: round {self.model.round_id} inspection")
@@ -545,13 +638,15 @@ class PaigowTable:
                 self.machine.set_state(state)
             except (KeyError, TypeError, ValueError, BankingError) as exc:
                 last = changes[-1] if changes else row
-                notes.append(self._void_unreadable(last.round if last is not None else None,
-                                                   str(exc)))
+                notes.append(
+                    self._void_unreadable(last.round if last is not None else None, str(exc))
+                )
             else:
                 rule, why = RECOVERY_RULES[state]
                 self._commit_recovered(rule, why)
-                shown = f", showing {self.model.record.number}" if self.model.state == \
-                    "dealing" else ""
+                shown = (
+                    f", showing {self.model.record.number}" if self.model.state == "dealing" else ""
+                )
                 notes.append(f"round {self.model.round_id} {state}: {rule} ({why}){shown}")
         if self._lamp_test_until is None:
             self._outputs()
@@ -559,16 +654,25 @@ class PaigowTable:
 
     def _commit_recovered(self, rule: str, why: str, **more: Any) -> None:
         snap = self.model.snapshot()
-        self._log("paigow.recovered", {"trigger": "power_up", "from": snap.state,
-                                       "state": snap.state, "rule": rule, "reason": why,
-                                       **more, "snapshot": compact_snapshot(snap)})
+        self._log(
+            "paigow.recovered",
+            {
+                "trigger": "power_up",
+                "from": snap.state,
+                "state": snap.state,
+                "rule": rule,
+                "reason": why,
+                **more,
+                "snapshot": compact_snapshot(snap),
+            },
+        )
 
     def _void_unreadable(self, round_id: int | None, problem: str) -> str:
         rid = round_id if round_id is not None else 0
         rule, why = RECOVERY_RULES["(unreadable)"]
-        self._journal.append("paigow.voided",
-                             {"trigger": "power_up", "reason": f"{why}: {problem}"},
-                             round_id=rid)
+        self._journal.append(
+            "paigow.voided", {"trigger": "power_up", "reason": f"{why}: {problem}"}, round_id=rid
+        )
         self.model.round_id = rid + 1
         self.model.record = RoundRecord(round_id=rid + 1, reshuffle_pending=True)
         self.model.rotation = BankRotation(seats=SEATS)
@@ -576,8 +680,9 @@ class PaigowTable:
         self._commit_recovered(rule, f"{why}: {problem}")
         return f"round {rid}: {rule} ({problem}); round {rid + 1} washing"
 
-    def journal_untrusted(self, lost: int, who: str, rewritten_from: int | None = None
-                          ) -> list[str]:
+    def journal_untrusted(
+        self, lost: int, who: str, rewritten_from: int | None = None
+    ) -> list[str]:
         """A supervisor acknowledged that the journal lost ``lost`` committed rows (a tail cut,
         a lost WAL) or that rows were rewritten (no signed head vouches for the rows from
         ``rewritten_from`` on): the round the journal shows cannot be trusted (its draw may be
@@ -593,31 +698,40 @@ class PaigowTable:
             lines.append(self._void_untrusted(lost, who, old_id, state))
         if drawn is not None:
             rid, shown = drawn
-            what = (f"{lost} committed journal rows were lost" if lost
-                    else f"journal rows from row {rewritten_from} were rewritten")
-            self._alarm_void_after_draw("journal_finding", rid, rec, who,
-                                        f"{what} ({shown}); acknowledged", shown)
+            what = (
+                f"{lost} committed journal rows were lost"
+                if lost
+                else f"journal rows from row {rewritten_from} were rewritten"
+            )
+            self._alarm_void_after_draw(
+                "journal_finding", rid, rec, who, f"{what} ({shown}); acknowledged", shown
+            )
             n = self._voids_after_draw
-            lines.append(f"round {rid}: a draw lost or rewritten with the journal rows counts"
-                         f" as a void after the draw ({n} this shift; alarmed)")
+            lines.append(
+                f"round {rid}: a draw lost or rewritten with the journal rows counts"
+                f" as a void after the draw ({n} this shift; alarmed)"
+            )
         return lines
 
-    def _lost_draw(self, lost: int, rewritten_from: int | None, rec: RoundRecord,
-                   state: str) -> tuple[int, str] | None:
+    def _lost_draw(
+        self, lost: int, rewritten_from: int | None, rec: RoundRecord, state: str
+    ) -> tuple[int, str] | None:
         """Whether the journal's loss or rewrite took a decision with it: (the round, what it
         showed) or None. The round voided had its number out (the record says so); or the
         rows lost are at least as many as the fewest inputs from the state recovered to a
         draw (:data:`ROWS_TO_A_DRAW`: each is a row), so the draw may be among them; or a
         draw or dice row lies in the rows no signed head vouches for any more."""
         if rec.number is not None and (lost or state in IN_ROUND):
-            shown = f"{rec.mode} {rec.number}" if rec.mode == "rng" else \
-                f"dice total {rec.dice_total}"
+            shown = (
+                f"{rec.mode} {rec.number}" if rec.mode == "rng" else f"dice total {rec.dice_total}"
+            )
             return self.model.round_id, shown
         if lost and lost >= ROWS_TO_A_DRAW.get(state, 1):
             return self.model.round_id, "its number lost with the journal rows"
         if rewritten_from is not None:
-            for row in self._journal.events(kinds=("paigow.drawn", "paigow.dice"),
-                                            since_seq=rewritten_from - 1):
+            for row in self._journal.events(
+                kinds=("paigow.drawn", "paigow.dice"), since_seq=rewritten_from - 1
+            ):
                 number = (row.data.get("record") or {}).get("number")
                 return int(row.round or 0), f"the number now reading {number} in row {row.seq}"
         return None
@@ -626,23 +740,37 @@ class PaigowTable:
         """Void the round the journal cannot vouch for (see :meth:`journal_untrusted`)."""
         self._remember()
         new_id = old_id + lost + 1
-        what = (f"{lost} committed journal rows were lost or rewritten" if lost
-                else "journal rows were rewritten")
-        reason = (f"{what} (acknowledged by {who}) in round {old_id} {state}: the round is"
-                  " void, the tiles are re-shuffled")
+        what = (
+            f"{lost} committed journal rows were lost or rewritten"
+            if lost
+            else "journal rows were rewritten"
+        )
+        reason = (
+            f"{what} (acknowledged by {who}) in round {old_id} {state}: the round is"
+            " void, the tiles are re-shuffled"
+        )
         record = asdict(self.model.record)
         record["closing_reason"] = reason
         self.model.round_id = new_id
         self.model.record = RoundRecord(round_id=new_id, reshuffle_pending=True)
         self.machine.set_state("washing")
-        self._journal.append("paigow.voided", {
-            "trigger": "journal_loss", "from": state, "state": "washing",
-            "record": compact_record(record),
-            "snapshot": compact_snapshot(self.model.snapshot())}, round_id=old_id)
+        self._journal.append(
+            "paigow.voided",
+            {
+                "trigger": "journal_loss",
+                "from": state,
+                "state": "washing",
+                "record": compact_record(record),
+                "snapshot": compact_snapshot(self.model.snapshot()),
+            },
+            round_id=old_id,
+        )
         self._journal.want_head("boundary")
         self._outputs()
-        return (f"round {old_id} ({state}) voided: journal rows lost or rewritten; next round"
-                f" {new_id}, washing")
+        return (
+            f"round {old_id} ({state}) voided: journal rows lost or rewritten; next round"
+            f" {new_id}, washing"
+        )
 
     def handle(self, event: object) -> None:
         """A dealer button (``ButtonPressed``): journaled first, then fired; a refusal is
@@ -650,16 +778,22 @@ class PaigowTable:
         name = getattr(event, "name", None)
         if not isinstance(name, str):
             self._pending_input = {"source": "unknown", "event": type(event).__name__}
-            self._log("paigow.refused", {"trigger": None, "state": self.model.state,
-                                         "reason": f"not a pai gow input: {type(event).__name__}",
-                                         "code": "SYNTAX"})
+            self._log(
+                "paigow.refused",
+                {
+                    "trigger": None,
+                    "state": self.model.state,
+                    "reason": f"not a pai gow input: {type(event).__name__}",
+                    "code": "SYNTAX",
+                },
+            )
             return
         press = self._sim_press
         if press is not None and (press.button != name or press.done):
             press = None
         skip = press.source if press is not None else None
 
-        def announce(lines: list[str]) -> None:   # an output: after the commit
+        def announce(lines: list[str]) -> None:  # an output: after the commit
             self._journal.after_commit(lambda: self._ctx.announce(lines, skip))
 
         def act() -> None:
@@ -683,6 +817,7 @@ class PaigowTable:
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         """A console action (grammar in docs/paigow-table.md); raises :class:`Refused`."""
+
         def act() -> list[str]:
             trigger, kwargs = self._parse(name, list(args))
             if trigger == "test_mode":
@@ -700,7 +835,8 @@ class PaigowTable:
             return self._trigger(trigger, who, **kwargs)
 
         result: list[str] = self._taking(
-            {"source": "console", "action": name, "args": list(args), "who": who}, act)
+            {"source": "console", "action": name, "args": list(args), "who": who}, act
+        )
         return result
 
     def take_reply_waiter(self) -> ReplyWaiter | None:
@@ -716,8 +852,9 @@ class PaigowTable:
     def _shift_start(self, who: str) -> list[str]:
         """A supervisor starts a shift: the count of voids after a draw starts again."""
         if not who.startswith("supervisor@"):
-            raise self._refuse("shift_start", "a supervisor's login is needed to start a shift",
-                               "AUTH")
+            raise self._refuse(
+                "shift_start", "a supervisor's login is needed to start a shift", "AUTH"
+            )
         self._log("paigow.shift_start", {"who": who, "voids_after_draw": self._voids_after_draw})
         was, self._voids_after_draw = self._voids_after_draw, 0
         return [f"shift started by {who}: voids after a draw counted from 0 (last shift: {was})"]
@@ -725,7 +862,6 @@ class PaigowTable:
     def _parse(self, name: str, args: list[str]) -> tuple[str, dict[str, Any]]:
         """Console words -> (trigger, data); a malformed line is journaled and refused."""
         return parse_action(name, args, self._refuse)
-
 
     def action_names(self) -> tuple[str, ...]:
         """The console words :meth:`action` takes (the console routes these here)."""
@@ -741,8 +877,9 @@ class PaigowTable:
         if on:
             display = self._display
             if display is not None:
-                self._journal.after_commit(lambda: self._show(
-                    "test (every segment lit: test mode)", display.lamp_test))
+                self._journal.after_commit(
+                    lambda: self._show("test (every segment lit: test mode)", display.lamp_test)
+                )
             return ["test mode on: display shows every segment; round inputs refused"]
         self._outputs()
         return ["test mode off"]
@@ -756,11 +893,13 @@ class PaigowTable:
         if gpio is None or not hasattr(gpio, "drive") or not hasattr(gpio, "clock"):
             raise self._refuse("sim_button", "the buttons are not on the simulated GPIO", "STATE")
         if button is None:
-            raise self._refuse("sim_button", f"usage: sim button NAME; buttons: "
-                                             f"{', '.join(pins)}", "SYNTAX")
+            raise self._refuse(
+                "sim_button", f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX"
+            )
         if button not in pins:
-            raise self._refuse("sim_button", f"no button {button!r}; buttons: {', '.join(pins)}",
-                               "RANGE")
+            raise self._refuse(
+                "sim_button", f"no button {button!r}; buttons: {', '.join(pins)}", "RANGE"
+            )
         profile_buttons = getattr(self._ctx.profile, "buttons", None)
         bounce_ms = int(getattr(profile_buttons, "bounce_ms", 30))
         active_low = bool(self._ctx.devices.get("buttons_active_low", True))
@@ -791,8 +930,13 @@ class PaigowTable:
         rec = self.model.record
         bank = "house" if rec.bank == "house" else f"{rec.bank} seat {rec.bank_seat}"
         rot = self.model.rotation
-        offer = ("none (first round after restack)" if rot.restack_round
-                 else "dealer" if rot.first_offer == DEALER else f"seat {rot.first_offer}")
+        offer = (
+            "none (first round after restack)"
+            if rot.restack_round
+            else "dealer"
+            if rot.first_offer == DEALER
+            else f"seat {rot.first_offer}"
+        )
         info = {
             "state": self.model.state,
             "round": str(self.model.round_id),
@@ -803,14 +947,17 @@ class PaigowTable:
             "style": rec.style,
         }
         last = self._journal.last(["paigow.drawn"])
-        info["last_rng"] = "-" if last is None else (
-            f"{last.data['record']['number']} (round {last.round})")
+        info["last_rng"] = (
+            "-" if last is None else (f"{last.data['record']['number']} (round {last.round})")
+        )
         n = self._voids_after_draw
         info["voids_after_draw"] = f"{n} this shift" + (" (alarmed)" if n else "")
         if has_entries(rec):
-            info["entries"] = (f"{len(rec.wagers)} wager{'' if len(rec.wagers) == 1 else 's'}"
-                               + (f", dealer {rec.dealer_wager}c" if rec.dealer_wager else "")
-                               + f", hands {', '.join(sorted(rec.hands)) or '-'}")
+            info["entries"] = (
+                f"{len(rec.wagers)} wager{'' if len(rec.wagers) == 1 else 's'}"
+                + (f", dealer {rec.dealer_wager}c" if rec.dealer_wager else "")
+                + f", hands {', '.join(sorted(rec.hands)) or '-'}"
+            )
         if rec.start_position is not None:
             info["start_position"] = f"{rec.start_position} ({position_name(rec.start_position)})"
         return info
@@ -820,14 +967,13 @@ class PaigowTable:
         the starting position and its seat only while the display shows them (the draw until
         the deal is complete, blank after: 5324.50(e)(6), the shaker covered again)."""
         rec = self.model.record
-        showing = self.model.state == "dealing" and rec.number is not None \
-            and not self._test_mode
+        showing = self.model.state == "dealing" and rec.number is not None and not self._test_mode
         position = rec.start_position if showing else None
         return {
             "game": self.game,
             "state": self.model.state,
             "round": self.model.round_id,
-            "start_mode": self.model.start_mode(),   # "rng", "dice", "dice (RNG fault)"
+            "start_mode": self.model.start_mode(),  # "rng", "dice", "dice (RNG fault)"
             "dice_mode": self.model.dice_required(),
             "showing": showing,
             "number": rec.number if showing else None,
@@ -860,7 +1006,8 @@ class PaigowTable:
         """Clear the RNG fault only after its self-test passes (issue 4)."""
         result: list[str] = self._taking(
             {"source": "console", "action": "fault clear", "who": who},
-            lambda: self._clear_rng_fault(who))
+            lambda: self._clear_rng_fault(who),
+        )
         return result
 
     def _clear_rng_fault(self, who: str) -> list[str]:
@@ -869,18 +1016,21 @@ class PaigowTable:
         if self.model.rng_fault is None and not self._rng.faulted:
             return ["no RNG fault"]
         from controller.rng.certified import RngFault
+
         try:
             report = self._rng.self_test()
             if report.passed:
                 self._rng.clear_fault()
         except RngFault as exc:
-            raise self._refuse("clear_fault", f"RNG fault not cleared: {exc.reason}",
-                               "FAULT") from exc
+            raise self._refuse(
+                "clear_fault", f"RNG fault not cleared: {exc.reason}", "FAULT"
+            ) from exc
         if not report.passed:
-            raise self._refuse("clear_fault", f"RNG fault not cleared: {report.format()}",
-                               "FAULT")
-        self._log("paigow.rng_fault_cleared", {"who": who, "self_test": report.format(),
-                                               "was": self.model.rng_fault})
+            raise self._refuse("clear_fault", f"RNG fault not cleared: {report.format()}", "FAULT")
+        self._log(
+            "paigow.rng_fault_cleared",
+            {"who": who, "self_test": report.format(), "was": self.model.rng_fault},
+        )
         self.model.rng_fault = None
         self._outputs()
         return [report.format(), "RNG fault cleared"]

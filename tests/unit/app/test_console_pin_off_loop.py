@@ -62,30 +62,35 @@ class Watcher:
     def wait_for(self, prefix: str) -> bool:
         with self.cond:
             return self.cond.wait_for(
-                lambda: any(e.startswith(prefix) for e in self.events), WAIT_S)
+                lambda: any(e.startswith(prefix) for e in self.events), WAIT_S
+            )
 
 
-def ask(app: Application, text: str, source: str = "serial") -> tuple[threading.Event,
-                                                                      list[list[str]]]:
+def ask(
+    app: Application, text: str, source: str = "serial"
+) -> tuple[threading.Event, list[list[str]]]:
     done = threading.Event()
     box: list[list[str]] = []
 
     def reply(lines: list[str]) -> None:
         box.append(lines)
         done.set()
+
     app.post(ConsoleLine(text, reply, source))
     return done, box
 
 
 @pytest.fixture
-def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-          ) -> Iterator[tuple[Application, Gate, Watcher]]:
+def table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Application, Gate, Watcher]]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     gate = Gate()
     monkeypatch.setattr(auth, "derive", gate.derive)
-    app = Application(load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path,
-                      console_port="none")
+    app = Application(
+        load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path, console_port="none"
+    )
     watcher = Watcher()
     app.attach_console(watcher)
     app.start()
@@ -105,16 +110,18 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_button_is_handled_while_a_login_is_being_checked(
-        table: tuple[Application, Gate, Watcher]) -> None:
+    table: tuple[Application, Gate, Watcher],
+) -> None:
     app, gate, watcher = table
-    assert gate.threads and "MainThread" not in gate.threads   # passwd hashed off the loop
+    assert gate.threads and "MainThread" not in gate.threads  # passwd hashed off the loop
     gate.closed = True
     done, box = ask(app, f"login {PIN}")
     assert gate.entered.wait(WAIT_S), "the login never reached scrypt"
     app.post(ButtonPressed("shuffled", time.monotonic_ns()))
-    assert watcher.wait_for("!BUTTON shuffled"), \
+    assert watcher.wait_for("!BUTTON shuffled"), (
         f"the button was not handled while the login was checked: {watcher.events}"
-    assert not done.is_set()                  # the login is still being checked
+    )
+    assert not done.is_set()  # the login is still being checked
     # a second login meanwhile is refused at once (no queue behind a PIN check)
     other_done, other = ask(app, f"login {PIN}", "stdio")
     assert other_done.wait(WAIT_S)

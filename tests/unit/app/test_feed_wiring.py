@@ -22,7 +22,7 @@ PROFILE = ROOT / "hw_profiles" / "sim-paigow.toml"
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])      # closed again: connections are refused
+        return int(s.getsockname()[1])  # closed again: connections are refused
 
 
 def _publisher_threads() -> list[threading.Thread]:
@@ -31,22 +31,26 @@ def _publisher_threads() -> list[threading.Thread]:
 
 def test_a_feed_starts_with_the_table_shows_in_status_and_stops(tmp_path: Path) -> None:
     port = _closed_port()
-    profile = dataclasses.replace(load_profile(PROFILE), feed=FeedSettings(
-        f"mqtt://127.0.0.1:{port}", "site1", "sim-paigow"))
+    profile = dataclasses.replace(
+        load_profile(PROFILE), feed=FeedSettings(f"mqtt://127.0.0.1:{port}", "site1", "sim-paigow")
+    )
     before = len(_publisher_threads())
     app = Application(profile, tmp_path, console_port="none")
     try:
-        assert app.feed is None and "feed" not in app.status()   # not before the table starts
+        assert app.feed is None and "feed" not in app.status()  # not before the table starts
         app.start()
         assert app.feed is not None and len(_publisher_threads()) == before + 1
-        assert app.journal.meta("table") == profile.feed.table     # the heads' table id
+        assert app.journal.meta("table") == profile.feed.table  # the heads' table id
         deadline = time.monotonic() + 10
         while "refused" not in app.status()["feed"]:
             assert time.monotonic() < deadline, app.status()["feed"]
             time.sleep(0.02)
         line = app.status()["feed"]
-        assert re.fullmatch(rf"down \(down: mqtt://127\.0\.0\.1:{port}: .*refused\), backlog"
-                            rf" {app.journal.last_seq}, acked seq 0", line), line
+        assert re.fullmatch(
+            rf"down \(down: mqtt://127\.0\.0\.1:{port}: .*refused\), backlog"
+            rf" {app.journal.last_seq}, acked seq 0",
+            line,
+        ), line
         assert app.journal.last_seq > 0
     finally:
         app.close()
@@ -60,14 +64,16 @@ def test_a_feed_table_alone_names_the_table_the_heads_are_signed_for(tmp_path: P
     port = _closed_port()
     (tmp_path / "profiles").mkdir()
     path = tmp_path / "profiles" / "p.toml"
-    path.write_text(f'include = "{PROFILE}"\nname = "other-name"\n\n[feed]\n'
-                    f'broker = "mqtt://127.0.0.1:{port}"\nsite = "site1"\ntable = "t1"\n')
+    path.write_text(
+        f'include = "{PROFILE}"\nname = "other-name"\n\n[feed]\n'
+        f'broker = "mqtt://127.0.0.1:{port}"\nsite = "site1"\ntable = "t1"\n'
+    )
     profile = load_profile(path)
     assert profile.feed is not None and profile.feed.table == "t1"
     app = Application(profile, tmp_path, console_port="none")
     try:
         app.start()
-        assert app.journal.meta("table") == "t1"    # what every head is signed with
+        assert app.journal.meta("table") == "t1"  # what every head is signed with
     finally:
         app.close()
 

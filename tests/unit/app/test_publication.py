@@ -24,7 +24,7 @@ def test_a_version_per_change_and_none_for_the_same_view() -> None:
     pub = Publication()
     assert pub.latest() == (0, {})
     assert pub.publish({"state": "betting"}) is True
-    assert pub.publish({"state": "betting"}) is False        # equal: no new version
+    assert pub.publish({"state": "betting"}) is False  # equal: no new version
     assert pub.publish({"state": "dealing"}) is True
     assert pub.latest() == (2, {"state": "dealing"})
 
@@ -40,7 +40,7 @@ def test_readers_wait_for_a_newer_version_and_wake_at_close() -> None:
     thread = threading.Thread(target=reader)
     thread.start()
     time.sleep(0.05)
-    assert not got                                          # still waiting: nothing newer
+    assert not got  # still waiting: nothing newer
     pub.publish({"n": 2})
     thread.join(WAIT_S)
     assert got == [(2, {"n": 2})]
@@ -61,8 +61,9 @@ def test_readers_wait_for_a_newer_version_and_wake_at_close() -> None:
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Application]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    application = Application(load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path,
-                              console_port="none")
+    application = Application(
+        load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path, console_port="none"
+    )
     yield application
     application.close()
 
@@ -79,8 +80,11 @@ def test_the_loop_publishes_after_recovery_and_after_each_event(app: Application
     assert version >= 1 and view["state"] == "inspection" and view["game"] == "paigow"
     loop = _run(app)
     try:
-        for button, state in (("shuffled", "betting"), ("no_more_bets", "no_more_bets"),
-                              ("draw", "dealing")):
+        for button, state in (
+            ("shuffled", "betting"),
+            ("no_more_bets", "no_more_bets"),
+            ("draw", "dealing"),
+        ):
             app.post(ButtonPressed(button, time.monotonic_ns()))
             deadline = time.monotonic() + WAIT_S
             while True:
@@ -96,7 +100,8 @@ def test_the_loop_publishes_after_recovery_and_after_each_event(app: Application
 
 
 def test_a_failing_view_is_journaled_once_and_the_loop_goes_on(
-        app: Application, monkeypatch: pytest.MonkeyPatch) -> None:
+    app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app.start()
     alarms: list[str] = []
     monkeypatch.setattr(app, "alarm", alarms.append)
@@ -109,10 +114,9 @@ def test_a_failing_view_is_journaled_once_and_the_loop_goes_on(
     try:
         for _ in range(3):
             app.post(ButtonPressed("shuffled", time.monotonic_ns()))
-        time.sleep(0.35)                                     # several ticks too
+        time.sleep(0.35)  # several ticks too
         assert app.call(lambda: app.table.status()["state"]) == "betting"
-        rows = app.call(lambda: [e for e in app.journal.events()
-                                 if e.kind == "app.publish_error"])
+        rows = app.call(lambda: [e for e in app.journal.events() if e.kind == "app.publish_error"])
         assert len(rows) == 1 and "view bug" in rows[0].data["error"]  # type: ignore[index]
         assert alarms == ["ERROR scoreboard view: RuntimeError: view bug"]
     finally:
@@ -125,22 +129,22 @@ def test_every_publish_is_a_beat_changed_or_not() -> None:
     assert pub.beat() == (0, 0)
     pub.publish({"state": "betting"})
     before = time.monotonic_ns()
-    pub.publish({"state": "betting"})                        # the same view: no version ...
+    pub.publish({"state": "betting"})  # the same view: no version ...
     beats, at_ns = pub.beat()
-    assert pub.latest()[0] == 1 and beats == 2               # ... but a beat
+    assert pub.latest()[0] == 1 and beats == 2  # ... but a beat
     assert before <= at_ns <= time.monotonic_ns()
 
 
-def test_the_idle_loop_beats_at_every_tick_and_a_stopped_one_does_not(
-        app: Application) -> None:
+def test_the_idle_loop_beats_at_every_tick_and_a_stopped_one_does_not(app: Application) -> None:
     from controller.app import TICK_S
+
     app.start()
     loop = _run(app)
     try:
         first, _ = app.publication.beat()
         time.sleep(10 * TICK_S)
         beats, at_ns = app.publication.beat()
-        assert beats - first >= 3                            # ticks, with no event at all
+        assert beats - first >= 3  # ticks, with no event at all
         assert time.monotonic_ns() - at_ns < 1_000_000_000
     finally:
         app.post(Shutdown("test"))

@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[3]
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Application]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    application = Application(load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path,
-                              console_port="none")
+    application = Application(
+        load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path, console_port="none"
+    )
     yield application
     application.close()
 
@@ -49,7 +50,7 @@ def test_a_signal_handler_may_post_while_the_loop_holds_the_queue(app: Applicati
     posted = threading.Event()
 
     def interrupted_loop() -> None:
-        held = getattr(app.queue, "mutex", None)   # queue.Queue's lock, as get() holds it
+        held = getattr(app.queue, "mutex", None)  # queue.Queue's lock, as get() holds it
         with held if held is not None else contextlib.nullcontext():
             app.post(Shutdown("signal SIGTERM"))
             posted.set()
@@ -62,7 +63,7 @@ def test_a_journal_error_in_a_loop_call_is_a_fault(app: Application) -> None:
     def write_on_a_full_disk() -> None:
         _disk_full()
 
-    app.dispatch(Call(write_on_a_full_disk))    # as _verify_whole_journal's record() is posted
+    app.dispatch(Call(write_on_a_full_disk))  # as _verify_whole_journal's record() is posted
     assert any(f.startswith("journal: ") and "disk is full" in f for f in app.faults())
 
 
@@ -76,7 +77,8 @@ def test_a_failing_loop_call_without_a_caller_is_journaled(app: Application) -> 
 
 
 def test_shutdown_on_a_full_disk_ends_the_loop_with_a_fault(
-        app: Application, monkeypatch: pytest.MonkeyPatch) -> None:
+    app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(app.journal, "append", _disk_full)
     app.post(Shutdown("signal SIGTERM"))
     errors: list[BaseException] = []
@@ -97,8 +99,9 @@ def test_shutdown_on_a_full_disk_ends_the_loop_with_a_fault(
 
 def test_devices_are_closed_once_though_table_and_application_both_close_them() -> None:
     calls: list[str] = []
-    devices: dict[str, Any] = {"_closers": [lambda: calls.append("display"),
-                                            lambda: calls.append("gpio")]}
+    devices: dict[str, Any] = {
+        "_closers": [lambda: calls.append("display"), lambda: calls.append("gpio")]
+    }
     assert close_devices(devices) == []
     assert close_devices(devices) == []
     assert calls == ["display", "gpio"]
@@ -143,7 +146,8 @@ def test_close_ends_a_reader_waiting_for_a_reply_that_will_not_come() -> None:
 
 
 def test_close_ends_the_stdio_reader_blocked_on_an_idle_stdin(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     read_fd, write_fd = os.pipe()
     stdin = io.TextIOWrapper(io.FileIO(read_fd, "rb"))
     try:
@@ -170,7 +174,7 @@ def test_notify_never_hangs_on_a_socket_nobody_reads(tmp_path: Path) -> None:
     outcomes: list[bool] = []
 
     def send_until_refused() -> None:
-        for _ in range(10_000):        # far more than the socket queues unread
+        for _ in range(10_000):  # far more than the socket queues unread
             outcomes.append(notifier.notify("WATCHDOG=1"))
             if not outcomes[-1]:
                 return
@@ -190,7 +194,8 @@ def test_notify_never_hangs_on_a_socket_nobody_reads(tmp_path: Path) -> None:
 
 
 def test_run_closes_the_application_when_the_start_fails(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from controller.cli import main
 
     path = str(tmp_path / "notify")
@@ -207,17 +212,26 @@ def test_run_closes_the_application_when_the_start_fails(
     # back-off while the table plays, tests/integration/test_console_terminal.py.)
     monkeypatch.setattr(cli_module, "_open_console", no_console)
     try:
-        status = main(["run", "--profile", str(ROOT / "hw_profiles" / "sim-paigow.toml"),
-                       "--state-dir", str(tmp_path / "state"),
-                       "--console", str(tmp_path / "no-such-tty")])
+        status = main(
+            [
+                "run",
+                "--profile",
+                str(ROOT / "hw_profiles" / "sim-paigow.toml"),
+                "--state-dir",
+                str(tmp_path / "state"),
+                "--console",
+                str(tmp_path / "no-such-tty"),
+            ]
+        )
         assert status == 1
-        assert receiver.recv(4096) == b"STOPPING=1"   # closed: drivers, journal, consoles
+        assert receiver.recv(4096) == b"STOPPING=1"  # closed: drivers, journal, consoles
     finally:
         receiver.close()
 
 
 def test_start_up_checks_only_the_rows_since_the_newest_signed_head(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """READY=1 must come fast after years of rounds: start-up walks only the rows after the
     newest signed head; a row edited before it (its stored hash left alone) passes that check,
     and the background scrub, which walks everything in slices, finds it."""
@@ -229,22 +243,22 @@ def test_start_up_checks_only_the_rows_since_the_newest_signed_head(
     first.start()
     for i in range(50):
         first.journal.append("test.row", {"i": i})
-    first.close()                      # the last head is signed and anchored at shutdown
+    first.close()  # the last head is signed and anchored at shutdown
 
     second = Application(profile, tmp_path, console_port="none")
     assert second.last_verify.ok
-    assert second.last_verify.rows < 10        # the rows after the newest signed head only
+    assert second.last_verify.rows < 10  # the rows after the newest signed head only
     second.close()
 
     raw = sqlite3.connect(tmp_path / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_update")
     last_test_row = raw.execute(
-        "SELECT MAX(r.seq) FROM rows r JOIN kinds k ON k.id = r.kind"
-        " WHERE k.kind = 'test.row'").fetchone()[0]
+        "SELECT MAX(r.seq) FROM rows r JOIN kinds k ON k.id = r.kind WHERE k.kind = 'test.row'"
+    ).fetchone()[0]
     raw.execute("UPDATE rows SET data = '{\"i\":999}' WHERE seq = ?", (last_test_row,))
     raw.close()
     third = Application(profile, tmp_path, console_port="none")
-    assert third.last_verify.ok        # before the newest signed head: not walked at start
+    assert third.last_verify.ok  # before the newest signed head: not walked at start
     third.start()
     third.trust.maintenance.scrub_now()
     for _ in range(200):  # the scrub posts its verdict to the loop: serve it (10 s at most)
@@ -253,6 +267,7 @@ def test_start_up_checks_only_the_rows_since_the_newest_signed_head(
         if not third.queue.empty():
             third.run(max_events=1)
         threading.Event().wait(0.05)
-    assert any("journal verification failed" in f and f"row {last_test_row}" in f
-               for f in third.app_faults)
+    assert any(
+        "journal verification failed" in f and f"row {last_test_row}" in f for f in third.app_faults
+    )
     third.close()

@@ -21,15 +21,19 @@ PIN = "48151623"
 
 
 @pytest.fixture
-def slow_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-             ) -> Iterator[tuple[Application, SlowGenerator]]:
+def slow_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Application, SlowGenerator]]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     # about 3.2 kB/s in 64-byte bursts, like a VM's virtio-rng
     generator = SlowGenerator(tmp_path / "hwrng", burst=64, every_s=0.02)
     profile = tmp_path / "slow.toml"
-    profile.write_text(f'include = "{ROOT / "hw_profiles" / "sim-paigow.toml"}"\n'
-                       f'[rng]\nhwrng_path = "{tmp_path / "hwrng"}"\n', encoding="utf-8")
+    profile.write_text(
+        f'include = "{ROOT / "hw_profiles" / "sim-paigow.toml"}"\n'
+        f'[rng]\nhwrng_path = "{tmp_path / "hwrng"}"\n',
+        encoding="utf-8",
+    )
     app = Application(load_profile(profile), tmp_path / "state", console_port="none")
     try:
         yield app, generator
@@ -51,6 +55,7 @@ class Answer:
         def reply(lines: list[str]) -> None:
             self.reply = lines
             self.done.set()
+
         return ConsoleLine(text, reply, "serial", self.progress.extend)
 
 
@@ -62,7 +67,8 @@ def ask(app: Application, text: str, timeout: float = 30.0) -> Answer:
 
 
 def test_the_start_up_test_runs_before_ready_on_a_slow_generator(
-        slow_app: tuple[Application, SlowGenerator]) -> None:
+    slow_app: tuple[Application, SlowGenerator],
+) -> None:
     app, _gen = slow_app
     notes = app.start()
     row = app.journal.last(["rng.startup"])
@@ -73,7 +79,8 @@ def test_the_start_up_test_runs_before_ready_on_a_slow_generator(
 
 
 def test_a_capture_runs_off_the_loop_with_progress_and_latches_no_fault(
-        slow_app: tuple[Application, SlowGenerator]) -> None:
+    slow_app: tuple[Application, SlowGenerator],
+) -> None:
     app, _gen = slow_app
     app.start()
     loop = threading.Thread(target=app.run, daemon=True)
@@ -82,7 +89,7 @@ def test_a_capture_runs_off_the_loop_with_progress_and_latches_no_fault(
         assert ask(app, f"passwd {PIN}").reply[-1] == "OK"
         capture = Answer()
         started = time.monotonic()
-        app.post(capture.line("rng capture raw 9000 slow.bin"))   # ~3 s of hardware bytes
+        app.post(capture.line("rng capture raw 9000 slow.bin"))  # ~3 s of hardware bytes
         # the loop answers other work at once while the capture runs
         waits = []
         while not capture.done.is_set():
@@ -109,7 +116,8 @@ def test_a_capture_runs_off_the_loop_with_progress_and_latches_no_fault(
 
 
 def test_a_table_draw_is_not_held_by_a_running_test(
-        slow_app: tuple[Application, SlowGenerator]) -> None:
+    slow_app: tuple[Application, SlowGenerator],
+) -> None:
     app, _gen = slow_app
     app.start()
     loop = threading.Thread(target=app.run, daemon=True)
@@ -132,7 +140,8 @@ def test_a_table_draw_is_not_held_by_a_running_test(
 
 
 def test_a_second_job_while_one_runs_is_refused(
-        slow_app: tuple[Application, SlowGenerator]) -> None:
+    slow_app: tuple[Application, SlowGenerator],
+) -> None:
     app, _gen = slow_app
     app.start()
     loop = threading.Thread(target=app.run, daemon=True)

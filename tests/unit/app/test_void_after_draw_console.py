@@ -52,6 +52,7 @@ class Console:
         def reply(lines: list[str]) -> None:
             box.append(lines)
             done.set()
+
         self.app.post(ConsoleLine(text, reply, "serial", lambda _lines: None))
         assert done.wait(timeout), f"no reply to {text!r}"
         return box[0]
@@ -73,12 +74,14 @@ class Console:
 
 
 @pytest.fixture
-def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-          ) -> Iterator[tuple[Application, Console, Watcher]]:
+def table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Application, Console, Watcher]]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    app = Application(load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path,
-                      console_port="none")
+    app = Application(
+        load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path, console_port="none"
+    )
     watcher = Watcher()
     app.attach_console(watcher)
     app.start()
@@ -86,7 +89,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     loop.start()
     console = Console(app)
     try:
-        console.ok(f"passwd {PIN}")                          # a technician, logged in
+        console.ok(f"passwd {PIN}")  # a technician, logged in
         console.ok(f"passwd supervisor {SUPER_PIN}")
         yield app, console, watcher
     finally:
@@ -103,10 +106,12 @@ def to_the_draw(console: Console) -> None:
 AUTH = "a void after the draw needs a supervisor's login at the console"
 
 
-@pytest.mark.parametrize("command", ["expose dealer", "expose dead", "expose unwagered",
-                                     "void tiles knocked over"])
+@pytest.mark.parametrize(
+    "command", ["expose dealer", "expose dead", "expose unwagered", "void tiles knocked over"]
+)
 def test_a_void_after_the_draw_needs_the_supervisor_raises_an_alarm_and_is_counted(
-        table: tuple[Application, Console, Watcher], command: str) -> None:
+    table: tuple[Application, Console, Watcher], command: str
+) -> None:
     app, console, watcher = table
     to_the_draw(console)
     number = console.status("number").removeprefix("number: ")
@@ -124,25 +129,30 @@ def test_a_void_after_the_draw_needs_the_supervisor_raises_an_alarm_and_is_count
     assert console.ok(f"login {SUPER_PIN}")[0] == "logged in as supervisor"
     lines = console.ok(command)
     assert lines[0] == "round 2 washing" and "round 1 voided" in lines[1]
-    app.call(lambda: None)                  # the alarm goes out after the commit
+    app.call(lambda: None)  # the alarm goes out after the commit
     alarms = watcher.alarms()
     assert len(alarms) == 1, watcher.lines
-    assert alarms[0].startswith(f"!ALARM void after the draw: round 1 (rng {number} shown)"
-                                " voided by supervisor@serial: ")
+    assert alarms[0].startswith(
+        f"!ALARM void after the draw: round 1 (rng {number} shown) voided by supervisor@serial: "
+    )
     assert alarms[0].endswith("; 1 void after a draw this shift")
     row = app.journal.last(["paigow.void_after_draw"])
     assert row is not None and row.round == 1
-    assert (row.data["who"], row.data["number"], row.data["shift_count"]) == \
-        ("supervisor@serial", int(number), 1)
-    assert row.data["reason"]               # a reason: the one given, or the exposure
+    assert (row.data["who"], row.data["number"], row.data["shift_count"]) == (
+        "supervisor@serial",
+        int(number),
+        1,
+    )
+    assert row.data["reason"]  # a reason: the one given, or the exposure
     assert console.status("voids_after_draw").startswith("voids_after_draw: 1 this shift")
 
 
 def test_before_the_draw_a_technician_voids_as_before(
-        table: tuple[Application, Console, Watcher]) -> None:
+    table: tuple[Application, Console, Watcher],
+) -> None:
     app, console, watcher = table
     console.ok("sim button shuffled")
-    console.ok("expose stacking")           # (d)(5): a re-wash, not a void of a drawn number
+    console.ok("expose stacking")  # (d)(5): a re-wash, not a void of a drawn number
     console.ok("sim button shuffled")
     console.ok("sim button no_more_bets")
     assert console.ok("void")[0] == "round 2 washing"
@@ -153,12 +163,14 @@ def test_before_the_draw_a_technician_voids_as_before(
 
 
 @pytest.fixture
-def baccarat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-             ) -> Iterator[tuple[Application, Console, Watcher]]:
+def baccarat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Application, Console, Watcher]]:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    app = Application(load_profile(ROOT / "hw_profiles" / "sim-baccarat.toml"), tmp_path,
-                      console_port="none")
+    app = Application(
+        load_profile(ROOT / "hw_profiles" / "sim-baccarat.toml"), tmp_path, console_port="none"
+    )
     watcher = Watcher()
     app.attach_console(watcher)
     app.start()
@@ -176,12 +188,18 @@ def baccarat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_baccarat_void_during_a_coup_needs_the_supervisor_raises_an_alarm_and_is_counted(
-        baccarat: tuple[Application, Console, Watcher]) -> None:
+    baccarat: tuple[Application, Console, Watcher],
+) -> None:
     """Baccarat's `void` once a card of the coup is out: the same path as pai gow's void after
     the draw (docs/baccarat-table.md "Voids during a coup")."""
     app, console, watcher = baccarat
-    for line in ("sim button shuffled", "sim shoe deal burn", "curator 1",
-                 "sim button no_more_bets", "sim shoe deal 2"):
+    for line in (
+        "sim button shuffled",
+        "sim shoe deal burn",
+        "curator 1",
+        "sim button no_more_bets",
+        "sim shoe deal 2",
+    ):
         console.ok(line)
     assert console.status("state") == "state: dealing"
     cards = console.status("coup_cards")
@@ -193,8 +211,10 @@ def test_a_baccarat_void_during_a_coup_needs_the_supervisor_raises_an_alarm_and_
     assert watcher.alarms() == []
     assert console.ok(f"login {SUPER_PIN}")[0] == "logged in as supervisor"
     assert console.ok("void shoe jammed")[:2] == [
-        "round void; reshuffle", "a void during a coup: alarmed, 1 this shift"]
-    app.call(lambda: None)                  # the alarm goes out after the commit
+        "round void; reshuffle",
+        "a void during a coup: alarmed, 1 this shift",
+    ]
+    app.call(lambda: None)  # the alarm goes out after the commit
     alarms = watcher.alarms()
     assert len(alarms) == 1, watcher.lines
     assert alarms[0].startswith("!ALARM void during a coup: shoe 1 coup 1 (cards ")

@@ -24,12 +24,27 @@ ALLOWED: dict[str, frozenset[str]] = {
     "controller.rng": frozenset(),
     "controller.config": frozenset({"controller.games"}),
     "controller.program": frozenset({"controller.config"}),
-    "controller.tables": frozenset({"controller.games", "controller.journal", "controller.config",
-                                    "controller.rng", "controller.events", "drivers"}),
-    "controller.console": frozenset({"controller.games", "controller.journal",
-                                     "controller.config", "controller.rng",
-                                     "controller.program", "controller.tables",
-                                     "controller.events"}),
+    "controller.tables": frozenset(
+        {
+            "controller.games",
+            "controller.journal",
+            "controller.config",
+            "controller.rng",
+            "controller.events",
+            "drivers",
+        }
+    ),
+    "controller.console": frozenset(
+        {
+            "controller.games",
+            "controller.journal",
+            "controller.config",
+            "controller.rng",
+            "controller.program",
+            "controller.tables",
+            "controller.events",
+        }
+    ),
     "controller.feed": frozenset({"controller.journal", "controller.config"}),
     "controller.scoreboard": frozenset({"controller.games", "controller.config"}),
     "drivers": frozenset(),
@@ -44,7 +59,7 @@ def part_of(module: str) -> str | None:
         return "drivers.sim" if len(names) > 1 and names[1] == "sim" else "drivers"
     if names[0] != "controller":
         return None
-    if len(names) > 1 and names[1] == "events":   # the loop's event types: data, no imports
+    if len(names) > 1 and names[1] == "events":  # the loop's event types: data, no imports
         return "controller.events"
     if len(names) == 1 or names[1] in WIRING:
         return "controller.<wiring>" if len(names) > 1 else "controller"
@@ -70,9 +85,9 @@ def _imports(root: Path, path: Path) -> Iterator[tuple[int, str]]:
             for alias in node.names:
                 yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
+            base = package[: len(package) - node.level + 1] if node.level else []
             module = ".".join([*base, node.module] if node.module else base)
-            if module in ("controller", "drivers"):   # `from controller import app`
+            if module in ("controller", "drivers"):  # `from controller import app`
                 for alias in node.names:
                     yield node.lineno, f"{module}.{alias.name}"
             else:
@@ -85,8 +100,7 @@ def violations(root: Path) -> list[str]:
     for top in ("controller", "drivers"):
         for path in sorted((root / top).rglob("*.py")):
             source = part_of(_module_name(root, path))
-            if source is None or source.startswith("controller.<wiring>") \
-                    or source == "controller":
+            if source is None or source.startswith("controller.<wiring>") or source == "controller":
                 continue
             allowed = ALLOWED.get(source)
             rel = path.relative_to(root).as_posix()
@@ -97,8 +111,10 @@ def violations(root: Path) -> list[str]:
                 target = part_of(module)
                 if target is None or target == source or target in allowed:
                     continue
-                found.append(f"{rel}:{line}: {source} imports {module} ({target});"
-                             f" {source} may import {sorted(allowed) or 'no other part'}")
+                found.append(
+                    f"{rel}:{line}: {source} imports {module} ({target});"
+                    f" {source} may import {sorted(allowed) or 'no other part'}"
+                )
     return found
 
 
@@ -109,8 +125,11 @@ def test_the_program_keeps_the_import_rules() -> None:
 def test_controller_holds_only_parts_and_wiring() -> None:
     top = {p.stem for p in (ROOT / "controller").glob("*.py")}
     assert top <= WIRING, f"modules at controller/'s top that belong in a part: {top - WIRING}"
-    parts = {p.name for p in (ROOT / "controller").iterdir()
-             if p.is_dir() and (p / "__init__.py").exists()}
+    parts = {
+        p.name
+        for p in (ROOT / "controller").iterdir()
+        if p.is_dir() and (p / "__init__.py").exists()
+    }
     assert {f"controller.{p}" for p in parts} <= set(ALLOWED)
 
 
@@ -128,8 +147,9 @@ def test_no_class_inherits_from_two_project_mixins() -> None:
     for path, tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                own = [b.id for b in node.bases
-                       if isinstance(b, ast.Name) and b.id in project_classes]
+                own = [
+                    b.id for b in node.bases if isinstance(b, ast.Name) and b.id in project_classes
+                ]
                 if len(own) > 1 or any(name.endswith("Mixin") for name in own):
                     offenders.append(f"{path.relative_to(ROOT)}: {node.name}({', '.join(own)})")
     assert offenders == []
@@ -145,26 +165,57 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("name", "source", "needle"), [
-    ("controller/games/paigow/rules.py", "from controller.tables.table import Refused\n",
-     "controller.games imports controller.tables.table"),
-    ("controller/games/baccarat/roads.py", "import drivers.serial_shoe\n",
-     "controller.games imports drivers.serial_shoe"),
-    ("drivers/buttons.py", "from controller.games import paigow\n",
-     "drivers imports controller.games"),
-    ("drivers/gpio.py", "from drivers.sim.gpio import SimGPIO\n", "drivers imports drivers.sim"),
-    ("controller/tables/baccarat/table.py", "def f():\n    from drivers.sim.shoe import SimShoe\n",
-     "controller.tables imports drivers.sim.shoe"),
-    ("controller/tables/paigow/table.py", "from controller import app\n",
-     "controller.tables imports controller.app"),
-    ("controller/journal/store.py", "from ..tables import table\n",
-     "controller.journal imports controller.tables"),
-    ("controller/scoreboard/server.py", "from controller.tables.baccarat.table import X\n",
-     "controller.scoreboard imports controller.tables"),
-    ("controller/feed/publisher.py", "from controller.tables.table import Refused\n",
-     "controller.feed imports controller.tables"),
-    ("controller/newpart/x.py", "import os\n", "part controller.newpart is not in the rules"),
-])
+@pytest.mark.parametrize(
+    ("name", "source", "needle"),
+    [
+        (
+            "controller/games/paigow/rules.py",
+            "from controller.tables.table import Refused\n",
+            "controller.games imports controller.tables.table",
+        ),
+        (
+            "controller/games/baccarat/roads.py",
+            "import drivers.serial_shoe\n",
+            "controller.games imports drivers.serial_shoe",
+        ),
+        (
+            "drivers/buttons.py",
+            "from controller.games import paigow\n",
+            "drivers imports controller.games",
+        ),
+        (
+            "drivers/gpio.py",
+            "from drivers.sim.gpio import SimGPIO\n",
+            "drivers imports drivers.sim",
+        ),
+        (
+            "controller/tables/baccarat/table.py",
+            "def f():\n    from drivers.sim.shoe import SimShoe\n",
+            "controller.tables imports drivers.sim.shoe",
+        ),
+        (
+            "controller/tables/paigow/table.py",
+            "from controller import app\n",
+            "controller.tables imports controller.app",
+        ),
+        (
+            "controller/journal/store.py",
+            "from ..tables import table\n",
+            "controller.journal imports controller.tables",
+        ),
+        (
+            "controller/scoreboard/server.py",
+            "from controller.tables.baccarat.table import X\n",
+            "controller.scoreboard imports controller.tables",
+        ),
+        (
+            "controller/feed/publisher.py",
+            "from controller.tables.table import Refused\n",
+            "controller.feed imports controller.tables",
+        ),
+        ("controller/newpart/x.py", "import os\n", "part controller.newpart is not in the rules"),
+    ],
+)
 def test_a_broken_rule_is_reported(tmp_path: Path, name: str, source: str, needle: str) -> None:
     root = _tree(tmp_path, {name: source})
     found = violations(root)
@@ -172,11 +223,14 @@ def test_a_broken_rule_is_reported(tmp_path: Path, name: str, source: str, needl
 
 
 def test_allowed_imports_are_not_reported(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "controller/tables/paigow/table.py": "from controller.games.paigow import tile\n"
-                                             "from drivers.buttons import ButtonPressed\n"
-                                             "from . import machine\nimport os\n",
-        "controller/devices.py": "from drivers.sim.shoe import SimShoe\n",
-        "drivers/sim/gpio.py": "from drivers.errors import PinError\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "controller/tables/paigow/table.py": "from controller.games.paigow import tile\n"
+            "from drivers.buttons import ButtonPressed\n"
+            "from . import machine\nimport os\n",
+            "controller/devices.py": "from drivers.sim.shoe import SimShoe\n",
+            "drivers/sim/gpio.py": "from drivers.errors import PinError\n",
+        },
+    )
     assert violations(root) == []

@@ -72,8 +72,18 @@ def test_plain_strings_results_and_mappings_read_the_same() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["Banker", "b", "", None, 1, ("banker",), {"win": "banker"}, {"winner": "draw"},
-     {"winner": "banker", "banker_pair": "yes"}, {"winner": "tie", "natural": 1}],
+    [
+        "Banker",
+        "b",
+        "",
+        None,
+        1,
+        ("banker",),
+        {"win": "banker"},
+        {"winner": "draw"},
+        {"winner": "banker", "banker_pair": "yes"},
+        {"winner": "tie", "natural": 1},
+    ],
 )
 def test_a_bad_item_is_a_road_error_naming_it(bad: object) -> None:
     for fn in (big_road, bead_plate, counts, big_eye_boy, small_road, cockroach_pig):
@@ -120,9 +130,22 @@ def test_an_empty_logical_column_is_refused() -> None:
 
 
 def test_exported_from_the_package() -> None:
-    for name in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig",
-                 "derived_road", "as_columns", "layout", "counts", "Result", "Bead",
-                 "BigRoadCell", "Counts", "RoadError"):
+    for name in (
+        "bead_plate",
+        "big_road",
+        "big_eye_boy",
+        "small_road",
+        "cockroach_pig",
+        "derived_road",
+        "as_columns",
+        "layout",
+        "counts",
+        "Result",
+        "Bead",
+        "BigRoadCell",
+        "Counts",
+        "RoadError",
+    ):
         assert name in baccarat.__all__
         assert getattr(baccarat, name) is not None
     assert "deal" in baccarat.__all__ and "VigLedger" in baccarat.__all__  # existing names kept
@@ -141,8 +164,10 @@ def test_roads_are_lists_that_equal_a_list_written_by_hand() -> None:
     assert road == [[BigRoadCell(B)], [BigRoadCell(P), BigRoadCell(P)], [BigRoadCell(B)]]
     assert type(road) is list and all(type(col) is list for col in road)
     assert [[c.winner for c in col] for col in road] == [[B], [P, P], [B]]
-    assert bead_plate(seq("BT")) == [Bead(B, False, False, False, 0, 0),
-                                     Bead(T, False, False, False, 0, 1)]
+    assert bead_plate(seq("BT")) == [
+        Bead(B, False, False, False, 0, 0),
+        Bead(T, False, False, False, 0, 1),
+    ]
     assert type(bead_plate(r)) is list
     assert type(derived_road(road, 1)) is list
     assert as_columns(big_eye_boy(r)) == [[B_, B_]]
@@ -187,14 +212,28 @@ def test_bead_plate_fills_six_rows_column_major_with_ties() -> None:
     assert [b.winner for b in beads] == [B, P, T, B, B, P, P, T]
     # 6 rows: beads 0-5 down column 0, beads 6-7 at the top of column 1.
     assert [b.position for b in beads] == [
-        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (1, 1)]
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (0, 5),
+        (1, 0),
+        (1, 1),
+    ]
     assert [(b.col, b.row) for b in beads] == [b.position for b in beads]
 
 
 def test_bead_plate_with_three_rows_and_flags() -> None:
     beads = bead_plate(
-        [Result(P, natural=True), Result(T, player_pair=True), B,
-         {"winner": B, "banker_pair": True, "player_pair": True}], rows=3)
+        [
+            Result(P, natural=True),
+            Result(T, player_pair=True),
+            B,
+            {"winner": B, "banker_pair": True, "player_pair": True},
+        ],
+        rows=3,
+    )
     assert beads == [
         Bead(P, False, False, True, 0, 0),
         Bead(T, False, True, False, 0, 1),
@@ -263,13 +302,15 @@ def test_empty_shoe() -> None:
 
 
 def test_pairs_on_cells_are_those_of_the_coup_that_wrote_the_cell() -> None:
-    road = big_road([
-        Result(T, player_pair=True),  # opening tie with a pair: only the tie count moves
-        Result(B, banker_pair=True),
-        Result(B),
-        Result(T, banker_pair=True),  # tie with a pair: counted on the second B, no pair there
-        {"winner": P, "banker_pair": True, "player_pair": True},
-    ])
+    road = big_road(
+        [
+            Result(T, player_pair=True),  # opening tie with a pair: only the tie count moves
+            Result(B, banker_pair=True),
+            Result(B),
+            Result(T, banker_pair=True),  # tie with a pair: counted on the second B, no pair there
+            {"winner": P, "banker_pair": True, "player_pair": True},
+        ]
+    )
     assert road == [
         [BigRoadCell(B, 1, True, False), BigRoadCell(B, 1, False, False)],
         [BigRoadCell(P, 0, True, True)],
@@ -285,8 +326,30 @@ def test_pairs_on_cells_are_those_of_the_coup_that_wrote_the_cell() -> None:
 #   c8 P P (2) | c9 B B B B (4) | c10 P P (2)
 # with ties and pairs sprinkled in (they change nothing on the derived roads).
 EXAMPLE: list[Item] = [
-    T, B, P, Result(P, banker_pair=True), B, T, B, P, B, B, T, T, B, P, B, P, P,
-    Result(B, player_pair=True), B, B, B, P, T, P,
+    T,
+    B,
+    P,
+    Result(P, banker_pair=True),
+    B,
+    T,
+    B,
+    P,
+    B,
+    B,
+    T,
+    T,
+    B,
+    P,
+    B,
+    P,
+    P,
+    Result(B, player_pair=True),
+    B,
+    B,
+    B,
+    P,
+    T,
+    P,
 ]
 EXAMPLE_LENGTHS = [1, 2, 2, 1, 3, 1, 1, 2, 4, 2]
 
@@ -299,15 +362,23 @@ EXAMPLE_LENGTHS = [1, 2, 2, 1, 3, 1, 1, 2, 4, 2]
 #   c9 r1: L8=2 vs L7=1 -> blue; r2: L8=2 >= 2 -> red; r3: L8=2 = 2 -> blue; r4: 2 < 3 -> red.
 #   c10 r1: L9=4 vs L8=2 -> blue; r2: L9=4 >= 2 -> red.
 EXAMPLE_BIG_EYE_BOY = [
-    B_,            # c2
-    B_, R_,        # c3
-    R_,            # c4
-    B_, B_, R_,    # c5
-    B_,            # c6
-    B_,            # c7
-    R_, B_,        # c8
-    B_, R_, B_, R_,  # c9
-    B_, R_,        # c10
+    B_,  # c2
+    B_,
+    R_,  # c3
+    R_,  # c4
+    B_,
+    B_,
+    R_,  # c5
+    B_,  # c6
+    B_,  # c7
+    R_,
+    B_,  # c8
+    B_,
+    R_,
+    B_,
+    R_,  # c9
+    B_,
+    R_,  # c10
 ]
 
 # Small road, k = 2. Row 1: L(n-1) == L(n-3). Row m >= 2: column n-2.
@@ -319,14 +390,21 @@ EXAMPLE_BIG_EYE_BOY = [
 #   c9 r1: L8=2 vs L6=1 -> blue; r2: L7=1 = 1 -> blue; r3: L7=1 < 2 -> red; r4: red.
 #   c10 r1: L9=4 vs L7=1 -> blue; r2: L8=2 >= 2 -> red.
 EXAMPLE_SMALL_ROAD = [
-    B_,              # c3
-    B_,              # c4
-    B_, R_, B_,      # c5
-    B_,              # c6
-    R_,              # c7
-    B_, B_,          # c8
-    B_, B_, R_, R_,  # c9
-    B_, R_,          # c10
+    B_,  # c3
+    B_,  # c4
+    B_,
+    R_,
+    B_,  # c5
+    B_,  # c6
+    R_,  # c7
+    B_,
+    B_,  # c8
+    B_,
+    B_,
+    R_,
+    R_,  # c9
+    B_,
+    R_,  # c10
 ]
 
 # Cockroach pig, k = 3. Row 1: L(n-1) == L(n-4). Row m >= 2: column n-3.
@@ -337,19 +415,36 @@ EXAMPLE_SMALL_ROAD = [
 #   c9 r1: L8=2 vs L5=3 -> blue; r2: L6=1 = 1 -> blue; r3: L6=1 < 2 -> red; r4: red.
 #   c10 r1: L9=4 vs L6=1 -> blue; r2: L7=1 = 1 -> blue.
 EXAMPLE_COCKROACH_PIG = [
-    R_, R_, B_,      # c5
-    B_,              # c6
-    B_,              # c7
-    R_, R_,          # c8
-    B_, B_, R_, R_,  # c9
-    B_, B_,          # c10
+    R_,
+    R_,
+    B_,  # c5
+    B_,  # c6
+    B_,  # c7
+    R_,
+    R_,  # c8
+    B_,
+    B_,
+    R_,
+    R_,  # c9
+    B_,
+    B_,  # c10
 ]
 
 
 def test_worked_example_big_road() -> None:
     assert [len(c) for c in big_road(EXAMPLE)] == EXAMPLE_LENGTHS
     assert shape(big_road(EXAMPLE)) == [
-        "B1", "P P", "B1 B", "P", "B B2 B", "P", "B", "P P", "B B B B", "P1 P"]
+        "B1",
+        "P P",
+        "B1 B",
+        "P",
+        "B B2 B",
+        "P",
+        "B",
+        "P P",
+        "B B B B",
+        "P1 P",
+    ]
 
 
 def test_worked_example_big_eye_boy() -> None:
@@ -375,12 +470,37 @@ def test_worked_example_derived_road_from_columns() -> None:
 
 def test_worked_example_derived_roads_as_columns() -> None:
     assert as_columns(big_eye_boy(EXAMPLE)) == [
-        [B_, B_], [R_, R_], [B_, B_], [R_], [B_, B_], [R_], [B_, B_], [R_], [B_], [R_],
-        [B_], [R_]]
+        [B_, B_],
+        [R_, R_],
+        [B_, B_],
+        [R_],
+        [B_, B_],
+        [R_],
+        [B_, B_],
+        [R_],
+        [B_],
+        [R_],
+        [B_],
+        [R_],
+    ]
     assert as_columns(small_road(EXAMPLE)) == [
-        [B_, B_, B_], [R_], [B_, B_], [R_], [B_, B_, B_, B_], [R_, R_], [B_], [R_]]
+        [B_, B_, B_],
+        [R_],
+        [B_, B_],
+        [R_],
+        [B_, B_, B_, B_],
+        [R_, R_],
+        [B_],
+        [R_],
+    ]
     assert as_columns(cockroach_pig(EXAMPLE)) == [
-        [R_, R_], [B_, B_, B_], [R_, R_], [B_, B_], [R_, R_], [B_, B_]]
+        [R_, R_],
+        [B_, B_, B_],
+        [R_, R_],
+        [B_, B_],
+        [R_, R_],
+        [B_, B_],
+    ]
 
 
 def test_a_long_streak_on_the_derived_roads() -> None:
@@ -396,8 +516,8 @@ def test_a_long_streak_on_the_derived_roads() -> None:
 def test_chop_on_the_derived_roads() -> None:
     # Columns of one only: every row-1 comparison is between equal lengths -> red.
     chop = seq("BPBPBPBP")  # 8 columns
-    assert big_eye_boy(chop) == [R_] * 6   # c3..c8
-    assert small_road(chop) == [R_] * 5    # c4..c8
+    assert big_eye_boy(chop) == [R_] * 6  # c3..c8
+    assert small_road(chop) == [R_] * 5  # c4..c8
     assert cockroach_pig(chop) == [R_] * 4  # c5..c8
 
 
@@ -460,12 +580,12 @@ def test_as_columns() -> None:
 
 def test_layout_of_a_long_streak_turns_right_at_the_bottom() -> None:
     assert layout(big_road([B] * 9)) == [
-        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5)]]
+        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (2, 5), (3, 5)]
+    ]
 
 
 def test_layout_of_short_columns_is_one_drawing_column_each() -> None:
-    assert layout(big_road(seq("BBPPPB"))) == [
-        [(0, 0), (0, 1)], [(1, 0), (1, 1), (1, 2)], [(2, 0)]]
+    assert layout(big_road(seq("BBPPPB"))) == [[(0, 0), (0, 1)], [(1, 0), (1, 1), (1, 2)], [(2, 0)]]
 
 
 def test_a_tail_blocks_later_columns_which_turn_right_earlier() -> None:
@@ -509,14 +629,18 @@ def test_a_tail_along_the_top_row_pushes_the_next_column_right() -> None:
 
 def test_layout_with_one_row() -> None:
     assert layout([[B, B], [P], [B, B, B]], rows=1) == [
-        [(0, 0), (1, 0)], [(2, 0)], [(3, 0), (4, 0), (5, 0)]]
+        [(0, 0), (1, 0)],
+        [(2, 0)],
+        [(3, 0), (4, 0), (5, 0)],
+    ]
 
 
 def test_layout_of_a_derived_road() -> None:
     # The long streak's big eye boy: red, blue, then 7 reds -> columns of 1, 1, 7.
     drawn = layout(as_columns(big_eye_boy(seq("BP" + "B" * 9))))
     assert drawn == [
-        [(0, 0)], [(1, 0)],
+        [(0, 0)],
+        [(1, 0)],
         [(2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5), (3, 5)],
     ]
 
@@ -584,8 +708,11 @@ any_results = st.one_of(results_st, runs_st)
 @given(any_results)
 def test_big_road_matches_the_brute_force(results: list[str]) -> None:
     road = big_road(results)
-    got = [(cell.winner, i + 1, j + 1, cell.ties)
-           for i, col in enumerate(road) for j, cell in enumerate(col)]
+    got = [
+        (cell.winner, i + 1, j + 1, cell.ties)
+        for i, col in enumerate(road)
+        for j, cell in enumerate(col)
+    ]
     assert got == brute_cells(results)
     if road:
         assert sum(cell.ties for col in road for cell in col) == results.count(T)

@@ -13,8 +13,9 @@ from controller.games.baccarat import Result, RoadError, result_of
 
 def test_every_result_has_a_code_that_reads_back() -> None:
     seen = set()
-    for winner, bp, pp, nat in itertools.product(("banker", "player", "tie"),
-                                                 (False, True), (False, True), (False, True)):
+    for winner, bp, pp, nat in itertools.product(
+        ("banker", "player", "tie"), (False, True), (False, True), (False, True)
+    ):
         r = Result(winner, banker_pair=bp, player_pair=pp, natural=nat)  # type: ignore[arg-type]
         assert Result.from_code(r.code) == r
         seen.add(r.code)
@@ -23,8 +24,7 @@ def test_every_result_has_a_code_that_reads_back() -> None:
     assert Result("tie").code == "T"
 
 
-@pytest.mark.parametrize("code", ["", "b", "X", "banker", "Bx", "Bnb", "Bpb", "Bbb", "B ", None,
-                                  7])
+@pytest.mark.parametrize("code", ["", "b", "X", "banker", "Bx", "Bnb", "Bpb", "Bbb", "B ", None, 7])
 def test_bad_codes_are_refused(code: object) -> None:
     with pytest.raises(RoadError):
         Result.from_code(code)  # type: ignore[arg-type]
@@ -37,8 +37,9 @@ def deal(*codes: str) -> baccarat.Coup:
 def test_result_of_a_coup() -> None:
     # Shoe order: player, banker, player, banker (5324.20(f)(5)).
     # Player 9H 9C = 8 (natural), banker KD QS = 0: player wins, player pair, natural.
-    assert result_of(deal("9H", "KD", "9C", "QS")) == Result("player", player_pair=True,
-                                                             natural=True)
+    assert result_of(deal("9H", "KD", "9C", "QS")) == Result(
+        "player", player_pair=True, natural=True
+    )
     # A ten and a king share a value, not a rank: no pair. Banker 5S 5D = 0 and draws.
     coup = deal("TH", "5S", "KC", "5D", "2C", "4H")
     r = result_of(coup)

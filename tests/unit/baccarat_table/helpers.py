@@ -44,24 +44,28 @@ class FakeShoeReader:
 class Rig:
     """One table, its journal, display, alarms and a shoe SEQ counter."""
 
-    def __init__(self, tmp: Path, *, deferred_vig: bool = False, journal: Journal | None = None,
-                 seq: int = 0) -> None:
+    def __init__(
+        self, tmp: Path, *, deferred_vig: bool = False, journal: Journal | None = None, seq: int = 0
+    ) -> None:
         self.tmp = tmp
         self.journal = journal or Journal.open(tmp / "journal.db")
         base = RuleSettings()
-        rules = dataclasses.replace(base, baccarat=dataclasses.replace(
-            base.baccarat, deferred_vig=deferred_vig))
+        rules = dataclasses.replace(
+            base, baccarat=dataclasses.replace(base.baccarat, deferred_vig=deferred_vig)
+        )
         self.settings = ConfigStore(self.journal, rules)
         self.alarms: list[str] = []
         #: ``!DISPLAY`` lines (what the dealer display shows), apart from the alarms
         self.displays: list[str] = []
         self.display = SimDealerDisplay()
         self.reader = FakeShoeReader()
-        self.ctx = TableContext(journal=self.journal, settings=self.settings,
-                                devices={"dealer_display": self.display,
-                                         "shoe_reader": self.reader},
-                                alarm=self._alarm,
-                                announce=lambda lines, skip: [self._alarm(x) for x in lines])
+        self.ctx = TableContext(
+            journal=self.journal,
+            settings=self.settings,
+            devices={"dealer_display": self.display, "shoe_reader": self.reader},
+            alarm=self._alarm,
+            announce=lambda lines, skip: [self._alarm(x) for x in lines],
+        )
         self.table = BaccaratTable(self.ctx)
         self.seq = seq
         self.sid = SID
@@ -77,8 +81,9 @@ class Rig:
     # -- inputs --------------------------------------------------------------------------------
 
     def frame(self, ftype: str, *fields: str, known: bool = True, at_ns: int = 0) -> None:
-        self.table.handle(ShoeFrameAccepted(ftype, self.seq, self.sid, tuple(fields), b"",
-                                            at_ns, known))
+        self.table.handle(
+            ShoeFrameAccepted(ftype, self.seq, self.sid, tuple(fields), b"", at_ns, known)
+        )
         self.seq = (self.seq + 1) % 10000
 
     def cards(self, codes: Iterable[str] | str) -> None:
@@ -136,10 +141,13 @@ class Rig:
         rig.displays = []
         rig.display = SimDealerDisplay()
         rig.reader = FakeShoeReader()
-        rig.ctx = TableContext(journal=self.journal, settings=self.settings,
-                               devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
-                               alarm=rig._alarm,
-                               announce=lambda lines, skip: [rig._alarm(x) for x in lines])
+        rig.ctx = TableContext(
+            journal=self.journal,
+            settings=self.settings,
+            devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
+            alarm=rig._alarm,
+            announce=lambda lines, skip: [rig._alarm(x) for x in lines],
+        )
         rig.table = BaccaratTable(rig.ctx)
         rig.notes = rig.table.recover()
         return rig

@@ -50,10 +50,14 @@ def test_a_whole_shoe_is_journaled_as_the_rules_engine_deals_it(rig: Rig) -> Non
     expected = deal_shoe(items)
     results = rig.rows("baccarat.coup.result")
     assert [r.data["cards"] for r in results] == [
-        [c.code for c in _shoe_order(coup)] for coup in expected.coups]
+        [c.code for c in _shoe_order(coup)] for coup in expected.coups
+    ]
     for row, coup in zip(results, expected.coups, strict=True):
         assert (row.data["player_total"], row.data["banker_total"], row.data["winner"]) == (
-            coup.player_total, coup.banker_total, coup.winner)
+            coup.player_total,
+            coup.banker_total,
+            coup.winner,
+        )
         assert row.round is not None
     burn = rig.rows("baccarat.burn.done")[0].data
     assert burn["face_up"] == expected.burn_face_up.code
@@ -74,8 +78,9 @@ def _shoe_order(coup: baccarat.Coup) -> list[baccarat.Card]:
     return order
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from([c.code for c in baccarat.DECK]), min_size=6, max_size=6))
 def test_any_six_cards_resolve_as_deal(fast_tmp_factory: object, six: list[str]) -> None:
     rig = fast_tmp_factory()  # type: ignore[operator]

@@ -22,6 +22,6 @@ def test_no_more_bets_is_withheld_while_the_feed_holds_play(tmp_path: Path) -> N
     assert rig.table.state != "betting"
     hold[0] = "withheld again"
     refusals = len(rig.rows("baccarat.refused")) + len(rig.rows("shoe.refused"))
-    rig.cards("2H 3D")                 # the coup's cards while the hold is back: still dealt
+    rig.cards("2H 3D")  # the coup's cards while the hold is back: still dealt
     assert len(rig.rows("baccarat.refused")) + len(rig.rows("shoe.refused")) == refusals
     assert rig.table.last_refusal is None

@@ -12,7 +12,7 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "baccarat-table.md"
 def test_the_diagram_in_the_docs_is_the_machine() -> None:
     text = DOC.read_text()
     start = text.index("```mermaid\n") + len("```mermaid\n")
-    assert text[start:text.index("```", start)] == mermaid()
+    assert text[start : text.index("```", start)] == mermaid()
 
 
 def test_every_state_has_a_row_and_a_recovery_rule() -> None:

@@ -12,18 +12,17 @@ from .helpers import Rig
 def _lose_banker_hand(rig: Rig) -> None:
     """A coup the player wins (the banker's hand loses: the shoe must pass, (h)(1)(i))."""
     rig.press("no_more_bets")
-    rig.cards("9C TS 9D TD")            # player 9, banker 0: naturals, player wins
+    rig.cards("9C TS 9D TD")  # player 9, banker 0: naturals, player wins
     assert rig.table.state == "settling"
     rig.press("settled")
     assert rig.table.state == "passing"
 
 
-def test_a_refused_button_is_said_on_every_console_and_never_raised_to_the_loop(
-        rig: Rig) -> None:
+def test_a_refused_button_is_said_on_every_console_and_never_raised_to_the_loop(rig: Rig) -> None:
     rig.open_shoe()
-    rig.frame("FLT", "JAM")                          # a shoe fault
+    rig.frame("FLT", "JAM")  # a shoe fault
     before = len(rig.alarms)
-    rig.table.handle(ButtonPressed("no_more_bets", 0))   # as the loop calls it: no exception
+    rig.table.handle(ButtonPressed("no_more_bets", 0))  # as the loop calls it: no exception
     refused = [a for a in rig.alarms[before:] if a.startswith("REFUSED no_more_bets: ")]
     assert refused and "JAM" in refused[0]
     assert rig.table.state == "betting"
@@ -34,7 +33,8 @@ def test_a_button_says_what_it_did(rig: Rig) -> None:
     before = len(rig.alarms)
     rig.press("shuffled")
     assert [a for a in rig.alarms[before:] if a.startswith("BUTTON ")] == [
-        "BUTTON shuffled: shoe 1: burn the first card (5324.20(e))"]
+        "BUTTON shuffled: shoe 1: burn the first card (5324.20(e))"
+    ]
 
 
 def test_the_dealer_display_is_said_on_every_console_when_it_changes(rig: Rig) -> None:
@@ -44,7 +44,7 @@ def test_the_dealer_display_is_said_on_every_console_when_it_changes(rig: Rig) -
     assert rig.displays[-1] == "DISPLAY OFFER THE SHOE / FROM SEAT 1"
     count = len(rig.displays)
     rig.table.status()
-    assert len(rig.displays) == count                # nothing new shown, nothing said
+    assert len(rig.displays) == count  # nothing new shown, nothing said
 
 
 def test_status_shows_the_cards_of_the_coup_and_clears_the_last_result(rig: Rig) -> None:
@@ -53,14 +53,14 @@ def test_status_shows_the_cards_of_the_coup_and_clears_the_last_result(rig: Rig)
     rig.press("no_more_bets")
     rig.cards("4S 9H 2C")
     assert rig.table.status()["coup_cards"] == "P 4S 2C (6)  B 9H (9)"
-    rig.frame("CARD", "KD")                          # a natural 9: the coup is complete
+    rig.frame("CARD", "KD")  # a natural 9: the coup is complete
     status = rig.table.status()
     assert status["coup_cards"] == "P 4S 2C (6)  B 9H KD (9)"
     assert rig.table.state == "settling" and status["last_result"] != "none"
     rig.press("settled")
     if rig.table.state == "passing":
         rig.act(f"curator {rig.table.data.curator % 8 + 1}")
-    rig.press("no_more_bets")                        # a new coup: the last result is not its
+    rig.press("no_more_bets")  # a new coup: the last result is not its
     status = rig.table.status()
     assert status["last_result"] == "none" and status["coup_cards"] == "-"
 
@@ -94,7 +94,7 @@ def test_the_shoe_never_goes_back_to_the_curator_whose_banker_hand_lost(rig: Rig
     exc = rig.refused(rig.act, "curator 3")
     assert "5324.20(h)(2)" in exc.reason and "offer_back_to_previous" in exc.reason
     assert rig.table.state == "passing"
-    reply = rig.act("curator 5")          # seat 4 declined or is empty: seat 5 accepts
+    reply = rig.act("curator 5")  # seat 4 declined or is empty: seat 5 accepts
     assert reply[0].startswith("seat 5 holds the shoe (offered in turn: 4, 5, 6, 7, 8, 1, 2;")
     assert rig.table.state == "betting"
 
@@ -108,15 +108,27 @@ def test_with_offer_back_the_previous_curator_is_offered_last(rig: Rig) -> None:
 
 
 def test_sim_button_without_a_name_lists_the_buttons(rig: Rig) -> None:
-    rig.table._sim._devices = {"button_pins": {"shuffled": 9, "no_more_bets": 11},  # noqa: SLF001
-                               "gpio": object()}
+    rig.table._sim._devices = {
+        "button_pins": {"shuffled": 9, "no_more_bets": 11},  # noqa: SLF001
+        "gpio": object(),
+    }
     exc = rig.refused(rig.act, "sim button")
     assert exc.code == "SYNTAX" and "buttons: shuffled, no_more_bets" in exc.reason
 
 
 def test_help_has_every_action_with_an_example(rig: Rig) -> None:
     helps = rig.table.action_help()
-    for word in ("curator", "bet", "pass", "nobody", "disclose", "remedy", "collect", "void",
-                 "clear", "sim"):
+    for word in (
+        "curator",
+        "bet",
+        "pass",
+        "nobody",
+        "disclose",
+        "remedy",
+        "collect",
+        "void",
+        "clear",
+        "sim",
+    ):
         assert helps[word].syntax.startswith(word) and helps[word].example.startswith(word)
     assert set(rig.table.action_names()) >= set(helps)

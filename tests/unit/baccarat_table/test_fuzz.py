@@ -54,8 +54,28 @@ DECK = [c.code for c in baccarat.DECK]
 CARD_CODES = st.one_of(st.sampled_from(DECK), st.sampled_from(["AS", "KH", "5D", "9C"]))
 NOT_CARDS = st.sampled_from(["", "1D", "TX", "ZZ", "10H", "as", "A", "XX9", "JK", " AS"])
 CARD_ROWS = ("baccarat.card", "baccarat.burn", "baccarat.irregularity", "baccarat.integrity")
-ARG = st.sampled_from(["", "0", "1", "3", "8", "9", "-1", "01", "x", "burn", "dead", "ordered",
-                       "banker", "player", "tie", "500", "1000", "resume"])
+ARG = st.sampled_from(
+    [
+        "",
+        "0",
+        "1",
+        "3",
+        "8",
+        "9",
+        "-1",
+        "01",
+        "x",
+        "burn",
+        "dead",
+        "ordered",
+        "banker",
+        "player",
+        "tie",
+        "500",
+        "1000",
+        "resume",
+    ]
+)
 
 
 class BaccaratFuzz(RuleBasedStateMachine):
@@ -64,7 +84,7 @@ class BaccaratFuzz(RuleBasedStateMachine):
         base = "/dev/shm" if Path("/dev/shm").is_dir() else None
         self.tmp = Path(tempfile.mkdtemp(prefix="bacfuzz-", dir=base))
         self.rig: Rig | None = None
-        self.frames = 0    # shoe frames handed in
+        self.frames = 0  # shoe frames handed in
         self.sessions = 1  # $HELO handed in (the Rig's first)
         self.heartbeats = 0  # $HBT handed in
         # the journal walk's state (incremental, from self.walked)
@@ -156,17 +176,35 @@ class BaccaratFuzz(RuleBasedStateMachine):
     def button(self, name: str) -> None:
         self._call(self.r.table.handle, ButtonPressed(name, 0))
 
-    @rule(seat=ARG, wager=st.sampled_from([*WAGERS, "bogus", ""]),
-          cents=st.sampled_from(["500", "1000", "2500", "0", "-500", "501", "x",
-                                 "999999999999999500"]),
-          arity=st.sampled_from([3, 3, 3, 2, 4]))
+    @rule(
+        seat=ARG,
+        wager=st.sampled_from([*WAGERS, "bogus", ""]),
+        cents=st.sampled_from(
+            ["500", "1000", "2500", "0", "-500", "501", "x", "999999999999999500"]
+        ),
+        arity=st.sampled_from([3, 3, 3, 2, 4]),
+    )
     def bet(self, seat: str, wager: str, cents: str, arity: int) -> None:
         args = [seat, wager, cents, "extra"][:arity]
         self._call(self.r.table.action, "bet", args, "fuzz")
 
-    @rule(name=st.sampled_from(["curator", "pass", "nobody", "disclose", "remedy", "collect",
-                                "void", "clear", "shoe", "bogus"]),
-          args=st.lists(ARG, max_size=2))
+    @rule(
+        name=st.sampled_from(
+            [
+                "curator",
+                "pass",
+                "nobody",
+                "disclose",
+                "remedy",
+                "collect",
+                "void",
+                "clear",
+                "shoe",
+                "bogus",
+            ]
+        ),
+        args=st.lists(ARG, max_size=2),
+    )
     def console(self, name: str, args: list[str]) -> None:
         self._call(self.r.table.action, name, args, "fuzz")
 
@@ -219,8 +257,11 @@ class BaccaratFuzz(RuleBasedStateMachine):
         status.pop("shoe_link")  # process state: the port is reopened
         status.pop("table_faults")
         # through JSON, as a snapshot row keeps it (a tuple comes back a list)
-        return {"status": status, "data": json.loads(json.dumps(t.data.to_json())),
-                "faults": [f for f in t.faults() if not f.startswith("shoe watchdog")]}
+        return {
+            "status": status,
+            "data": json.loads(json.dumps(t.data.to_json())),
+            "faults": [f for f in t.faults() if not f.startswith("shoe watchdog")],
+        }
 
     # -- invariants ----------------------------------------------------------------------------
 
@@ -275,8 +316,10 @@ class BaccaratFuzz(RuleBasedStateMachine):
             assert coup.cards_used == len(data["cards"])
             assert data["player"] == [c.code for c in coup.player]
             assert data["banker"] == [c.code for c in coup.banker]
-            assert (data["player_total"], data["banker_total"]) == (coup.player_total,
-                                                                    coup.banker_total)
+            assert (data["player_total"], data["banker_total"]) == (
+                coup.player_total,
+                coup.banker_total,
+            )
             assert data["winner"] == coup.winner and data["natural"] == coup.natural
             self.last_coup = coup
         elif kind == "baccarat.settlement":
@@ -296,10 +339,14 @@ class BaccaratFuzz(RuleBasedStateMachine):
         assert self.coup_settings is not None
         assert rules.vig_percent == self.coup_settings["vig_percent"]
         assert rules.tie_pays == self.coup_settings["tie_pays"]
-        placed = sorted((int(seat), wager, cents) for seat, bets in start["bets"].items()
-                        for wager, cents in bets.items())
-        settled = sorted((line["seat"], line["wager"], line["stake_cents"])
-                         for line in data["lines"])
+        placed = sorted(
+            (int(seat), wager, cents)
+            for seat, bets in start["bets"].items()
+            for wager, cents in bets.items()
+        )
+        settled = sorted(
+            (line["seat"], line["wager"], line["stake_cents"]) for line in data["lines"]
+        )
         assert settled == ([] if data["dead_hand"] else placed)
         for line in data["lines"]:
             for key in ("stake_cents", "net_cents", "commission_cents", "paid_cents"):
@@ -310,9 +357,15 @@ class BaccaratFuzz(RuleBasedStateMachine):
 
 
 def test_fuzz_the_baccarat_table() -> None:
-    run_state_machine_as_test(BaccaratFuzz, settings=settings(
-        max_examples=50, stateful_step_count=50, deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+    run_state_machine_as_test(
+        BaccaratFuzz,
+        settings=settings(
+            max_examples=50,
+            stateful_step_count=50,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
 
 
 def test_no_inventory_after_the_shoe_ends_and_a_power_cycle_agrees(rig: Rig) -> None:

@@ -37,10 +37,13 @@ def test_a_sorted_shoe_raises_the_alarm_and_halts(rig: Rig) -> None:
     assert rig.alarms[-1].startswith("FAULT unshuffled sequence")
 
 
-@pytest.mark.parametrize(("order", "expect"), [
-    ("suit", "cards of one suit in a row"),
-    ("repeat", "in the same order twice"),
-])
+@pytest.mark.parametrize(
+    ("order", "expect"),
+    [
+        ("suit", "cards of one suit in a row"),
+        ("repeat", "in the same order twice"),
+    ],
+)
 def test_each_pattern_is_recognised(order: str, expect: str) -> None:
     mon = SequenceMonitor()
     if order == "suit":  # one suit, ranks jumbled so no rank run
@@ -69,9 +72,13 @@ def _within_poisson(observed_share: float, expected: float, shoes: int) -> bool:
 
 
 def test_simulated_rates_agree_with_the_arithmetic() -> None:
-    rates = shuffled_shoe_alarm_rates(SHOES, seed=5, suit_levels=(7, 8, SUIT_RUN_ALARM),
-                                      rank_levels=(5, 6, RANK_RUN_ALARM),
-                                      window_levels=(3, 4, REPEAT_WINDOW_ALARM))
+    rates = shuffled_shoe_alarm_rates(
+        SHOES,
+        seed=5,
+        suit_levels=(7, 8, SUIT_RUN_ALARM),
+        rank_levels=(5, 6, RANK_RUN_ALARM),
+        window_levels=(3, 4, REPEAT_WINDOW_ALARM),
+    )
     for key, share in rates.items():
         kind, level = key.split(">=")
         expected = expected_alarm_rate(kind, int(level))
@@ -84,13 +91,14 @@ def test_simulated_rates_agree_with_the_arithmetic() -> None:
 
 
 def test_the_chosen_thresholds_keep_false_alarms_below_one_in_ten_thousand_shoes() -> None:
-    total = (expected_alarm_rate("suit", SUIT_RUN_ALARM)
-             + expected_alarm_rate("rank", RANK_RUN_ALARM)
-             + expected_alarm_rate("repeat", REPEAT_WINDOW_ALARM))
+    total = (
+        expected_alarm_rate("suit", SUIT_RUN_ALARM)
+        + expected_alarm_rate("rank", RANK_RUN_ALARM)
+        + expected_alarm_rate("repeat", REPEAT_WINDOW_ALARM)
+    )
     assert total < 1e-4
     # One step lower on the repeat window would not do; suit 12 alone is 7e-5, so 13 keeps the
     # sum well under 1e-4; rank 8 (1.2e-5 by the formula, 5e-5 in 20,000 simulated shoes) is
     # given one step of margin.
     assert expected_alarm_rate("repeat", REPEAT_WINDOW_ALARM - 1) > 1e-4
     assert expected_alarm_rate("suit", SUIT_RUN_ALARM - 1) > 5e-5
-

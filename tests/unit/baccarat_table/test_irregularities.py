@@ -42,8 +42,7 @@ def test_disclosed_excess_card_then_the_dealer_burns(rig: Rig) -> None:
     rig.frame("CARD", "7S")
     assert rig.table.state == "betting"
     done = rig.rows("baccarat.burn.done")[-1].data
-    assert done == {"face_up": "3D", "burned": ["5S", "6S", "7S"], "count": 3,
-                    "reason": "choice"}
+    assert done == {"face_up": "3D", "burned": ["5S", "6S", "7S"], "count": 3, "reason": "choice"}
     rig.press("no_more_bets")
     rig.cards("9S 2H KS 3D")
     assert result(rig)["cards"] == ["9S", "2H", "KS", "3D"]  # 4C is in no hand
@@ -157,7 +156,7 @@ def test_too_few_cards_left_voids_the_round(rig: Rig) -> None:
         rig.frame("CARD", next(it))
     rig.act("curator 1")
     while rig.table.state != "shuffle":
-        if rig.table.state == "passing":   # (h)(2): to the right of the last curator
+        if rig.table.state == "passing":  # (h)(2): to the right of the last curator
             rig.act(f"curator {(rig.table.data.curator or 0) % 8 + 1}")
         rig.press("no_more_bets")
         while rig.table.state not in ("settling", "shuffle"):
@@ -240,5 +239,9 @@ def test_after_a_fault_in_the_burn_the_next_shoe_burns_afresh(rig: Rig) -> None:
     rig.press("shuffled")
     rig.cards("2C 3C 4H")
     assert rig.rows("baccarat.burn.done")[-1].data == {
-        "face_up": "2C", "burned": ["3C", "4H"], "count": 2, "reason": "shoe"}
+        "face_up": "2C",
+        "burned": ["3C", "4H"],
+        "count": 2,
+        "reason": "shoe",
+    }
     assert rig.table.state == "offering"

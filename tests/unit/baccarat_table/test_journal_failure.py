@@ -34,18 +34,24 @@ class FailingOnce:
         if self.decision:
             hit = kind == "baccarat.burn" and data and data.get("card") == self.card
         else:
-            hit = (kind == K_FRAME and data and data.get("type") == "CARD"
-                   and data.get("fields") == [self.card])
+            hit = (
+                kind == K_FRAME
+                and data
+                and data.get("type") == "CARD"
+                and data.get("fields") == [self.card]
+            )
         if hit and not self.failed:
             self.failed += 1
             raise JournalIOError("database or disk is full (simulated)")
         return self._append(kind, data, round_id)
 
 
-@pytest.mark.parametrize(("transactional", "decision"), [(False, False), (True, False),
-                                                         (True, True)])
+@pytest.mark.parametrize(
+    ("transactional", "decision"), [(False, False), (True, False), (True, True)]
+)
 def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(
-        fast_tmp: Path, transactional: bool, decision: bool) -> None:
+    fast_tmp: Path, transactional: bool, decision: bool
+) -> None:
     """Outside a transaction the frame's row is its own; inside one (as the application runs
     the table) the whole event is rolled back, a decision row failing after the table acted on
     the card included, and the table's memory put back, so the card the shoe resends is taken
@@ -63,8 +69,11 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(
         journal.append = failing  # type: ignore[method-assign]
 
         def cards() -> list[str]:
-            return [e.data["fields"][0] for e in journal.events(kinds=[K_FRAME])
-                    if e.data["type"] == "CARD"]
+            return [
+                e.data["fields"][0]
+                for e in journal.events(kinds=[K_FRAME])
+                if e.data["type"] == "CARD"
+            ]
 
         dealt = shoe.deal(6)
         assert dealt[0] == first
@@ -93,7 +102,8 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(
 
 @pytest.mark.parametrize("transactional", [False, True])
 def test_a_new_session_that_could_not_be_journaled_comes_again(
-        fast_tmp: Path, transactional: bool) -> None:
+    fast_tmp: Path, transactional: bool
+) -> None:
     """The journal fails on a new session's row: the reader forgets the session, nothing of it
     is acknowledged or played, and the shoe's silence resend brings its $HELO again: journaled
     once, and the cards dealt after it are journaled once, in order, in that session."""
@@ -126,8 +136,11 @@ def test_a_new_session_that_could_not_be_journaled_comes_again(
                     errors.append(exc)
 
         def cards() -> list[str]:
-            return [e.data["fields"][0] for e in journal.events(kinds=[K_FRAME])
-                    if e.data["type"] == "CARD"]
+            return [
+                e.data["fields"][0]
+                for e in journal.events(kinds=[K_FRAME])
+                if e.data["type"] == "CARD"
+            ]
 
         pump_until(lambda: len(cards()) >= 3 and shoe.delivered())
         assert failed == [new_sid] and len(errors) == 1

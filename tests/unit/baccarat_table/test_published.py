@@ -20,8 +20,9 @@ def shuffled(seed: int) -> list[str]:
 
 
 def journaled(rig: Rig, shoe: int) -> list[str]:
-    return [expected_code(e.data) for e in rig.rows("baccarat.coup.result")
-            if e.data["shoe"] == shoe]
+    return [
+        expected_code(e.data) for e in rig.rows("baccarat.coup.result") if e.data["shoe"] == shoe
+    ]
 
 
 def play(rig: Rig, cards: list[str], coups: int) -> list[str]:
@@ -57,13 +58,13 @@ def test_results_survive_a_restart_anywhere_in_a_coup(rig: Rig) -> None:
     rig.open_shoe()
     cards = play(rig, shuffled(3), 5)
     rig.press("no_more_bets")
-    rig.frame("CARD", cards.pop(0))                       # mid-coup: one card out
+    rig.frame("CARD", cards.pop(0))  # mid-coup: one card out
     before = rig.table.published()["results"]
     rig = rig.reopen()
     assert rig.table.published()["results"] == before
     while rig.table.state != "settling":
         rig.frame("CARD", cards.pop(0))
-    rig = rig.reopen()                                    # settling: the result is journaled
+    rig = rig.reopen()  # settling: the result is journaled
     results = rig.table.published()["results"]
     assert list(results) == journaled(rig, 1) and len(results) == 6  # type: ignore[arg-type]
 
@@ -73,7 +74,7 @@ def test_a_new_shoe_starts_an_empty_board(rig: Rig) -> None:
     play(rig, shuffled(5), 3)
     rig.act("void end of test shoe")
     assert rig.table.state == "shuffle"
-    assert len(rig.table.published()["results"]) == 3   # type: ignore[arg-type]
+    assert len(rig.table.published()["results"]) == 3  # type: ignore[arg-type]
     rig.open_shoe()
     view = rig.table.published()
     assert view["shoe"] == 2 and view["results"] == ()
@@ -83,7 +84,7 @@ def test_each_call_builds_new_objects(rig: Rig) -> None:
     rig.open_shoe()
     cards = play(rig, shuffled(2), 2)
     first = rig.table.published()
-    assert isinstance(first["results"], tuple)           # immutable: nothing to share
+    assert isinstance(first["results"], tuple)  # immutable: nothing to share
     play(rig, cards, 1)
-    assert len(first["results"]) == 2                    # the earlier view did not change
-    assert len(rig.table.published()["results"]) == 3    # type: ignore[arg-type]
+    assert len(first["results"]) == 2  # the earlier view did not change
+    assert len(rig.table.published()["results"]) == 3  # type: ignore[arg-type]

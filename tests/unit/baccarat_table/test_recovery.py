@@ -26,29 +26,29 @@ Input = tuple[str, Any]
 
 SCRIPT: list[Input] = [
     ("button", "shuffled"),
-    *[("card", c) for c in "3S 5D 6C QS".split()],         # (e): 3 face up, 3 burned
+    *[("card", c) for c in "3S 5D 6C QS".split()],  # (e): 3 face up, 3 burned
     ("action", "curator 1"),
     ("action", "bet 2 banker 1000"),
     ("action", "bet 4 player 500"),
-    ("button", "settled"),                                  # refused: out of order
+    ("button", "settled"),  # refused: out of order
     ("button", "no_more_bets"),
-    *[("card", c) for c in "2S 3H 3C KH 4D 2C".split()],   # player draws, banker draws
+    *[("card", c) for c in "2S 3H 3C KH 4D 2C".split()],  # player draws, banker draws
     ("button", "settled"),
-    ("action", "curator 2"),                                # banker lost: the shoe passed
-    ("card", "7H"),                                         # drawn in excess, (i)(2)
+    ("action", "curator 2"),  # banker lost: the shoe passed
+    ("card", "7H"),  # drawn in excess, (i)(2)
     ("action", "disclose"),
     ("action", "remedy burn"),
-    *[("card", c) for c in "AS 4H".split()],                # (i)(1)(i) burn
+    *[("card", c) for c in "AS 4H".split()],  # (i)(1)(i) burn
     ("button", "no_more_bets"),
-    *[("card", c) for c in "TS 3D 7S 2D".split()],          # player stands, banker draws
+    *[("card", c) for c in "TS 3D 7S 2D".split()],  # player stands, banker draws
     ("frame", "COVR"),
     ("card", "AC"),
     ("button", "settled"),
-    ("action", "curator 3"),                                # the banker lost again
-    ("button", "no_more_bets"),                             # the last hand, (f)(9)
+    ("action", "curator 3"),  # the banker lost again
+    ("button", "no_more_bets"),  # the last hand, (f)(9)
     *[("card", c) for c in "9S 2H KS 4C".split()],
-    ("button", "settled"),                                  # the shoe is finished: shuffle
-    ("action", "curator 4"),                                # refused: no shoe in play
+    ("button", "settled"),  # the shoe is finished: shuffle
+    ("action", "curator 4"),  # refused: no shoe in play
     ("button", "shuffled"),
     ("card", "8C"),
 ]
@@ -75,8 +75,11 @@ def feed(rig: Rig, item: Input, shoe_seq: int) -> int:
 
 def outcome(journal: Journal) -> dict[str, list[Any]]:
     def rows(kind: str, strip: Callable[[dict[str, Any]], Any] = lambda d: d) -> list[Any]:
-        return [strip({k: v for k, v in e.data.items() if k != "recovered"})
-                for e in journal.events(kinds=[kind])]
+        return [
+            strip({k: v for k, v in e.data.items() if k != "recovered"})
+            for e in journal.events(kinds=[kind])
+        ]
+
     return {
         "results": rows("baccarat.coup.result"),
         "settlements": rows("baccarat.settlement"),
@@ -108,8 +111,17 @@ def test_recovery_from_a_cut_after_every_row(fast_tmp: Path) -> None:
         d = ref.table.data
         states.append((ref.table.state, d.coup, len(d.cards_out)))
     visited = {s for s, _, _ in states}
-    assert visited >= {"shuffle", "burn", "offering", "betting", "dealing", "player_third",
-                       "banker_third", "settling", "passing"}
+    assert visited >= {
+        "shuffle",
+        "burn",
+        "offering",
+        "betting",
+        "dealing",
+        "player_third",
+        "banker_third",
+        "settling",
+        "passing",
+    }
     full = outcome(ref.journal)
     last = ref.journal.last_seq
     first = input_rows[0]
@@ -124,13 +136,15 @@ def test_recovery_from_a_cut_after_every_row(fast_tmp: Path) -> None:
         if done:
             state, coup, out = states[done[-1]]
             assert (rig.table.state, rig.table.data.coup, len(rig.table.data.cards_out)) == (
-                state, coup, out), (cut, notes)
+                state,
+                coup,
+                out,
+            ), (cut, notes)
         todo = [i for i in range(len(SCRIPT)) if input_rows[i] > cut]
         frames_todo = [seqs[i] for i in todo if SCRIPT[i][0] in ("card", "frame")]
         if frames_todo:
             position = rig.table.resume_position()
-            assert position is None or position == SessionPosition(SID, frames_todo[0]) \
-                or not done
+            assert position is None or position == SessionPosition(SID, frames_todo[0]) or not done
         for i in todo:
             feed(rig, SCRIPT[i], seqs[i])
         got = outcome(journal)
@@ -170,7 +184,8 @@ def test_restart_mid_coup_resumes_with_the_same_cards(rig: Rig, upto: int) -> No
 
 
 def test_deferred_vig_survives_a_restart_and_still_blocks_the_reshuffle(
-        fast_tmp_factory: Callable[..., Rig]) -> None:
+    fast_tmp_factory: Callable[..., Rig],
+) -> None:
     rig = fast_tmp_factory(deferred_vig=True)
     rig.open_shoe()
     rig.act("bet 6 banker 500")

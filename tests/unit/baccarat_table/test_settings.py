@@ -8,8 +8,8 @@ import pytest
 
 from tests.unit.baccarat_table.helpers import Rig
 
-BANKER_NATURAL = "KS 9S 3D TS"   # player 3, banker 9: the banker wins
-PLAYER_NATURAL = "9S 2H KS 3D"   # player 9, banker 5: the player wins (the banker's hand loses)
+BANKER_NATURAL = "KS 9S 3D TS"  # player 3, banker 9: the banker wins
+PLAYER_NATURAL = "9S 2H KS 3D"  # player 9, banker 5: the player wins (the banker's hand loses)
 TEN_CARDS = "4S 5H 9C 2D 7S 8H 3C 6D QS JH"
 
 
@@ -26,12 +26,13 @@ def coup(rig: Rig, cards: str) -> None:
 
 @pytest.mark.parametrize(("count", "more"), [("burn", 10), ("baccarat", 0)])
 def test_error_card_count_sets_how_many_cards_follow_a_disclosed_error_card(
-        rig: Rig, count: str, more: int) -> None:
+    rig: Rig, count: str, more: int
+) -> None:
     rig.open_shoe()
     setting(rig, "error_card_count", count)
     rig.press("no_more_bets")
-    rig.cards("2S 9H 3S KD")          # banker natural: both stand
-    rig.frame("CARD", "KH")           # the player's third card in error, (i)(3)
+    rig.cards("2S 9H 3S KD")  # banker natural: both stand
+    rig.frame("CARD", "KH")  # the player's third card in error, (i)(3)
     rig.press("disclose")
     rig.press("settled")
     rig.act("remedy burn")
@@ -40,8 +41,10 @@ def test_error_card_count_sets_how_many_cards_follow_a_disclosed_error_card(
         rig.cards(TEN_CARDS)
     assert rig.table.state == "betting"
     done = rig.rows("baccarat.burn.done")[-1].data
-    assert done["count"] == more and rig.rows("baccarat.irregularity")[-1].data["kind"] == \
-        "player_third"
+    assert (
+        done["count"] == more
+        and rig.rows("baccarat.irregularity")[-1].data["kind"] == "player_third"
+    )
 
 
 def test_a_coup_keeps_the_error_card_count_it_started_with(rig: Rig) -> None:
@@ -53,7 +56,7 @@ def test_a_coup_keeps_the_error_card_count_it_started_with(rig: Rig) -> None:
     rig.press("disclose")
     rig.press("settled")
     rig.act("remedy burn")
-    assert rig.table.state == "burn"   # still 10 more, as when the coup started
+    assert rig.table.state == "burn"  # still 10 more, as when the coup started
     assert rig.rows("baccarat.coup.start")[-1].data["settings"]["error_card_count"] == "burn"
 
 
@@ -61,7 +64,7 @@ def test_a_coup_keeps_the_error_card_count_it_started_with(rig: Rig) -> None:
 def test_face_up_burn_from_sets_where_the_burn_starts(rig: Rig, burn_from: str) -> None:
     rig.open_shoe()
     setting(rig, "face_up_burn_from", burn_from)
-    coup(rig, BANKER_NATURAL)          # the coup's start takes the setting
+    coup(rig, BANKER_NATURAL)  # the coup's start takes the setting
     rig.press("settled")
     rig.frame("FLT", "FACEUP")
     rig.frame("CARD", "QH")
@@ -70,11 +73,11 @@ def test_face_up_burn_from_sets_where_the_burn_starts(rig: Rig, burn_from: str) 
     assert rig.table.state == "burn"
     if burn_from == "next_card":
         assert rig.display.lines == ("BURN: FIRST CARD", "FACE UP")
-        rig.frame("CARD", "3C")        # turned face up: 3 more
+        rig.frame("CARD", "3C")  # turned face up: 3 more
         rig.cards("4S 5H 9C")
         face_up, count = "3C", 3
     else:
-        rig.cards(TEN_CARDS)           # QH was the first card: 10 more
+        rig.cards(TEN_CARDS)  # QH was the first card: 10 more
         face_up, count = "QH", 10
     assert rig.table.state == "betting"
     done = rig.rows("baccarat.burn.done")[-1].data
@@ -95,7 +98,7 @@ def test_hands_after_cover_sets_when_the_shoe_ends(rig: Rig, hands: int, after: 
 
 
 def test_hands_after_cover_changed_mid_shoe_waits_for_the_next_shoe(rig: Rig) -> None:
-    rig.open_shoe()                    # the default: one hand after the cover card's
+    rig.open_shoe()  # the default: one hand after the cover card's
     setting(rig, "hands_after_cover", "0")
     rig.press("no_more_bets")
     rig.cards("KS 9S")
@@ -110,7 +113,7 @@ def test_hands_after_cover_changed_mid_shoe_waits_for_the_next_shoe(rig: Rig) ->
 def test_offer_back_to_previous_puts_the_previous_curator_last(rig: Rig, back: bool) -> None:
     rig.open_shoe(curator=1)
     setting(rig, "offer_back_to_previous", "true" if back else "false")
-    coup(rig, PLAYER_NATURAL)          # the banker's hand lost: the shoe passes, (h)(1)(i)
+    coup(rig, PLAYER_NATURAL)  # the banker's hand lost: the shoe passes, (h)(1)(i)
     rig.press("settled")
     assert rig.table.state == "passing"
     rig.act("curator 2")
@@ -122,9 +125,9 @@ def test_offer_back_to_previous_puts_the_previous_curator_last(rig: Rig, back: b
 def test_dead_hand_compels_pass(rig: Rig, compels: bool, after: str) -> None:
     rig.open_shoe()
     setting(rig, "dead_hand_compels_pass", "true" if compels else "false")
-    rig.frame("CARD", "4C")            # drawn in excess, then disclosed
+    rig.frame("CARD", "4C")  # drawn in excess, then disclosed
     rig.press("disclose")
-    rig.act("remedy dead")             # a hand nobody wagers on: its coup takes the setting
+    rig.act("remedy dead")  # a hand nobody wagers on: its coup takes the setting
     rig.cards(PLAYER_NATURAL)
     rig.press("settled")
     assert rig.table.state == after
@@ -135,7 +138,7 @@ def test_rules_reach_the_settlement(rig: Rig, pays: int) -> None:
     rig.open_shoe()
     setting(rig, "tie_pays", str(pays))
     rig.act("bet 3 tie 500")
-    coup(rig, "KS TS 9S 9H")           # 9 - 9: a tie
+    coup(rig, "KS TS 9S 9H")  # 9 - 9: a tie
     line = rig.rows("baccarat.settlement")[-1].data["lines"][0]
     assert (line["wager"], line["net_cents"]) == ("tie", 500 * pays)
 
@@ -146,7 +149,7 @@ def test_a_restarted_table_settles_with_the_coups_settings(rig: Rig) -> None:
     rig.act("bet 3 tie 500")
     rig.press("no_more_bets")
     rig.cards("KS TS")
-    again = rig.reopen()               # a restart mid-coup: replayed with the same settings
+    again = rig.reopen()  # a restart mid-coup: replayed with the same settings
     again.cards("9S 9H")
     line = again.rows("baccarat.settlement")[-1].data["lines"][0]
     assert line["net_cents"] == 4500

@@ -14,8 +14,7 @@ S = 10**9
 
 
 def refused(reason: str, at_ns: int, raw: bytes = b"$HBT,5,00000000*6D\r\n") -> ShoeFrameRefused:
-    return ShoeFrameRefused(reason, raw, 5, "detail", reason not in ("foreign_sid", "gap"),
-                            at_ns)
+    return ShoeFrameRefused(reason, raw, 5, "detail", reason not in ("foreign_sid", "gap"), at_ns)
 
 
 def test_refused_frames_are_counted_not_journaled_one_by_one(rig: Rig) -> None:
@@ -26,8 +25,10 @@ def test_refused_frames_are_counted_not_journaled_one_by_one(rig: Rig) -> None:
         rig.table.handle(refused(reason, i * S // 100))
     rows = list(rig.journal.events(since_seq=before))
     assert [(r.kind, r.data["reason"], r.data["count"]) for r in rows] == [
-        (K_REFUSED_FRAME, "foreign_sid", 1), (K_REFUSED_FRAME, "bad_sid", 1),
-        (K_REFUSED_FRAME, "garbage", 1)]  # the first of each, at once
+        (K_REFUSED_FRAME, "foreign_sid", 1),
+        (K_REFUSED_FRAME, "bad_sid", 1),
+        (K_REFUSED_FRAME, "garbage", 1),
+    ]  # the first of each, at once
     rig.table.tick(61 * S)  # the minute ends: one counted row each
     rows = list(rig.journal.events(since_seq=before))
     assert len(rows) == 6

@@ -46,10 +46,12 @@ class Controller:
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.alarms: list[str] = []
         self.journal = journal
-        ctx = TableContext(journal=journal, settings=ConfigStore(journal, RuleSettings()),
-                           devices={"shoe_open": functools.partial(SerialShoe, url,
-                                                                    self.queue.put)},
-                           alarm=self.alarms.append)
+        ctx = TableContext(
+            journal=journal,
+            settings=ConfigStore(journal, RuleSettings()),
+            devices={"shoe_open": functools.partial(SerialShoe, url, self.queue.put)},
+            alarm=self.alarms.append,
+        )
         self.table = BaccaratTable(ctx)
 
     def pump(self, done: Callable[[], bool], timeout: float = WAIT_S) -> None:
@@ -74,8 +76,11 @@ class Controller:
         self.pump(shoe.delivered)
 
     def cards(self) -> list[str]:
-        return [e.data["fields"][0] for e in self.journal.events(kinds=[K_FRAME])
-                if e.data["type"] == "CARD"]
+        return [
+            e.data["fields"][0]
+            for e in self.journal.events(kinds=[K_FRAME])
+            if e.data["type"] == "CARD"
+        ]
 
     def act(self, line: str) -> list[str]:
         name, *args = line.split()
@@ -119,8 +124,7 @@ def open_shoe(ctl: Controller, shoe: SimShoe) -> None:
     assert ctl.table.state == "betting"
 
 
-def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(
-        fast_tmp: Path) -> None:
+def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(fast_tmp: Path) -> None:
     journal = Journal.open(fast_tmp / "journal.db")
     shoe = SimShoe(seed=5, heartbeat_s=0.3)
     url = shoe.create_pty()
@@ -154,7 +158,8 @@ def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(
 
 
 def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
-        fast_tmp: Path) -> None:
+    fast_tmp: Path,
+) -> None:
     """docs/reliability.md finding 9. The controller is down; the shoe powers up anew and
     heartbeats past the old session's expected SEQ; its $HELO and heartbeats wait in the pty
     and are flushed when the restarted controller opens the port. The restarted controller
@@ -201,13 +206,18 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
         assert ctl.table.state in ("settling",) and ctl.table.data.coup == coup
         assert ctl.cards()[before:] == coup
         # every $ACK the new shoe took names its session and a row the journal holds
-        rows = [e.data for e in journal.events(kinds=[K_SESSION, K_FRAME, K_HEARTBEATS],
-                                               since_seq=session.seq - 1)]
+        rows = [
+            e.data
+            for e in journal.events(
+                kinds=[K_SESSION, K_FRAME, K_HEARTBEATS], since_seq=session.seq - 1
+            )
+        ]
         journaled = {r["seq"] for r in rows}  # the new session's positions
         acked = [f.seq for f in shoe.received if f.type == "ACK" and f.sid == new_sid]
         assert acked and set(acked) <= journaled
-        confirm = [(e.data["name"], e.data["args"]) for e in journal.events(
-            kinds=["baccarat.action"])]
+        confirm = [
+            (e.data["name"], e.data["args"]) for e in journal.events(kinds=["baccarat.action"])
+        ]
         assert ("shoe", ["resume"]) in confirm
         resumed = list(journal.events(kinds=["baccarat.shoe.resumed"]))
         assert len(resumed) == 1 and resumed[0].data["sid"] == new_sid
@@ -241,8 +251,9 @@ def test_a_power_cycle_between_coups_after_a_long_idle(fast_tmp: Path) -> None:
         assert ctl.table.state == "betting"
         beats = len(list(journal.events(kinds=[K_HEARTBEATS])))
         # idle: more than two summary rows of heartbeats (60 each)
-        ctl.pump(lambda: len(list(journal.events(kinds=[K_HEARTBEATS]))) >= beats + 2,
-                 timeout=3 * WAIT_S)
+        ctl.pump(
+            lambda: len(list(journal.events(kinds=[K_HEARTBEATS]))) >= beats + 2, timeout=3 * WAIT_S
+        )
         old_sid = shoe.sid
         t0 = time.monotonic()
         new_sid = shoe.power_cycle()

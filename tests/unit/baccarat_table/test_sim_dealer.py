@@ -33,17 +33,21 @@ class Dealer:
     def __init__(self, tmp: Path) -> None:
         self.journal = Journal.open(tmp / "journal.db")
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self.sim = SimShoe(decks=DECKS, seed=21, cover_from_end=(COVER_FROM_END,),
-                           heartbeat_s=None)
+        self.sim = SimShoe(decks=DECKS, seed=21, cover_from_end=(COVER_FROM_END,), heartbeat_s=None)
         rules = RuleSettings.from_mapping({"baccarat": {"decks": DECKS}})
-        ctx = TableContext(journal=self.journal, settings=ConfigStore(self.journal, rules),
-                           devices={"shoe_open": functools.partial(
-                                        SerialShoe, self.sim.create_pty(), self.queue.put),
-                                    "shoe_sim": self.sim},
-                           alarm=lambda text: None)
+        ctx = TableContext(
+            journal=self.journal,
+            settings=ConfigStore(self.journal, rules),
+            devices={
+                "shoe_open": functools.partial(SerialShoe, self.sim.create_pty(), self.queue.put),
+                "shoe_sim": self.sim,
+            },
+            alarm=lambda text: None,
+        )
         self.table = BaccaratTable(ctx)
-        self.pump_until(lambda: self.table.status()["shoe_link"] == "up"
-                        and self.sim.status().unacked == 0)
+        self.pump_until(
+            lambda: self.table.status()["shoe_link"] == "up" and self.sim.status().unacked == 0
+        )
 
     def pump_until(self, done: object, timeout: float = WAIT_S) -> None:
         deadline = time.monotonic() + timeout
@@ -78,8 +82,11 @@ def dealer(fast_tmp: Path) -> Iterator[Dealer]:
 
 def test_a_whole_shoe_is_played_with_deal_burn_and_deal_coup(dealer: Dealer) -> None:
     stack: list[str] = dealer.sim.peek(52 * DECKS)
-    items: list[str] = [*stack[:len(stack) - COVER_FROM_END], COVER,
-                        *stack[len(stack) - COVER_FROM_END:]]
+    items: list[str] = [
+        *stack[: len(stack) - COVER_FROM_END],
+        COVER,
+        *stack[len(stack) - COVER_FROM_END :],
+    ]
     expected = deal_shoe(items)
     dealer.press("shuffled")
     assert dealer.console("sim shoe deal burn")[0].startswith("dealt burn: ")
@@ -97,8 +104,8 @@ def test_a_whole_shoe_is_played_with_deal_burn_and_deal_coup(dealer: Dealer) -> 
             dealer.console(f"curator {coups % 8 + 1}")
     results = [e.data for e in dealer.journal.events(kinds=["baccarat.coup.result"])]
     assert [(r["player"], r["banker"]) for r in results] == [
-        ([c.code for c in coup.player], [c.code for c in coup.banker])
-        for coup in expected.coups]
+        ([c.code for c in coup.player], [c.code for c in coup.banker]) for coup in expected.coups
+    ]
     assert [r["winner"] for r in results] == [coup.winner for coup in expected.coups]
     burn = next(dealer.journal.events(kinds=["baccarat.burn.done"])).data
     assert burn["face_up"] == expected.burn_face_up.code
@@ -107,25 +114,24 @@ def test_a_whole_shoe_is_played_with_deal_burn_and_deal_coup(dealer: Dealer) -> 
     assert not dealer.table.faults()
 
 
-def test_deal_coup_finishes_a_coup_in_progress_and_skips_a_face_up_card(
-        dealer: Dealer) -> None:
+def test_deal_coup_finishes_a_coup_in_progress_and_skips_a_face_up_card(dealer: Dealer) -> None:
     dealer.press("shuffled")
     dealer.console("sim shoe deal burn")
     dealer.console("curator 1")
     dealer.press("no_more_bets")
-    dealer.console("sim shoe deal 2")          # two of the four initial cards by hand
+    dealer.console("sim shoe deal 2")  # two of the four initial cards by hand
     assert dealer.table.state == "dealing"
-    dealer.console("sim shoe deal coup")       # the rest, and no more
+    dealer.console("sim shoe deal coup")  # the rest, and no more
     assert dealer.table.state == "settling"
     assert not list(dealer.journal.events(kinds=["baccarat.irregularity"]))
     dealer.press("settled")
     if dealer.table.state == "passing":
         dealer.console("curator 2")
-    dealer.console("sim shoe fault faceup")    # $FLT FACEUP and the card: discarded
+    dealer.console("sim shoe fault faceup")  # $FLT FACEUP and the card: discarded
     dealer.press("no_more_bets")
     cards = dealer.console("sim shoe deal coup")[0].split(": ")[1].split()
     assert dealer.table.state == "settling"
-    assert dealer.table.data.coup == cards     # the coup used every card dealt for it
+    assert dealer.table.data.coup == cards  # the coup used every card dealt for it
 
 
 def test_deal_coup_and_burn_are_refused_when_there_is_none(dealer: Dealer) -> None:

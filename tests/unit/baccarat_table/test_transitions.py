@@ -41,8 +41,11 @@ def test_each_trigger_from_each_state(state: str, trigger: str) -> None:
         return
     # With every guard's facts permissive, the first listed transition is taken.
     model.burn_left = 1 if dests[0] == "burn" and state == "burn" else 0
-    model.expecting = {"dealing": CoupStep.BANKER_CARD, "player_third": CoupStep.PLAYER_DRAWS,
-                       "banker_third": CoupStep.BANKER_DRAWS}.get(dests[0], CoupStep.COMPLETE)
+    model.expecting = {
+        "dealing": CoupStep.BANKER_CARD,
+        "player_third": CoupStep.PLAYER_DRAWS,
+        "banker_third": CoupStep.BANKER_DRAWS,
+    }.get(dests[0], CoupStep.COMPLETE)
     model.shoe_done = dests[0] == "shuffle" and trigger == "settled"
     model.compelled_pass = dests[0] == "passing"
     model.pending_disclosed = trigger in ("remedy_burn", "remedy_dead_hand")

@@ -32,11 +32,11 @@ class FakeJournal:
         self.entries.append(FakeEntry(len(self.entries) + 1, kind, dict(data), round_id))
         return len(self.entries)
 
-    def events(self, kinds: Iterable[str] | None = None,
-               since_seq: int = 0) -> Iterator[FakeEntry]:
+    def events(self, kinds: Iterable[str] | None = None, since_seq: int = 0) -> Iterator[FakeEntry]:
         wanted = None if kinds is None else set(kinds)
-        return (e for e in self.entries
-                if e.seq > since_seq and (wanted is None or e.kind in wanted))
+        return (
+            e for e in self.entries if e.seq > since_seq and (wanted is None or e.kind in wanted)
+        )
 
 
 def code_of(settings: RuleSettings, key: str, text: str) -> str:
@@ -62,20 +62,31 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
     ("paigow.surrender_offered", RuleSettings(), ["yes", "no"], [], ["1"]),
     ("paigow.bank_offered", RuleSettings(), ["false", "true"], [], ["x"]),
     ("paigow.cobank_offered", RuleSettings(), ["true", "false"], [], ["x"]),
-    ("paigow.delivery_styles", RuleSettings(),
-     ["house_way_from_right", "house_way_from_right,jung_quat", "all"],
-     ["house_way_from_right,nine_dragons", "house_way_from_right,house_way_from_right"],
-     ["house_way_from_right;jung_quat", "a,,b"]),
+    (
+        "paigow.delivery_styles",
+        RuleSettings(),
+        ["house_way_from_right", "house_way_from_right,jung_quat", "all"],
+        ["house_way_from_right,nine_dragons", "house_way_from_right,house_way_from_right"],
+        ["house_way_from_right;jung_quat", "a,,b"],
+    ),
     ("paigow.dragons_eye", NJ, ["true", "false"], [], ["x"]),
-    ("paigow.dragons_eye_method", NJ.with_change("paigow.dragons_eye", "true"),
-     ["1", "2"], ["3", "0"], ["one"]),
-    ("paigow.zero_low_conflict", RuleSettings(), ["f7-lose", "f8ii-push"], ["push", "f8"],
-     [""]),
+    (
+        "paigow.dragons_eye_method",
+        NJ.with_change("paigow.dragons_eye", "true"),
+        ["1", "2"],
+        ["3", "0"],
+        ["one"],
+    ),
+    ("paigow.zero_low_conflict", RuleSettings(), ["f7-lose", "f8ii-push"], ["push", "f8"], [""]),
     ("paigow.vig_cent_rounding", RuleSettings(), ["up", "down"], ["nearest", "UP"], [" "]),
-    ("paigow.co_bank_shortfall_odd_cent", COBANK, ["co_bank", "house"], ["bank", "split"],
-     [""]),
-    ("paigow.surrender_against_bank", SURRENDER, ["refuse", "center", "house"],
-     ["centre", "bank"], [""]),
+    ("paigow.co_bank_shortfall_odd_cent", COBANK, ["co_bank", "house"], ["bank", "split"], [""]),
+    (
+        "paigow.surrender_against_bank",
+        SURRENDER,
+        ["refuse", "center", "house"],
+        ["centre", "bank"],
+        [""],
+    ),
     ("paigow.bank_rotation_includes_dealer", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.decks", RuleSettings(), ["6", "8"], ["5", "9"], ["eight"]),
     ("baccarat.vig_percent", RuleSettings(), ["4", "5"], ["3", "6"], ["4%"]),
@@ -88,8 +99,13 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
     ("baccarat.deferred_vig", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.pay_order", RuleSettings(), ["i", "ii", "iii", "iv"], ["v", "losing"], [""]),
     ("baccarat.error_card_count", RuleSettings(), ["burn", "baccarat"], ["BURN", "ten"], [""]),
-    ("baccarat.face_up_burn_from", RuleSettings(), ["next_card", "face_up_card"],
-     ["next card", "face-up card"], [""]),
+    (
+        "baccarat.face_up_burn_from",
+        RuleSettings(),
+        ["next_card", "face_up_card"],
+        ["next card", "face-up card"],
+        [""],
+    ),
     ("baccarat.hands_after_cover", RuleSettings(), ["0", "1"], ["2", "-1"], ["one"]),
     ("baccarat.offer_back_to_previous", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.dead_hand_compels_pass", RuleSettings(), ["true", "false"], [], ["x"]),
@@ -101,10 +117,12 @@ def test_every_setting_has_a_range_test() -> None:
     assert tested == set(SETTING_KEYS)
 
 
-@pytest.mark.parametrize(("key", "start", "ok", "bad", "syntax"), RANGES,
-                         ids=[r[0] for r in RANGES])
-def test_setting_ranges(key: str, start: RuleSettings, ok: list[str], bad: list[str],
-                        syntax: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("key", "start", "ok", "bad", "syntax"), RANGES, ids=[r[0] for r in RANGES]
+)
+def test_setting_ranges(
+    key: str, start: RuleSettings, ok: list[str], bad: list[str], syntax: list[str]
+) -> None:
     for text in ok:
         changed = start.with_change(key, text)
         # the console shows what it reads back
@@ -121,24 +139,50 @@ def test_defaults() -> None:
     p, b = s.paigow, s.baccarat
     assert (p.vig_percent, p.round_vig_to_quarter, p.house_way_policy) == (5, False, "default")
     assert (p.zero_value, p.surrender_offered, p.bank_offered, p.cobank_offered) == (
-        "non-pairs", False, True, False)
+        "non-pairs",
+        False,
+        True,
+        False,
+    )
     assert p.delivery_styles == DELIVERY_STYLES and len(DELIVERY_STYLES) == 10
     assert (p.dragons_eye, b.decks, b.vig_percent, b.vig_step_cents, b.tie_pays) == (
-        False, 8, 5, 25, 8)
+        False,
+        8,
+        5,
+        25,
+        8,
+    )
     assert (b.dragon_pay_table, b.ez, b.dragon7_pays, b.panda8_pays, b.deferred_vig) == (
-        "none", False, 40, 25, False)
+        "none",
+        False,
+        40,
+        25,
+        False,
+    )
     assert b.pay_order == "i"
     # The new keys default to the rules engines' own defaults.
     from controller.games.baccarat import irregularities, shoe, shoe_passing
     from controller.games.paigow.outcome import DEFAULT_ZERO_LOW_CONFLICT
     from controller.games.paigow.settlement import PaigowRules
+
     engine = PaigowRules()
-    assert (p.zero_low_conflict, p.vig_cent_rounding, p.co_bank_shortfall_odd_cent,
-            p.surrender_against_bank) == (DEFAULT_ZERO_LOW_CONFLICT, engine.vig_cent_rounding,
-                                          engine.co_bank_shortfall_odd_cent,
-                                          engine.surrender_against_bank)
-    assert (p.zero_low_conflict, p.vig_cent_rounding, p.co_bank_shortfall_odd_cent,
-            p.surrender_against_bank) == ("f7-lose", "up", "co_bank", "refuse")
+    assert (
+        p.zero_low_conflict,
+        p.vig_cent_rounding,
+        p.co_bank_shortfall_odd_cent,
+        p.surrender_against_bank,
+    ) == (
+        DEFAULT_ZERO_LOW_CONFLICT,
+        engine.vig_cent_rounding,
+        engine.co_bank_shortfall_odd_cent,
+        engine.surrender_against_bank,
+    )
+    assert (
+        p.zero_low_conflict,
+        p.vig_cent_rounding,
+        p.co_bank_shortfall_odd_cent,
+        p.surrender_against_bank,
+    ) == ("f7-lose", "up", "co_bank", "refuse")
     opts = s.baccarat_shoe_options()
     assert opts.error_card_count is irregularities.ERROR_CARD_COUNT
     assert opts.face_up_burn_from is irregularities.FACE_UP_BURN_FROM
@@ -163,8 +207,9 @@ def test_get_text_of_unknown_key() -> None:
 def test_range_message_names_value_range_and_section() -> None:
     with pytest.raises(ConfigError) as info:
         RuleSettings().with_change("baccarat.decks", "5")
-    assert str(info.value) == ("baccarat.decks: 5 is out of range 6..8"
-                               " (5324.20(a)(4) (at least six))")
+    assert str(info.value) == (
+        "baccarat.decks: 5 is out of range 6..8 (5324.20(a)(4) (at least six))"
+    )
 
 
 def test_construction_validates() -> None:
@@ -202,8 +247,14 @@ def test_dragons_eye_needs_nj_and_dice() -> None:
 
 
 def test_cobank_needs_bank() -> None:
-    assert code_of(RuleSettings().with_change("paigow.bank_offered", "false"),
-                   "paigow.cobank_offered", "true") == "RANGE"
+    assert (
+        code_of(
+            RuleSettings().with_change("paigow.bank_offered", "false"),
+            "paigow.cobank_offered",
+            "true",
+        )
+        == "RANGE"
+    )
     both = RuleSettings().with_change("paigow.cobank_offered", "true")
     with pytest.raises(ConfigError) as info:
         both.with_change("paigow.bank_offered", "false")
@@ -230,8 +281,11 @@ def test_vig_step_follows_percent() -> None:
 def test_ez_has_no_vigorish_settings() -> None:
     # 5324.20(d)(3): the vigorish settings are kept but inactive, and changing them is refused
     assert EZ.inactive_reason("baccarat.vig_percent") is not None
-    for key, text in [("baccarat.vig_percent", "4"), ("baccarat.deferred_vig", "true"),
-                      ("baccarat.vig_step_cents", "25")]:
+    for key, text in [
+        ("baccarat.vig_percent", "4"),
+        ("baccarat.deferred_vig", "true"),
+        ("baccarat.vig_step_cents", "25"),
+    ]:
         with pytest.raises(ConfigError) as info:
             EZ.with_change(key, text)
         assert info.value.code == "RANGE" and "5324.20(d)(3)" in str(info.value)
@@ -246,8 +300,12 @@ def test_ez_payouts_only_with_ez() -> None:
         assert code_of(RuleSettings(), key, "25" if "pays" in key else "true") == "RANGE"
     with pytest.raises(ConfigError):
         RuleSettings.from_mapping({"baccarat": {"dragon7_pays": 30}})
-    assert RuleSettings.from_mapping(
-        {"baccarat": {"ez": True, "dragon7_pays": 30}}).baccarat.dragon7_pays == 30
+    assert (
+        RuleSettings.from_mapping(
+            {"baccarat": {"ez": True, "dragon7_pays": 30}}
+        ).baccarat.dragon7_pays
+        == 30
+    )
     no_panda = EZ.with_change("baccarat.panda8_offered", "false")
     assert code_of(no_panda, "baccarat.panda8_pays", "25") == "RANGE"
     assert no_panda.baccarat_rules().offers("panda8") is False
@@ -257,8 +315,9 @@ def test_ez_payouts_only_with_ez() -> None:
 def test_describe_marks_inactive_settings() -> None:
     lines = RuleSettings().describe()
     assert len(lines) == len(SETTING_KEYS)
-    assert lines[0] == ("jurisdiction = NY  (default NY, range NY|NJ; NY 9 NYCRR 5324;"
-                        " NJ N.J.A.C. 13:69F)")
+    assert lines[0] == (
+        "jurisdiction = NY  (default NY, range NY|NJ; NY 9 NYCRR 5324; NJ N.J.A.C. 13:69F)"
+    )
     d7 = next(ln for ln in lines if ln.startswith("baccarat.dragon7_pays"))
     assert d7.endswith("[inactive: needs baccarat.ez = true (5324.20(b)(1)(v)-(vi))]")
     assert "[inactive" not in next(ln for ln in lines if ln.startswith("baccarat.vig_percent"))
@@ -304,15 +363,25 @@ def test_from_mapping_errors() -> None:
 
 def test_delivery_styles_from_a_list_or_text() -> None:
     two = ("house_way_from_right", "jung_quat")
-    assert RuleSettings.from_mapping({"paigow": {"delivery_styles": list(two)}}
-                                     ).paigow.delivery_styles == two
-    assert RuleSettings.from_mapping({"paigow": {"delivery_styles": ",".join(two)}}
-                                     ).paigow.delivery_styles == two
+    assert (
+        RuleSettings.from_mapping({"paigow": {"delivery_styles": list(two)}}).paigow.delivery_styles
+        == two
+    )
+    assert (
+        RuleSettings.from_mapping(
+            {"paigow": {"delivery_styles": ",".join(two)}}
+        ).paigow.delivery_styles
+        == two
+    )
 
 
 def test_engine_settings_objects() -> None:
-    s = RuleSettings().with_change("paigow.round_vig_to_quarter", "true").with_change(
-        "baccarat.dragon_pay_table", "B").with_change("baccarat.pay_order", "iii")
+    s = (
+        RuleSettings()
+        .with_change("paigow.round_vig_to_quarter", "true")
+        .with_change("baccarat.dragon_pay_table", "B")
+        .with_change("baccarat.pay_order", "iii")
+    )
     pr = s.paigow_rules()
     assert pr.round_vig_to_quarter and pr.player_bank_offered and not pr.co_bank_offered
     br = s.baccarat_rules()
@@ -322,38 +391,53 @@ def test_engine_settings_objects() -> None:
 
 def test_paigow_engine_mapping_of_the_new_keys() -> None:
     from controller.games.paigow.settlement import commission
-    s = (RuleSettings().with_change("paigow.cobank_offered", "true")
-         .with_change("paigow.surrender_offered", "true")
-         .with_change("paigow.vig_cent_rounding", "down")
-         .with_change("paigow.co_bank_shortfall_odd_cent", "house")
-         .with_change("paigow.surrender_against_bank", "center")
-         .with_change("paigow.zero_low_conflict", "f8ii-push"))
+
+    s = (
+        RuleSettings()
+        .with_change("paigow.cobank_offered", "true")
+        .with_change("paigow.surrender_offered", "true")
+        .with_change("paigow.vig_cent_rounding", "down")
+        .with_change("paigow.co_bank_shortfall_odd_cent", "house")
+        .with_change("paigow.surrender_against_bank", "center")
+        .with_change("paigow.zero_low_conflict", "f8ii-push")
+    )
     pr = s.paigow_rules()
     assert (pr.vig_cent_rounding, pr.co_bank_shortfall_odd_cent, pr.surrender_against_bank) == (
-        "down", "house", "center")
+        "down",
+        "house",
+        "center",
+    )
     # 5% of $10.10 is 50.5 cents: "down" collects 50, the default "up" 51 (5324.50(f)(10)).
     assert commission(1010, pr) == 50 and commission(1010, RuleSettings().paigow_rules()) == 51
-    assert s.paigow_outcome_options() == {"zero_value": "non-pairs",
-                                          "zero_low_conflict": "f8ii-push"}
+    assert s.paigow_outcome_options() == {
+        "zero_value": "non-pairs",
+        "zero_low_conflict": "f8ii-push",
+    }
 
 
 def test_new_paigow_keys_inactive_where_they_do_nothing() -> None:
     s = RuleSettings()
     assert s.inactive_reason("paigow.co_bank_shortfall_odd_cent") == (
-        "needs paigow.cobank_offered = true")
+        "needs paigow.cobank_offered = true"
+    )
     assert s.inactive_reason("paigow.surrender_against_bank") == (
-        "needs paigow.surrender_offered = true")
+        "needs paigow.surrender_offered = true"
+    )
     assert code_of(s, "paigow.co_bank_shortfall_odd_cent", "house") == "RANGE"
     q = s.with_change("paigow.round_vig_to_quarter", "true")
     assert "25 cents" in str(q.inactive_reason("paigow.vig_cent_rounding"))
     with pytest.raises(ConfigError, match="is set but has no effect"):
         RuleSettings.from_mapping({"paigow": {"surrender_against_bank": "center"}}, "t.toml")
-    ok = RuleSettings.from_mapping({"paigow": {"surrender_offered": True,
-                                               "surrender_against_bank": "house"},
-                                    "baccarat": {"face_up_burn_from": "face_up_card",
-                                                 "hands_after_cover": 0}}, "t.toml")
+    ok = RuleSettings.from_mapping(
+        {
+            "paigow": {"surrender_offered": True, "surrender_against_bank": "house"},
+            "baccarat": {"face_up_burn_from": "face_up_card", "hands_after_cover": 0},
+        },
+        "t.toml",
+    )
     assert ok.paigow_rules().surrender_against_bank == "house"
     from controller.games.baccarat.irregularities import BurnFrom
+
     assert ok.baccarat_shoe_options().face_up_burn_from is BurnFrom.FACE_UP_CARD
     assert ok.baccarat_shoe_options().hands_after_cover == 0
 
@@ -367,8 +451,8 @@ def test_set_journals_old_new_who() -> None:
     assert store.set("baccarat.tie_pays", "9", who="tech:ann") == ("8", "9")
     assert store.current().baccarat.tie_pays == 9
     assert [(e.kind, e.data) for e in j.entries] == [
-        ("config.changed", {"key": "baccarat.tie_pays", "old": "8", "new": "9",
-                            "who": "tech:ann"})]
+        ("config.changed", {"key": "baccarat.tie_pays", "old": "8", "new": "9", "who": "tech:ann"})
+    ]
 
 
 def test_refused_change_journals_nothing() -> None:
@@ -393,8 +477,13 @@ def test_follow_on_change_is_journaled_with_its_cause() -> None:
     assert store.set("baccarat.vig_percent", "4", who="tech") == ("5", "4")
     assert [e.data for e in j.entries] == [
         {"key": "baccarat.vig_percent", "old": "5", "new": "4", "who": "tech"},
-        {"key": "baccarat.vig_step_cents", "old": "25", "new": "20", "who": "tech",
-         "cause": "baccarat.vig_percent"},
+        {
+            "key": "baccarat.vig_step_cents",
+            "old": "25",
+            "new": "20",
+            "who": "tech",
+            "cause": "baccarat.vig_percent",
+        },
     ]
     again = ConfigStore(j, RuleSettings())
     assert again.replay() == ()
@@ -414,7 +503,7 @@ def test_replay_applies_changes_in_sequence_order_over_profile_defaults() -> Non
     j.append("round.started", {"round": 1})
     store.set("baccarat.decks", "8", who="b")
     store.set("start_mode", "dice", who="a")
-    store.set("jurisdiction", "NJ", who="a")   # valid only after start_mode dice: order matters
+    store.set("jurisdiction", "NJ", who="a")  # valid only after start_mode dice: order matters
     restarted = ConfigStore(j, defaults)
     assert restarted.replay() == ()
     s = restarted.current()
@@ -442,7 +531,7 @@ def test_as_of_gives_the_settings_an_earlier_journal_row_saw() -> None:
     assert store.as_of(before).baccarat.tie_pays == 8
     assert store.as_of(between).baccarat.tie_pays == 9
     assert store.as_of(between).baccarat.hands_after_cover == 1
-    assert store.as_of(10 ** 9) == store.current()
+    assert store.as_of(10**9) == store.current()
 
 
 def test_current_replays_lazily() -> None:

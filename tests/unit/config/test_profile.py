@@ -64,8 +64,14 @@ def refused(path: Path) -> ProfileError:
 
 def test_profiles_are_shipped() -> None:
     names = {p.name for p in SHIPPED}
-    assert {"sim-paigow.toml", "sim-baccarat.toml", "rpi4-paigow.toml", "rpi5-paigow.toml",
-            "rpi4-baccarat.toml", "rpi5-baccarat.toml"} <= names
+    assert {
+        "sim-paigow.toml",
+        "sim-baccarat.toml",
+        "rpi4-paigow.toml",
+        "rpi5-paigow.toml",
+        "rpi4-baccarat.toml",
+        "rpi5-baccarat.toml",
+    } <= names
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
@@ -126,8 +132,9 @@ def test_sim_shoe_defaults(tmp_path: Path) -> None:
 
 
 def test_seat_lamps_keyed_by_seat_number(tmp_path: Path) -> None:
-    p = load_profile(write(tmp_path, "t.toml",
-                           PAIGOW + "[devices.seat_lamps]\npins = { 1 = 4, 2 = 12 }\n"))
+    p = load_profile(
+        write(tmp_path, "t.toml", PAIGOW + "[devices.seat_lamps]\npins = { 1 = 4, 2 = 12 }\n")
+    )
     assert p.seat_lamps == {1: 4, 2: 12}
 
 
@@ -146,10 +153,14 @@ def test_unknown_top_level_table(tmp_path: Path) -> None:
 
 
 def test_misspelt_optional_key_names_the_right_one(tmp_path: Path) -> None:
-    f = write(tmp_path, "t.toml", PAIGOW.replace("[devices.buttons]\n",
-                                                 "[devices.buttons]\nbounce_msec = 20\n"))
-    assert str(refused(f)) == (f"{f}: devices.buttons.bounce_msec: unknown key"
-                               " (did you mean 'bounce_ms'?)")
+    f = write(
+        tmp_path,
+        "t.toml",
+        PAIGOW.replace("[devices.buttons]\n", "[devices.buttons]\nbounce_msec = 20\n"),
+    )
+    assert str(refused(f)) == (
+        f"{f}: devices.buttons.bounce_msec: unknown key (did you mean 'bounce_ms'?)"
+    )
 
 
 def test_misspelt_required_key_names_the_right_one(tmp_path: Path) -> None:
@@ -173,8 +184,9 @@ def test_key_after_table_header_is_explained(tmp_path: Path) -> None:
 
 def test_wrong_type(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW.replace("a = 5", 'a = "5"'))
-    assert str(refused(f)) == (f"{f}: devices.display.pins.a: wrong type: expected a whole"
-                               ' number, got "5" (str)')
+    assert str(refused(f)) == (
+        f'{f}: devices.display.pins.a: wrong type: expected a whole number, got "5" (str)'
+    )
 
 
 def test_bool_is_not_a_number(tmp_path: Path) -> None:
@@ -204,15 +216,21 @@ def test_nonstandard_baud(tmp_path: Path) -> None:
     assert e.key == "devices.shoe.baud" and "9601 is not one of 1200, 2400" in str(e)
 
 
-@pytest.mark.parametrize(("text", "key", "problem"), [
-    ("[journal]\nretain_days = 89\n", "journal.retain_days", "89 is out of range 90..3650"),
-    ("[journal]\nretain_days = 30\n", "journal.retain_days", "30 is out of range 90..3650"),
-    ('[journal]\nclock_floor = "2026-01-01"\n', "journal.clock_floor", "wrong type"),
-    ("[journal]\nclock_floor = 2026-01-01T00:00:00\n", "journal.clock_floor", "wrong type"),
-    ('[console]\nport = "ttyS0"\n', "console.port",
-     "'ttyS0' is not 'stdio' or 'none' or an absolute path"),
-    ('gpio_backend = "pigpio"\n', "gpio_backend", "'pigpio' is not one of rpi, sim"),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "problem"),
+    [
+        ("[journal]\nretain_days = 89\n", "journal.retain_days", "89 is out of range 90..3650"),
+        ("[journal]\nretain_days = 30\n", "journal.retain_days", "30 is out of range 90..3650"),
+        ('[journal]\nclock_floor = "2026-01-01"\n', "journal.clock_floor", "wrong type"),
+        ("[journal]\nclock_floor = 2026-01-01T00:00:00\n", "journal.clock_floor", "wrong type"),
+        (
+            '[console]\nport = "ttyS0"\n',
+            "console.port",
+            "'ttyS0' is not 'stdio' or 'none' or an absolute path",
+        ),
+        ('gpio_backend = "pigpio"\n', "gpio_backend", "'pigpio' is not one of rpi, sim"),
+    ],
+)
 def test_out_of_range_values(tmp_path: Path, text: str, key: str, problem: str) -> None:
     body = PAIGOW.replace('gpio_backend = "sim"\n', "") if key == "gpio_backend" else PAIGOW
     f = write(tmp_path, "t.toml", text + body if "[" not in text else body + text)
@@ -226,9 +244,10 @@ def test_shoe_watchdog_range(tmp_path: Path) -> None:
 
 
 def test_sim_settings_only_with_sim_shoe(tmp_path: Path) -> None:
-    f = write(tmp_path, "t.toml",
-              BACCARAT.replace('port = "sim"', 'port = "/dev/ttyUSB0"\nsim_seed = 3'))
-    assert "devices.shoe.sim_seed: not allowed: only with port = \"sim\"" in str(refused(f))
+    f = write(
+        tmp_path, "t.toml", BACCARAT.replace('port = "sim"', 'port = "/dev/ttyUSB0"\nsim_seed = 3')
+    )
+    assert 'devices.shoe.sim_seed: not allowed: only with port = "sim"' in str(refused(f))
 
 
 def test_sim_decks_must_match_rules(tmp_path: Path) -> None:
@@ -237,32 +256,44 @@ def test_sim_decks_must_match_rules(tmp_path: Path) -> None:
 
 
 def test_driver_specific_keys_refused(tmp_path: Path) -> None:
-    f = write(tmp_path, "t.toml", PAIGOW.replace('driver = "seven-segment"',
-                                                 'driver = "seven-segment"\nport = "sim"'))
+    f = write(
+        tmp_path,
+        "t.toml",
+        PAIGOW.replace('driver = "seven-segment"', 'driver = "seven-segment"\nport = "sim"'),
+    )
     assert "devices.display.port: not allowed: only with driver serial-led" in str(refused(f))
 
 
 def test_duplicate_pin_names_both_users(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW.replace("draw = 17", "draw = 13"))
-    assert str(refused(f)) == (f"{f}: devices.buttons.pins.draw: GPIO 13 is also used by"
-                               f" devices.display.pins.c ({f})")
+    assert str(refused(f)) == (
+        f"{f}: devices.buttons.pins.draw: GPIO 13 is also used by devices.display.pins.c ({f})"
+    )
 
 
 def test_duplicate_pin_across_files_names_both_files(tmp_path: Path) -> None:
     base = write(tmp_path, "boards/b.toml", PAIGOW)
-    top = write(tmp_path, "t.toml", 'include = "boards/b.toml"\n'
-                "[devices.seat_lamps]\npins = { 1 = 5 }\n")
+    top = write(
+        tmp_path, "t.toml", 'include = "boards/b.toml"\n[devices.seat_lamps]\npins = { 1 = 5 }\n'
+    )
     e = refused(top)
-    assert str(e) == (f"{top}: devices.seat_lamps.pins.1: GPIO 5 is also used by"
-                      f" devices.display.pins.a ({base})")
+    assert str(e) == (
+        f"{top}: devices.seat_lamps.pins.1: GPIO 5 is also used by devices.display.pins.a ({base})"
+    )
 
 
 def test_header_uart_pins_refused_when_console_uses_it(tmp_path: Path) -> None:
-    text = PAIGOW.replace('gpio_backend = "sim"', 'gpio_backend = "rpi"').replace(
-        "draw = 17", "draw = 14") + '[console]\nport = "/dev/serial0"\n'
+    text = (
+        PAIGOW.replace('gpio_backend = "sim"', 'gpio_backend = "rpi"').replace(
+            "draw = 17", "draw = 14"
+        )
+        + '[console]\nport = "/dev/serial0"\n'
+    )
     f = write(tmp_path, "t.toml", text)
-    assert str(refused(f)) == (f"{f}: devices.buttons.pins.draw: GPIO 14 is the header UART's"
-                               " TXD, used by console.port /dev/serial0")
+    assert str(refused(f)) == (
+        f"{f}: devices.buttons.pins.draw: GPIO 14 is the header UART's"
+        " TXD, used by console.port /dev/serial0"
+    )
 
 
 def test_missing_required_device(tmp_path: Path) -> None:
@@ -277,15 +308,17 @@ def test_missing_required_baccarat_device(tmp_path: Path) -> None:
 
 def test_device_of_the_other_game_refused(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW + '[devices.shoe]\nport = "sim"\n')
-    assert str(refused(f)) == (f"{f}: devices.shoe: not used by game paigow (it uses display,"
-                               " buttons, seat_lamps)")
+    assert str(refused(f)) == (
+        f"{f}: devices.shoe: not used by game paigow (it uses display, buttons, seat_lamps)"
+    )
 
 
 def test_missing_required_button(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW.replace(", settled = 8", ""))
     assert str(refused(f)) == (
         f"{f}: devices.buttons.pins.settled: missing: button required for paigow; needs"
-        " shuffled, no_more_bets, draw, dealt, hands_set, settled")
+        " shuffled, no_more_bets, draw, dealt, hands_set, settled"
+    )
 
 
 def test_button_of_the_other_game_refused(tmp_path: Path) -> None:
@@ -302,14 +335,18 @@ def test_seat_out_of_range(tmp_path: Path) -> None:
 
 def test_unknown_rule_setting(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW + "[rules.paigow]\nvig_percnt = 5\n")
-    assert str(refused(f)) == (f"{f}: rules.paigow.vig_percnt: unknown key: no such setting"
-                               " (did you mean paigow.vig_percent?)")
+    assert str(refused(f)) == (
+        f"{f}: rules.paigow.vig_percnt: unknown key: no such setting"
+        " (did you mean paigow.vig_percent?)"
+    )
 
 
 def test_rule_setting_out_of_range(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW + "[rules.baccarat]\ndecks = 4\n")
-    assert str(refused(f)) == (f"{f}: rules.baccarat.decks: not allowed: 4 is out of range"
-                               " 6..8 (5324.20(a)(4) (at least six))")
+    assert str(refused(f)) == (
+        f"{f}: rules.baccarat.decks: not allowed: 4 is out of range"
+        " 6..8 (5324.20(a)(4) (at least six))"
+    )
 
 
 def test_rule_setting_wrong_type(tmp_path: Path) -> None:
@@ -347,8 +384,9 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_include_missing_file(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", 'include = "boards/none.toml"\n' + PAIGOW)
-    assert str(refused(f)) == (f"{f}: include: included file not found:"
-                               f" {tmp_path / 'boards' / 'none.toml'}")
+    assert str(refused(f)) == (
+        f"{f}: include: included file not found: {tmp_path / 'boards' / 'none.toml'}"
+    )
 
 
 def test_include_cycle(tmp_path: Path) -> None:
@@ -369,17 +407,29 @@ def test_include_wrong_type(tmp_path: Path) -> None:
 
 
 def test_include_chain_override_and_deep_merge(tmp_path: Path) -> None:
-    write(tmp_path, "boards/board.toml", 'gpio_backend = "rpi"\n[console]\nport = "/dev/serial0"\n'
-          "baud = 115200\n")
-    write(tmp_path, "boards/table.toml", 'include = "board.toml"\n' +
-          PAIGOW.replace('gpio_backend = "sim"\n', ""))
-    top = write(tmp_path, "local.toml",
-                'include = "boards/table.toml"\n[console]\nbaud = 9600\n'
-                "[devices.display.pins]\na = 23\n"
-                "[rules.paigow]\nsurrender_offered = true\n")
+    write(
+        tmp_path,
+        "boards/board.toml",
+        'gpio_backend = "rpi"\n[console]\nport = "/dev/serial0"\nbaud = 115200\n',
+    )
+    write(
+        tmp_path,
+        "boards/table.toml",
+        'include = "board.toml"\n' + PAIGOW.replace('gpio_backend = "sim"\n', ""),
+    )
+    top = write(
+        tmp_path,
+        "local.toml",
+        'include = "boards/table.toml"\n[console]\nbaud = 9600\n'
+        "[devices.display.pins]\na = 23\n"
+        "[rules.paigow]\nsurrender_offered = true\n",
+    )
     p = load_profile(top)
-    assert p.source_files == (str(tmp_path / "boards/board.toml"),
-                              str(tmp_path / "boards/table.toml"), str(top))
+    assert p.source_files == (
+        str(tmp_path / "boards/board.toml"),
+        str(tmp_path / "boards/table.toml"),
+        str(top),
+    )
     # the override wins; its siblings from the lower layers stay (deep merge)
     assert p.console.baud == 9600 and p.console.port == "/dev/serial0"
     assert p.display is not None and p.display.pins is not None
@@ -398,8 +448,11 @@ def test_report_names_every_value_and_its_file(tmp_path: Path) -> None:
     base = write(tmp_path, "base.toml", PAIGOW)
     top = write(tmp_path, "t.toml", 'include = "base.toml"\n[console]\nbaud = 9600\n')
     text = check_profile_report(top)
-    lines = {ln.split("#")[0].strip(): ln.rsplit("# ", 1)[1] for ln in text.splitlines()
-             if " = " in ln and "#" in ln}
+    lines = {
+        ln.split("#")[0].strip(): ln.rsplit("# ", 1)[1]
+        for ln in text.splitlines()
+        if " = " in ln and "#" in ln
+    }
     assert lines["console.baud = 9600"] == str(top)
     assert lines['console.port = "stdio"'] == "(default)"
     assert lines["devices.display.pins.a = 5"] == str(base)

@@ -11,8 +11,11 @@ import pytest
 from controller.config.profile import ProfileError, check_profile_report, load_profile
 
 ROOT = Path(__file__).resolve().parents[3]
-BASE = "\n".join(line for line in (ROOT / "hw_profiles" / "sim-paigow.toml").read_text()
-                 .splitlines() if not line.startswith("name ="))
+BASE = "\n".join(
+    line
+    for line in (ROOT / "hw_profiles" / "sim-paigow.toml").read_text().splitlines()
+    if not line.startswith("name =")
+)
 
 
 def profile(tmp_path: Path, feed: str, name: str = "t.toml") -> Path:
@@ -46,13 +49,22 @@ def test_the_feed_is_off_in_the_sim_profiles() -> None:
 
 
 def test_a_casino_broker_with_tls(tmp_path: Path, pems: dict[str, str]) -> None:
-    p = profile(tmp_path, f'broker = "mqtts://broker.floor.lan:8883"\nsite = "vegas-1"\n'
-                          f'table = "pg-07"\nca = "{pems["ca"]}"\ncert = "{pems["cert"]}"\n'
-                          f'key = "{pems["key"]}"\n', "pg-07.toml")
+    p = profile(
+        tmp_path,
+        f'broker = "mqtts://broker.floor.lan:8883"\nsite = "vegas-1"\n'
+        f'table = "pg-07"\nca = "{pems["ca"]}"\ncert = "{pems["cert"]}"\n'
+        f'key = "{pems["key"]}"\n',
+        "pg-07.toml",
+    )
     feed = load_profile(p).feed
     assert feed is not None
-    assert (feed.site, feed.table, feed.cert, feed.position_path, feed.heartbeat_s) == \
-        ("vegas-1", "pg-07", pems["cert"], "feed.position", 60.0)
+    assert (feed.site, feed.table, feed.cert, feed.position_path, feed.heartbeat_s) == (
+        "vegas-1",
+        "pg-07",
+        pems["cert"],
+        "feed.position",
+        60.0,
+    )
     report = check_profile_report(p)
     assert 'feed.broker = "mqtts://broker.floor.lan:8883"' in report
     assert "feed.position_path" in report and "(default)" in report
@@ -64,53 +76,68 @@ def test_the_table_id_defaults_to_the_profile_name(tmp_path: Path) -> None:
     assert feed is not None and feed.table == "pg-09"
 
 
-@pytest.mark.parametrize(("feed", "message"), [
-    ('broker = "http://x"\nsite = "s"\n', "feed.broker: 'http://x': the broker URL must start"),
-    ('broker = "mqtt://broker.floor.lan"\nsite = "s"\n', "only to this machine"),
-    ('broker = "mqtts://b:99999"\nsite = "s"\n', "bad port"),
-    ('broker = "mqtts://b/path"\nsite = "s"\n', "expected mqtts://host[:port]"),
-    ('broker = "mqtt://127.0.0.1"\n', "feed.site: missing"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "a/b"\n', "feed.site: 'a/b' cannot be an MQTT topic"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "#"\n', "cannot be an MQTT topic level"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "s"\ntable = "t 1"\n', "feed.table: 't 1' cannot"),
-    ('broker = "mqtts://b"\nsite = "s"\n', "feed.cert: missing"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "s"\nca = "/etc/ca.pem"\n', "feed.ca: not allowed"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "s"\nheartbeat_s = 1\n', "out of range 5.0..3600.0"),
-    ('broker = "mqtt://127.0.0.1"\nsite = "s"\nbrokr = 1\n', "did you mean 'broker'"),
-])
+@pytest.mark.parametrize(
+    ("feed", "message"),
+    [
+        ('broker = "http://x"\nsite = "s"\n', "feed.broker: 'http://x': the broker URL must start"),
+        ('broker = "mqtt://broker.floor.lan"\nsite = "s"\n', "only to this machine"),
+        ('broker = "mqtts://b:99999"\nsite = "s"\n', "bad port"),
+        ('broker = "mqtts://b/path"\nsite = "s"\n', "expected mqtts://host[:port]"),
+        ('broker = "mqtt://127.0.0.1"\n', "feed.site: missing"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "a/b"\n', "feed.site: 'a/b' cannot be an MQTT topic"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "#"\n', "cannot be an MQTT topic level"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "s"\ntable = "t 1"\n', "feed.table: 't 1' cannot"),
+        ('broker = "mqtts://b"\nsite = "s"\n', "feed.cert: missing"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "s"\nca = "/etc/ca.pem"\n', "feed.ca: not allowed"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "s"\nheartbeat_s = 1\n', "out of range 5.0..3600.0"),
+        ('broker = "mqtt://127.0.0.1"\nsite = "s"\nbrokr = 1\n', "did you mean 'broker'"),
+    ],
+)
 def test_mistakes_are_refused(tmp_path: Path, feed: str, message: str) -> None:
     e = refused(profile(tmp_path, feed))
     assert message in str(e), str(e)
 
 
 def test_tls_files_must_exist(tmp_path: Path, pems: dict[str, str]) -> None:
-    e = refused(profile(tmp_path, f'broker = "mqtts://b"\nsite = "s"\ncert = "{pems["cert"]}"\n'
-                                  f'key = "{tmp_path}/none.pem"\n'))
+    e = refused(
+        profile(
+            tmp_path,
+            f'broker = "mqtts://b"\nsite = "s"\ncert = "{pems["cert"]}"\n'
+            f'key = "{tmp_path}/none.pem"\n',
+        )
+    )
     assert f"feed.key: {tmp_path}/none.pem: no such file" in str(e)
-    e = refused(profile(tmp_path, 'broker = "mqtts://b"\nsite = "s"\ncert = "rel.pem"\n'
-                                  'key = "rel.pem"\n'))
+    e = refused(
+        profile(tmp_path, 'broker = "mqtts://b"\nsite = "s"\ncert = "rel.pem"\nkey = "rel.pem"\n')
+    )
     assert "feed.cert: 'rel.pem' is not an absolute path" in str(e)
 
 
 def test_a_profile_name_that_cannot_be_a_topic_needs_a_table_id(tmp_path: Path) -> None:
     p = tmp_path / "x.toml"
-    p.write_text('name = "Table 7"\n' + BASE + '\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
-                 'site = "s"\n')
+    p.write_text(
+        'name = "Table 7"\n' + BASE + '\n[feed]\nbroker = "mqtt://127.0.0.1"\nsite = "s"\n'
+    )
     assert "feed.table: missing: the table id 'Table 7'" in str(refused(p))
 
 
 def test_the_feed_names_the_table_the_journal_signs_for(tmp_path: Path) -> None:
     p = tmp_path / "t.toml"
-    p.write_text(BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
-                 'site = "s"\n')
+    p.write_text(
+        BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+        'site = "s"\n'
+    )
     feed = load_profile(p).feed
     assert feed is not None and feed.table == "pg-07"
-    p.write_text(BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
-                 'site = "s"\ntable = "pg-08"\n')
+    p.write_text(
+        BASE + '\n[journal]\ntable_id = "pg-07"\n\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+        'site = "s"\ntable = "pg-08"\n'
+    )
     e = refused(p)
     assert e.key == "feed.table"
-    assert "'pg-08' differs from journal.table_id ('pg-07'), the table id the journal signs" \
-        in str(e)
+    assert "'pg-08' differs from journal.table_id ('pg-07'), the table id the journal signs" in str(
+        e
+    )
 
 
 def test_a_feed_table_alone_is_the_journals_table_id_too(tmp_path: Path) -> None:
@@ -129,8 +156,10 @@ def test_a_feed_table_alone_is_the_journals_table_id_too(tmp_path: Path) -> None
 def test_a_journal_table_id_alone_or_the_same_in_both_is_accepted(tmp_path: Path) -> None:
     p = tmp_path / "t.toml"
     for journal, feed in (('table_id = "t1"\n', ""), ('table_id = "t1"\n', 'table = "t1"\n')):
-        p.write_text(BASE + f'\n[journal]\n{journal}\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
-                            f'site = "s"\n{feed}')
+        p.write_text(
+            BASE + f'\n[journal]\n{journal}\n[feed]\nbroker = "mqtt://127.0.0.1"\n'
+            f'site = "s"\n{feed}'
+        )
         loaded = load_profile(p)
         assert loaded.feed is not None
         assert (loaded.journal.table_id, loaded.feed.table) == ("t1", "t1")
@@ -138,7 +167,7 @@ def test_a_journal_table_id_alone_or_the_same_in_both_is_accepted(tmp_path: Path
 
 def test_no_feed_table_leaves_the_journal_on_the_profile_name(tmp_path: Path) -> None:
     loaded = load_profile(profile(tmp_path, 'broker = "mqtt://127.0.0.1"\nsite = "s"\n'))
-    assert loaded.journal.table_id is None           # the journal signs with the name, "t"
+    assert loaded.journal.table_id is None  # the journal signs with the name, "t"
     assert loaded.feed is not None and loaded.feed.table == "t"
 
 

@@ -25,8 +25,7 @@ def test_absent_is_off_and_present_is_on_with_loopback_defaults(tmp_path: Path) 
     assert load_profile(write(tmp_path, "a.toml", PAIGOW)).scoreboard == ScoreboardSettings()
     assert ScoreboardSettings().enabled is False
     board = load_profile(write(tmp_path, "b.toml", PAIGOW + "\n[scoreboard]\n")).scoreboard
-    assert board == ScoreboardSettings(enabled=True, address="127.0.0.1", port=8080,
-                                       max_clients=16)
+    assert board == ScoreboardSettings(enabled=True, address="127.0.0.1", port=8080, max_clients=16)
     assert board.loopback
     off = load_profile(write(tmp_path, "c.toml", PAIGOW + "\n[scoreboard]\nenabled = false\n"))
     assert off.scoreboard.enabled is False
@@ -38,17 +37,20 @@ def test_the_sim_profiles_serve_their_pages() -> None:
         assert board.enabled and board.loopback and board.port == port
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ("port = 65536", "out of range 0..65535"),
-    ("port = -1", "out of range 0..65535"),
-    ('port = "8080"', "wrong type"),
-    ("max_clients = 0", "out of range 1..256"),
-    ('address = "localhost"', "is not an IP address (use 127.0.0.1)"),
-    ('address = "127.0.0.256"', "is not an IP address"),
-    ('address = ""', "wrong type"),
-    ("enabled = 1", "wrong type"),
-    ("prot = 80", "unknown key (did you mean 'port'?)"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("port = 65536", "out of range 0..65535"),
+        ("port = -1", "out of range 0..65535"),
+        ('port = "8080"', "wrong type"),
+        ("max_clients = 0", "out of range 1..256"),
+        ('address = "localhost"', "is not an IP address (use 127.0.0.1)"),
+        ('address = "127.0.0.256"', "is not an IP address"),
+        ('address = ""', "wrong type"),
+        ("enabled = 1", "wrong type"),
+        ("prot = 80", "unknown key (did you mean 'port'?)"),
+    ],
+)
 def test_mistakes_are_refused(tmp_path: Path, text: str, problem: str) -> None:
     err = refused(write(tmp_path, "p.toml", PAIGOW + f"\n[scoreboard]\n{text}\n"))
     assert err.key.startswith("scoreboard.") and problem in err.problem
@@ -60,11 +62,18 @@ def test_port_zero_and_ipv6_are_accepted(tmp_path: Path) -> None:
     assert board.port == 0 and board.address == "::1" and board.loopback
 
 
-@pytest.mark.parametrize(("address", "warned"), [("127.0.0.1", False), ("127.1.2.3", False),
-                                                 ("::1", False), ("0.0.0.0", True),
-                                                 ("192.168.1.20", True), ("::", True)])
-def test_check_profile_warns_when_not_loopback(tmp_path: Path, address: str,
-                                               warned: bool) -> None:
+@pytest.mark.parametrize(
+    ("address", "warned"),
+    [
+        ("127.0.0.1", False),
+        ("127.1.2.3", False),
+        ("::1", False),
+        ("0.0.0.0", True),
+        ("192.168.1.20", True),
+        ("::", True),
+    ],
+)
+def test_check_profile_warns_when_not_loopback(tmp_path: Path, address: str, warned: bool) -> None:
     path = write(tmp_path, "p.toml", PAIGOW + f'\n[scoreboard]\naddress = "{address}"\n')
     report = check_profile_report(path)
     assert ("WARNING scoreboard.address" in report) is warned
@@ -76,8 +85,13 @@ def test_check_profile_warns_when_not_loopback(tmp_path: Path, address: str,
 
 def test_check_profile_command_prints_the_warning(tmp_path: Path) -> None:
     path = write(tmp_path, "p.toml", PAIGOW + '\n[scoreboard]\naddress = "0.0.0.0"\n')
-    done = subprocess.run([sys.executable, "-m", "controller", "check-profile", str(path)],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "check-profile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert done.returncode == 0
     assert 'WARNING scoreboard.address = "0.0.0.0" is not loopback' in done.stdout
 
@@ -90,15 +104,19 @@ def test_error_is_a_profile_error(tmp_path: Path) -> None:
 def test_names_kiosk_and_per_peer_are_read_and_checked(tmp_path: Path) -> None:
     board = load_profile(write(tmp_path, "d.toml", PAIGOW + "\n[scoreboard]\n")).scoreboard
     assert board.names == () and board.kiosk == ("127.0.0.1", "::1") and board.per_peer == 4
-    text = PAIGOW + ('\n[scoreboard]\nnames = ["Table7.Floor.Example."]\n'
-                     'kiosk = ["127.0.0.1", "::ffff:10.0.0.5"]\nper_peer = 2\n')
+    text = PAIGOW + (
+        '\n[scoreboard]\nnames = ["Table7.Floor.Example."]\n'
+        'kiosk = ["127.0.0.1", "::ffff:10.0.0.5"]\nper_peer = 2\n'
+    )
     board = load_profile(write(tmp_path, "e.toml", text)).scoreboard
     assert board.names == ("table7.floor.example",) and board.per_peer == 2
     assert board.kiosk == ("127.0.0.1", "::ffff:a00:5")
-    for bad, problem in (('names = ["http://x"]', "is not a host name"),
-                         ('names = ["x:8080"]', "is not a host name"),
-                         ('names = "x"', "a list of at most 16 strings"),
-                         ('kiosk = ["localhost"]', "is not an IP address"),
-                         ("per_peer = 0", "out of range 1..256")):
+    for bad, problem in (
+        ('names = ["http://x"]', "is not a host name"),
+        ('names = ["x:8080"]', "is not a host name"),
+        ('names = "x"', "a list of at most 16 strings"),
+        ('kiosk = ["localhost"]', "is not an IP address"),
+        ("per_peer = 0", "out of range 1..256"),
+    ):
         err = refused(write(tmp_path, "f.toml", PAIGOW + f"\n[scoreboard]\n{bad}\n"))
         assert err.key.startswith("scoreboard.") and problem in err.problem, bad

@@ -30,8 +30,11 @@ def test_a_path_climbing_out_with_dotdot_is_refused(tmp_path: Path, value: str) 
 
 
 def test_paths_inside_the_state_directory_are_kept(tmp_path: Path) -> None:
-    f = write(tmp_path, "t.toml", PAIGOW + '[journal]\npath = "db/journal.sqlite"\n'
-                                           'key_path = "keys/device.key"\n')
+    f = write(
+        tmp_path,
+        "t.toml",
+        PAIGOW + '[journal]\npath = "db/journal.sqlite"\nkey_path = "keys/device.key"\n',
+    )
     p = load_profile(f)
     assert (p.journal.path, p.journal.key_path) == ("db/journal.sqlite", "keys/device.key")
 
@@ -42,13 +45,18 @@ def test_a_second_medium_must_be_an_absolute_directory(tmp_path: Path) -> None:
     f = write(tmp_path, "u.toml", PAIGOW + '[journal]\nsecond_medium = "/media/anchor"\n')
     assert load_profile(f).journal.second_medium == "/media/anchor"
     # the journal itself never goes there: only the anchor may
-    f = write(tmp_path, "v.toml", PAIGOW + '[journal]\nsecond_medium = "/media/anchor"\n'
-                                           'path = "/media/anchor/journal.sqlite"\n')
+    f = write(
+        tmp_path,
+        "v.toml",
+        PAIGOW + '[journal]\nsecond_medium = "/media/anchor"\n'
+        'path = "/media/anchor/journal.sqlite"\n',
+    )
     assert "outside the state directory" in refused(f).problem
 
 
 def test_a_symlink_out_of_the_state_directory_is_refused_at_start(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     state = tmp_path / "state"
     state.mkdir()
@@ -84,7 +92,8 @@ def test_a_symlink_to_the_same_device_is_the_same_device(tmp_path: Path) -> None
 def test_the_shoe_and_the_dealer_display_on_one_port_are_refused(tmp_path: Path) -> None:
     text = BACCARAT.replace('port = "sim"', 'port = "/dev/ttyUSB1"').replace(
         '[devices.dealer_display]\ndriver = "sim"',
-        '[devices.dealer_display]\ndriver = "serial-text"\nport = "/dev/ttyUSB1"')
+        '[devices.dealer_display]\ndriver = "serial-text"\nport = "/dev/ttyUSB1"',
+    )
     e = refused(write(tmp_path, "t.toml", text))
     assert e.key == "devices.dealer_display.port"
 
@@ -100,6 +109,18 @@ def test_console_on_the_command_line_naming_the_shoe_port_is_refused(tmp_path: P
 
     text = BACCARAT.replace('port = "sim"', 'port = "/dev/ttyUSB0"')
     f = write(tmp_path, "t.toml", text)
-    assert main(["run", "--profile", str(f), "--state-dir", str(tmp_path / "s"),
-                 "--console", "/dev/ttyUSB0"]) == 1
+    assert (
+        main(
+            [
+                "run",
+                "--profile",
+                str(f),
+                "--state-dir",
+                str(tmp_path / "s"),
+                "--console",
+                "/dev/ttyUSB0",
+            ]
+        )
+        == 1
+    )
     assert not (tmp_path / "s").exists()

@@ -64,8 +64,7 @@ class FakeTable:
         raise Refused(f"no such command: {name}", "UNKNOWN")
 
     def status(self) -> dict[str, str]:
-        return {"state": "in_round" if self.in_round else "idle", "round": "7",
-                "last_rng": "3"}
+        return {"state": "in_round" if self.in_round else "idle", "round": "7", "last_rng": "3"}
 
     def round_in_progress(self) -> bool:
         return self.in_round
@@ -92,13 +91,21 @@ class FakeApp:
         opened = open_journal(settings, lambda name: state_dir / name, "console-test")
         self.journal = opened.journal
         # The notary and the scrub are not started: nothing runs on another thread here.
-        self.trust = JournalTrust(opened, settings, lambda name: state_dir / name,
-                                  post=lambda fn: fn(), raise_fault=self._raise_fault)
+        self.trust = JournalTrust(
+            opened,
+            settings,
+            lambda name: state_dir / name,
+            post=lambda fn: fn(),
+            raise_fault=self._raise_fault,
+        )
         self.trust.check_at_start()
         self.config = ConfigStore(self.journal, RuleSettings())
         self.table = table
-        self.rng = (CertifiedRng(HashCounterSource(), hwrng_path=None,
-                                 entropy_ready=lambda: True) if with_rng else None)
+        self.rng = (
+            CertifiedRng(HashCounterSource(), hwrng_path=None, entropy_ready=lambda: True)
+            if with_rng
+            else None
+        )
         self.profile = FakeProfile(game=table.game)
         self.app_faults: list[str] = []
         self.alarms: list[str] = []

@@ -41,9 +41,12 @@ class Machine:
     journals: list[Journal] = field(default_factory=list)
 
     def journal(self) -> Journal:
-        j = Journal(self.folder / "journal.sqlite",
-                    boot_id=f"boot-{self.boot}", wall_ns=lambda: int(self.wall_s * 1e9),
-                    mono_ns=lambda: int(self.mono_s * 1e9))
+        j = Journal(
+            self.folder / "journal.sqlite",
+            boot_id=f"boot-{self.boot}",
+            wall_ns=lambda: int(self.wall_s * 1e9),
+            mono_ns=lambda: int(self.mono_s * 1e9),
+        )
         self.journals.append(j)
         return j
 
@@ -98,18 +101,17 @@ def lock_out(auth: Auth) -> None:
 
 def test_a_forward_clock_jump_and_a_restart_do_not_lift_the_lockout(machine: Machine) -> None:
     lock_out(machine.start())
-    machine.wall_s += 3 * 3600            # the wall clock set three hours forward
+    machine.wall_s += 3 * 3600  # the wall clock set three hours forward
     restarted = machine.start()
     left = restarted.locked_for(TECHNICIAN)
     assert left is not None and left == pytest.approx(LOCKOUT_S)
     assert refused(lambda: login(restarted, TECH_PIN)).code == "LOCKED"
 
 
-def test_within_one_boot_the_time_since_the_lock_counts_across_a_restart(
-        machine: Machine) -> None:
+def test_within_one_boot_the_time_since_the_lock_counts_across_a_restart(machine: Machine) -> None:
     lock_out(machine.start())
     machine.run(100)
-    machine.wall_s -= 7 * 86400           # the wall clock set a week back changes nothing
+    machine.wall_s -= 7 * 86400  # the wall clock set a week back changes nothing
     left = machine.start().locked_for(TECHNICIAN)
     assert left == pytest.approx(LOCKOUT_S - 100)
     machine.run(LOCKOUT_S - 100 + 1)
@@ -121,7 +123,7 @@ def test_within_one_boot_the_time_since_the_lock_counts_across_a_restart(
 def test_time_powered_off_never_shortens_a_lockout(machine: Machine) -> None:
     lock_out(machine.start())
     machine.run(60)
-    machine.reboot(off_for_s=86400)       # a day off: none of it counts
+    machine.reboot(off_for_s=86400)  # a day off: none of it counts
     left = machine.start().locked_for(TECHNICIAN)
     assert left == pytest.approx(LOCKOUT_S)
 
@@ -130,7 +132,7 @@ def test_the_time_left_at_shutdown_carries_over_a_reboot(machine: Machine) -> No
     auth = machine.start()
     lock_out(auth)
     machine.run(200)
-    auth.save()                            # a clean shutdown journals what is left
+    auth.save()  # a clean shutdown journals what is left
     machine.reboot(off_for_s=3600)
     assert machine.start().locked_for(TECHNICIAN) == pytest.approx(LOCKOUT_S - 200)
 
@@ -139,16 +141,17 @@ def test_a_lockout_that_ran_out_does_not_come_back_after_a_reboot(machine: Machi
     auth = machine.start()
     lock_out(auth)
     machine.run(LOCKOUT_S + 1)
-    auth.tick()                            # the loop's tick journals the end of the lockout
+    auth.tick()  # the loop's tick journals the end of the lockout
     machine.reboot(off_for_s=60)
     assert machine.start().locked_for(TECHNICIAN) is None
 
 
 def test_the_supervisor_pin_is_set_by_a_technician_then_kept_by_the_supervisor(
-        machine: Machine) -> None:
+    machine: Machine,
+) -> None:
     auth = machine.start()
     assert refused(lambda: passwd(auth, SUPERVISOR, SUPER_PIN)).code == "AUTH"
-    passwd(auth, TECH_PIN)                          # the first PIN: technician, logged in
+    passwd(auth, TECH_PIN)  # the first PIN: technician, logged in
     same = refused(lambda: passwd(auth, SUPERVISOR, TECH_PIN))
     assert same.code == "RANGE" and "must differ" in same.reason
     assert passwd(auth, SUPERVISOR, SUPER_PIN) == ["supervisor's PIN set"]
@@ -186,17 +189,17 @@ def test_a_technicians_own_logins_never_reset_the_supervisors_count(machine: Mac
     codes: list[str] = []
     for guess in range(42):
         if guess % 4 == 0 and guess:
-            assert login(auth, TECH_PIN) == ["logged in"]     # the technician's own login
+            assert login(auth, TECH_PIN) == ["logged in"]  # the technician's own login
             auth.logout("serial")
         pin = f"{10_000_000 + guess}"
-        codes.append(refused(lambda: login(auth, pin)).code)
-        machine.run(0.2)                                      # 42 guesses in about 8 s
+        codes.append(refused(lambda pin=pin: login(auth, pin)).code)
+        machine.run(0.2)  # 42 guesses in about 8 s
     # MAX_FAILURES wrong PINs are MAX_FAILURES tries at the supervisor's: locked at the fifth
-    assert codes[:MAX_FAILURES - 1] == ["AUTH"] * (MAX_FAILURES - 1)
-    assert set(codes[MAX_FAILURES - 1:]) == {"LOCKED"}
+    assert codes[: MAX_FAILURES - 1] == ["AUTH"] * (MAX_FAILURES - 1)
+    assert set(codes[MAX_FAILURES - 1 :]) == {"LOCKED"}
     left = auth.locked_for(SUPERVISOR)
     assert left is not None and left > LOCKOUT_S - 10
-    assert auth.locked_for(TECHNICIAN) is None                # the technician still logs in
+    assert auth.locked_for(TECHNICIAN) is None  # the technician still logs in
     # the 43rd try, the supervisor's right PIN: refused while locked, as a wrong one would be
     right = refused(lambda: login(auth, SUPER_PIN))
     wrong = refused(lambda: login(auth, "55556666"))
@@ -216,11 +219,13 @@ def test_one_roles_login_clears_only_its_own_count(machine: Machine) -> None:
     auth = commissioned(machine)
     for _ in range(3):
         refused(lambda: login(auth, "00000000"))
-    login(auth, SUPER_PIN)                       # the supervisor's: the technician's count stays
+    login(auth, SUPER_PIN)  # the supervisor's: the technician's count stays
     auth.logout("serial")
     refused(lambda: login(auth, "00000000"))
-    assert "1 try left" in refused(lambda: login(auth, "00000000")).reason \
+    assert (
+        "1 try left" in refused(lambda: login(auth, "00000000")).reason
         or auth.locked_for(TECHNICIAN) is not None
+    )
     assert auth.locked_for(TECHNICIAN) is not None and auth.locked_for(SUPERVISOR) is None
     assert login(auth, SUPER_PIN) == ["logged in as supervisor"]
     auth.logout("serial")
@@ -232,9 +237,9 @@ def test_each_roles_lockout_is_restored_after_a_restart(machine: Machine) -> Non
     for n in range(MAX_FAILURES - 1):
         refused(lambda: login(auth, "00000000"))
         if n == 1:
-            login(auth, TECH_PIN)                 # the technician's count starts again here
+            login(auth, TECH_PIN)  # the technician's count starts again here
             auth.logout("serial")
-    refused(lambda: login(auth, "00000000"))      # the supervisor's fifth: locked
+    refused(lambda: login(auth, "00000000"))  # the supervisor's fifth: locked
     machine.run(40)
     restarted = machine.start()
     assert restarted.locked_for(SUPERVISOR) == pytest.approx(LOCKOUT_S - 40)
@@ -263,7 +268,7 @@ def test_a_lock_row_written_before_per_role_counts_locks_every_role(machine: Mac
 
 def test_changing_a_pin_needs_its_current_pin(machine: Machine) -> None:
     auth = commissioned(machine)
-    login(auth, TECH_PIN)                         # a console left logged in
+    login(auth, TECH_PIN)  # a console left logged in
     no_current = refused(lambda: passwd(auth, "13572468"))
     assert no_current.code == "AUTH" and "current PIN" in no_current.reason
     wrong = refused(lambda: passwd(auth, "99990000", "13572468"))
@@ -306,7 +311,7 @@ def test_passwd_cannot_be_used_to_find_the_supervisors_pin(machine: Machine) -> 
 
 def test_one_pin_check_at_a_time(machine: Machine) -> None:
     auth = commissioned(machine)
-    check = auth.login([TECH_PIN], "serial")      # being hashed (not finished yet)
+    check = auth.login([TECH_PIN], "serial")  # being hashed (not finished yet)
     busy = refused(lambda: auth.login([SUPER_PIN], "stdio"))
     assert busy.code == "STATE"
     assert done(check) == ["logged in"]
@@ -318,10 +323,20 @@ def test_one_pin_check_at_a_time(machine: Machine) -> None:
 PINS = {"tech": TECH_PIN, "super": SUPER_PIN, "wrong": "00001111", "new": "55443322"}
 #: Wrong PINs weighted up: a lockout needs MAX_FAILURES of them between a role's logins.
 OPS = st.sampled_from(
-    [("login", "wrong")] * 6 + [("login", "tech")] * 3 + [("login", "super")]
-    + [("passwd", "wrong")] * 2 + [("passwd", "tech"), ("passwd", "super"), ("logout", ""),
-                                   ("wait", "1"), ("wait", "60"), ("wait", "301"),
-                                   ("restart", "")])
+    [("login", "wrong")] * 6
+    + [("login", "tech")] * 3
+    + [("login", "super")]
+    + [("passwd", "wrong")] * 2
+    + [
+        ("passwd", "tech"),
+        ("passwd", "super"),
+        ("logout", ""),
+        ("wait", "1"),
+        ("wait", "60"),
+        ("wait", "301"),
+        ("restart", ""),
+    ]
+)
 
 
 class Model:
@@ -367,7 +382,7 @@ class Model:
         if by is None:
             return self.fail(open_, now)
         if by != SUPERVISOR:
-            self.fail([SUPERVISOR], now)        # the new PIN compared with the supervisor's
+            self.fail([SUPERVISOR], now)  # the new PIN compared with the supervisor's
         if new == self.pins[SUPERVISOR]:
             return "RANGE"
         self.pins[TECHNICIAN] = new
@@ -376,8 +391,9 @@ class Model:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=st.lists(OPS, max_size=60))
-def test_random_logins_and_passwds_keep_the_rules(tmp_path_factory: pytest.TempPathFactory,
-                                                  ops: list[tuple[str, str]]) -> None:
+def test_random_logins_and_passwds_keep_the_rules(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[str, str]]
+) -> None:
     machine = Machine(tmp_path_factory.mktemp("auth"))
     try:
         auth = commissioned(machine)
@@ -409,7 +425,7 @@ def test_random_logins_and_passwds_keep_the_rules(tmp_path_factory: pytest.TempP
                 auth.tick()
             else:
                 auth.save()
-                auth = machine.start()             # a restart: the lockouts come back
+                auth = machine.start()  # a restart: the lockouts come back
                 model.role = None
             for role in (TECHNICIAN, SUPERVISOR):
                 locked = model.locked(role, machine.mono_s)

@@ -33,8 +33,21 @@ def _no_installed_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_reply_ends_ok_or_err_with_a_documented_code(rig: Rig) -> None:
-    lines = ["", "help", "status", "bogus", "config", "login", "recall x", "rng test 5",
-             "journal head", "verify", "odds", "fault clear", "passwd 1"]
+    lines = [
+        "",
+        "help",
+        "status",
+        "bogus",
+        "config",
+        "login",
+        "recall x",
+        "rng test 5",
+        "journal head",
+        "verify",
+        "odds",
+        "fault clear",
+        "passwd 1",
+    ]
     for line in lines:
         last = rig.console.execute(line, "serial")[-1]
         assert last == "OK" or (last.startswith("ERR ") and last.split()[1] in CODES), line
@@ -49,9 +62,24 @@ def test_blank_line_and_comment_are_ok_and_journal_nothing(rig: Rig) -> None:
 
 def test_help_lists_every_command_and_marks_login(rig: Rig) -> None:
     text = "\n".join(rig.ok("help"))
-    for word in ("status", "config show", "config set", "recall", "journal verify", "rng test",
-                 "rng capture", "selftest", "fault clear", "test-mode", "verify", "houseway",
-                 "odds", "login", "logout", "passwd"):
+    for word in (
+        "status",
+        "config show",
+        "config set",
+        "recall",
+        "journal verify",
+        "rng test",
+        "rng capture",
+        "selftest",
+        "fault clear",
+        "test-mode",
+        "verify",
+        "houseway",
+        "odds",
+        "login",
+        "logout",
+        "passwd",
+    ):
         assert word in text
     assert "* selftest" in text and "  status" in text
 
@@ -78,7 +106,7 @@ def test_no_default_secret_login_before_any_pin_is_refused(rig: Rig) -> None:
 
 def test_first_pin_needs_no_login_later_changes_do(rig: Rig) -> None:
     assert rig.ok(f"passwd {PIN}", "stdio") == ["PIN set; logged in"]
-    assert rig.err("passwd 13579024", "AUTH", "serial")          # a PIN exists now
+    assert rig.err("passwd 13579024", "AUTH", "serial")  # a PIN exists now
     rig.ok(f"login {PIN}", "serial")
     # a console left logged in: changing the PIN needs the current one
     assert "current PIN" in rig.err("passwd 13579024", "AUTH", "serial")
@@ -107,8 +135,14 @@ def test_pin_is_stored_only_as_a_salted_scrypt_hash(rig: Rig) -> None:
     assert record is not None
     data = record.data
     assert data["algorithm"] == "scrypt" and len(bytes.fromhex(data["salt"])) == 16
-    expected = hashlib.scrypt(PIN.encode(), salt=bytes.fromhex(data["salt"]), n=data["n"],
-                              r=data["r"], p=data["p"], dklen=data["dklen"])
+    expected = hashlib.scrypt(
+        PIN.encode(),
+        salt=bytes.fromhex(data["salt"]),
+        n=data["n"],
+        r=data["r"],
+        p=data["p"],
+        dklen=data["dklen"],
+    )
     assert expected.hex() == data["hash"]
 
 
@@ -126,7 +160,7 @@ def test_five_failures_lock_for_five_minutes_and_everything_is_journaled(rig: Ri
         assert f"({left} left)" in rig.err("login 00000000", "AUTH")
     assert "locked" in rig.err("login 00000000", "LOCKED")
     assert any("CONSOLE LOCKED" in a for a in rig.app.alarms)
-    rig.err(f"login {PIN}", "LOCKED")                   # even the right PIN, from any source
+    rig.err(f"login {PIN}", "LOCKED")  # even the right PIN, from any source
     rig.err(f"login {PIN}", "LOCKED", "stdio")
     assert "locked for" in "\n".join(rig.ok("status"))  # read-only commands still work
     rig.clock.now += LOCKOUT_S - 1
@@ -137,13 +171,14 @@ def test_five_failures_lock_for_five_minutes_and_everything_is_journaled(rig: Ri
     assert kinds.count("console.login_failed") == 5
     assert kinds.count("console.locked") == 1
     assert kinds.count("console.login") == 1
-    failures = [e.data["roles"]["technician"]["failures"]
-                for e in rig.app.journal.events(["console.login_failed"])]
+    failures = [
+        e.data["roles"]["technician"]["failures"]
+        for e in rig.app.journal.events(["console.login_failed"])
+    ]
     assert failures == [1, 2, 3, 4, 5]
 
 
-def test_a_technicians_logins_between_guesses_do_not_reset_the_supervisors_count(
-        rig: Rig) -> None:
+def test_a_technicians_logins_between_guesses_do_not_reset_the_supervisors_count(rig: Rig) -> None:
     """Four wrong PINs, the technician's own login, again: 42 guesses; the 43rd, the
     supervisor's right PIN, is refused while the supervisor's logins are locked."""
     supervisor = "97531864"
@@ -157,8 +192,9 @@ def test_a_technicians_logins_between_guesses_do_not_reset_the_supervisors_count
         assert rig.run(f"login {10_000_000 + guess}")[-1].startswith(("ERR AUTH", "ERR LOCKED"))
     assert "supervisor logins locked" in rig.err(f"login {supervisor}", "LOCKED")
     assert "console: not logged in (serial)" in rig.ok("status")
-    assert any(line.startswith("console: supervisor logins locked for")
-               for line in rig.ok("status"))
+    assert any(
+        line.startswith("console: supervisor logins locked for") for line in rig.ok("status")
+    )
     locked = rig.app.journal.events(["console.locked"])
     assert [row.data["role"] for row in locked] == ["supervisor"]
     assert any(a.startswith("CONSOLE LOCKED: supervisor logins") for a in rig.app.alarms)
@@ -208,8 +244,12 @@ def test_config_set_is_journaled_with_old_new_and_who(rig: Rig) -> None:
     assert rig.ok("config set recall_depth 30") == ["recall_depth: 20 -> 30"]
     event = rig.app.journal.last(["config.changed"])
     assert event is not None
-    assert event.data == {"key": "recall_depth", "old": "20", "new": "30",
-                          "who": "technician@serial"}
+    assert event.data == {
+        "key": "recall_depth",
+        "old": "20",
+        "new": "30",
+        "who": "technician@serial",
+    }
     assert rig.ok("config show recall_depth")[0] == "recall_depth = 30"
 
 
@@ -257,9 +297,9 @@ def test_journal_head_and_verify(rig: Rig) -> None:
     seq, mac = rig.app.journal.head()
     head = rig.ok("journal head")
     assert head[0] == f"head {seq}:{mac}"
-    assert head[1] == "signed (none yet)"            # the notary is not running in this rig
+    assert head[1] == "signed (none yet)"  # the notary is not running in this rig
     assert head[2].startswith(f"key {rig.app.trust.signer.key_id} (file ")
-    signed = rig.app.trust.notary.sign(seq, mac)     # as the notary does after a commit
+    signed = rig.app.trust.notary.sign(seq, mac)  # as the notary does after a commit
     rig.app.trust.notary.anchor.append(signed)
     rig.app.journal.add_heads([signed])
     assert rig.ok("journal head")[1] == "signed " + signed.line()
@@ -382,8 +422,9 @@ def test_table_with_action_names_answers_unknown_without_login(rig: Rig) -> None
     rig.err("sim button x", "AUTH")
 
 
-def test_table_errors_map_to_codes_and_a_bug_is_journaled(rig: Rig,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_table_errors_map_to_codes_and_a_bug_is_journaled(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rig.login()
 
     def broken(name: str, args: list[str], who: str) -> list[str]:
@@ -406,10 +447,10 @@ def test_table_errors_map_to_codes_and_a_bug_is_journaled(rig: Rig,
 def test_houseway_sets_the_dealers_hand(rig: Rig) -> None:
     lines = rig.ok("houseway 1-2 4-5 2-4 6-6")
     high = lines[0].split("low")[0]
-    assert "1-2" in high and "2-4" in high                 # the supreme pair is played as such
+    assert "1-2" in high and "2-4" in high  # the supreme pair is played as such
     assert "house way default" in lines[1]
     rig.err("houseway 7-8 1-1 2-2 3-3", "SYNTAX")
-    rig.err("houseway 1-2 1-2 3-3 4-4", "RANGE")           # a set holds one 1-2
+    rig.err("houseway 1-2 1-2 3-3 4-4", "RANGE")  # a set holds one 1-2
     rig.err("houseway 1-1 2-2 3-3", "SYNTAX")
 
 
@@ -434,13 +475,13 @@ def test_odds_without_a_shoe(rig: Rig) -> None:
 def _copy_program(dest: Path) -> Path:
     src = mf.installed_root()
     for package in mf.PACKAGES:
-        shutil.copytree(src / package, dest / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(src / package, dest / package, ignore=shutil.ignore_patterns("__pycache__"))
     return dest
 
 
-def test_verify_catches_a_changed_program_file(make_rig: Callable[..., Rig],
-                                               tmp_path: Path) -> None:
+def test_verify_catches_a_changed_program_file(
+    make_rig: Callable[..., Rig], tmp_path: Path
+) -> None:
     root = _copy_program(tmp_path / "prog")
     profile = tmp_path / "profile.toml"
     profile.write_text('name = "x"\n')
@@ -460,12 +501,12 @@ def test_verify_catches_a_changed_program_file(make_rig: Callable[..., Rig],
     assert any("changed file drivers/gpio.py" in f for f in rig.app.app_faults)
     assert any(a.startswith("FAULT program:") for a in rig.app.alarms)
     profile.write_text('name = "y"\n')
-    assert any(f"changed profile file {tmp_path}/profile.toml" in line
-               for line in rig.run("verify"))
+    assert any(
+        f"changed profile file {tmp_path}/profile.toml" in line for line in rig.run("verify")
+    )
 
 
-def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig],
-                                            tmp_path: Path) -> None:
+def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig], tmp_path: Path) -> None:
     root = _copy_program(tmp_path / "prog")
     profile = tmp_path / "table.toml"
     profile.write_text('name = "x"\n')
@@ -474,8 +515,12 @@ def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig],
     seed = "00112233445566778899aabbccddeeff"
     reply = rig.ok(f"verify {seed}")
     # The lab's computation, written out from docs/program-verification.md.
-    files = sorted(p.relative_to(root).as_posix() for pkg in ("controller", "drivers")
-                   for p in (root / pkg).rglob("*.py") if "__pycache__" not in p.parts)
+    files = sorted(
+        p.relative_to(root).as_posix()
+        for pkg in ("controller", "drivers")
+        for p in (root / pkg).rglob("*.py")
+        if "__pycache__" not in p.parts
+    )
     mac = hmac.new(bytes.fromhex(seed), digestmod=hashlib.sha256)
     for name, path in [(f, root / f) for f in files] + [("profile/table.toml", profile)]:
         data = path.read_bytes()
@@ -532,13 +577,14 @@ def test_manifest_flags_any_extra_missing_changed_or_linked_file(tmp_path: Path)
         "unexpected file controller/__pycache__/rng.cpython-311.pyc: not in the manifest",
         problems[2],
         "missing file drivers/gpio.py",
-        "unexpected file zz.pth: not in the manifest"]
+        "unexpected file zz.pth: not in the manifest",
+    ]
     assert problems[2].startswith("changed file drivers/buttons.py: sha256 ")
     other = tmp_path / "other.toml"
     other.write_text('name = "z"\n')
     assert mf.check_profile([other]) == [
-        f"the profile is not sealed: no {other}.manifest.json (install it with"
-        " systemd/install.sh)"]
+        f"the profile is not sealed: no {other}.manifest.json (install it with systemd/install.sh)"
+    ]
 
 
 def test_recall_depth_setting_is_the_default_and_the_limit(rig: Rig) -> None:

@@ -21,7 +21,8 @@ def _disk_full(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_config_set_on_a_full_disk_replies_err_io_and_changes_nothing(
-        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rig.login()
     before = rig.ok("config show recall_depth")
     with monkeypatch.context() as m:
@@ -32,7 +33,8 @@ def test_config_set_on_a_full_disk_replies_err_io_and_changes_nothing(
 
 
 def test_login_on_a_full_disk_is_refused_and_does_not_log_in(
-        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rig.ok("passwd 2468101212")
     rig.ok("logout")
     with monkeypatch.context() as m:
@@ -44,7 +46,7 @@ def test_login_on_a_full_disk_is_refused_and_does_not_log_in(
 
 
 def test_fault_clear_clears_application_faults_on_a_table_without_faults(rig: Rig) -> None:
-    rig.app.table.refuse_clear_when_clean = True   # as the baccarat table does
+    rig.app.table.refuse_clear_when_clean = True  # as the baccarat table does
     rig.login()
     rig.app.app_faults.append("program: changed controller/app.py")  # the file is back now
     lines = rig.ok("fault clear")

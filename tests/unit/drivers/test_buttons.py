@@ -164,8 +164,7 @@ def test_callback_only_posts_on_the_gpio_thread() -> None:
 def test_active_high_wiring_uses_pull_down() -> None:
     gpio = SimGPIO()
     events: list[ButtonPressed] = []
-    DealerButtons(gpio, {"draw": 5}, events.append, active_low=False,
-                  clock=gpio.clock.monotonic_ns)
+    DealerButtons(gpio, {"draw": 5}, events.append, active_low=False, clock=gpio.clock.monotonic_ns)
     assert gpio.pull(5) == gpio.PUD_DOWN
     gpio.drive(5, 1)
     assert [e.name for e in events] == ["draw"]
@@ -181,8 +180,13 @@ def test_close_stops_events_and_releases_pins() -> None:
 
 @pytest.mark.parametrize(
     "pins, bounce",
-    [({"draw": 5, "deal": 5}, 30), ({"not a name": 5}, 30), ({"draw": 40}, 30),
-     ({"draw": 5}, 0), ({}, 30)],
+    [
+        ({"draw": 5, "deal": 5}, 30),
+        ({"not a name": 5}, 30),
+        ({"draw": 40}, 30),
+        ({"draw": 5}, 0),
+        ({}, 30),
+    ],
 )
 def test_bad_configuration(pins: dict[str, int], bounce: int) -> None:
     with pytest.raises(PinError):

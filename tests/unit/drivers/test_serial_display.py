@@ -102,5 +102,3 @@ def test_closed_display_is_unavailable() -> None:
 def test_timeouts_must_be_positive() -> None:
     with pytest.raises(ValueError):
         SerialLedDisplay("loop://", write_timeout=0)
-
-

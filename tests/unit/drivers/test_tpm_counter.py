@@ -12,7 +12,7 @@ from tests.services.swtpm import SwTpm
 
 def test_the_counter_starts_at_zero_and_counts_up_by_one(swtpm_tpm: SwTpm) -> None:
     counter = TpmCounter(swtpm_tpm.tcti)
-    assert counter.read() == 0                       # defined on first use, never incremented
+    assert counter.read() == 0  # defined on first use, never incremented
     assert [counter.increment() for _ in range(3)] == [1, 2, 3]
     assert counter.read() == 3
 
@@ -22,7 +22,7 @@ def test_the_value_survives_a_restart_of_the_tpm(swtpm_tpm: SwTpm) -> None:
     TpmCounter(swtpm_tpm.tcti).increment()
     swtpm_tpm.stop()
     swtpm_tpm.start()
-    assert TpmCounter(swtpm_tpm.tcti).read() == 2    # a fresh process reads what is in NV
+    assert TpmCounter(swtpm_tpm.tcti).read() == 2  # a fresh process reads what is in NV
 
 
 def test_two_indexes_are_two_counters(swtpm_tpm: SwTpm) -> None:

@@ -55,10 +55,20 @@ def test_head_and_status_messages() -> None:
     assert decode_status(status_payload("offline", 5)) == {"state": "offline", "ts": 5}
 
 
-@pytest.mark.parametrize("change", [
-    {"seq": 0}, {"seq": "1"}, {"round": 1.5}, {"data": []}, {"prev": "AB" * 32},
-    {"hash": "00"}, {"kind": ""}, {"boot": None}, {"ts": -1},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seq": 0},
+        {"seq": "1"},
+        {"round": 1.5},
+        {"data": []},
+        {"prev": "AB" * 32},
+        {"hash": "00"},
+        {"kind": ""},
+        {"boot": None},
+        {"ts": -1},
+    ],
+)
 def test_a_row_of_the_wrong_shape_is_refused(change: dict[str, object]) -> None:
     j = TableJournal("pg-07")
     fields = j.append().as_dict() | change
@@ -85,7 +95,7 @@ def test_the_position_survives_and_is_replaced_whole(tmp_path: Path) -> None:
     save_position(path, Position(41, "ab" * 32, 40))
     save_position(path, Position(42, "cd" * 32, 40))
     assert load_position(path) == Position(42, "cd" * 32, 40)
-    assert [p.name for p in tmp_path.iterdir()] == ["feed.position"]   # no temp file left
+    assert [p.name for p in tmp_path.iterdir()] == ["feed.position"]  # no temp file left
     path.write_text("{torn")
     with pytest.raises(PositionError):
         load_position(path)

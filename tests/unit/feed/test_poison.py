@@ -17,12 +17,20 @@ from tests.feed_hostile import poisons
 from tests.feed_journal import TableJournal
 from tests.unit.feed.test_verifier import SITE, Rig
 
-BIG = 2**63          # one more than a signed 64-bit column holds
+BIG = 2**63  # one more than a signed 64-bit column holds
 
 
 def _row(**change: Any) -> dict[str, Any]:
-    fields = {"seq": 1, "ts": 1_800_000_000 * 10**9, "boot": "b", "mono": 5,
-              "kind": "paigow.drawn", "round": 1, "data": {"n": 1}, **change}
+    fields = {
+        "seq": 1,
+        "ts": 1_800_000_000 * 10**9,
+        "boot": "b",
+        "mono": 5,
+        "kind": "paigow.drawn",
+        "round": 1,
+        "data": {"n": 1},
+        **change,
+    }
     return {"v": 2, **fields, "prev": GENESIS, "hash": row_hash(GENESIS, fields)}
 
 
@@ -57,8 +65,7 @@ def test_the_poisons_hash_correctly() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(POISONS))
-def test_a_poison_is_malformed_and_the_rows_after_it_are_stored(
-        tmp_path: Path, name: str) -> None:
+def test_a_poison_is_malformed_and_the_rows_after_it_are_stored(tmp_path: Path, name: str) -> None:
     honest, evil = TableJournal("table-07"), TableJournal("evil-01")
     rig = Rig(tmp_path, honest, evil)
     rig.raw(f"tc/{SITE}/evil-01/rows", POISONS[name])
@@ -97,7 +104,7 @@ def test_heads_and_statuses_out_of_range_are_malformed(tmp_path: Path) -> None:
     rig.raw(f"tc/{SITE}/table-07/status", _bytes({"v": 2, "state": "online", "ts": BIG}))
     assert rig.kinds() == ["malformed"]
     assert rig.store.alarms()[0].count == 3
-    assert all(r.status == "" for r in rig.store.tables())    # no status taken from them
+    assert all(r.status == "" for r in rig.store.tables())  # no status taken from them
 
 
 def test_the_issues_named_poisons_are_in_the_fuzz_set() -> None:
@@ -108,27 +115,29 @@ def test_the_issues_named_poisons_are_in_the_fuzz_set() -> None:
 
 # -- the will during a round ---------------------------------------------------------------------
 
+
 def _status(rig: Rig, state: str) -> None:
     rig.raw(f"tc/{SITE}/table-07/status", status_payload(state, 1))  # type: ignore[arg-type]
 
 
-def _paigow(t: TableJournal, kind: str, trigger: str, before: str, after: str,
-            rnd: int) -> Any:
+def _paigow(t: TableJournal, kind: str, trigger: str, before: str, after: str, rnd: int) -> Any:
     return t.append(kind, {"trigger": trigger, "from": before, "state": after}, rnd)
 
 
 def test_offline_during_a_paigow_round_is_alarmed(tmp_path: Path) -> None:
     t = TableJournal("table-07")
     rig = Rig(tmp_path, t)
-    for r in (_paigow(t, "paigow.state", "open", "inspection", "washing", 4),
-              _paigow(t, "paigow.state", "stacked", "washing", "betting", 4),
-              _paigow(t, "paigow.state", "no_more_bets", "betting", "no_more_bets", 4),
-              _paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
-              t.append("paigow.input", {"button": "x"}, 4)):
+    for r in (
+        _paigow(t, "paigow.state", "open", "inspection", "washing", 4),
+        _paigow(t, "paigow.state", "stacked", "washing", "betting", 4),
+        _paigow(t, "paigow.state", "no_more_bets", "betting", "no_more_bets", 4),
+        _paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
+        t.append("paigow.input", {"button": "x"}, 4),
+    ):
         rig.row(t, r)
     _status(rig, "online")
     _status(rig, "offline")
-    _status(rig, "offline")         # the retained will again: one alarm
+    _status(rig, "offline")  # the retained will again: one alarm
     alarms = rig.store.alarms()
     assert [(a.kind, a.count) for a in alarms] == [("offline-in-round", 1)]
     assert "round 4" in alarms[0].detail
@@ -139,16 +148,17 @@ def test_the_feeds_round_states_are_the_tables() -> None:
     from controller.tables.baccarat.machine import COUP_STATES
     from controller.tables.paigow.definition import IN_ROUND
 
-    assert ROUND_STATES == {"paigow": IN_ROUND,
-                            "baccarat": frozenset((*COUP_STATES, "settling"))}
+    assert ROUND_STATES == {"paigow": IN_ROUND, "baccarat": frozenset((*COUP_STATES, "settling"))}
 
 
 def test_offline_between_rounds_is_not_alarmed(tmp_path: Path) -> None:
     t = TableJournal("table-07")
     rig = Rig(tmp_path, t)
-    for r in (_paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
-              _paigow(t, "paigow.settled", "settled", "dealer_hands", "washing", 4),
-              _paigow(t, "paigow.state", "idle", "washing", "inspection", 5)):
+    for r in (
+        _paigow(t, "paigow.drawn", "draw", "no_more_bets", "dealing", 4),
+        _paigow(t, "paigow.settled", "settled", "dealer_hands", "washing", 4),
+        _paigow(t, "paigow.state", "idle", "washing", "inspection", 5),
+    ):
         rig.row(t, r)
     _status(rig, "offline")
     assert rig.kinds() == []
@@ -159,7 +169,7 @@ def test_offline_during_a_baccarat_coup_is_alarmed_and_not_after_it(tmp_path: Pa
     rig = Rig(tmp_path, t)
     rig.row(t, t.append("baccarat.bet", {"seat": 1, "moved": ["passing>betting"]}, 9))
     _status(rig, "offline")
-    assert rig.kinds() == []           # betting: no coup under way
+    assert rig.kinds() == []  # betting: no coup under way
     _status(rig, "online")
     rig.row(t, t.append("baccarat.card", {"card": "AS", "moved": ["betting>dealing"]}, 9))
     _status(rig, "offline")

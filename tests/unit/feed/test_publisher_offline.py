@@ -15,8 +15,13 @@ from tests.feed_journal import TableJournal
 
 
 def _settings(tmp_path: Path, port: int) -> PublisherSettings:
-    return PublisherSettings(BrokerSettings("127.0.0.1", port, False), "site1", "table-07",
-                             tmp_path / "feed.position", connack_timeout_s=1.0)
+    return PublisherSettings(
+        BrokerSettings("127.0.0.1", port, False),
+        "site1",
+        "table-07",
+        tmp_path / "feed.position",
+        connack_timeout_s=1.0,
+    )
 
 
 def _wait(predicate: object, timeout: float) -> None:
@@ -29,7 +34,7 @@ def _wait(predicate: object, timeout: float) -> None:
 def test_no_broker_listening(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]        # closed again: connection refused
+        port = s.getsockname()[1]  # closed again: connection refused
     j = TableJournal("table-07")
     pub = Publisher(_settings(tmp_path, port), lambda: j)
     pub.start()
@@ -60,7 +65,7 @@ def test_a_broker_that_accepts_and_never_answers(tmp_path: Path) -> None:
     pub.start()
     try:
         _wait(lambda: pub.state().state == "connecting", 5)
-        pub.wake()                        # returns at once while the thread waits on the broker
+        pub.wake()  # returns at once while the thread waits on the broker
         assert pub.state().acked_seq == 0
         _wait(lambda: pub.state().error == "no CONNACK", 5)
         assert not pub.state().connected

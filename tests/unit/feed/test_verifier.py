@@ -35,8 +35,14 @@ class Clock:
 class Rig:
     """A verifier over a SQLite store, a keys directory and a fake clock."""
 
-    def __init__(self, tmp: Path, *tables: TableJournal, gap: float = 60.0,
-                 silence: float = 900.0, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        tmp: Path,
+        *tables: TableJournal,
+        gap: float = 60.0,
+        silence: float = 900.0,
+        store: Store | None = None,
+    ) -> None:
         self.tmp = tmp
         self.keys = tmp / "keys"
         self.keys.mkdir(exist_ok=True)
@@ -45,16 +51,20 @@ class Rig:
         self.store = store or Store.open(f"sqlite:///{tmp / 'floor.sqlite'}")
         self.clock = Clock()
         self.printed: list[str] = []
-        self.v = Verifier(self.store, KeyRing(self.keys), VerifierSettings(SITE, gap, silence),
-                          on_alarm=self.printed.append, wall_ns=self.clock)
+        self.v = Verifier(
+            self.store,
+            KeyRing(self.keys),
+            VerifierSettings(SITE, gap, silence),
+            on_alarm=self.printed.append,
+            wall_ns=self.clock,
+        )
 
     def row(self, t: TableJournal, row: object) -> None:
         self.v.handle(f"tc/{SITE}/{t.table}/rows", row_payload(row.as_dict()))  # type: ignore[attr-defined]
         self.commit()
 
     def head(self, t: TableJournal, head: object, table: str | None = None) -> None:
-        self.v.handle(f"tc/{SITE}/{table or t.table}/heads",
-                      head_payload(head.as_dict()))  # type: ignore[attr-defined]
+        self.v.handle(f"tc/{SITE}/{table or t.table}/heads", head_payload(head.as_dict()))  # type: ignore[attr-defined]
         self.commit()
 
     def raw(self, topic: str, payload: bytes) -> None:
@@ -84,7 +94,7 @@ def table() -> TableJournal:
 def test_rows_in_order_are_stored_once_and_chain(tmp_path: Path, table: TableJournal) -> None:
     rig = Rig(tmp_path, table)
     rows = table.rounds(4)
-    for r in rows + rows[3:6]:                       # at least once: duplicates come
+    for r in rows + rows[3:6]:  # at least once: duplicates come
         rig.row(table, r)
     stored = rig.store.rows(SITE, table.table)
     assert [r["seq"] for r in stored] == list(range(1, 13))
@@ -95,24 +105,24 @@ def test_rows_in_order_are_stored_once_and_chain(tmp_path: Path, table: TableJou
     assert (rec.frontier_seq, rec.last_round) == (12, 4)
 
 
-def test_rows_out_of_order_wait_for_the_missing_one(tmp_path: Path,
-                                                    table: TableJournal) -> None:
+def test_rows_out_of_order_wait_for_the_missing_one(tmp_path: Path, table: TableJournal) -> None:
     rig = Rig(tmp_path, table)
     r1, r2, r3, r4 = table.rounds(4, 1)
     rig.row(table, r1)
     rig.row(table, r3)
     rig.row(table, r4)
-    assert rig.seqs(table) == [1]                     # held, not stored as valid
+    assert rig.seqs(table) == [1]  # held, not stored as valid
     rig.row(table, r2)
     assert rig.seqs(table) == [1, 2, 3, 4]
     assert rig.kinds() == []
 
 
-def test_a_gap_that_does_not_fill_is_alarmed_then_passed(tmp_path: Path,
-                                                         table: TableJournal) -> None:
+def test_a_gap_that_does_not_fill_is_alarmed_then_passed(
+    tmp_path: Path, table: TableJournal
+) -> None:
     rig = Rig(tmp_path, table, gap=30.0)
     rows = table.rounds(6, 1)
-    for r in rows[:2] + rows[4:]:                     # 3 and 4 lost
+    for r in rows[:2] + rows[4:]:  # 3 and 4 lost
         rig.row(table, r)
     rig.clock.advance(29)
     rig.tick()
@@ -122,18 +132,23 @@ def test_a_gap_that_does_not_fill_is_alarmed_then_passed(tmp_path: Path,
     assert rig.kinds() == ["gap"]
     assert "rows 3..4" in rig.store.alarms()[0].detail
     assert rig.seqs(table) == [1, 2, 5, 6]
-    assert [r["gap_before"] for r in rig.store.rows(SITE, table.table)] == \
-        [False, False, True, False]
+    assert [r["gap_before"] for r in rig.store.rows(SITE, table.table)] == [
+        False,
+        False,
+        True,
+        False,
+    ]
     assert any("gap" in line for line in rig.printed)
-    rig.row(table, rows[3])                           # late rows still fill the hole
+    rig.row(table, rows[3])  # late rows still fill the hole
     rig.row(table, rows[2])
     assert rig.seqs(table) == [1, 2, 3, 4, 5, 6]
     assert verify_rows(rig.store.rows(SITE, table.table)).ok
     assert rig.kinds() == ["gap"]
 
 
-def test_first_row_seen_after_one_is_a_gap_from_the_start(tmp_path: Path,
-                                                          table: TableJournal) -> None:
+def test_first_row_seen_after_one_is_a_gap_from_the_start(
+    tmp_path: Path, table: TableJournal
+) -> None:
     rig = Rig(tmp_path, table, gap=10.0)
     rows = table.rounds(3, 1)
     rig.row(table, rows[2])
@@ -151,7 +166,7 @@ def test_another_hash_at_a_stored_seq_is_a_fork(tmp_path: Path, table: TableJour
     other = TableJournal(table.table, table.key)
     for r in rows[:2]:
         other.rows.append(r)
-    forged = other.append("paigow.drawn", {"number": 8}, 2)   # a different row 3
+    forged = other.append("paigow.drawn", {"number": 8}, 2)  # a different row 3
     rig.row(table, forged)
     assert rig.kinds() == ["fork"]
     assert [r["hash"] for r in rig.store.rows(SITE, table.table)] == [r.hash for r in rows]
@@ -170,9 +185,9 @@ def test_a_row_that_breaks_the_chain_is_refused(tmp_path: Path, table: TableJour
     fields["hash"] = row_hash(fields["prev"], fields)
     rig.raw(f"tc/{SITE}/{table.table}/rows", json.dumps({"v": 2, **fields}).encode())
     assert rig.kinds() == ["chain"]
-    assert rig.store.alarms()[0].count == 2           # one alarm, two refusals
+    assert rig.store.alarms()[0].count == 2  # one alarm, two refusals
     assert rig.seqs(table) == [1]
-    rig.row(table, rows[1])                           # the real row 2 still goes in
+    rig.row(table, rows[1])  # the real row 2 still goes in
     assert rig.seqs(table) == [1, 2]
 
 
@@ -182,16 +197,16 @@ def test_signed_heads_are_checked_and_matched(tmp_path: Path, table: TableJourna
     head2 = table.sign(2)
     head4 = table.sign(4)
     rig.row(table, rows[0])
-    rig.head(table, head4)                            # ahead of its rows: waits
+    rig.head(table, head4)  # ahead of its rows: waits
     rig.row(table, rows[1])
     assert rig.store.tables()[0].signed_seq == 0
     rig.row(table, rows[2])
     rig.row(table, rows[3])
     rec = rig.store.tables()[0]
     assert (rec.head_seq, rec.signed_seq) == (4, 4)
-    rig.head(table, head4)                            # the retained copy again: a duplicate
+    rig.head(table, head4)  # the retained copy again: a duplicate
     assert rig.kinds() == []
-    rig.head(table, head2)                            # lower than 4: the table went back
+    rig.head(table, head2)  # lower than 4: the table went back
     assert rig.kinds() == ["rollback"]
 
 
@@ -200,9 +215,9 @@ def test_a_forged_head_is_a_bad_signature(tmp_path: Path, table: TableJournal) -
     for r in table.rounds(1, 2):
         rig.row(table, r)
     intruder = ec.generate_private_key(ec.SECP256R1())
-    rig.head(table, table.sign(2, key=intruder))                 # another key
+    rig.head(table, table.sign(2, key=intruder))  # another key
     genuine = table.sign(2)
-    tampered = genuine.as_dict() | {"ts": genuine.ts + 1}        # the table's key id, bad sig
+    tampered = genuine.as_dict() | {"ts": genuine.ts + 1}  # the table's key id, bad sig
     rig.raw(f"tc/{SITE}/{table.table}/heads", json.dumps({"v": 2, **tampered}).encode())
     assert rig.kinds() == ["bad-signature"]
     assert rig.store.alarms()[0].count == 2
@@ -212,7 +227,8 @@ def test_a_forged_head_is_a_bad_signature(tmp_path: Path, table: TableJournal) -
 
 
 def test_a_head_naming_another_hash_than_the_stored_row_is_a_fork(
-        tmp_path: Path, table: TableJournal) -> None:
+    tmp_path: Path, table: TableJournal
+) -> None:
     rig = Rig(tmp_path, table)
     for r in table.rounds(1, 2):
         rig.row(table, r)
@@ -221,8 +237,9 @@ def test_a_head_naming_another_hash_than_the_stored_row_is_a_fork(
     assert rig.store.tables()[0].signed_seq == 0
 
 
-def test_a_head_for_another_table_on_this_topic_is_refused(tmp_path: Path,
-                                                           table: TableJournal) -> None:
+def test_a_head_for_another_table_on_this_topic_is_refused(
+    tmp_path: Path, table: TableJournal
+) -> None:
     other = TableJournal("table-08")
     rig = Rig(tmp_path, table, other)
     other.rounds(1, 1)
@@ -231,16 +248,24 @@ def test_a_head_for_another_table_on_this_topic_is_refused(tmp_path: Path,
 
 
 def test_unknown_table_and_malformed_input_never_stop_the_collector(
-        tmp_path: Path, table: TableJournal) -> None:
+    tmp_path: Path, table: TableJournal
+) -> None:
     stranger = TableJournal("table-99")
     rig = Rig(tmp_path, table)
     rows = table.rounds(2, 1)
     rig.row(stranger, stranger.rounds(1, 1)[0])
     topic = f"tc/{SITE}/{table.table}/rows"
-    for junk in (b"\xff\xfe", b"[]", b"{}", b'{"v": 1}', b'{"v": 2, "seq": NaN}',
-                 row_payload(rows[0].as_dict())[:-1], b"x" * 300_000,
-                 json.dumps({"v": 2, **rows[0].as_dict(), "extra": 1}).encode(),
-                 json.dumps({"v": 2, **(rows[0].as_dict() | {"seq": True})}).encode()):
+    for junk in (
+        b"\xff\xfe",
+        b"[]",
+        b"{}",
+        b'{"v": 1}',
+        b'{"v": 2, "seq": NaN}',
+        row_payload(rows[0].as_dict())[:-1],
+        b"x" * 300_000,
+        json.dumps({"v": 2, **rows[0].as_dict(), "extra": 1}).encode(),
+        json.dumps({"v": 2, **(rows[0].as_dict() | {"seq": True})}).encode(),
+    ):
         rig.raw(topic, junk)
     rig.raw(f"tc/{SITE}/{table.table}/secrets", b"{}")
     rig.raw(f"tc/{SITE}/{table.table}/heads", b'{"v": 2, "table": "table-07"}')
@@ -269,7 +294,7 @@ def test_a_table_silent_too_long_is_alarmed_once(tmp_path: Path, table: TableJou
     assert rig.kinds() == ["silent"]
     assert "nothing verified (row, head or online status) for 301 s" in rig.store.alarms()[0].detail
     assert rig.store.tables()[0].silent
-    rig.row(table, rows[1])                           # a row on the chain: alive again
+    rig.row(table, rows[1])  # a row on the chain: alive again
     assert not rig.store.tables()[0].silent
     assert rig.store.tables()[0].last_seen_ns == rig.clock()
 
@@ -284,8 +309,7 @@ def forged_heads(table: TableJournal, seq: int) -> list[bytes]:
     return [other_key, json.dumps({"v": 2, **tampered}).encode()]
 
 
-def test_forged_heads_do_not_keep_a_silent_table_alive(tmp_path: Path,
-                                                       table: TableJournal) -> None:
+def test_forged_heads_do_not_keep_a_silent_table_alive(tmp_path: Path, table: TableJournal) -> None:
     # Issue 16 (audit): last seen moved before the signature check, so a table that sent only
     # forged heads never went silent. Only a verified row or head counts.
     rig = Rig(tmp_path, table, silence=300.0)
@@ -293,7 +317,7 @@ def test_forged_heads_do_not_keep_a_silent_table_alive(tmp_path: Path,
     for r in rows:
         rig.row(table, r)
     seen = rig.clock()
-    for step in range(8):                             # a forged head every 50 s for 400 s
+    for step in range(8):  # a forged head every 50 s for 400 s
         rig.clock.advance(50)
         for payload in forged_heads(table, 4):
             rig.raw(f"tc/{SITE}/{table.table}/heads", payload)
@@ -303,13 +327,14 @@ def test_forged_heads_do_not_keep_a_silent_table_alive(tmp_path: Path,
     assert rig.store.tables()[0].last_seen_ns == seen
     assert rig.store.tables()[0].silent
     assert rig.store.alarms(kind="silent")[0].count == 1
-    rig.head(table, table.sign(4))                    # a genuine head: alive again
+    rig.head(table, table.sign(4))  # a genuine head: alive again
     assert not rig.store.tables()[0].silent
     assert rig.store.tables()[0].last_seen_ns == rig.clock()
 
 
-def test_a_table_that_only_ever_sent_forged_heads_goes_silent(tmp_path: Path,
-                                                              table: TableJournal) -> None:
+def test_a_table_that_only_ever_sent_forged_heads_goes_silent(
+    tmp_path: Path, table: TableJournal
+) -> None:
     rig = Rig(tmp_path, table, silence=300.0)
     table.rounds(1, 2)
     for _ in range(7):
@@ -318,12 +343,14 @@ def test_a_table_that_only_ever_sent_forged_heads_goes_silent(tmp_path: Path,
             rig.raw(f"tc/{SITE}/{table.table}/heads", payload)
         rig.tick()
     assert rig.kinds() == ["bad-signature", "silent"]
-    assert "nothing verified (row, head or online status) yet for 300 s" in rig.store.alarms(kind="silent")[0].detail
+    assert (
+        "nothing verified (row, head or online status) yet for 300 s"
+        in rig.store.alarms(kind="silent")[0].detail
+    )
     assert rig.store.tables()[0].last_seen_ns is None
 
 
-def test_replays_and_held_rows_are_not_proof_of_life(tmp_path: Path,
-                                                     table: TableJournal) -> None:
+def test_replays_and_held_rows_are_not_proof_of_life(tmp_path: Path, table: TableJournal) -> None:
     # A duplicate (a replayed row or head) proves nothing new, and a row held before a gap has
     # not had its chain checked yet: neither moves "last seen".
     rig = Rig(tmp_path, table, silence=300.0, gap=3600.0)
@@ -335,27 +362,28 @@ def test_replays_and_held_rows_are_not_proof_of_life(tmp_path: Path,
     for n in range(7):
         rig.clock.advance(50)
         rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("offline", n + 2))
-        rig.row(table, rows[0])                        # a replay of a stored row
-        rig.head(table, head1)                         # a replay of the retained head
-        rig.row(table, rows[2 + n % 2])                # rows 3, 4: held (row 2 missing)
+        rig.row(table, rows[0])  # a replay of a stored row
+        rig.head(table, head1)  # a replay of the retained head
+        rig.row(table, rows[2 + n % 2])  # rows 3, 4: held (row 2 missing)
         rig.tick()
     rec = rig.store.tables()[0]
     assert rig.kinds() == ["silent"]
     assert "(status offline)" in rig.store.alarms()[0].detail
     assert (rec.status, rec.status_ts, rec.last_seen_ns, rec.silent) == ("offline", 8, seen, True)
-    rig.row(table, rows[1])                            # the missing row: 2, 3, 4 on the chain
+    rig.row(table, rows[1])  # the missing row: 2, 3, 4 on the chain
     rec = rig.store.tables()[0]
     assert rig.seqs(table) == [1, 2, 3, 4]
     assert (rec.last_seen_ns, rec.silent) == (rig.clock(), False)
 
 
 def test_an_idle_connected_table_is_heard_by_its_online_status(
-        tmp_path: Path, table: TableJournal) -> None:
+    tmp_path: Path, table: TableJournal
+) -> None:
     # The publisher repeats "online" every minute; the broker lets only the table's own
     # certificate publish it (TLS, ACL): an idle table is heard, never silent; after its will's
     # "offline" nothing more comes, and it is silent after the setting.
     rig = Rig(tmp_path, table, silence=300.0)
-    for n in range(10):                                # ten idle minutes
+    for n in range(10):  # ten idle minutes
         rig.clock.advance(60)
         rig.raw(f"tc/{SITE}/{table.table}/status", status_payload("online", n + 1))
         rig.tick()
@@ -370,8 +398,7 @@ def test_an_idle_connected_table_is_heard_by_its_online_status(
     assert rig.store.tables()[0].status == "offline"
 
 
-def test_alarms_of_a_kind_coalesce_within_the_window(tmp_path: Path,
-                                                     table: TableJournal) -> None:
+def test_alarms_of_a_kind_coalesce_within_the_window(tmp_path: Path, table: TableJournal) -> None:
     rig = Rig(tmp_path, table)
     for _ in range(3):
         rig.raw(f"tc/{SITE}/{table.table}/rows", b"junk")
@@ -381,14 +408,15 @@ def test_alarms_of_a_kind_coalesce_within_the_window(tmp_path: Path,
     assert len(rig.printed) == 2
 
 
-def test_a_restarted_collector_resumes_where_it_stopped(tmp_path: Path,
-                                                        table: TableJournal) -> None:
+def test_a_restarted_collector_resumes_where_it_stopped(
+    tmp_path: Path, table: TableJournal
+) -> None:
     rig = Rig(tmp_path, table)
     rows = table.rounds(4, 1)
     head = table.sign(4)
     rig.row(table, rows[0])
-    rig.row(table, rows[2])                           # held
-    rig.head(table, head)                             # waiting for row 4
+    rig.row(table, rows[2])  # held
+    rig.head(table, head)  # waiting for row 4
     rig.store.close()
     again = Rig(tmp_path, table)
     again.row(table, rows[3])
@@ -401,15 +429,15 @@ def test_a_restarted_collector_resumes_where_it_stopped(tmp_path: Path,
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_any_delivery_order_with_duplicates_stores_each_row_once(
-        tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
     """At-least-once delivery, rows in any order (within the gap timeout), heads first seen in
     the order they were signed (one connection keeps them in order; a re-delivery may repeat an
     older one), ends with the whole chain stored exactly once, every head matched, no alarm."""
     table = TableJournal("table-07")
     rows = table.rounds(5, 2)
     heads = [table.sign(s) for s in (2, 6, 10)]
-    messages: list[tuple[str, object]] = [("row", r) for r in rows] + \
-        [("head", h) for h in heads]
+    messages: list[tuple[str, object]] = [("row", r) for r in rows] + [("head", h) for h in heads]
     extra = data.draw(st.lists(st.sampled_from(messages), max_size=10))
     order = list(data.draw(st.permutations(messages + extra)))
     seen: list[object] = []
@@ -431,16 +459,17 @@ def test_any_delivery_order_with_duplicates_stores_each_row_once(
 
 
 def test_a_restarted_collector_times_silence_and_gaps_from_its_start(
-        tmp_path: Path, table: TableJournal) -> None:
+    tmp_path: Path, table: TableJournal
+) -> None:
     """A collector that was away longer than the silence and gap settings first receives what
     the broker kept for it: no alarm until the settings pass with the collector listening."""
     rig = Rig(tmp_path, table, gap=30.0, silence=300.0)
     rows = table.rounds(3, 1)
     rig.row(table, rows[0])
-    rig.row(table, rows[2])                           # row 2 not yet here
+    rig.row(table, rows[2])  # row 2 not yet here
     rig.store.close()
     again = Rig(tmp_path, table, gap=30.0, silence=300.0)
-    again.clock.advance(3600)                         # an hour later it starts again
+    again.clock.advance(3600)  # an hour later it starts again
     again.v.started_ns = again.clock()
     again.v.reload()
     again.tick()

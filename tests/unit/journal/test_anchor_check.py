@@ -38,15 +38,21 @@ def _anchor(tmp_path: Path, heads: list[SignedHead]) -> Path:
 
 def _check(j: Journal, signer: FileSigner, path: Path, every_line: bool) -> VerifyResult:
     result = VerifyResult()
-    check_anchor(j, read_anchor(path), signer.public_key_pem(), result, required=True,
-                 every_line=every_line)
+    check_anchor(
+        j, read_anchor(path), signer.public_key_pem(), result, required=True, every_line=every_line
+    )
     return result
 
 
 def test_every_anchor_line_matching_its_row_passes(tmp_path: Path) -> None:
     j, signer = _journal(tmp_path, 20)
-    path = _anchor(tmp_path, [_signed(signer, s, j.row(s).hash)  # type: ignore[union-attr]
-                              for s in (5, 10, 15, 20)])
+    path = _anchor(
+        tmp_path,
+        [
+            _signed(signer, s, j.row(s).hash)  # type: ignore[union-attr]
+            for s in (5, 10, 15, 20)
+        ],
+    )
     for every in (True, False):
         result = _check(j, signer, path, every)
         assert result.ok, result.problems
@@ -58,16 +64,18 @@ def test_an_older_line_that_no_longer_matches_its_row_is_a_finding(tmp_path: Pat
     """The newest line matches (a faulted run signed the damaged journal's head), an older one
     names a hash row 10 no longer has: the rows it vouched for are gone as signed."""
     j, signer = _journal(tmp_path, 20)
-    heads = [_signed(signer, 5, j.row(5).hash),   # type: ignore[union-attr]
-             _signed(signer, 10, "ab" * 32),       # what row 10 was when it was signed
-             _signed(signer, 20, j.row(20).hash)]  # type: ignore[union-attr]
+    heads = [
+        _signed(signer, 5, j.row(5).hash),  # type: ignore[union-attr]
+        _signed(signer, 10, "ab" * 32),  # what row 10 was when it was signed
+        _signed(signer, 20, j.row(20).hash),
+    ]  # type: ignore[union-attr]
     path = _anchor(tmp_path, heads)
-    for every in (True, False):        # `journal verify` and start-up alike
+    for every in (True, False):  # `journal verify` and start-up alike
         result = _check(j, signer, path, every)
         assert not result.ok
         assert result.first_bad_seq == 10
         assert "row 10 differs from the anchor's signed head" in (result.problem or "")
-        assert result.rows_lost == 10 - 5   # since the newest line below it that matched
+        assert result.rows_lost == 10 - 5  # since the newest line below it that matched
     pem = signer.public_key_pem()
     assert not startup_check(j, pem, read_anchor(path)).ok
     assert not verify_journal(j, pem, read_anchor(path), anchor_required=False).ok
@@ -76,8 +84,13 @@ def test_an_older_line_that_no_longer_matches_its_row_is_a_finding(tmp_path: Pat
 
 def test_a_line_past_the_journals_end_is_rows_lost(tmp_path: Path) -> None:
     j, signer = _journal(tmp_path, 20)
-    path = _anchor(tmp_path, [_signed(signer, 8, j.row(8).hash),  # type: ignore[union-attr]
-                              _signed(signer, 26, "cd" * 32)])
+    path = _anchor(
+        tmp_path,
+        [
+            _signed(signer, 8, j.row(8).hash),  # type: ignore[union-attr]
+            _signed(signer, 26, "cd" * 32),
+        ],
+    )
     result = _check(j, signer, path, False)
     assert not result.ok and result.rows_lost == 6 and result.first_bad_seq == 21
     assert "behind its anchor" in (result.problem or "")
@@ -87,8 +100,7 @@ def test_a_line_past_the_journals_end_is_rows_lost(tmp_path: Path) -> None:
 def test_a_forged_older_line_is_named_as_forged_not_as_a_rewritten_row(tmp_path: Path) -> None:
     j, signer = _journal(tmp_path, 20)
     other = FileSigner.create(tmp_path / "other.pem")
-    path = _anchor(tmp_path, [_signed(other, 10, "ef" * 32),
-                              _signed(signer, 20, j.row(20).hash)])  # type: ignore[union-attr]
+    path = _anchor(tmp_path, [_signed(other, 10, "ef" * 32), _signed(signer, 20, j.row(20).hash)])  # type: ignore[union-attr]
     result = _check(j, signer, path, False)
     assert not result.ok
     assert any("anchor head at row 10 has a bad signature" in p for p in result.problems)

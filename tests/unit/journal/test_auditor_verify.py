@@ -53,7 +53,7 @@ def _change_one_byte(db: Path, seq: int) -> None:
         raw.execute("DROP TRIGGER rows_no_update")
         (text,) = raw.execute("SELECT data FROM rows WHERE seq = ?", (seq,)).fetchone()
         digit = text.index('"i":') + 4
-        changed = text[:digit] + ("1" if text[digit] != "1" else "2") + text[digit + 1:]
+        changed = text[:digit] + ("1" if text[digit] != "1" else "2") + text[digit + 1 :]
         assert len(changed) == len(text) and changed != text
         raw.execute("UPDATE rows SET data = ? WHERE seq = ?", (changed, seq))
     finally:
@@ -73,9 +73,10 @@ def _verify(copy: Path, pub: Path | None, capsys: pytest.CaptureFixture[str]) ->
 def _row_seq(db: Path, i: int) -> int:
     raw = sqlite3.connect(db)
     try:
-        (seq,) = raw.execute("SELECT seq FROM rows WHERE data LIKE ? OR data LIKE ?"
-                             " ORDER BY seq LIMIT 1",
-                             (f'%"i":{i},%', f'%"i":{i}}}%')).fetchone()
+        (seq,) = raw.execute(
+            "SELECT seq FROM rows WHERE data LIKE ? OR data LIKE ? ORDER BY seq LIMIT 1",
+            (f'%"i":{i},%', f'%"i":{i}}}%'),
+        ).fetchone()
     finally:
         raw.close()
     return int(seq)
@@ -85,19 +86,21 @@ def _row_seq(db: Path, i: int) -> int:
 
 
 def test_a_copy_without_the_private_key_verifies_with_the_public_key(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _table(tmp_path / "table", rows=30)
     pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
     copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
     code, text = _verify(copy, pub, capsys)
     assert code == 0, text
     assert "journal verified" in text and "BROKEN" not in text
-    assert "no signing key" in text                  # said, as information
-    assert not (copy / "journal-key.pem").exists()   # and nothing made one
+    assert "no signing key" in text  # said, as information
+    assert not (copy / "journal-key.pem").exists()  # and nothing made one
 
 
 def test_the_same_copy_with_one_byte_of_a_row_changed_still_fails(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _table(tmp_path / "table", rows=30)
     pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
     copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
@@ -109,7 +112,8 @@ def test_the_same_copy_with_one_byte_of_a_row_changed_still_fails(
 
 
 def test_without_pubkey_the_missing_private_key_is_still_a_failure(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """On the table's own state (no key given) a missing key means the table will not start."""
     _table(tmp_path / "table", rows=5)
     copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
@@ -120,9 +124,10 @@ def test_without_pubkey_the_missing_private_key_is_still_a_failure(
 # -- the wrong public key -----------------------------------------------------------------------
 
 
-def test_the_wrong_public_key_is_said_once(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-    _table(tmp_path / "table", rows=10, starts=8)     # many signed heads and anchor lines
+def test_the_wrong_public_key_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _table(tmp_path / "table", rows=10, starts=8)  # many signed heads and anchor lines
     _table(tmp_path / "other", rows=1)
     wrong = _pubkey(tmp_path / "other", tmp_path / "other.pub", capsys)
     copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
@@ -130,7 +135,7 @@ def test_the_wrong_public_key_is_said_once(tmp_path: Path,
     assert code == 1, text
     verdict = next(line for line in text.splitlines() if line.startswith("journal BROKEN"))
     assert "does not match this journal's" in verdict
-    assert verdict.count(";") == 1                   # one problem (its own "; use the key...")
+    assert verdict.count(";") == 1  # one problem (its own "; use the key...")
     assert "bad signature" not in text and "anchor holds no signed head" not in text
     raw = sqlite3.connect(copy / "journal.sqlite")
     (heads,) = raw.execute("SELECT count(*) FROM heads").fetchone()
@@ -138,8 +143,9 @@ def test_the_wrong_public_key_is_said_once(tmp_path: Path,
     assert heads >= 8 and f"none of its {heads} signed heads" in verdict
 
 
-def test_the_wrong_key_does_not_hide_an_edited_row(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_wrong_key_does_not_hide_an_edited_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _table(tmp_path / "table", rows=10, starts=2)
     _table(tmp_path / "other", rows=1)
     wrong = _pubkey(tmp_path / "other", tmp_path / "other.pub", capsys)
@@ -150,7 +156,8 @@ def test_the_wrong_key_does_not_hide_an_edited_row(tmp_path: Path,
 
 
 def test_one_forged_head_under_the_right_key_is_still_named(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The key is told wrong only when no head verifies: a single forged head is a forgery."""
     _table(tmp_path / "table", rows=10, starts=3)
     pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)

@@ -12,11 +12,20 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from controller.journal.chain import GENESIS, ChainError, canonical_row, row_hash, verify_rows
 from controller.journal.heads import canonical_head, key_id, load_public_key, verify_head
 
-ROW = {"seq": 1, "ts": 1_700_000_000_000_000_000, "boot": "b1", "mono": 5, "kind": "paigow.drawn",
-       "round": 1, "data": {"number": 6, "raw": "05"}}
+ROW = {
+    "seq": 1,
+    "ts": 1_700_000_000_000_000_000,
+    "boot": "b1",
+    "mono": 5,
+    "kind": "paigow.drawn",
+    "round": 1,
+    "data": {"number": 6, "raw": "05"},
+}
 #: The canonical bytes of ROW as the format writes them: sorted keys, no spaces.
-ROW_BYTES = (b'{"boot":"b1","data":{"number":6,"raw":"05"},"kind":"paigow.drawn","mono":5,'
-             b'"round":1,"seq":1,"ts":1700000000000000000}')
+ROW_BYTES = (
+    b'{"boot":"b1","data":{"number":6,"raw":"05"},"kind":"paigow.drawn","mono":5,'
+    b'"round":1,"seq":1,"ts":1700000000000000000}'
+)
 
 
 def test_canonical_row_is_the_sorted_compact_json_of_the_seven_fields() -> None:
@@ -72,21 +81,23 @@ def test_verify_rows_names_the_first_changed_missing_or_reordered_row() -> None:
     edited[2]["data"] = {"n": 99}
     assert verify_rows(edited).broken_seq == 3
     assert "changed" in verify_rows(edited).problem
-    assert verify_rows(rows[:2] + rows[3:]).broken_seq == 4            # row 3 deleted
-    assert verify_rows([rows[0], rows[2], rows[1]]).broken_seq == 3    # reordered
+    assert verify_rows(rows[:2] + rows[3:]).broken_seq == 4  # row 3 deleted
+    assert verify_rows([rows[0], rows[2], rows[1]]).broken_seq == 3  # reordered
     rehashed = [{k: v for k, v in r.items() if k not in ("hash", "prev")} for r in rows]
-    rehashed[1]["data"] = {"n": 7}    # no stored hash to compare: the head differs instead
+    rehashed[1]["data"] = {"n": 7}  # no stored hash to compare: the head differs instead
     assert verify_rows(rehashed).head_hash != rows[-1]["hash"]
 
 
 def test_signed_head_verifies_with_the_public_key_alone() -> None:
     private = ec.generate_private_key(ec.SECP256R1())
-    pem = private.public_key().public_bytes(serialization.Encoding.PEM,
-                                            serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = private.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     key = load_public_key(pem)
     head = {"table": "T1", "seq": 42, "hash": "cd" * 32, "ts": 7}
     assert canonical_head({**head, "sig": "x"}) == (
-        b'{"hash":"' + b"cd" * 32 + b'","seq":42,"table":"T1","ts":7}')
+        b'{"hash":"' + b"cd" * 32 + b'","seq":42,"table":"T1","ts":7}'
+    )
     sig = private.sign(canonical_head(head), ec.ECDSA(hashes.SHA256())).hex()
     assert verify_head(head, sig, key)
     assert not verify_head({**head, "seq": 43}, sig, key)
@@ -94,14 +105,16 @@ def test_signed_head_verifies_with_the_public_key_alone() -> None:
     assert not verify_head(head, "not hex", key)
     other = ec.generate_private_key(ec.SECP256R1()).public_key()
     assert not verify_head(head, sig, other)
-    der = key.public_bytes(serialization.Encoding.DER,
-                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    der = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     assert key_id(key) == hashlib.sha256(der).hexdigest()[:16]
 
 
 def test_a_key_that_is_not_p256_is_refused() -> None:
     p384 = ec.generate_private_key(ec.SECP384R1()).public_key()
-    pem = p384.public_bytes(serialization.Encoding.PEM,
-                            serialization.PublicFormat.SubjectPublicKeyInfo)
+    pem = p384.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     with pytest.raises(ValueError, match="P-256"):
         load_public_key(pem)

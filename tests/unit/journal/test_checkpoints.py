@@ -36,17 +36,24 @@ def _filled(tmp_path: Path, rows: int) -> tuple[Journal, Path]:
 
 
 def _maintenance(db: Path) -> Maintenance:
-    return Maintenance(str(db), b"", tmp_anchor(db), post=lambda fn: fn(),
-                       on_scrubbed=lambda result: None, scrub_every_s=10**9,
-                       first_scrub_s=10**9)
+    return Maintenance(
+        str(db),
+        b"",
+        tmp_anchor(db),
+        post=lambda fn: fn(),
+        on_scrubbed=lambda result: None,
+        scrub_every_s=10**9,
+        first_scrub_s=10**9,
+    )
 
 
 def tmp_anchor(db: Path) -> Path:
     return db.with_name("journal.anchor")
 
 
-def test_the_first_checkpoint_comes_soon_after_a_start(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_first_checkpoint_comes_soon_after_a_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     journal, db = _filled(tmp_path, 500)
     size_before = db.stat().st_size
     monkeypatch.setattr(scrub, "FIRST_CHECKPOINT_S", 0.2)
@@ -54,7 +61,7 @@ def test_the_first_checkpoint_comes_soon_after_a_start(tmp_path: Path,
     worker.start()
     try:
         deadline = time.monotonic() + WAIT_S
-        while db.stat().st_size <= size_before:   # the rows reach the database file
+        while db.stat().st_size <= size_before:  # the rows reach the database file
             assert time.monotonic() < deadline, "no checkpoint after the start"
             time.sleep(0.05)
     finally:
@@ -64,9 +71,10 @@ def test_the_first_checkpoint_comes_soon_after_a_start(tmp_path: Path,
 
 
 def test_a_wal_past_its_bound_is_checkpointed_before_the_period(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     journal, db = _filled(tmp_path, 10)
-    monkeypatch.setattr(scrub, "FIRST_CHECKPOINT_S", 10**6)   # no timed checkpoint in this test
+    monkeypatch.setattr(scrub, "FIRST_CHECKPOINT_S", 10**6)  # no timed checkpoint in this test
     monkeypatch.setattr(scrub, "WAL_CHECK_S", 0.1)
     monkeypatch.setattr(scrub, "WAL_CHECKPOINT_BYTES", 256 * 1024)
     done: list[tuple[int, int]] = []
@@ -82,8 +90,8 @@ def test_a_wal_past_its_bound_is_checkpointed_before_the_period(
     worker.start()
     try:
         time.sleep(0.5)
-        assert done == []                                         # under the bound: left alone
-        while Path(f"{db}-wal").stat().st_size <= 256 * 1024:     # past the bound
+        assert done == []  # under the bound: left alone
+        while Path(f"{db}-wal").stat().st_size <= 256 * 1024:  # past the bound
             journal.append("test.row", {"pad": "y" * 400})
         deadline = time.monotonic() + WAIT_S
         while not done:
@@ -92,6 +100,6 @@ def test_a_wal_past_its_bound_is_checkpointed_before_the_period(
     finally:
         worker.stop(WAIT_S)
     frames, copied = done[0]
-    assert frames > 0 and copied == frames                        # every frame reached the file
+    assert frames > 0 and copied == frames  # every frame reached the file
     assert _wal_frames_left(db) == 0
     journal.close()

@@ -31,16 +31,17 @@ def _head(counter: int | None) -> dict[str, object]:
 
 
 def test_the_signature_covers_the_counter_and_heads_without_one_still_verify(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     signer = FileSigner.create(tmp_path / "k.pem")
     key = load_public_key(signer.public_key_pem())
     with_counter = signer.sign(canonical_head(_head(5)))
     assert verify_head(_head(5), with_counter, key)
-    assert not verify_head(_head(6), with_counter, key)       # another value
-    assert not verify_head(_head(None), with_counter, key)    # the value stripped
+    assert not verify_head(_head(6), with_counter, key)  # another value
+    assert not verify_head(_head(None), with_counter, key)  # the value stripped
     without = signer.sign(canonical_head(_head(None)))
-    assert verify_head(_head(None), without, key)             # a head from before the TPM
-    assert not verify_head(_head(0), without, key)            # a value added afterwards
+    assert verify_head(_head(None), without, key)  # a head from before the TPM
+    assert not verify_head(_head(0), without, key)  # a value added afterwards
 
 
 def test_an_anchor_line_carries_the_counter_and_refuses_a_bad_one() -> None:
@@ -55,10 +56,12 @@ def test_an_anchor_line_carries_the_counter_and_refuses_a_bad_one() -> None:
 
 def _app(state: Path, counter: SimCounter, monkeypatch: pytest.MonkeyPatch) -> Application:
     import drivers.counter
+
     monkeypatch.setattr(drivers.counter, "open_counter", lambda spec, index: counter)
     profile = load_profile(PROFILE)
-    profile = dataclasses.replace(profile, journal=dataclasses.replace(
-        profile.journal, counter="swtpm:host=127.0.0.1,port=1"))
+    profile = dataclasses.replace(
+        profile, journal=dataclasses.replace(profile.journal, counter="swtpm:host=127.0.0.1,port=1")
+    )
     return Application(profile, state, console_port="none")
 
 
@@ -70,7 +73,8 @@ def _play_to_the_draw(app: Application) -> None:
 
 
 def test_every_anchored_head_takes_the_next_value_off_the_loop(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     counter = SimCounter(40)
     calls: list[str] = []
     real = counter.increment
@@ -89,7 +93,7 @@ def test_every_anchored_head_takes_the_next_value_off_the_loop(
         values = [h.counter for h in anchor.heads]
         assert values == list(range(41, 41 + len(values))) and len(values) >= 2
         assert counter.read() == values[-1]
-        assert set(calls) == {"journal-notary"}        # never the loop's thread
+        assert set(calls) == {"journal-notary"}  # never the loop's thread
         stored = app.journal.newest_heads(50)
         # the draw's head (a decision) is stored too, so the feed sends every value
         assert [h.counter for h in stored] == values
@@ -98,7 +102,8 @@ def test_every_anchored_head_takes_the_next_value_off_the_loop(
 
 
 def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     counter = SimCounter()
     app = _app(tmp_path, counter, monkeypatch)
     try:
@@ -106,7 +111,7 @@ def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
     finally:
         app.close()
     anchored = counter.read()
-    lost_increment = SimCounter(anchored - 1)    # the anchor was synced, the increment lost
+    lost_increment = SimCounter(anchored - 1)  # the anchor was synced, the increment lost
     app = _app(tmp_path, lost_increment, monkeypatch)
     try:
         app.start()
@@ -116,12 +121,16 @@ def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
         app.close()
 
 
-@pytest.mark.parametrize(("delta", "said"), [
-    (+3, "behind the TPM counter: its newest signed head carries"),
-    (-2, "the TPM counter is behind the journal"),
-])
+@pytest.mark.parametrize(
+    ("delta", "said"),
+    [
+        (+3, "behind the TPM counter: its newest signed head carries"),
+        (-2, "the TPM counter is behind the journal"),
+    ],
+)
 def test_a_journal_and_a_counter_that_disagree_are_a_finding(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delta: int, said: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delta: int, said: str
+) -> None:
     counter = SimCounter()
     app = _app(tmp_path, counter, monkeypatch)
     try:
@@ -133,24 +142,33 @@ def test_a_journal_and_a_counter_that_disagree_are_a_finding(
         app.start()
         assert [f for f in app.app_faults if said in f], app.app_faults
         app.dispatch(ButtonPressed("dealt", 0))
-        assert app.table.model.state == "dealing"     # play stops under the finding
+        assert app.table.model.state == "dealing"  # play stops under the finding
     finally:
         app.close()
 
 
-def _signed(signer: FileSigner, table: str, seq: int, hash_: str,
-            counter: int | None) -> SignedHead:
+def _signed(
+    signer: FileSigner, table: str, seq: int, hash_: str, counter: int | None
+) -> SignedHead:
     head = SignedHead(table, seq, hash_, 1, "", signer.key_id, counter)
     return dataclasses.replace(head, sig=signer.sign(canonical_head(head.head())))
 
 
-@pytest.mark.parametrize(("counters", "bad"), [
-    ((5, 6, 7), None), ((5, None, 6), None), ((5, 5, 6), 2), ((5, 7, 6), 3),
-])
+@pytest.mark.parametrize(
+    ("counters", "bad"),
+    [
+        ((5, 6, 7), None),
+        ((5, None, 6), None),
+        ((5, 5, 6), 2),
+        ((5, 7, 6), 3),
+    ],
+)
 def test_journal_verify_refuses_counters_that_do_not_count_up(
-        tmp_path: Path, counters: tuple[int | None, ...], bad: int | None) -> None:
+    tmp_path: Path, counters: tuple[int | None, ...], bad: int | None
+) -> None:
     from controller.journal.store import Journal
     from controller.journal.verify import verify_journal
+
     signer = FileSigner.create(tmp_path / "k.pem")
     j = Journal(tmp_path / "j.sqlite")
     try:
@@ -158,8 +176,9 @@ def test_journal_verify_refuses_counters_that_do_not_count_up(
         for n in range(3):
             j.append("x.row", {"n": n})
         rows = [r for r in (j.row(s) for s in (1, 2, 3)) if r is not None]
-        j.add_heads([_signed(signer, "t1", r.seq, r.hash, c) for r, c in zip(rows, counters,
-                                                                             strict=True)])
+        j.add_heads(
+            [_signed(signer, "t1", r.seq, r.hash, c) for r, c in zip(rows, counters, strict=True)]
+        )
         result = verify_journal(j, signer.public_key_pem(), None, anchor_required=False)
     finally:
         j.close()
@@ -167,5 +186,6 @@ def test_journal_verify_refuses_counters_that_do_not_count_up(
     if bad is None:
         assert problems == [], result.problems
     else:
-        assert problems and problems[0].startswith(f"signed head at row {rows[bad - 1].seq}"
-                                                   f" carries TPM counter"), result.problems
+        assert problems and problems[0].startswith(
+            f"signed head at row {rows[bad - 1].seq} carries TPM counter"
+        ), result.problems

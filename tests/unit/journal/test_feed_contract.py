@@ -18,8 +18,9 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _played(state: Path) -> tuple[str, bytes]:
-    app = Application(load_profile(REPO / "hw_profiles" / "sim-paigow.toml"), state,
-                      console_port="none")
+    app = Application(
+        load_profile(REPO / "hw_profiles" / "sim-paigow.toml"), state, console_port="none"
+    )
     try:
         app.start()
         for _ in range(2):
@@ -38,9 +39,9 @@ def test_the_collector_accepts_the_tables_rows_and_heads(tmp_path: Path) -> None
     (keys / f"{table}.pem").write_bytes(pem)
     store = Store.open(f"sqlite:///{tmp_path / 'collector.sqlite'}")
     alarms: list[str] = []
-    verifier = Verifier(store, KeyRing(keys), VerifierSettings(site="s1"),
-                        on_alarm=alarms.append)
+    verifier = Verifier(store, KeyRing(keys), VerifierSettings(site="s1"), on_alarm=alarms.append)
     from controller.journal.store import Journal
+
     reader = Journal(tmp_path / "state" / "journal.sqlite", readonly=True)
     try:
         rows = reader.rows_after(0, 10_000)
@@ -58,8 +59,13 @@ def test_the_collector_accepts_the_tables_rows_and_heads(tmp_path: Path) -> None
     assert verifier.counters.heads_stored == len(heads)
     # the same row with another number: a fork (the collector has the original)
     drawn = next(r for r in rows if r.kind == "paigow.drawn")
-    forged = {**drawn.as_dict(), "data": {**drawn.data, "record": {
-        **drawn.data["record"], "number": drawn.data["record"]["number"] % 8 + 1}}}
+    forged = {
+        **drawn.as_dict(),
+        "data": {
+            **drawn.data,
+            "record": {**drawn.data["record"], "number": drawn.data["record"]["number"] % 8 + 1},
+        },
+    }
     verifier.handle(topic("s1", table, "rows"), row_payload(forged))
     assert alarms, "a rewritten row must be refused"
     store.close()

@@ -29,7 +29,8 @@ def test_a_head_is_signed_with_ecdsa_p256_over_its_canonical_json(tmp_path: Path
     head = {"table": "pg-1", "seq": 12, "hash": "ab" * 32, "ts": 5}
     sig = signer.sign(canonical_head(head))
     assert canonical_head(head) == (
-        b'{"hash":"' + b"ab" * 32 + b'","seq":12,"table":"pg-1","ts":5}')
+        b'{"hash":"' + b"ab" * 32 + b'","seq":12,"table":"pg-1","ts":5}'
+    )
     # checked independently with the cryptography library and the PEM alone
     public = serialization.load_pem_public_key(signer.public_key_pem())
     assert isinstance(public, ec.EllipticCurvePublicKey) and public.curve.name == "secp256r1"
@@ -38,8 +39,9 @@ def test_a_head_is_signed_with_ecdsa_p256_over_its_canonical_json(tmp_path: Path
     assert not verify_head({**head, "seq": 13}, sig, public)
     other = FileSigner.create(tmp_path / "other.pem")
     assert not verify_head(head, sig, load_public_key(other.public_key_pem()))
-    der = public.public_bytes(serialization.Encoding.DER,
-                              serialization.PublicFormat.SubjectPublicKeyInfo)
+    der = public.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
     assert signer.key_id == key_id(public) == hashlib.sha256(der).hexdigest()[:16]
 
 
@@ -72,8 +74,7 @@ def _head(signer: FileSigner, seq: int) -> SignedHead:
     return SignedHead(**head, sig=signer.sign(canonical_head(head)), key_id=signer.key_id)
 
 
-def test_the_anchor_keeps_the_newest_heads_small_and_ignores_a_torn_line(
-        tmp_path: Path) -> None:
+def test_the_anchor_keeps_the_newest_heads_small_and_ignores_a_torn_line(tmp_path: Path) -> None:
     signer = FileSigner.create(tmp_path / "k.pem")
     anchor = Anchor(tmp_path / "a")
     assert read_anchor(tmp_path / "a") is None
@@ -83,7 +84,7 @@ def test_the_anchor_keeps_the_newest_heads_small_and_ignores_a_torn_line(
     assert read is not None and read.newest is not None
     assert read.newest.seq == MAX_LINES * 3 - 1
     assert len(read.heads) <= MAX_LINES and not read.bad_lines
-    with open(tmp_path / "a", "a") as fh:     # a power cut in the middle of an append
+    with open(tmp_path / "a", "a") as fh:  # a power cut in the middle of an append
         fh.write('{"table":"t","seq":99')
     torn = read_anchor(tmp_path / "a")
     assert torn is not None and torn.torn_tail and torn.newest.seq == MAX_LINES * 3 - 1  # type: ignore[union-attr]
@@ -122,15 +123,20 @@ class SlowSigner:
 def test_the_notary_never_blocks_the_caller_and_coalesces(tmp_path: Path) -> None:
     slow = SlowSigner(FileSigner.create(tmp_path / "k.pem"))
     signed: list[SignedHead] = []
-    notary = Notary(slow, Anchor(tmp_path / "a"), "t", on_signed=lambda h, r: signed.append(h),
-                    on_error=lambda text: None)
+    notary = Notary(
+        slow,
+        Anchor(tmp_path / "a"),
+        "t",
+        on_signed=lambda h, r: signed.append(h),
+        on_error=lambda text: None,
+    )
     notary.start()
     began = time.monotonic()
     for seq in range(1, 21):
         notary.request(seq, f"{seq:064x}", "decision")
-    assert time.monotonic() - began < 0.05        # twenty requests, no wait
+    assert time.monotonic() - began < 0.05  # twenty requests, no wait
     assert notary.wait_idle(5)
-    assert signed[-1].seq == 20 and slow.calls < 20   # coalesced: the newest is signed
+    assert signed[-1].seq == 20 and slow.calls < 20  # coalesced: the newest is signed
     anchor = read_anchor(tmp_path / "a")
     assert anchor is not None and anchor.newest is not None and anchor.newest.seq == 20
     assert all(h.verify(load_public_key(slow.public_key_pem())) for h in anchor.heads)
@@ -140,9 +146,13 @@ def test_the_notary_never_blocks_the_caller_and_coalesces(tmp_path: Path) -> Non
 def test_a_failing_anchor_is_reported_not_raised(tmp_path: Path) -> None:
     errors: list[str] = []
     done = threading.Event()
-    notary = Notary(FileSigner.create(tmp_path / "k.pem"), Anchor(tmp_path / "no" / "a"), "t",
-                    on_signed=lambda h, r: None,
-                    on_error=lambda text: (errors.append(text), done.set()))
+    notary = Notary(
+        FileSigner.create(tmp_path / "k.pem"),
+        Anchor(tmp_path / "no" / "a"),
+        "t",
+        on_signed=lambda h, r: None,
+        on_error=lambda text: (errors.append(text), done.set()),
+    )
     notary.start()
     notary.request(1, "00" * 32, "start")
     assert done.wait(5) and "anchor" in errors[0]

@@ -37,13 +37,16 @@ def _raw(tmp_path: Path) -> sqlite3.Connection:
 
 def test_the_hash_is_sha256_of_prev_and_the_canonical_row(tmp_path: Path) -> None:
     """docs/journal.md "Row", computed here independently of controller/journal/chain.py."""
-    j = _journal(tmp_path, boot_id="boot-1", wall_ns=lambda: 1_700_000_000_000_000_000,
-                 mono_ns=lambda: 42)
+    j = _journal(
+        tmp_path, boot_id="boot-1", wall_ns=lambda: 1_700_000_000_000_000_000, mono_ns=lambda: 42
+    )
     j.append("paigow.input", {"b": "é", "a": [1, 2]}, round_id=7)
     row = j.row(1)
     assert row is not None and row.prev == "0" * 64 == GENESIS
-    text = ('{"boot":"boot-1","data":{"a":[1,2],"b":"é"},"kind":"paigow.input","mono":42,'
-            '"round":7,"seq":1,"ts":1700000000000000000}')
+    text = (
+        '{"boot":"boot-1","data":{"a":[1,2],"b":"é"},"kind":"paigow.input","mono":42,'
+        '"round":7,"seq":1,"ts":1700000000000000000}'
+    )
     assert canonical_row(row.as_dict()) == text.encode("utf-8")
     want = hashlib.sha256(bytes(32) + text.encode("utf-8")).hexdigest()
     assert row.hash == want == row_hash(GENESIS, row.as_dict())
@@ -125,9 +128,13 @@ def test_a_row_rewritten_with_its_hash_recomputed_breaks_the_next_row(tmp_path: 
     row = j.row(4)
     assert row is not None
     forged = {**row.as_dict(), "data": {"cents": 999999, "i": 3}}
-    _raw(tmp_path).execute("UPDATE rows SET data = ?, hash = ? WHERE seq = 4",
-                           (json.dumps(forged["data"], sort_keys=True, separators=(",", ":")),
-                            bytes.fromhex(row_hash(row.prev, forged))))
+    _raw(tmp_path).execute(
+        "UPDATE rows SET data = ?, hash = ? WHERE seq = 4",
+        (
+            json.dumps(forged["data"], sort_keys=True, separators=(",", ":")),
+            bytes.fromhex(row_hash(row.prev, forged)),
+        ),
+    )
     result = check_chain(j)
     assert not result.ok and result.first_bad_seq == 5
 
@@ -168,18 +175,18 @@ def test_a_transaction_is_one_commit_and_outputs_wait_for_it(tmp_path: Path) -> 
         j.after_commit(lambda: order.append(f"shown, reader sees {reader.stored_last_seq()}"))
         j.append("decision", {"n": 3})
         order.append(f"in transaction, reader sees {reader.stored_last_seq()}")
-        with j.transaction():               # nested: joins the outer one
+        with j.transaction():  # nested: joins the outer one
             j.append("more", {})
     assert order == ["in transaction, reader sees 0", "shown, reader sees 3"]
     assert [r.kind for r in j.events()] == ["input", "decision", "more"]
     reader.close()
 
 
-def test_a_commit_listener_hears_each_commit_that_wrote_after_its_outputs(
-        tmp_path: Path) -> None:
+def test_a_commit_listener_hears_each_commit_that_wrote_after_its_outputs(tmp_path: Path) -> None:
     """The feed's publisher is woken once per commit (rows or heads alone), after the display
     and the replies went out; an empty transaction or a failed one wakes nobody."""
     from controller.journal.heads import SignedHead
+
     j = _journal(tmp_path)
     heard: list[str] = []
     j.add_commit_listener(lambda: heard.append(f"commit at {j.last_seq}"))
@@ -189,10 +196,10 @@ def test_a_commit_listener_hears_each_commit_that_wrote_after_its_outputs(
         j.after_commit(lambda: heard.append("shown"))
     assert heard == ["shown", "commit at 2"]
     with j.transaction():
-        pass                                  # a tick that journaled nothing
-    j.append("alone", {})                     # outside a transaction: its own commit
+        pass  # a tick that journaled nothing
+    j.append("alone", {})  # outside a transaction: its own commit
     head = SignedHead("t", 3, j.last_hash, 1, "3006020101020101", "00" * 8)
-    j.add_heads([head])                       # heads alone are worth sending too
+    j.add_heads([head])  # heads alone are worth sending too
     assert heard == ["shown", "commit at 2", "commit at 3", "commit at 3"]
     j._db.execute("PRAGMA max_page_count = 1")
     with pytest.raises(JournalIOError), j.transaction():
@@ -201,13 +208,12 @@ def test_a_commit_listener_hears_each_commit_that_wrote_after_its_outputs(
     assert heard == ["shown", "commit at 2", "commit at 3", "commit at 3"]
 
 
-def test_a_failed_transaction_rolls_back_runs_undo_and_never_the_outputs(
-        tmp_path: Path) -> None:
+def test_a_failed_transaction_rolls_back_runs_undo_and_never_the_outputs(tmp_path: Path) -> None:
     j = _filled(tmp_path, 3)
     head = j.head()
     shown: list[str] = []
     undone: list[str] = []
-    j._db.execute("PRAGMA max_page_count = 1")   # the database cannot grow: a full disk
+    j._db.execute("PRAGMA max_page_count = 1")  # the database cannot grow: a full disk
     with pytest.raises(JournalIOError, match="full"), j.transaction():
         j.on_rollback(lambda: undone.append("model restored"))
         j.after_commit(lambda: shown.append("display"))
@@ -215,7 +221,7 @@ def test_a_failed_transaction_rolls_back_runs_undo_and_never_the_outputs(
             for i in range(10_000):
                 j.append("bulk", {"pad": "x" * 2000, "i": i})
         except JournalIOError:
-            pass            # a handler that catches the error: the transaction stays doomed
+            pass  # a handler that catches the error: the transaction stays doomed
     assert shown == [] and undone == ["model restored"]
     assert j.head() == head
     j._db.execute("PRAGMA max_page_count = 1073741823")
@@ -224,7 +230,8 @@ def test_a_failed_transaction_rolls_back_runs_undo_and_never_the_outputs(
 
 
 def test_full_disk_outside_a_transaction_is_an_io_error_and_nothing_half_written(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     j = _filled(tmp_path, 3)
     j._db.execute("PRAGMA max_page_count = 1")
     with pytest.raises(JournalIOError, match="full"):
@@ -242,7 +249,7 @@ def test_want_head_reports_the_committed_head(tmp_path: Path) -> None:
     with j.transaction():
         j.append("a", {})
         j.want_head("decision")
-        assert asked == []                    # not before the commit
+        assert asked == []  # not before the commit
         j.append("b", {})
     assert asked == [(2, j.head()[1], "decision")]
 
@@ -347,16 +354,23 @@ def test_last_and_recall_read_by_index(tmp_path: Path) -> None:
     j.append("test.event", {}, round_id=None)
     assert j.last(["rare"]).data == {"n": 1}  # type: ignore[union-attr]
     assert j.last(["never"]) is None
-    plans = [" ".join(str(c) for c in r) for r in j._db.execute(
-        "EXPLAIN QUERY PLAN SELECT seq FROM rows WHERE round = ? ORDER BY seq", (3,))]
+    plans = [
+        " ".join(str(c) for c in r)
+        for r in j._db.execute(
+            "EXPLAIN QUERY PLAN SELECT seq FROM rows WHERE round = ? ORDER BY seq", (3,)
+        )
+    ]
     assert any("rows_round" in p for p in plans), plans
-    plans = [" ".join(str(c) for c in r) for r in j._db.execute(
-        "EXPLAIN QUERY PLAN SELECT MAX(seq) FROM rows WHERE kind = ?", (1,))]
+    plans = [
+        " ".join(str(c) for c in r)
+        for r in j._db.execute("EXPLAIN QUERY PLAN SELECT MAX(seq) FROM rows WHERE kind = ?", (1,))
+    ]
     assert any("rows_kind" in p for p in plans), plans
 
 
 def test_a_revision1_file_is_recognised_never_altered(tmp_path: Path) -> None:
     from controller.journal.store import JournalRevision1
+
     db = sqlite3.connect(tmp_path / "j.sqlite")
     db.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, mac TEXT)")
     db.commit()

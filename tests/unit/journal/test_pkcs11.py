@@ -35,30 +35,35 @@ def token(softhsm_token: SoftHsmToken) -> SoftHsmToken:
 
 def test_the_key_is_made_in_the_token_and_cannot_be_read_out(token: SoftHsmToken) -> None:
     from pkcs11 import Attribute, KeyType, ObjectClass
+
     with pytest.raises(SignerKeyMissing):
         Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin)
     signer = Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin, create=True)
     try:
         head = {"table": "t", "seq": 1, "hash": "ab" * 32, "ts": 1}
         from controller.journal.heads import canonical_head, verify_head
+
         sig = signer.sign(canonical_head(head))
         assert verify_head(head, sig, load_public_key(signer.public_key_pem()))
     finally:
         signer.close()
     import pkcs11
-    session = pkcs11.lib(token.module).get_token(token_label=token.label).open(
-        user_pin=token.user_pin)
+
+    session = (
+        pkcs11.lib(token.module).get_token(token_label=token.label).open(user_pin=token.user_pin)
+    )
     try:
-        private = session.get_key(object_class=ObjectClass.PRIVATE_KEY, key_type=KeyType.EC,
-                                  label="k1")
+        private = session.get_key(
+            object_class=ObjectClass.PRIVATE_KEY, key_type=KeyType.EC, label="k1"
+        )
         assert private[Attribute.SENSITIVE] is True
         assert private[Attribute.EXTRACTABLE] is False
         with pytest.raises(pkcs11.PKCS11Error):
-            private[Attribute.VALUE]                  # the private scalar never leaves
+            private[Attribute.VALUE]  # the private scalar never leaves
     finally:
         session.close()
     again = Pkcs11Signer.open(token.module, token.label, "k1", token.user_pin)
-    assert again.key_id == signer.key_id             # the same key on every open
+    assert again.key_id == signer.key_id  # the same key on every open
     again.close()
 
 
@@ -68,16 +73,19 @@ def _profile(tmp: Path, token: SoftHsmToken) -> Path:
     pin.write_text(token.user_pin + "\n")
     pin.chmod(0o600)
     text = (REPO / "hw_profiles" / "sim-paigow.toml").read_text()
-    text += (f'\n[journal]\nsigner = "pkcs11"\npkcs11_module = "{token.module}"\n'
-             f'pkcs11_token = "{token.label}"\npkcs11_key_label = "table-journal"\n'
-             f'pkcs11_pin_file = "{pin}"\n')
+    text += (
+        f'\n[journal]\nsigner = "pkcs11"\npkcs11_module = "{token.module}"\n'
+        f'pkcs11_token = "{token.label}"\npkcs11_key_label = "table-journal"\n'
+        f'pkcs11_pin_file = "{pin}"\n'
+    )
     path = tmp / "sim-paigow-pkcs11.toml"
     path.write_text(text)
     return path
 
 
 def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_alone(
-        token: SoftHsmToken, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    token: SoftHsmToken, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     profile_path = _profile(tmp_path, token)
     state = tmp_path / "state"
     app = Application(load_profile(profile_path), state, console_port="none")
@@ -96,8 +104,9 @@ def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_
             assert b"PRIVATE KEY" not in data, path
     assert not (state / "journal-key.pem").exists()
     # the public key, from the token, as printed at commissioning
-    assert main(["journal", "pubkey", "--profile", str(profile_path), "--state-dir",
-                 str(state)]) == 0
+    assert (
+        main(["journal", "pubkey", "--profile", str(profile_path), "--state-dir", str(state)]) == 0
+    )
     pem = capsys.readouterr().out
     assert pem.startswith("-----BEGIN PUBLIC KEY-----")
     (tmp_path / "table.pub").write_text(pem)
@@ -111,8 +120,19 @@ def test_a_table_signs_in_the_token_and_its_export_verifies_with_the_public_key_
     assert anchor and all(h.verify(key) for h in anchor)
     by_seq = {r["seq"]: r["hash"] for r in rows}
     assert all(by_seq[h.seq] == h.hash for h in anchor if h.seq in by_seq)
-    assert main(["journal", "verify", "--state-dir", str(state), "--pubkey",
-                 str(tmp_path / "table.pub")]) == 0
+    assert (
+        main(
+            [
+                "journal",
+                "verify",
+                "--state-dir",
+                str(state),
+                "--pubkey",
+                str(tmp_path / "table.pub"),
+            ]
+        )
+        == 0
+    )
     assert "journal verified" in capsys.readouterr().out
 
 
@@ -123,22 +143,28 @@ def _module_sha256(module: str) -> str:
     """Computed here independently of the program: the bytes of the file the loader opens."""
     import hashlib
     import os
+
     return hashlib.sha256(Path(os.path.realpath(module)).read_bytes()).hexdigest()
 
 
 def _pinned(tmp: Path, token: SoftHsmToken, sha256: str | None, *, sealed: bool) -> Path:
     path = _profile(tmp, token)
     if sha256 is not None:
-        path.write_text(path.read_text().replace(
-            "pkcs11_token =", f'pkcs11_module_sha256 = "{sha256}"\npkcs11_token =', 1))
+        path.write_text(
+            path.read_text().replace(
+                "pkcs11_token =", f'pkcs11_module_sha256 = "{sha256}"\npkcs11_token =', 1
+            )
+        )
     if sealed:
         from controller.program.manifest import seal_profile
+
         seal_profile(load_profile(path).source_files)
     return path
 
 
-def test_a_sealed_profile_with_the_module_s_hash_starts(token: SoftHsmToken,
-                                                          tmp_path: Path) -> None:
+def test_a_sealed_profile_with_the_module_s_hash_starts(
+    token: SoftHsmToken, tmp_path: Path
+) -> None:
     profile = _pinned(tmp_path, token, _module_sha256(token.module).upper(), sealed=True)
     app = Application(load_profile(profile), tmp_path / "state", console_port="none")
     try:
@@ -149,10 +175,12 @@ def test_a_sealed_profile_with_the_module_s_hash_starts(token: SoftHsmToken,
 
 @pytest.mark.parametrize("sealed", [True, False])
 def test_a_module_with_another_hash_is_refused_naming_the_file_and_both_hashes(
-        token: SoftHsmToken, tmp_path: Path, sealed: bool) -> None:
+    token: SoftHsmToken, tmp_path: Path, sealed: bool
+) -> None:
     import os
 
     from controller.journal.trust import StartRefused
+
     right = _module_sha256(token.module)
     wrong = ("0" if right[0] != "0" else "1") + right[1:]
     profile = _pinned(tmp_path, token, wrong, sealed=sealed)
@@ -161,12 +189,14 @@ def test_a_module_with_another_hash_is_refused_naming_the_file_and_both_hashes(
     text = str(refused.value)
     assert os.path.realpath(token.module) in text
     assert right in text and wrong in text
-    assert not (tmp_path / "state" / "journal.anchor").exists()     # nothing was signed
+    assert not (tmp_path / "state" / "journal.anchor").exists()  # nothing was signed
 
 
-def test_a_sealed_profile_without_the_module_s_hash_is_refused(token: SoftHsmToken,
-                                                                tmp_path: Path) -> None:
+def test_a_sealed_profile_without_the_module_s_hash_is_refused(
+    token: SoftHsmToken, tmp_path: Path
+) -> None:
     from controller.journal.trust import StartRefused
+
     profile = _pinned(tmp_path, token, None, sealed=True)
     with pytest.raises(StartRefused, match="pkcs11_module_sha256") as refused:
         Application(load_profile(profile), tmp_path / "state", console_port="none")
@@ -180,8 +210,11 @@ def test_a_sealed_profile_without_the_module_s_hash_is_refused(token: SoftHsmTok
 @pytest.mark.parametrize("text", ["abc", "g" * 64, "0" * 63, "0" * 65])
 def test_a_malformed_module_hash_is_a_profile_error(tmp_path: Path, text: str) -> None:
     from controller.config.profile import ProfileError
+
     path = tmp_path / "p.toml"
-    path.write_text((REPO / "hw_profiles" / "sim-paigow.toml").read_text()
-                    + f'\n[journal]\npkcs11_module_sha256 = "{text}"\n')
+    path.write_text(
+        (REPO / "hw_profiles" / "sim-paigow.toml").read_text()
+        + f'\n[journal]\npkcs11_module_sha256 = "{text}"\n'
+    )
     with pytest.raises(ProfileError, match="pkcs11_module_sha256"):
         load_profile(path)

@@ -27,7 +27,7 @@ def _damaged_journal(tmp_path: Path) -> Journal:
     conn.close()
     data = bytearray(db.read_bytes())
     low, high = len(data) // 4 // PAGE * PAGE, len(data) // 2 // PAGE * PAGE
-    data[low:high] = b"\xab" * (high - low)   # pages in the middle: older rows, not the newest
+    data[low:high] = b"\xab" * (high - low)  # pages in the middle: older rows, not the newest
     db.write_bytes(bytes(data))
     return Journal.open(db)
 
@@ -36,7 +36,7 @@ def test_recall_on_a_damaged_journal_raises_journal_corrupt(tmp_path: Path) -> N
     journal = _damaged_journal(tmp_path)
     try:
         with pytest.raises(JournalCorrupt, match="malformed"):
-            last_round_ids(journal, 60)     # reaches back into the damaged pages
+            last_round_ids(journal, 60)  # reaches back into the damaged pages
         with pytest.raises(JournalCorrupt):
             recall(journal, 60)
         with pytest.raises(JournalCorrupt):

@@ -74,17 +74,17 @@ def test_repeats_are_counted_into_one_row_per_interval(tmp_path: Path) -> None:
     now = [100.0]
     j = Journal(tmp_path / "j.sqlite")
     s = Summaries(j, interval_s=60, clock=lambda: now[0])
-    assert s.note("console.refused", "k", {"reason": "login needed"})   # journaled at once
+    assert s.note("console.refused", "k", {"reason": "login needed"})  # journaled at once
     for _ in range(499):
         assert not s.note("console.refused", "k", {"reason": "login needed"})
     assert j.last_seq == 1 and s.pending() == 499
     now[0] += 30
-    assert s.flush() == 0                    # the interval has not ended
+    assert s.flush() == 0  # the interval has not ended
     now[0] += 31
     assert s.flush() == 1
     rows = list(j.events())
     assert [r.data["count"] for r in rows] == [1, 499] and rows[1].data["folded"]
-    assert s.note("console.refused", "k", {"reason": "login needed"})   # a new interval
+    assert s.note("console.refused", "k", {"reason": "login needed"})  # a new interval
     assert s.flush(force=True) == 0 and j.last_seq == 3
 
 
@@ -95,7 +95,7 @@ def test_a_console_flood_is_a_few_counted_rows_not_a_row_per_line(tmp_path: Path
         for _ in range(300):
             app.dispatch(ConsoleRejected("line longer than 200 bytes", "serial"))
         for _ in range(100):
-            app.console_execute("config set recall_depth 30", "serial")   # no login
+            app.console_execute("config set recall_depth 30", "serial")  # no login
         app.summaries.flush(force=True)
         rows = list(app.journal.events(since_seq=before))
         rejected = [r for r in rows if r.kind == "console.rejected"]
@@ -117,7 +117,8 @@ def test_another_key_or_another_table_refuses_the_start(tmp_path: Path) -> None:
     other.close()
     (tmp_path / "a" / "journal-key.pem").unlink()
     (tmp_path / "a" / "journal-key.pem").write_bytes(
-        (tmp_path / "b" / "journal-key.pem").read_bytes())
+        (tmp_path / "b" / "journal-key.pem").read_bytes()
+    )
     with pytest.raises(StartRefused, match="signed by key"):
         _app(tmp_path / "a")
     profile = tmp_path / "renamed.toml"
@@ -131,6 +132,7 @@ def test_another_key_or_another_table_refuses_the_start(tmp_path: Path) -> None:
 
 def test_the_scrub_walks_in_slices_and_names_an_edit(tmp_path: Path) -> None:
     import threading
+
     app = _app(tmp_path)
     for i in range(700):
         app.journal.append("test.row", {"i": i})
@@ -138,11 +140,17 @@ def test_the_scrub_walks_in_slices_and_names_an_edit(tmp_path: Path) -> None:
     pem = _pub(tmp_path)
     j = Journal(tmp_path / "journal.sqlite", readonly=True)
     progress: list[tuple[int, int]] = []
-    good = walk_slowly(j, pem, tmp_path / "journal.anchor", share=0.9,
-                       stop=threading.Event(), progress=lambda d, t: progress.append((d, t)))
+    good = walk_slowly(
+        j,
+        pem,
+        tmp_path / "journal.anchor",
+        share=0.9,
+        stop=threading.Event(),
+        progress=lambda d, t: progress.append((d, t)),
+    )
     j.close()
     assert good.ok, good.problems
-    assert len(progress) >= 3 and progress[-1][0] == good.rows      # slices
+    assert len(progress) >= 3 and progress[-1][0] == good.rows  # slices
     raw = sqlite3.connect(tmp_path / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_update")
     raw.execute("UPDATE rows SET data = '{\"i\":-1}' WHERE seq = 300")
@@ -157,6 +165,7 @@ def test_a_scrub_finding_is_a_fault_until_acknowledged_then_never_again(tmp_path
     app = _app(tmp_path)
     try:
         from controller.journal.verify import VerifyResult
+
         found = VerifyResult()
         found.fail("row 7 (x) does not match its hash (edited)", 7)
         app.trust._scrubbed(found)
@@ -167,17 +176,19 @@ def test_a_scrub_finding_is_a_fault_until_acknowledged_then_never_again(tmp_path
         lines = app.console_execute("fault clear", "serial")
         assert lines[-1] == "OK" and any("acknowledged" in x for x in lines), lines
         assert not app.app_faults
-        app.trust._scrubbed(found)        # the same problem again: acknowledged, no fault
+        app.trust._scrubbed(found)  # the same problem again: acknowledged, no fault
         assert not app.app_faults
     finally:
         app.close()
 
 
 def test_an_unacknowledged_finding_is_raised_again_at_every_start_until_acknowledged(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A finding journaled and never acknowledged stands across restarts (the same fault), and
     while it stands no head is signed or anchored; `fault clear` ends it for good."""
     from controller.journal.verify import VerifyResult
+
     app = _app(tmp_path)
     try:
         app.start()
@@ -187,18 +198,18 @@ def test_an_unacknowledged_finding_is_raised_again_at_every_start_until_acknowle
         app.trust._scrubbed(found)
         fault = next(f for f in app.app_faults if "journal verification failed" in f)
         anchor = (tmp_path / "journal.anchor").read_bytes()
-        heads = app.trust.newest_signed()           # the start's head, before the finding
+        heads = app.trust.newest_signed()  # the start's head, before the finding
         for i in range(5):
             app.journal.append("test.row", {"i": i})
             app.journal.want_head("boundary")
     finally:
         app.close()
-    assert (tmp_path / "journal.anchor").read_bytes() == anchor     # nothing anchored
+    assert (tmp_path / "journal.anchor").read_bytes() == anchor  # nothing anchored
     app = _app(tmp_path)
     try:
         assert fault in app.app_faults, app.app_faults
         assert app.trust.rows_lost() == 3
-        assert app.journal.newest_head() == heads                     # nothing signed
+        assert app.journal.newest_head() == heads  # nothing signed
         _supervisor(app)
         lines = app.console_execute("fault clear", "serial")
         assert lines[-1] == "OK", lines
@@ -219,6 +230,7 @@ def test_selftest_reports_the_journal_without_walking_it(tmp_path: Path) -> None
         app.console_execute("passwd 24681357", "serial")
         walked: list[int] = []
         import controller.journal.verify as verify_module
+
         real = verify_module.Walker.step
 
         def spy(self: object, limit: int = 0) -> bool:
@@ -242,7 +254,8 @@ def test_selftest_reports_the_journal_without_walking_it(tmp_path: Path) -> None
 
 
 def test_old_rows_move_to_a_signed_segment_and_the_live_journal_stands_alone(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     app = _app(tmp_path)
     try:
         app.console_execute("passwd 24681357", "serial")
@@ -254,6 +267,7 @@ def test_old_rows_move_to_a_signed_segment_and_the_live_journal_stands_alone(
         app.journal._wall_ns = lambda: real() + 100 * NS_PER_DAY  # type: ignore[method-assign]
         for name in ("shuffled", "no_more_bets"):
             from drivers.buttons import ButtonPressed
+
             app.dispatch(ButtonPressed(name, 0))
         app.trust.notary.start()
         maint = Journal(tmp_path / "journal.sqlite", autocheckpoint=False)
@@ -272,6 +286,7 @@ def test_old_rows_move_to_a_signed_segment_and_the_live_journal_stands_alone(
         loop = threading.Thread(target=loop_runs_what_is_posted)
         loop.start()
         import controller.journal.trust as trust_module
+
         real_now = time.time_ns
         trust_module.time.time_ns = lambda: real_now() + 100 * NS_PER_DAY  # type: ignore[attr-defined]
         try:
@@ -297,10 +312,32 @@ def test_old_rows_move_to_a_signed_segment_and_the_live_journal_stands_alone(
     assert result.ok and result.rows == last - first + 1, result.problems
     assert hashlib.sha256(segment.read_bytes()).hexdigest() == archived.data["sha256"]
     (tmp_path / "table.pub").write_bytes(pem)
-    assert main(["journal", "verify", "--archive", str(segment), "--pubkey",
-                 str(tmp_path / "table.pub")]) == 0
-    assert main(["journal", "verify", "--state-dir", str(tmp_path), "--pubkey",
-                 str(tmp_path / "table.pub")]) == 0
+    assert (
+        main(
+            [
+                "journal",
+                "verify",
+                "--archive",
+                str(segment),
+                "--pubkey",
+                str(tmp_path / "table.pub"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "journal",
+                "verify",
+                "--state-dir",
+                str(tmp_path),
+                "--pubkey",
+                str(tmp_path / "table.pub"),
+            ]
+        )
+        == 0
+    )
     # the live journal alone: restarted, it still has the PIN and the setting
     again = _app(tmp_path)
     try:
@@ -338,8 +375,9 @@ def _revision1(state: Path, rows: int) -> str:
         text = json.dumps({"i": seq}, sort_keys=True, separators=(",", ":"))
         body = "\x1f".join([str(seq), "1", "2", "boot", "", "old.row", text]).encode()
         mac = hmac.new(key, prev + body, hashlib.sha256).hexdigest()
-        db.execute("INSERT INTO events VALUES (?, 1, 2, 'boot', NULL, 'old.row', ?, ?)",
-                   (seq, text, mac))
+        db.execute(
+            "INSERT INTO events VALUES (?, 1, 2, 'boot', NULL, 'old.row', ?, ?)", (seq, text, mac)
+        )
         prev = bytes.fromhex(mac)
     db.commit()
     db.close()
@@ -347,26 +385,30 @@ def _revision1(state: Path, rows: int) -> str:
 
 
 def test_a_revision1_journal_is_set_aside_and_the_new_one_names_its_head(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     head = _revision1(tmp_path, 5)
     app = _app(tmp_path)
     try:
         first = app.journal.row(1)
         assert first is not None and first.kind == "journal.migrated"
         assert first.data["previous_head"] == head and first.data["previous_verified"]
-        assert first.prev == head != GENESIS               # the new chain follows the old head
+        assert first.prev == head != GENESIS  # the new chain follows the old head
         assert check_chain(app.journal).ok
     finally:
         app.close()
     aside = [p for p in tmp_path.glob("journal-rev1-*.sqlite")]
     assert len(aside) == 1
-    assert main(["journal", "verify", "--rev1", str(aside[0]), "--key",
-                 str(tmp_path / "device.key")]) == 0
+    assert (
+        main(["journal", "verify", "--rev1", str(aside[0]), "--key", str(tmp_path / "device.key")])
+        == 0
+    )
     assert "revision-1 journal verified: 5 rows" in capsys.readouterr().out
     j = Journal(tmp_path / "journal.sqlite", readonly=True)
     try:
         pem = str(j.meta("public_key")).encode()
         from controller.journal.anchor import read_anchor
+
         assert verify_journal(j, pem, read_anchor(tmp_path / "journal.anchor")).ok
         assert load_public_key(pem)
     finally:

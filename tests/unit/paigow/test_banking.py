@@ -628,7 +628,9 @@ def test_co_bank_odd_cent_of_a_shortfall_is_a_named_setting() -> None:
 
 def _surrender_rules(where: str) -> PaigowRules:
     return PaigowRules(
-        player_bank_offered=True, co_bank_offered=True, surrender_against_bank=where  # type: ignore[arg-type]
+        player_bank_offered=True,
+        co_bank_offered=True,
+        surrender_against_bank=where,  # type: ignore[arg-type]
     )
 
 

@@ -512,7 +512,7 @@ def _simulate(style: str, layout: list[list[str]]) -> list[set[str]]:
 
     side_of = {"from_right": (right, left), "from_left": (left, right)}
     if style.startswith("house_way"):
-        first, _ = side_of[style[len("house_way_"):]]
+        first, _ = side_of[style[len("house_way_") :]]
         # "pushing forward the first stack ... The remaining stacks ... delivered from the
         # dealer's right to left" (or left to right)
         while row:
@@ -520,7 +520,7 @@ def _simulate(style: str, layout: list[list[str]]) -> list[set[str]]:
             out.append(set(take(s, 4)))
             row.remove(s)
     elif style.startswith("cup_say"):
-        first, _ = side_of[style[len("cup_say_"):]]
+        first, _ = side_of[style[len("cup_say_") :]]
         while row:
             a, b = first(1), first(2)  # "the first two stacks"
             out.append(set(take(a, 2) + take(b, 2)))  # "the top two tiles from each"
@@ -538,7 +538,7 @@ def _simulate(style: str, layout: list[list[str]]) -> list[set[str]]:
             row.remove(a)
             row.remove(b)
     elif style.startswith("pin_say"):
-        first, other = side_of[style[len("pin_say_"):]]
+        first, other = side_of[style[len("pin_say_") :]]
         mine = [first(k) for k in range(1, 5)]
         theirs = [other(k) for k in range(1, 5)]
         while any(mine):
@@ -547,7 +547,7 @@ def _simulate(style: str, layout: list[list[str]]) -> list[set[str]]:
             out.append(set(diagonal + covered))
             out.append({t for s in theirs for t in take(s, 1)})
     else:  # dragon head and phoenix tail
-        first, other = side_of[style[len("dragon_head_phoenix_tail_"):]]
+        first, other = side_of[style[len("dragon_head_phoenix_tail_") :]]
         s1, s2, s3, s4 = (first(k) for k in range(1, 5))
         tall = [s1 + s3, s2 + s4]  # first and second placed "directly on top of" third and fourth
         tail = [other(k) for k in range(1, 5)]

@@ -92,8 +92,11 @@ def test_default_house_way_on_every_four_tile_set() -> None:
             if possible:
                 assert _rule_fits(rule, high, four) or _rule_fits(rule, low, four), (four, rule)
                 if rule == "iv":  # (b)(6) rank ties never make rule (iv) ambiguous
-                    fits = [x for x, y in paigow.splits(four)
-                            if _rule_fits(rule, x, four) or _rule_fits(rule, y, four)]
+                    fits = [
+                        x
+                        for x, y in paigow.splits(four)
+                        if _rule_fits(rule, x, four) or _rule_fits(rule, y, four)
+                    ]
                     assert len(fits) == 1, four
                 used[rule] += 1
                 break
@@ -234,19 +237,36 @@ def _bad(change: dict[str, Any]) -> dict[str, Any]:
             "only one 1-2",
         ),
         (
-            _bad({"exceptions": [{
-                "tiles": ["6-6", "6-6", "4-5", "2-3"],
-                "high": ["6-6", "6-6"], "low": ["4-5", "1-4"],
-            }]}),
+            _bad(
+                {
+                    "exceptions": [
+                        {
+                            "tiles": ["6-6", "6-6", "4-5", "2-3"],
+                            "high": ["6-6", "6-6"],
+                            "low": ["4-5", "1-4"],
+                        }
+                    ]
+                }
+            ),
             "not a split",
         ),
         (
-            _bad({"exceptions": [
-                {"tiles": ["6-6", "6-6", "4-5", "2-3"], "high": ["6-6", "6-6"],
-                 "low": ["4-5", "2-3"]},
-                {"tiles": ["2-3", "6-6", "4-5", "6-6"], "high": ["6-6", "4-5"],
-                 "low": ["6-6", "2-3"]},
-            ]}),
+            _bad(
+                {
+                    "exceptions": [
+                        {
+                            "tiles": ["6-6", "6-6", "4-5", "2-3"],
+                            "high": ["6-6", "6-6"],
+                            "low": ["4-5", "2-3"],
+                        },
+                        {
+                            "tiles": ["2-3", "6-6", "4-5", "6-6"],
+                            "high": ["6-6", "4-5"],
+                            "low": ["6-6", "2-3"],
+                        },
+                    ]
+                }
+            ),
             "are both for",
         ),
     ],

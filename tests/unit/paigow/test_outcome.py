@@ -109,9 +109,7 @@ def test_outcome_matches_f7_f9_on_dealt_hands(
     res = paigow.outcome(ph, pl, dh, dl, zero_value=zero_value)
     high_wins = paigow.compare(ph, dh) > 0
     low_wins = paigow.compare(pl, dl) > 0 and not paigow.has_value_zero(pl, zero_value)
-    assert res == {(True, True): "win", (False, False): "lose"}.get(
-        (high_wins, low_wins), "push"
-    )
+    assert res == {(True, True): "win", (False, False): "lose"}.get((high_wins, low_wins), "push")
 
 
 def test_f7_and_f8ii_disagree_on_a_zero_low_that_outranks_the_dealers_low() -> None:

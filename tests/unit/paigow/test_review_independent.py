@@ -50,9 +50,7 @@ def _counts(t: str) -> list[tuple[int, int]]:
 
 def _value_top(h: tuple[str, str]) -> tuple[int, int]:
     """Best (value, top rank) the holder can claim: higher value, then a higher top tile."""
-    opts = [
-        ((ca + cb) % 10, min(ra, rb)) for ca, ra in _counts(h[0]) for cb, rb in _counts(h[1])
-    ]
+    opts = [((ca + cb) % 10, min(ra, rb)) for ca, ra in _counts(h[0]) for cb, rb in _counts(h[1])]
     return max(opts, key=lambda o: (o[0], -o[1]))
 
 

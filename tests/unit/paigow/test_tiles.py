@@ -22,9 +22,7 @@ def test_set_has_32_tiles_in_16_pairs() -> None:
     assert sorted(counts.values()).count(2) == 11
     assert sorted(counts.values()).count(1) == 10
     # Every pip pattern of a double-six domino set without blanks is a kind: 6 doubles + 15 mixed.
-    assert {(t.low, t.high) for t in counts} == {
-        (a, b) for a in range(1, 7) for b in range(a, 7)
-    }
+    assert {(t.low, t.high) for t in counts} == {(a, b) for a in range(1, 7) for b in range(a, 7)}
     assert sum(t.spots for t in s) == 2 * sum(t.spots for t in counts if t.copies == 2) + sum(
         t.spots for t in counts if t.copies == 1
     )

@@ -20,8 +20,15 @@ from drivers.sim.gpio import SimGPIO
 
 SEGMENT_PINS = {"a": 5, "b": 6, "c": 13, "d": 19, "e": 26, "f": 16, "g": 20}
 LAMP_PINS = {1: 4, 2: 12, 3: 18, 4: 23, 5: 24, 6: 25}
-BUTTON_PINS = {"shuffled": 9, "no_more_bets": 11, "draw": 17, "dealt": 27, "hands_set": 22,
-               "settled": 8, "void": 7}
+BUTTON_PINS = {
+    "shuffled": 9,
+    "no_more_bets": 11,
+    "draw": 17,
+    "dealt": 27,
+    "hands_set": 22,
+    "settled": 8,
+    "void": 7,
+}
 BUTTONS = frozenset(BUTTON_PINS) - {"void"}
 BLANK: frozenset[str] = frozenset()
 ALL_LIT = frozenset(SEGMENT_PINS)
@@ -134,8 +141,13 @@ class Rig:
         return list(self.journal.events())[-1]
 
 
-def make_rig(path: Path, rules: RuleSettings | None = None, rng: Any = "good",
-             journal: Journal | None = None, recover: bool = True) -> Rig:
+def make_rig(
+    path: Path,
+    rules: RuleSettings | None = None,
+    rng: Any = "good",
+    journal: Journal | None = None,
+    recover: bool = True,
+) -> Rig:
     path.mkdir(parents=True, exist_ok=True)
     if journal is None:
         journal = Journal.open(path / "journal.sqlite")
@@ -148,11 +160,21 @@ def make_rig(path: Path, rules: RuleSettings | None = None, rng: Any = "good",
         rng = good_rng()
     alarms: list[str] = []
     posted: list[object] = []
-    devices = {"gpio": gpio, "display": display, "seat_lamps": lamps,
-               "button_pins": dict(BUTTON_PINS), "buttons_active_low": True}
-    ctx = TableContext(journal=journal, settings=ConfigStore(journal, rules), devices=devices,
-                       alarm=alarms.append, announce=lambda lines, skip: alarms.extend(lines),
-                       rng=rng)
+    devices = {
+        "gpio": gpio,
+        "display": display,
+        "seat_lamps": lamps,
+        "button_pins": dict(BUTTON_PINS),
+        "buttons_active_low": True,
+    }
+    ctx = TableContext(
+        journal=journal,
+        settings=ConfigStore(journal, rules),
+        devices=devices,
+        alarm=alarms.append,
+        announce=lambda lines, skip: alarms.extend(lines),
+        rng=rng,
+    )
     table = PaigowTable(ctx)
     rig = Rig(path, journal, table, display, lamps, gpio, rules, rng, alarms, posted)
     if recover:

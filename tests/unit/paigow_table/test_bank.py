@@ -22,13 +22,13 @@ def test_no_player_bank_at_the_start_of_the_game(tmp_path: Path) -> None:
 
 def test_rotation_across_rounds(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
-    play_round(rig)                                   # round 1: start of the game
+    play_round(rig)  # round 1: start of the game
     rig.press("shuffled")
     assert rig.table.status()["bank_offer"] == "seat 1"
-    rig.act("bank seat 1")                            # round 2: seat 1 banks
+    rig.act("bank seat 1")  # round 2: seat 1 banks
     for name in ("no_more_bets", "draw", "dealt", "hands_set", "settled"):
         rig.press(name)
-    rig.press("shuffled")                             # round 3
+    rig.press("shuffled")  # round 3
     assert rig.table.status()["bank_offer"] == "seat 2"
     exc = rig.try_act("bank seat 1")
     assert exc is not None and "two in a row" in exc.reason
@@ -73,8 +73,10 @@ def test_start_counts_from_the_bank(tmp_path: Path) -> None:
         assert rec.start_position == physical_position(rec.number, seat)
         assert rec.counted_from == f"bank (seat {seat})"
         assert rec.style == "house_way_from_right" and rec.style_by == "default"
-        assert any(a.startswith(f"STYLE round {rig.table.model.round_id}: house_way_from_right")
-                   for a in rig.alarms)
+        assert any(
+            a.startswith(f"STYLE round {rig.table.model.round_id}: house_way_from_right")
+            for a in rig.alarms
+        )
         for name in ("dealt", "hands_set", "settled"):
             rig.press(name)
         play_round(rig)  # a house round between, so the rotation allows the next bank
@@ -129,7 +131,8 @@ def test_surrender_refused_against_a_player_bank(tmp_path: Path) -> None:
 
 
 def test_bank_rotation_includes_dealer_setting_reaches_the_rotation_at_the_restack(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """paigow.bank_rotation_includes_dealer (the reading of (g)(3)'s "until the offer returns to
     the dealer") is taken at the start of the game and kept across a power cycle."""
     import dataclasses
@@ -137,8 +140,9 @@ def test_bank_rotation_includes_dealer_setting_reaches_the_rotation_at_the_resta
     from controller.config.settings import RuleSettings
 
     base = RuleSettings()
-    off = dataclasses.replace(base, paigow=dataclasses.replace(
-        base.paigow, bank_rotation_includes_dealer=False))
+    off = dataclasses.replace(
+        base, paigow=dataclasses.replace(base.paigow, bank_rotation_includes_dealer=False)
+    )
     rig = make_rig(tmp_path / "off", rules=off)
     rig.press("shuffled")  # from inspection: the start of the game, (g)(2)
     assert rig.table.model.rotation.includes_dealer is False

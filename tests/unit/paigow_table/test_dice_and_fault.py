@@ -15,8 +15,7 @@ def to_no_more_bets(rig) -> None:  # type: ignore[no-untyped-def]
     rig.press("no_more_bets")
 
 
-@pytest.mark.parametrize(("total", "ordinal"), [(3, 3), (8, 8), (9, 1), (11, 3), (16, 8),
-                                                 (18, 2)])
+@pytest.mark.parametrize(("total", "ordinal"), [(3, 3), (8, 8), (9, 1), (11, 3), (16, 8), (18, 2)])
 def test_dice_mode_by_setting(tmp_path: Path, total: int, ordinal: int) -> None:
     rig = make_rig(tmp_path, settings(start_mode="dice"))
     to_no_more_bets(rig)
@@ -26,7 +25,7 @@ def test_dice_mode_by_setting(tmp_path: Path, total: int, ordinal: int) -> None:
     lines = rig.act(f"dice {total}")
     assert rig.state == "dealing"
     row = rig.rows("paigow.dice")[-1]
-    rec = row.data["record"]   # the fields the dice total changed
+    rec = row.data["record"]  # the fields the dice total changed
     assert rec["mode"] == "dice" and rec["dice"] == [total] and rec["dice_total"] == total
     # (e)(3): count from the dealer as one until the count matches the total.
     assert rec["start_ordinal"] == ordinal and rec["start_position"] == ordinal
@@ -43,8 +42,13 @@ def test_dice_refused_in_rng_mode_and_out_of_range(tmp_path: Path) -> None:
     assert exc is not None and exc.code == "STATE" and "press draw" in exc.reason
     rig2 = make_rig(tmp_path / "d", settings(start_mode="dice"))
     to_no_more_bets(rig2)
-    for line, code in (("dice 2", "RANGE"), ("dice 19", "RANGE"), ("dice 7 1", "SYNTAX"),
-                       ("dice x", "SYNTAX"), ("dice 0 3 3", "RANGE")):
+    for line, code in (
+        ("dice 2", "RANGE"),
+        ("dice 19", "RANGE"),
+        ("dice 7 1", "SYNTAX"),
+        ("dice x", "SYNTAX"),
+        ("dice 0 3 3", "RANGE"),
+    ):
         exc = rig2.try_act(line)
         assert exc is not None and exc.code == code, line
         assert rig2.last().kind == "paigow.refused"
@@ -74,6 +78,7 @@ def test_dragons_eye_needs_three_dice_and_reports_triples(tmp_path: Path) -> Non
 def test_dragons_eye_cannot_be_set_with_the_rng() -> None:
     """Dragon's eye only in dice mode: the settings refuse it with start_mode = rng."""
     from controller.config.settings import ConfigError
+
     with pytest.raises(ConfigError):
         settings(start_mode="rng", dragons_eye=True)
 
@@ -109,6 +114,7 @@ def test_fault_survives_power_cycle_and_clears_only_after_self_test(tmp_path: Pa
     # A stuck generator's self-test fails: refused, still faulted.
     rig = reopen(rig, rng=stuck_rng())
     from controller.tables.table import Refused
+
     with pytest.raises(Refused) as info:
         rig.table.clear_fault("tech")
     assert info.value.code == "FAULT" and rig.table.faults()
@@ -128,6 +134,7 @@ def test_fault_raised_by_a_self_test_is_latched_on_tick(tmp_path: Path) -> None:
     from controller.rng.certified import CertifiedRng
 
     from .helpers import seeded_source
+
     good = seeded_source()
 
     def flaky(n: int) -> bytes:

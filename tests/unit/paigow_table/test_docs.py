@@ -17,8 +17,9 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "paigow-table.md"
 
 def section(name: str) -> str:
     text = DOC.read_text()
-    match = re.search(rf"<!-- generated: {name} [^\n]*-->\n(.*?)<!-- end generated: {name} -->",
-                      text, re.S)
+    match = re.search(
+        rf"<!-- generated: {name} [^\n]*-->\n(.*?)<!-- end generated: {name} -->", text, re.S
+    )
     assert match, f"no generated section {name} in {DOC}"
     return match.group(1)
 
@@ -27,8 +28,9 @@ def test_mermaid_diagram_equals_the_machine() -> None:
     assert section("mermaid") == "```mermaid\n" + markdown.mermaid() + "```\n"
 
 
-@pytest.mark.parametrize("name", ["state_table_markdown", "input_table_markdown",
-                                  "recovery_table_markdown"])
+@pytest.mark.parametrize(
+    "name", ["state_table_markdown", "input_table_markdown", "recovery_table_markdown"]
+)
 def test_tables_equal_the_machine(name: str) -> None:
     assert section(name) == getattr(markdown, name)()
 

@@ -40,6 +40,7 @@ def test_draw_is_journaled_before_the_display_shows_it(tmp_path: Path) -> None:
 def test_number_from_the_rng_bytes(tmp_path: Path) -> None:
     """The shown number is the certified scaling of the journaled raw bytes (a lab can replay)."""
     from controller.rng.certified import outcomes_from_raw
+
     rig = make_rig(tmp_path)
     for _ in range(5):
         play_round(rig)

@@ -44,8 +44,11 @@ def test_the_settled_button_says_every_wager_and_the_ledger(tmp_path: Path) -> N
     assert len(wagers) == len(settlement["lines"]) == 2
     assert any(line.startswith("ledger: ") for line in said)
     for line in settlement["lines"]:
-        assert any(w.startswith(f"area {line['area']} seat {line['seat']}: {line['stake']}c")
-                   and f"net {line['net']:+d}c" in w for w in wagers)
+        assert any(
+            w.startswith(f"area {line['area']} seat {line['seat']}: {line['stake']}c")
+            and f"net {line['net']:+d}c" in w
+            for w in wagers
+        )
 
 
 def test_a_refused_button_is_said_on_every_console(tmp_path: Path) -> None:
@@ -84,10 +87,12 @@ def test_replies_say_what_changed(tmp_path: Path) -> None:
     lines = rig.act("expose player 4")
     assert any("void seat 4" in line and "(i)(1)" in line for line in lines)
     assert any("seat 4's hand is void" in line for line in rig.act("void seat 4"))
-    lines = rig.act("expose dealer", "supervisor@serial")     # a void after the draw
+    lines = rig.act("expose dealer", "supervisor@serial")  # a void after the draw
     assert lines[0] == "round 3 washing"
-    assert any("round 2 voided" in line and "every hand is void" in line
-               and "re-shuffled" in line for line in lines)
+    assert any(
+        "round 2 voided" in line and "every hand is void" in line and "re-shuffled" in line
+        for line in lines
+    )
 
 
 def test_three_voids_after_the_draw_are_each_an_alarm_and_counted(tmp_path: Path) -> None:
@@ -101,10 +106,10 @@ def test_three_voids_after_the_draw_are_each_an_alarm_and_counted(tmp_path: Path
         rig.press("draw")
         number = rig.table.model.record.number
         before = len(rig.alarms)
-        rig.press("void")                                  # the button: refused
+        rig.press("void")  # the button: refused
         assert rig.state == "dealing"
         assert "supervisor" in _new(rig.alarms, before, "REFUSED void: ")[0]
-        refused = rig.try_act("void")                       # a technician: refused
+        refused = rig.try_act("void")  # a technician: refused
         assert refused is not None and refused.code == "AUTH"
         refused = rig.try_act("void", "supervisor@serial")  # no reason: refused
         assert refused is not None and "say why" in refused.reason
@@ -113,13 +118,14 @@ def test_three_voids_after_the_draw_are_each_an_alarm_and_counted(tmp_path: Path
         alarms = _new(rig.alarms, before, "ALARM void after the draw")
         assert len(alarms) == 1
         assert f"rng {number} shown" in alarms[0] and "supervisor@serial" in alarms[0]
-        assert alarms[0].endswith(f"{attempt + 1} void{'s' if attempt else ''} after a draw"
-                                  " this shift")
+        assert alarms[0].endswith(
+            f"{attempt + 1} void{'s' if attempt else ''} after a draw this shift"
+        )
     rows = rig.rows("paigow.void_after_draw")
     assert [r.data["shift_count"] for r in rows] == [1, 2, 3]
     assert all(r.data["reason"] == "tiles knocked over" for r in rows)
     assert rig.table.status()["voids_after_draw"].startswith("3 this shift")
-    again = reopen(rig)                                     # the count survives a restart
+    again = reopen(rig)  # the count survives a restart
     assert again.table.status()["voids_after_draw"].startswith("3 this shift")
     refused = again.try_act("shift start")
     assert refused is not None and refused.code == "AUTH"
@@ -139,8 +145,9 @@ def test_an_exposure_after_the_draw_is_alarmed_and_counted_too(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("whose", ["dealer", "dead", "unwagered"])
-def test_an_exposure_after_the_draw_needs_a_supervisor_like_void(tmp_path: Path,
-                                                                 whose: str) -> None:
+def test_an_exposure_after_the_draw_needs_a_supervisor_like_void(
+    tmp_path: Path, whose: str
+) -> None:
     """Issue 15 item 8: every path that voids a round after the draw needs the supervisor;
     `expose dealer|dead|unwagered` voided it with a technician's login."""
     rig = make_rig(tmp_path)
@@ -148,27 +155,34 @@ def test_an_exposure_after_the_draw_needs_a_supervisor_like_void(tmp_path: Path,
         rig.press(name)
     number = rig.table.model.record.number
     before, refusals = len(rig.alarms), len(rig.rows("paigow.refused"))
-    refused = rig.try_act(f"expose {whose}")                # a technician
+    refused = rig.try_act(f"expose {whose}")  # a technician
     assert refused is not None and refused.code == "AUTH"
-    assert refused.reason == (f"the number {number} is out: a void after the draw needs a"
-                              f" supervisor's login at the console (`expose {whose}`)")
-    void = rig.try_act("void")                               # the same answer as `void`
+    assert refused.reason == (
+        f"the number {number} is out: a void after the draw needs a"
+        f" supervisor's login at the console (`expose {whose}`)"
+    )
+    void = rig.try_act("void")  # the same answer as `void`
     assert void is not None and void.code == "AUTH"
     assert void.reason.split(" (`")[0] == refused.reason.split(" (`")[0]
     assert rig.state == "dealing" and rig.table.model.round_id == 1
     assert not rig.rows("paigow.voided") and not rig.rows("paigow.void_after_draw")
     assert not _new(rig.alarms, before, "ALARM")
     assert rig.table.status()["voids_after_draw"] == "0 this shift"
-    assert [r.data["code"] for r in rig.rows("paigow.refused")[refusals:]] == \
-        ["AUTH", "AUTH"]                                      # journaled
+    assert [r.data["code"] for r in rig.rows("paigow.refused")[refusals:]] == [
+        "AUTH",
+        "AUTH",
+    ]  # journaled
     rig.act(f"expose {whose}", "supervisor@serial")
     assert rig.state == "washing" and rig.table.model.round_id == 2
     alarms = _new(rig.alarms, before, "ALARM void after the draw")
     assert len(alarms) == 1 and "supervisor@serial" in alarms[0]
     assert f"a tile of the {whose} hand was exposed" in alarms[0]
     row = rig.rows("paigow.void_after_draw")[-1]
-    assert (row.data["trigger"], row.data["who"], row.data["number"]) == \
-        ("expose_void", "supervisor@serial", number)
+    assert (row.data["trigger"], row.data["who"], row.data["number"]) == (
+        "expose_void",
+        "supervisor@serial",
+        number,
+    )
     assert rig.table.status()["voids_after_draw"].startswith("1 this shift")
 
 
@@ -200,8 +214,9 @@ def test_entries_say_one_wager_not_one_wagers(tmp_path: Path) -> None:
     rig = make_rig(tmp_path, settings())
     rig.press("shuffled")
     rig.act("wager 1 2000")
-    assert rig.table.status()["entries"].startswith("1 wager,") or \
-        rig.table.status()["entries"].startswith("1 wager")
+    assert rig.table.status()["entries"].startswith("1 wager,") or rig.table.status()[
+        "entries"
+    ].startswith("1 wager")
     assert not rig.table.status()["entries"].startswith("1 wagers")
 
 

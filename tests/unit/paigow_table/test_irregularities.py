@@ -54,7 +54,7 @@ def test_exposed_house_tile_voids_every_hand(tmp_path: Path, whose: str, when: s
         rig.press(name)
     if when == "setting_hands":
         rig.press("dealt")
-    rig.act(f"expose {whose}", "supervisor@test")   # a void after the draw: a supervisor's
+    rig.act(f"expose {whose}", "supervisor@test")  # a void after the draw: a supervisor's
     assert rig.state == "washing"
     voided = rig.rows("paigow.voided")[-1]
     assert voided.round == 1
@@ -112,8 +112,10 @@ def test_void_button_voids_the_round_before_the_draw(tmp_path: Path) -> None:
         rig.press(name)
     rig.press("void")
     assert rig.state == "washing"
-    assert rig.rows("paigow.voided")[-1].data["record"]["closing_reason"] == \
-        "voided by the dealer (button)"
+    assert (
+        rig.rows("paigow.voided")[-1].data["record"]["closing_reason"]
+        == "voided by the dealer (button)"
+    )
     assert not rig.rows("paigow.void_after_draw")
 
 

@@ -27,13 +27,13 @@ def test_the_view_follows_the_display_through_a_round(tmp_path: Path) -> None:
     for button in ("shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled"):
         rig.press(button)
         view = rig.table.published()
-        json.dumps(view)                         # JSON-able as it is
+        json.dumps(view)  # JSON-able as it is
         assert view["state"] == rig.state
         assert view["number"] == shown_number(rig), button
         assert view["showing"] is (view["number"] is not None)
         if button == "draw":
             rec = rig.rows("paigow.drawn")[-1].data["record"]
-            position = physical_position(rec["number"], None)   # counted from the dealer
+            position = physical_position(rec["number"], None)  # counted from the dealer
             assert view["number"] == rec["number"] and view["source"] == "rng"
             assert view["start_position"] == position
             assert view["position_name"] == position_name(position)
@@ -75,7 +75,7 @@ def test_dice_mode_is_published_with_the_entered_dice(tmp_path: Path) -> None:
 def test_an_rng_fault_publishes_dice_mode(tmp_path: Path) -> None:
     rig = make_rig(tmp_path, rng=stuck_rng())
     assert rig.table.published()["fault"] is False
-    for button in ("shuffled", "no_more_bets", "draw"):   # the draw finds the stuck source
+    for button in ("shuffled", "no_more_bets", "draw"):  # the draw finds the stuck source
         rig.press(button)
     view = rig.table.published()
     assert rig.display.lit() == FAULT
@@ -91,5 +91,5 @@ def test_each_call_builds_new_objects(tmp_path: Path) -> None:
     first = rig.table.published()
     dice = first["dice"]
     assert isinstance(dice, list)
-    dice.append(99)                              # a reader's copy is its own
+    dice.append(99)  # a reader's copy is its own
     assert rig.table.published()["dice"] == [4, 5, 6]

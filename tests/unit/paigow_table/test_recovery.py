@@ -48,8 +48,11 @@ def expected_after(rows: list[Any]) -> dict[str, Any]:
             continue
         if "snapshot" in r.data:
             snap = r.data["snapshot"]
-            want = {"state": snap["state"], "round_id": snap["round_id"],
-                    "number": snap["record"].get("number")}
+            want = {
+                "state": snap["state"],
+                "round_id": snap["round_id"],
+                "number": snap["record"].get("number"),
+            }
         else:
             want["state"] = r.data["state"]
             want["number"] = r.data.get("record", {}).get("number", want["number"])
@@ -100,8 +103,7 @@ def test_cut_between_the_draw_press_and_the_drawn_row(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
     rig.press("shuffled")
     rig.press("no_more_bets")
-    rig.journal.append("paigow.input", {"button": "draw", "state": "no_more_bets"},
-                       round_id=1)
+    rig.journal.append("paigow.input", {"button": "draw", "state": "no_more_bets"}, round_id=1)
     rig = reopen(rig)
     assert rig.state == "no_more_bets" and rig.display.lit() == BLANK
     rig.press("draw")
@@ -124,8 +126,12 @@ def test_unreadable_snapshot_voids_the_round(tmp_path: Path, kind: str) -> None:
     rig.press("shuffled")
     data: dict[str, Any] = {"trigger": "x", "from": "betting", "state": "flying"}
     if kind == "paigow.recovered":
-        data["snapshot"] = {"state": "flying", "round_id": 1, "record": {"round_id": 1},
-                            "rotation": {}}
+        data["snapshot"] = {
+            "state": "flying",
+            "round_id": 1,
+            "record": {"round_id": 1},
+            "rotation": {},
+        }
     rig.journal.append(kind, data, round_id=1)
     rig = reopen(rig)
     assert rig.state == "washing" and rig.table.model.round_id == 2
@@ -139,9 +145,12 @@ def test_unreadable_snapshot_voids_the_round(tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("state", ["inspection", "betting", "dealing", "dealer_hands"])
 def test_round_in_progress(tmp_path: Path, state: str) -> None:
     rig = make_rig(tmp_path, settings())
-    steps = {"inspection": [], "betting": ["shuffled"],
-             "dealing": ["shuffled", "no_more_bets", "draw"],
-             "dealer_hands": ["shuffled", "no_more_bets", "draw", "dealt", "hands_set"]}[state]
+    steps = {
+        "inspection": [],
+        "betting": ["shuffled"],
+        "dealing": ["shuffled", "no_more_bets", "draw"],
+        "dealer_hands": ["shuffled", "no_more_bets", "draw", "dealt", "hands_set"],
+    }[state]
     for name in steps:
         rig.press(name)
     assert rig.table.round_in_progress() == (state != "inspection")

@@ -22,7 +22,11 @@ def test_sim_button_runs_the_real_driver(tmp_path: Path) -> None:
     for name in ("shuffled", "no_more_bets", "draw", "draw"):
         assert rig.act(f"sim button {name}") == [f"pressed {name} (BCM {BUTTON_PINS[name]})"]
     assert [p.name for p in posted if isinstance(p, ButtonPressed)] == [
-        "shuffled", "no_more_bets", "draw", "draw"]
+        "shuffled",
+        "no_more_bets",
+        "draw",
+        "draw",
+    ]
     assert not buttons.is_held("draw")  # released again
     for event in posted:
         rig.table.handle(event)
@@ -39,8 +43,9 @@ def test_script_on_a_bare_table(tmp_path: Path) -> None:
     assert len(lines) == 5 == len(drawn)
     for line, row in zip(lines, drawn, strict=True):
         rec = row.data["record"]
-        assert line.startswith(f"round {row.round}: rng {rec['number']}, starting position "
-                               f"{rec['start_position']} (")
+        assert line.startswith(
+            f"round {row.round}: rng {rec['number']}, starting position {rec['start_position']} ("
+        )
     assert rig.state == "washing" and rig.table.model.round_id == 6
 
 

@@ -53,7 +53,7 @@ def settle(rig: Rig) -> tuple[list[str], dict[str, Any]]:
     rows = [e for e in rig.journal.events(since_seq=before)]
     kinds = [r.kind for r in rows]
     assert kinds == ["paigow.settlement", "paigow.settled"]
-    assert rows[0].data["input"]["button"] == "settled"   # the input rides on its first row
+    assert rows[0].data["input"]["button"] == "settled"  # the input rides on its first row
     closing = rows[1].data["record"]
     assert closing["settlement_seq"] == rows[0].seq
     return kinds, rows[0].data
@@ -87,29 +87,42 @@ def test_house_round_vig_and_copy_hands(tmp_path: Path) -> None:
     to_dealer_hands(rig, "wager 1 1000", "wager 3 500", "wager 4 700")
     out = rig.act(f"tiles dealer {WEAK}")
     assert "dealer: high 1-6 3-4  low 1-5 2-6" in out[-1] and "house way" in out[-1]
-    rig.act("hands 1 6-6,6-6 1-1,1-1")                 # two pairs: wins both hands
-    rig.act("tiles 3 1-6 2-5 1-5 3-5 HIGH=1-6,2-5")    # copies of the dealer's two hands
+    rig.act("hands 1 6-6,6-6 1-1,1-1")  # two pairs: wins both hands
+    rig.act("tiles 3 1-6 2-5 1-5 3-5 HIGH=1-6,2-5")  # copies of the dealer's two hands
     rig.act("hands 4 4-4-4-4 5-5-5-5")
     assert pg.compare(["1-6", "2-5"], ["1-6", "3-4"]) == 0
     assert pg.compare(["1-5", "3-5"], ["1-5", "2-6"]) == 0
     _, st = settle(rig)
-    assert line(st, 1) | {"hands": None} == {"seat": 1, "area": 1, "stake": 1000,
-                                              "outcome": "win", "commission": 50, "net": 950,
-                                              "hands": None}
+    assert line(st, 1) | {"hands": None} == {
+        "seat": 1,
+        "area": 1,
+        "stake": 1000,
+        "outcome": "win",
+        "commission": 50,
+        "net": 950,
+        "hands": None,
+    }
     assert (line(st, 3)["outcome"], line(st, 3)["net"]) == ("lose", -500)
     assert (line(st, 4)["outcome"], line(st, 4)["commission"], line(st, 4)["net"]) == (
-        "win", 35, 665)
+        "win",
+        35,
+        665,
+    )
     assert st["ledger"] == {"seat1": 950, "seat3": -500, "seat4": 665, "house": -1115}
     assert st["banker_hands"]["high"] == ["1-6", "3-4"]
 
 
-@pytest.mark.parametrize(("quarter", "rounding", "vig_1100", "vig_1010"), [
-    (True, "up", 75, 75),
-    (False, "up", 55, 51),
-    (False, "down", 55, 50),
-])
-def test_vig_rounding(tmp_path: Path, quarter: bool, rounding: str, vig_1100: int,
-                      vig_1010: int) -> None:
+@pytest.mark.parametrize(
+    ("quarter", "rounding", "vig_1100", "vig_1010"),
+    [
+        (True, "up", 75, 75),
+        (False, "up", 55, 51),
+        (False, "down", 55, 50),
+    ],
+)
+def test_vig_rounding(
+    tmp_path: Path, quarter: bool, rounding: str, vig_1100: int, vig_1010: int
+) -> None:
     rig = make_rig(tmp_path, settings(round_vig_to_quarter=quarter, vig_cent_rounding=rounding))
     to_dealer_hands(rig, "wager 1 1100", "wager 2 1010")
     rig.act(f"tiles dealer {WEAK}")
@@ -158,7 +171,10 @@ def test_surrender_and_void_hand_need_no_tiles(tmp_path: Path) -> None:
     refused(rig, "surrender seat 1", "exposed")
     _, st = settle(rig)
     assert [(x["area"], x["outcome"], x["net"]) for x in st["lines"]] == [
-        (1, "win", 950), (2, "surrender", -400), (3, "void", 0)]
+        (1, "win", 950),
+        (2, "surrender", -400),
+        (3, "void", 0),
+    ]
 
 
 def test_no_entries_settles_by_confirmation_as_before(tmp_path: Path) -> None:
@@ -245,8 +261,7 @@ def test_tiles_refusals_are_journaled(tmp_path: Path) -> None:
     refused(rig, "tiles dealer 7-1 6-6 1-1 1-1", "7-1")
     refused(rig, "tiles dealer 6-6 6-6 6-6 1-1", "6-6")
     rig.act(f"tiles dealer {WEAK}")
-    refused(rig, "tiles 3 6-6 6-6 1-1 1-1 HIGH=6-6,6-6", "no wager was entered on area 3",
-            "(e)(5)")
+    refused(rig, "tiles 3 6-6 6-6 1-1 1-1 HIGH=6-6,6-6", "no wager was entered on area 3", "(e)(5)")
     refused(rig, "tiles 1 6-6 6-6 1-1 1-1", "HIGH=")
     refused(rig, "tiles 1 6-6 6-6 1-1 1-1 HIGH=6-6,4-4", "HIGH tile 4-4")
     refused(rig, "hands 1 1-1,1-1 6-6,6-6", "ranks below the low hand")
@@ -298,20 +313,25 @@ def test_player_bank_covers_a_shortfall(tmp_path: Path) -> None:
     rig.act(f"tiles bank {WEAK} HIGH=1-6,3-4")
     assert "high 6-6 1-6" not in rig.act("tiles dealer 4-4 4-4 5-5 5-5")[-1]
     rig.act("hands 1 6-6,6-6 1-1,1-1")
-    rig.act("tiles 3 1-6 2-5 1-5 3-5 HIGH=1-6,2-5")   # copies of the bank's: they lose
+    rig.act("tiles 3 1-6 2-5 1-5 3-5 HIGH=1-6,2-5")  # copies of the bank's: they lose
     _, st = settle(rig)
     assert [(x["seat"], x["outcome"], x["net"]) for x in st["lines"]] == [
-        ("dealer", "win", 1000), (1, "win", 1900), (3, "lose", -500)]
+        ("dealer", "win", 1000),
+        (1, "win", 1900),
+        (3, "lose", -500),
+    ]
     assert (st["shortfall"], st["bank_shortfall"], st["surplus"]) == (2500, 2500, 0)
     assert st["ledger"] == {"seat1": 1900, "seat3": -500, "seat2": -2500, "house": 1100}
     assert sum(st["ledger"].values()) == 0
     assert st["bank_chips_after"] == 2500
 
 
-@pytest.mark.parametrize(("odd_cent", "co_bank_part", "house_part"), [
-    ("co_bank", 501, 500), ("house", 500, 501)])
-def test_co_bank_shortfall_odd_cent(tmp_path: Path, odd_cent: str, co_bank_part: int,
-                                    house_part: int) -> None:
+@pytest.mark.parametrize(
+    ("odd_cent", "co_bank_part", "house_part"), [("co_bank", 501, 500), ("house", 500, 501)]
+)
+def test_co_bank_shortfall_odd_cent(
+    tmp_path: Path, odd_cent: str, co_bank_part: int, house_part: int
+) -> None:
     """Co-bank seat 2; seat 1's 1001c wins, nothing is collected: the 1001c shortfall is split
     "one-half" each (g)(16), the odd cent by ``paigow.co_bank_shortfall_odd_cent``; the
     vigorish on 1001c is 50.05c -> 51c (rounded up)."""
@@ -328,8 +348,7 @@ def test_co_bank_shortfall_odd_cent(tmp_path: Path, odd_cent: str, co_bank_part:
 def test_surrender_against_a_bank_follows_the_setting(tmp_path: Path) -> None:
     rig = make_rig(tmp_path, settings(surrender_against_bank="center"))
     play_round(rig)
-    to_dealer_hands(rig, "wager 2 5000", "wager 1 1000", "wager 3 1000",
-                    bank="bank seat 2")
+    to_dealer_hands(rig, "wager 2 5000", "wager 1 1000", "wager 3 1000", bank="bank seat 2")
     rig.act(f"tiles bank {WEAK} HIGH=1-6,3-4")
     refused(rig, "surrender seat 2", "is the bank")
     rig.act("surrender seat 3")
@@ -358,7 +377,9 @@ def test_restart_mid_entry_keeps_the_entries(tmp_path: Path) -> None:
     rig = reopen(rig)
     assert rig.state == "betting"
     assert [(w["area"], w["cents"]) for w in rig.table.model.record.wagers] == [
-        (1, 1000), (3, 1000)]
+        (1, 1000),
+        (3, 1000),
+    ]
     for name in ("no_more_bets", "draw", "dealt", "hands_set"):
         rig.press(name)
     rig.act(f"tiles dealer {WEAK}")
@@ -386,13 +407,17 @@ def test_recall_rebuilds_the_disputed_hand(tmp_path: Path) -> None:
     (round_1,) = [r for r in recall(rig.journal, 5) if r.round_id == 1]
     kinds = [e.kind for e in round_1.events]
     assert "paigow.settlement" in kinds and kinds[-1] == "paigow.settled"
-    inputs = [e.data["input"] for e in round_1.events
-              if e.data.get("input", {}).get("action") == "tiles"]
+    inputs = [
+        e.data["input"] for e in round_1.events if e.data.get("input", {}).get("action") == "tiles"
+    ]
     assert [i["args"][0] for i in inputs] == ["dealer", "1"]
     closing = round_1.events[-1].data["record"]
-    assert closing["hands"]["1"] == {"tiles": ["6-6", "1-1", "6-6", "1-1"],
-                                     "high": ["6-6", "6-6"], "low": ["1-1", "1-1"],
-                                     "set_by": "player"}
+    assert closing["hands"]["1"] == {
+        "tiles": ["6-6", "1-1", "6-6", "1-1"],
+        "high": ["6-6", "6-6"],
+        "low": ["1-1", "1-1"],
+        "set_by": "player",
+    }
     assert closing["hands"]["dealer"]["set_by"] == "house way (default)"
     assert closing["wagers"] == [{"seat": 1, "area": 1, "cents": 1000}]
     st = next(e.data for e in round_1.events if e.kind == "paigow.settlement")

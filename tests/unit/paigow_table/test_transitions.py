@@ -25,9 +25,9 @@ SEND = {
     "dice": "dice 11",
     "expose_player": "expose player 1",
     "void_hand": "void seat 1",
-    "expose_void": "expose dead",          # a void too: after the draw a supervisor's
+    "expose_void": "expose dead",  # a void too: after the draw a supervisor's
     "surrender": "surrender seat 1",
-    "void": "void tiles knocked over",   # after the draw a supervisor's (Voids after the draw)
+    "void": "void tiles knocked over",  # after the draw a supervisor's (Voids after the draw)
     "wager": "wager 1 1000",
     "tiles": "tiles dealer 6-6 4-5 1-3 2-2",
 }
@@ -105,8 +105,10 @@ def send(rig: Rig, trigger: str) -> Refused | None:
         rig.press(trigger)
         refused = [a for a in rig.alarms[before:] if a.startswith(f"REFUSED {trigger}")]
         return Refused(refused[0]) if refused else None
-    return rig.try_act(SEND[trigger], "supervisor@test" if trigger in ("void", "expose_void")
-                       else "technician@test")
+    return rig.try_act(
+        SEND[trigger],
+        "supervisor@test" if trigger in ("void", "expose_void") else "technician@test",
+    )
 
 
 def test_the_hand_written_table_covers_the_machine() -> None:
@@ -115,8 +117,10 @@ def test_the_hand_written_table_covers_the_machine() -> None:
     defined = {(t.source, t.trigger) for t in TRANSITIONS}
     assert set(ALLOWED) <= defined
     assert defined - set(ALLOWED) == {
-        ("bank_style", "dice"), ("no_more_bets", "dice"),
-        ("dealing", "void_hand"), ("setting_hands", "void_hand"),
+        ("bank_style", "dice"),
+        ("no_more_bets", "dice"),
+        ("dealing", "void_hand"),
+        ("setting_hands", "void_hand"),
         # no wager was entered on the way there: tiles are entered for wagers only
         ("dealer_hands", "tiles"),
     }
@@ -158,7 +162,7 @@ def test_every_trigger_in_every_state(tmp_path: Path, state: str, trigger: str) 
         assert fact.data["snapshot"]["round_id"] == round_before + 1
     else:
         assert rig.table.model.round_id == round_before
-        assert "snapshot" not in fact.data   # a fact row carries only what changed
+        assert "snapshot" not in fact.data  # a fact row carries only what changed
 
 
 def test_no_auto_transitions(tmp_path: Path) -> None:

@@ -21,12 +21,13 @@ REPO = Path(__file__).resolve().parents[3]
 @functools.cache
 def build_release() -> ModuleType:
     """scripts/build-release as a module (it has no .py suffix)."""
-    loader = importlib.machinery.SourceFileLoader("build_release",
-                                                  str(REPO / "scripts" / "build-release"))
+    loader = importlib.machinery.SourceFileLoader(
+        "build_release", str(REPO / "scripts" / "build-release")
+    )
     spec = importlib.util.spec_from_loader("build_release", loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["build_release"] = module      # its dataclasses look their module up
+    sys.modules["build_release"] = module  # its dataclasses look their module up
     loader.exec_module(module)
     return module
 
@@ -39,10 +40,13 @@ def test_every_requirement_is_pinned_in_the_lock(arch: str) -> None:
     for text in br.requirements_for(target):
         req = Requirement(text)
         name = canonicalize_name(req.name)
-        assert name in pinned, f"{req.name} is not in requirements/release-{arch}.lock:" \
-                               " run scripts/build-release --lock"
-        assert req.specifier.contains(pinned[name], prereleases=True), \
+        assert name in pinned, (
+            f"{req.name} is not in requirements/release-{arch}.lock:"
+            " run scripts/build-release --lock"
+        )
+        assert req.specifier.contains(pinned[name], prereleases=True), (
             f"{req.name}=={pinned[name]} does not satisfy {req.specifier}: run --lock"
+        )
 
 
 def test_the_interpreter_is_one_debian_version_for_both_architectures() -> None:

@@ -52,11 +52,18 @@ def test_the_labs_hmac_over_an_artifact_is_the_documented_one(tmp_path: Path) ->
     (profiles / "boards").mkdir(parents=True)
     (profiles / "boards" / "base.toml").write_text('game = "paigow"\n')
     (profiles / "profile.toml").write_text('include = "boards/base.toml"\n')
-    order = ["bin/table-controller", "lib/controller/__init__.py", "lib/six.py",
-             "manifest.json", "release.json"]
+    order = [
+        "bin/table-controller",
+        "lib/controller/__init__.py",
+        "lib/six.py",
+        "manifest.json",
+        "release.json",
+    ]
     files = [(name, (root / name).read_bytes()) for name in order]
-    files += [("profile/boards/base.toml", (profiles / "boards" / "base.toml").read_bytes()),
-              ("profile/profile.toml", (profiles / "profile.toml").read_bytes())]
+    files += [
+        ("profile/boards/base.toml", (profiles / "boards" / "base.toml").read_bytes()),
+        ("profile/profile.toml", (profiles / "profile.toml").read_bytes()),
+    ]
     want = documented_hmac(SEED, files)
     profile_files = [profiles / "boards" / "base.toml", profiles / "profile.toml"]
     assert mf.hmac_paths(bytes.fromhex(SEED), artifact, profile_files) == (want, 7)
@@ -76,8 +83,10 @@ def test_the_tree_check_names_every_difference(tmp_path: Path) -> None:
     (root / "release.json").unlink()
     problems = mf.check_tree(manifest)
     assert problems[0].startswith("changed file lib/six.py: sha256 ")
-    assert problems[1:] == ["unexpected file lib/x.pth: not in the manifest",
-                            "missing file release.json"]
+    assert problems[1:] == [
+        "unexpected file lib/x.pth: not in the manifest",
+        "missing file release.json",
+    ]
 
 
 def test_an_artifact_with_a_link_or_an_escape_is_refused(tmp_path: Path) -> None:
@@ -104,9 +113,12 @@ def test_a_process_that_is_not_isolated_is_told_so(tmp_path: Path) -> None:
     problems = boot.isolation_problems(tmp_path)
     assert any("not isolated" in p for p in problems)
     assert any("site module ran" in p for p in problems)
-    assert any(f"not the release's {tmp_path.resolve()}/python/bin/python3.11" in p
-               for p in problems)
+    assert any(
+        f"not the release's {tmp_path.resolve()}/python/bin/python3.11" in p for p in problems
+    )
     assert any("outside the release" in p for p in problems)
     outside = boot.loaded_outside(tmp_path, set())
-    assert f"module pytest was loaded from {sys.modules['pytest'].__file__}, not a file of" \
-           " the release" in outside
+    assert (
+        f"module pytest was loaded from {sys.modules['pytest'].__file__}, not a file of"
+        " the release" in outside
+    )

@@ -46,9 +46,16 @@ class SlowGenerator:
     """A FIFO fed like a slow hardware generator: ``burst`` bytes every ``every_s``, a pause of
     ``pause_s`` after ``pause_after`` bytes, and silence after ``stop_after`` bytes."""
 
-    def __init__(self, path: Path, *, burst: int = 64, every_s: float = 0.02,
-                 pause_after: int | None = None, pause_s: float = 0.0,
-                 stop_after: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        burst: int = 64,
+        every_s: float = 0.02,
+        pause_after: int | None = None,
+        pause_s: float = 0.0,
+        stop_after: int | None = None,
+    ) -> None:
         os.mkfifo(path)
         self.path = path
         self._stop = threading.Event()
@@ -59,12 +66,12 @@ class SlowGenerator:
 
     def _feed(self) -> None:
         burst, every_s, pause_after, pause_s, stop_after = self._args
-        fd = os.open(self.path, os.O_WRONLY)       # waits for the reader to open
+        fd = os.open(self.path, os.O_WRONLY)  # waits for the reader to open
         try:
             paused = False
             while not self._stop.is_set():
                 if stop_after is not None and self.written >= stop_after:
-                    self._stop.wait(60)             # silent, but the device stays open
+                    self._stop.wait(60)  # silent, but the device stays open
                     continue
                 if pause_after is not None and not paused and self.written >= pause_after:
                     paused = True
@@ -79,7 +86,7 @@ class SlowGenerator:
 
     def close(self) -> None:
         self._stop.set()
-        try:                                     # release a writer still waiting for a reader
+        try:  # release a writer still waiting for a reader
             os.close(os.open(self.path, os.O_RDONLY | os.O_NONBLOCK))
         except OSError:
             pass

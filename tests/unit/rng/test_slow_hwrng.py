@@ -38,7 +38,8 @@ def rng_on(path: Path, **kwargs: float) -> CertifiedRng:
 
 
 def test_a_slow_generator_with_a_pause_passes_the_start_up_test(
-        tmp_path: Path, fifo: list[SlowGenerator]) -> None:
+    tmp_path: Path, fifo: list[SlowGenerator]
+) -> None:
     # 3.2 kB/s, and a 1.5 s pause in the middle of the 1,024 start-up bytes (three times the
     # 0.5 s that used to be a fault)
     fifo.append(SlowGenerator(tmp_path / "hwrng", pause_after=512, pause_s=1.5))
@@ -48,11 +49,12 @@ def test_a_slow_generator_with_a_pause_passes_the_start_up_test(
     assert report.passed, report.failure
     assert time.monotonic() - started >= 1.5
     assert "hardware RNG" in report.monitors and not rng.faulted
-    assert 1 <= rng.draw() <= 8                   # a draw reads and tests hardware bytes too
+    assert 1 <= rng.draw() <= 8  # a draw reads and tests hardware bytes too
 
 
 def test_a_silent_generator_is_a_fault_after_the_silence_bound(
-        tmp_path: Path, fifo: list[SlowGenerator]) -> None:
+    tmp_path: Path, fifo: list[SlowGenerator]
+) -> None:
     fifo.append(SlowGenerator(tmp_path / "hwrng", stop_after=256))
     rng = rng_on(tmp_path / "hwrng", hwrng_silence_s=0.5)
     report = rng.self_test()
@@ -69,11 +71,19 @@ def test_the_silence_bound_is_ten_seconds() -> None:
 
 
 def test_a_slow_generator_never_latches_a_fault_during_a_long_capture(
-        tmp_path: Path, fifo: list[SlowGenerator]) -> None:
+    tmp_path: Path, fifo: list[SlowGenerator]
+) -> None:
     from controller.rng import lab
 
-    fifo.append(SlowGenerator(tmp_path / "hwrng", burst=32, every_s=0.01,
-                              pause_after=STARTUP_SAMPLES + 1000, pause_s=1.2))
+    fifo.append(
+        SlowGenerator(
+            tmp_path / "hwrng",
+            burst=32,
+            every_s=0.01,
+            pause_after=STARTUP_SAMPLES + 1000,
+            pause_s=1.2,
+        )
+    )
     rng = rng_on(tmp_path / "hwrng")
     seen: list[tuple[int, int]] = []
     lab.capture_raw(rng, 3000, tmp_path / "raw.bin", progress=lambda d, t: seen.append((d, t)))
@@ -118,16 +128,19 @@ def _readable_copy_of_the_program() -> Iterator[Path]:
     repo = Path(__file__).resolve().parents[3]
     folder = Path(tempfile.mkdtemp(prefix="tc-program-"))
     try:
-        shutil.copytree(repo / "controller", folder / "controller",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            repo / "controller", folder / "controller", ignore=shutil.ignore_patterns("__pycache__")
+        )
         for dirpath, _dirs, files in os.walk(folder):
             os.chmod(dirpath, 0o755)
             for name in files:
                 os.chmod(os.path.join(dirpath, name), 0o644)
         blocked = [str(p) for p in folder.parents if not p.stat().st_mode & stat.S_IXOTH]
         if blocked and os.geteuid() == 0:
-            pytest.skip(f"the temporary folder {folder} is under {blocked[0]}, which user"
-                        " nobody cannot enter (set TMPDIR to a folder anyone may traverse)")
+            pytest.skip(
+                f"the temporary folder {folder} is under {blocked[0]}, which user"
+                " nobody cannot enter (set TMPDIR to a folder anyone may traverse)"
+            )
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -137,10 +150,14 @@ def _run_check(device: str) -> str:
     how, _user = _as_service_user()
     for program in _readable_copy_of_the_program():
         result = subprocess.run(
-            [_service_python(), "-B", "-c", _CHECK, device], capture_output=True, text=True,
-            timeout=60, cwd="/",
+            [_service_python(), "-B", "-c", _CHECK, device],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
             env={"PYTHONPATH": str(program), "PATH": os.environ.get("PATH", "")},
-            **how)  # type: ignore[call-overload]
+            **how,
+        )  # type: ignore[call-overload]
     assert result.returncode == 0, result.stderr
     return result.stdout
 

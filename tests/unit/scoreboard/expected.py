@@ -40,27 +40,53 @@ def _flag(value: bool) -> str:
 
 def expected_cells(codes: Sequence[str], rows: int = 6) -> dict[str, list[dict[str, str]]]:
     """Each road's cells in drawing order, as the page's data attributes (strings)."""
-    results = [roads.Result(
-        {"B": "banker", "P": "player", "T": "tie"}[c[0]],  # type: ignore[arg-type]
-        banker_pair="b" in c, player_pair="p" in c, natural="n" in c) for c in codes]
+    results = [
+        roads.Result(
+            {"B": "banker", "P": "player", "T": "tie"}[c[0]],  # type: ignore[arg-type]
+            banker_pair="b" in c,
+            player_pair="p" in c,
+            natural="n" in c,
+        )
+        for c in codes
+    ]
     out: dict[str, list[dict[str, str]]] = {}
-    out["bead"] = [{"road": "bead", "col": str(b.col), "row": str(b.row),
-                    "color": COLOUR[b.winner], "winner": b.winner,
-                    "bankerPair": _flag(b.banker_pair), "playerPair": _flag(b.player_pair),
-                    "natural": _flag(b.natural)}
-                   for b in roads.bead_plate(results, rows)]
+    out["bead"] = [
+        {
+            "road": "bead",
+            "col": str(b.col),
+            "row": str(b.row),
+            "color": COLOUR[b.winner],
+            "winner": b.winner,
+            "bankerPair": _flag(b.banker_pair),
+            "playerPair": _flag(b.player_pair),
+            "natural": _flag(b.natural),
+        }
+        for b in roads.bead_plate(results, rows)
+    ]
     big = roads.big_road(results)
-    out["big"] = [{"road": "big", "col": str(x), "row": str(y), "color": COLOUR[cell.winner],
-                   "winner": cell.winner, "ties": str(cell.ties),
-                   "bankerPair": _flag(cell.banker_pair), "playerPair": _flag(cell.player_pair)}
-                  for column, places in zip(big, roads.layout(big, rows), strict=True)
-                  for cell, (x, y) in zip(column, places, strict=True)]
-    for name, entries in (("big_eye_boy", roads.big_eye_boy(results)),
-                          ("small_road", roads.small_road(results)),
-                          ("cockroach_pig", roads.cockroach_pig(results))):
+    out["big"] = [
+        {
+            "road": "big",
+            "col": str(x),
+            "row": str(y),
+            "color": COLOUR[cell.winner],
+            "winner": cell.winner,
+            "ties": str(cell.ties),
+            "bankerPair": _flag(cell.banker_pair),
+            "playerPair": _flag(cell.player_pair),
+        }
+        for column, places in zip(big, roads.layout(big, rows), strict=True)
+        for cell, (x, y) in zip(column, places, strict=True)
+    ]
+    for name, entries in (
+        ("big_eye_boy", roads.big_eye_boy(results)),
+        ("small_road", roads.small_road(results)),
+        ("cockroach_pig", roads.cockroach_pig(results)),
+    ):
         columns = roads.as_columns(entries)
-        out[name] = [{"road": name, "col": str(x), "row": str(y), "color": colour}
-                     for column, places in zip(columns, roads.layout(columns, rows),
-                                               strict=True)
-                     for colour, (x, y) in zip(column, places, strict=True)]
+        out[name] = [
+            {"road": name, "col": str(x), "row": str(y), "color": colour}
+            for column, places in zip(columns, roads.layout(columns, rows), strict=True)
+            for colour, (x, y) in zip(column, places, strict=True)
+        ]
     return out

@@ -41,14 +41,24 @@ def test_the_worked_example_on_the_board() -> None:
     assert [(c["col"], c["row"]) for c in roads["big"]] == expected
     assert [c["ties"] for c in roads["big"] if c["ties"]] == [1, 1, 2, 1]
     # Derived roads: the hand-worked colours, in order of the cells.
-    for name, colours in (("big_eye_boy", EXAMPLE_BIG_EYE_BOY),
-                          ("small_road", EXAMPLE_SMALL_ROAD),
-                          ("cockroach_pig", EXAMPLE_COCKROACH_PIG)):
+    for name, colours in (
+        ("big_eye_boy", EXAMPLE_BIG_EYE_BOY),
+        ("small_road", EXAMPLE_SMALL_ROAD),
+        ("cockroach_pig", EXAMPLE_COCKROACH_PIG),
+    ):
         assert [c["color"] for c in roads[name]] == colours, name
     # Bead plate: every coup, ties included, down 6 rows.
     assert len(roads["bead"]) == len(EXAMPLE)
     assert [(b["col"], b["row"]) for b in roads["bead"][:8]] == [
-        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 0), (1, 1)]
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (0, 5),
+        (1, 0),
+        (1, 1),
+    ]
     counts = doc["counts"]
     assert isinstance(counts, dict)
     assert counts["coups"] == len(EXAMPLE)
@@ -58,20 +68,36 @@ def test_the_worked_example_on_the_board() -> None:
 def test_a_long_streak_is_drawn_with_its_dragon_tail() -> None:
     roads = baccarat_roads(["player"] + ["banker"] * 8)["roads"]
     assert [(c["col"], c["row"]) for c in roads["big"]] == [
-        (0, 0), (1, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 5), (3, 5)]
+        (0, 0),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (1, 5),
+        (2, 5),
+        (3, 5),
+    ]
 
 
 def test_pairs_and_naturals_are_carried() -> None:
-    results = [{"winner": "banker", "banker_pair": True, "natural": True},
-               {"winner": "tie", "player_pair": True},
-               {"winner": "player", "player_pair": True, "banker_pair": True}]
+    results = [
+        {"winner": "banker", "banker_pair": True, "natural": True},
+        {"winner": "tie", "player_pair": True},
+        {"winner": "player", "player_pair": True, "banker_pair": True},
+    ]
     doc = baccarat_roads(results)
     bead = doc["roads"]["bead"]
     assert [(b["banker_pair"], b["player_pair"], b["natural"]) for b in bead] == [
-        (True, False, True), (False, True, False), (True, True, False)]
+        (True, False, True),
+        (False, True, False),
+        (True, True, False),
+    ]
     big = doc["roads"]["big"]
     assert [(c["winner"], c["ties"], c["banker_pair"], c["player_pair"]) for c in big] == [
-        ("banker", 1, True, False), ("player", 0, True, True)]
+        ("banker", 1, True, False),
+        ("player", 0, True, True),
+    ]
     assert doc["counts"]["banker_pair"] == 2 and doc["counts"]["player_pair"] == 2
 
 
@@ -88,8 +114,9 @@ def test_the_ask_is_what_the_road_writes_next(results: list[str]) -> None:
             predicted = now["predict"][side][name]
             assert predicted == (after[name][-1]["color"] if grew else None)
             # Earlier entries never change (docs/roads.md): the prefix is kept.
-            assert [c["color"] for c in after[name][:len(now["roads"][name])]] == \
-                [c["color"] for c in now["roads"][name]]
+            assert [c["color"] for c in after[name][: len(now["roads"][name])]] == [
+                c["color"] for c in now["roads"][name]
+            ]
 
 
 @given(results_strategy)
@@ -111,5 +138,7 @@ def test_codes_carry_the_flags() -> None:
     doc = document(1, {"game": "baccarat", "results": ["Bbn", "Tp", "Pbp"]})
     bead = doc["roads"]["bead"]  # type: ignore[index]
     assert [(b["winner"], b["banker_pair"], b["player_pair"], b["natural"]) for b in bead] == [
-        ("banker", True, False, True), ("tie", False, True, False),
-        ("player", True, True, False)]
+        ("banker", True, False, True),
+        ("tie", False, True, False),
+        ("player", True, True, False),
+    ]

@@ -72,8 +72,13 @@ def status_of(s: socket.socket) -> int:
     return int(data.split()[1])
 
 
-def ask(board: ScoreboardServer, path: str, source: str = KIOSK, host: str | None = None,
-        extra: str = "") -> int:
+def ask(
+    board: ScoreboardServer,
+    path: str,
+    source: str = KIOSK,
+    host: str | None = None,
+    extra: str = "",
+) -> int:
     with dial(board, source) as s:
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host or own(board)}\r\n{extra}\r\n".encode())
         return status_of(s)
@@ -93,7 +98,8 @@ def wait_for(check: object, what: str) -> None:
 
 
 def test_sixteen_streams_from_one_address_get_four_and_the_kiosk_still_gets_its_page(
-        board: ScoreboardServer) -> None:
+    board: ScoreboardServer,
+) -> None:
     held = [open_stream(board, other(0)) for _ in range(16)]
     try:
         codes = [code for _, code in held]
@@ -111,8 +117,7 @@ def test_sixteen_streams_from_one_address_get_four_and_the_kiosk_still_gets_its_
             s.close()
 
 
-def test_streams_from_many_addresses_leave_the_kiosk_its_slots(
-        board: ScoreboardServer) -> None:
+def test_streams_from_many_addresses_leave_the_kiosk_its_slots(board: ScoreboardServer) -> None:
     held = [open_stream(board, other(n)) for n in range(16)]
     kiosk: list[socket.socket] = []
     try:
@@ -121,7 +126,7 @@ def test_streams_from_many_addresses_leave_the_kiosk_its_slots(
         assert codes.count(200) == 16 - server_module.KIOSK_SLOTS and codes.count(503) == 2
         assert board.stats.crowded == 0
         for _ in range(server_module.KIOSK_SLOTS):
-            s, code = open_stream(board, KIOSK)     # the page's stream, and one more
+            s, code = open_stream(board, KIOSK)  # the page's stream, and one more
             assert code == 200
             kiosk.append(s)
         # All 16 are taken now; nobody else, the kiosk included, gets a 17th.
@@ -152,7 +157,7 @@ def test_slow_heads_do_not_keep_the_health_check_out(board: ScoreboardServer) ->
             s.settimeout(server_module.HEAD_TIMEOUT_S + 2.0)
             try:
                 code = status_of(s)
-            except ConnectionResetError:       # refused before its byte arrived: a reset
+            except ConnectionResetError:  # refused before its byte arrived: a reset
                 code = 0
             assert code in (0, 503), i
         took = time.monotonic() - started
@@ -170,8 +175,7 @@ def test_slow_heads_do_not_keep_the_health_check_out(board: ScoreboardServer) ->
             s.close()
 
 
-def test_a_silent_connection_is_dropped_at_the_first_byte_deadline(
-        board: ScoreboardServer) -> None:
+def test_a_silent_connection_is_dropped_at_the_first_byte_deadline(board: ScoreboardServer) -> None:
     with dial(board, other(0)) as s:
         start = time.monotonic()
         s.settimeout(WAIT_S)
@@ -182,14 +186,15 @@ def test_a_silent_connection_is_dropped_at_the_first_byte_deadline(
 
 
 def test_a_trickled_head_is_dropped_at_the_head_deadline(
-        board: ScoreboardServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    board: ScoreboardServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(server_module, "HEAD_TIMEOUT_S", 1.0)
     monkeypatch.setattr(server_module, "FIRST_BYTE_S", 0.5)
     with dial(board, other(0)) as s:
         start = time.monotonic()
         closed = False
         request = b"GET / HTTP/1.1\r\nX: " + b"y" * 1000
-        for byte in request:                       # a byte every 50 ms: each in time
+        for byte in request:  # a byte every 50 ms: each in time
             try:
                 s.sendall(bytes([byte]))
             except OSError:
@@ -208,10 +213,21 @@ def test_a_trickled_head_is_dropped_at_the_head_deadline(
     assert board.stats.slow == 1
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1",
-                                  "127.0.0.2:{port}", "table.example:{port}", "[::1]:1",
-                                  "::1:{port}", "localhost:{port}@evil.example",
-                                  "localhost.evil.example:{port}", "[::1:{port}"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:{port}",
+        "127.0.0.1:1",
+        "127.0.0.2:{port}",
+        "table.example:{port}",
+        "[::1]:1",
+        "::1:{port}",
+        "localhost:{port}@evil.example",
+        "localhost.evil.example:{port}",
+        "[::1:{port}",
+    ],
+)
 def test_a_host_of_another_site_is_misdirected(board: ScoreboardServer, host: str) -> None:
     port = board.address[1]
     assert ask(board, "/state", host=host.format(port=port)) == 421
@@ -219,10 +235,17 @@ def test_a_host_of_another_site_is_misdirected(board: ScoreboardServer, host: st
     assert board.stats.misdirected == 2 and board.stats.streams == 0
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST:{port}",
-                                  "[::1]:{port}", "localhost.:{port}"])
-def test_the_own_address_and_localhost_are_answered(board: ScoreboardServer,
-                                                    host: str) -> None:
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:{port}",
+        "localhost:{port}",
+        "LOCALHOST:{port}",
+        "[::1]:{port}",
+        "localhost.:{port}",
+    ],
+)
+def test_the_own_address_and_localhost_are_answered(board: ScoreboardServer, host: str) -> None:
     assert ask(board, "/state", host=host.format(port=board.address[1])) == 200
 
 
@@ -249,15 +272,14 @@ def test_a_configured_name_is_answered(pub: Publication) -> None:
 
 
 def test_bound_to_every_address_any_ip_literal_but_no_name(pub: Publication) -> None:
-    b = ScoreboardServer(ScoreboardSettings(enabled=True, address="0.0.0.0", port=0), pub,
-                         "paigow")
+    b = ScoreboardServer(ScoreboardSettings(enabled=True, address="0.0.0.0", port=0), pub, "paigow")
     b.start()
     try:
         port = b.address[1]
         assert ask(b, "/state", host=f"127.0.0.1:{port}") == 200
         assert ask(b, "/state", host=f"192.0.2.7:{port}") == 200
         assert ask(b, "/state", host=f"evil.example:{port}") == 421
-        assert ask(b, "/state", host=f"localhost:{port}") == 421   # not bound to loopback
+        assert ask(b, "/state", host=f"localhost:{port}") == 421  # not bound to loopback
         assert ask(b, "/state", host="192.0.2.7:1") == 421
     finally:
         b.close()
@@ -313,7 +335,8 @@ class _Events:
 
 
 def test_heartbeats_come_only_while_the_loop_publishes(
-        board: ScoreboardServer, pub: Publication, monkeypatch: pytest.MonkeyPatch) -> None:
+    board: ScoreboardServer, pub: Publication, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(server_module, "HEARTBEAT_S", 0.2)
     monkeypatch.setattr(server_module, "BEAT_FRESH_S", 0.3)
     monkeypatch.setattr(server_module, "_WAKE_S", 0.05)
@@ -321,7 +344,7 @@ def test_heartbeats_come_only_while_the_loop_publishes(
     beating = threading.Event()
     stop = threading.Event()
 
-    def loop() -> None:                        # the table's loop: a publish every tick
+    def loop() -> None:  # the table's loop: a publish every tick
         while not stop.is_set():
             if beating.is_set():
                 pub.publish(view)
@@ -336,7 +359,7 @@ def test_heartbeats_come_only_while_the_loop_publishes(
         beats = [json.loads(d) for e, d in live if e == "heartbeat"]
         assert live[0][0] == "state" and len(beats) >= 4
         counts = [b["beat"] for b in beats]
-        assert counts == sorted(set(counts))                # the loop's count, moving
+        assert counts == sorted(set(counts))  # the loop's count, moving
         assert all(0 <= b["age_ms"] <= 300 for b in beats)
         # The loop hangs; the server's threads and the connection live on: no heartbeat.
         beating.clear()
@@ -353,6 +376,7 @@ def test_heartbeats_come_only_while_the_loop_publishes(
 
 def test_the_page_dims_when_heartbeats_stop() -> None:
     from controller.scoreboard.pages import SILENCE_S, page
+
     text = page("paigow").decode()
     assert f"const SILENCE_MS = {SILENCE_S * 1000};" in text
     assert 'addEventListener("heartbeat"' in text and "NO SIGNAL FROM THE TABLE" in text

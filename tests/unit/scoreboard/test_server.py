@@ -21,7 +21,7 @@ from controller.scoreboard.pages import page
 from controller.scoreboard.server import ScoreboardServer
 
 WAIT_S = 5.0
-PAGE_LIMIT = 100_000   # issue 17: the whole page under 100 kB
+PAGE_LIMIT = 100_000  # issue 17: the whole page under 100 kB
 
 
 @pytest.fixture
@@ -62,8 +62,9 @@ def request(board: ScoreboardServer, raw: bytes) -> tuple[int, dict[str, str], b
     return int(lines[0].split()[1]), headers, body
 
 
-def get(board: ScoreboardServer, path: str, method: str = "GET") -> tuple[int, dict[str, str],
-                                                                          bytes]:
+def get(
+    board: ScoreboardServer, path: str, method: str = "GET"
+) -> tuple[int, dict[str, str], bytes]:
     return request(board, f"{method} {path} HTTP/1.1\r\nHost: {own(board)}\r\n\r\n".encode())
 
 
@@ -109,7 +110,8 @@ class Stream:
 
 
 def test_the_page_is_html_under_100_kb_and_needs_nothing_from_outside(
-        board: ScoreboardServer) -> None:
+    board: ScoreboardServer,
+) -> None:
     for game in ("paigow", "baccarat"):
         body = page(game)
         assert len(body) < PAGE_LIMIT, f"{game}: {len(body)} bytes"
@@ -133,17 +135,20 @@ def test_state_is_the_current_document(board: ScoreboardServer, pub: Publication
     assert json.loads(get(board, "/state")[2])["version"] == 2
 
 
-@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE",
-                                    "CONNECT"])
+@pytest.mark.parametrize(
+    "method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"]
+)
 def test_nothing_but_get_and_head(board: ScoreboardServer, method: str) -> None:
     status, headers, _ = request(
         board,
-        f"{method} / HTTP/1.1\r\nHost: {own(board)}\r\nContent-Length: 5\r\n\r\nhello".encode())
+        f"{method} / HTTP/1.1\r\nHost: {own(board)}\r\nContent-Length: 5\r\n\r\nhello".encode(),
+    )
     assert status == 405 and headers["Allow"] == "GET, HEAD"
 
 
-@pytest.mark.parametrize("path", ["/x", "/events/", "/../etc/passwd", "/state.json",
-                                  "/index.html", "/%2e%2e/"])
+@pytest.mark.parametrize(
+    "path", ["/x", "/events/", "/../etc/passwd", "/state.json", "/index.html", "/%2e%2e/"]
+)
 def test_unknown_paths_are_404(board: ScoreboardServer, path: str) -> None:
     assert get(board, path)[0] == 404
 
@@ -156,19 +161,18 @@ def test_bad_requests_are_answered(board: ScoreboardServer) -> None:
     assert request(board, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")[0] == 400
     assert request(board, b"GET / HTTP/9.9\r\n\r\n")[0] == 505
     assert board.stats.refused == 4
-    assert get(board, "/")[0] == 200          # and the server goes on
+    assert get(board, "/")[0] == 200  # and the server goes on
 
 
-def test_a_slow_client_is_dropped(board: ScoreboardServer,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_slow_client_is_dropped(board: ScoreboardServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_module, "HEAD_TIMEOUT_S", 0.3)
     with connect(board) as s:
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")   # and never the blank line
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
         start = time.monotonic()
-        assert s.recv(100) == b""                     # closed without an answer
+        assert s.recv(100) == b""  # closed without an answer
         assert time.monotonic() - start < 2.0
     assert board.stats.slow == 1
-    with connect(board) as s:                         # one byte at a time is no better
+    with connect(board) as s:  # one byte at a time is no better
         s.sendall(b"GET")
         for _ in range(10):
             time.sleep(0.05)
@@ -181,13 +185,16 @@ def test_a_slow_client_is_dropped(board: ScoreboardServer,
 
 
 def test_the_stream_sends_the_current_version_then_each_new_one(
-        board: ScoreboardServer, pub: Publication) -> None:
+    board: ScoreboardServer, pub: Publication
+) -> None:
     stream = Stream(board)
     try:
         assert stream.status == 200 and "text/event-stream" in stream.head
         assert stream.block() == {"retry": str(server_module.RETRY_MS)}
-        assert stream.event() == (1, {"game": "paigow", "state": "betting", "round": 3,
-                                      "version": 1})
+        assert stream.event() == (
+            1,
+            {"game": "paigow", "state": "betting", "round": 3, "version": 1},
+        )
         for n in range(2, 6):
             pub.publish({"game": "paigow", "state": "dealing", "round": n})
             version, doc = stream.event()
@@ -203,8 +210,9 @@ def test_the_stream_sends_the_current_version_then_each_new_one(
         again.close()
 
 
-def test_an_idle_stream_gets_keep_alives(board: ScoreboardServer,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_idle_stream_gets_keep_alives(
+    board: ScoreboardServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(server_module, "KEEPALIVE_S", 0.2)
     monkeypatch.setattr(server_module, "_WAKE_S", 0.05)
     stream = Stream(board)
@@ -212,7 +220,7 @@ def test_an_idle_stream_gets_keep_alives(board: ScoreboardServer,
         stream.block()
         stream.event()
         block = stream.block()
-        if block.get("event") == "heartbeat":     # the fixture's one publication, fresh
+        if block.get("event") == "heartbeat":  # the fixture's one publication, fresh
             block = stream.block()
         assert block == {"": "keep-alive"}
     finally:
@@ -220,7 +228,7 @@ def test_an_idle_stream_gets_keep_alives(board: ScoreboardServer,
 
 
 def test_the_client_cap_answers_503_without_a_thread(board: ScoreboardServer) -> None:
-    streams = [Stream(board) for _ in range(4)]            # max_clients = 4
+    streams = [Stream(board) for _ in range(4)]  # max_clients = 4
     try:
         threads = threading.active_count()
         status, headers, _ = get(board, "/")
@@ -231,7 +239,7 @@ def test_the_client_cap_answers_503_without_a_thread(board: ScoreboardServer) ->
         for s in streams:
             s.close()
     deadline = time.monotonic() + WAIT_S
-    while get(board, "/")[0] != 200:                       # slots come back as streams end
+    while get(board, "/")[0] != 200:  # slots come back as streams end
         assert time.monotonic() < deadline
         time.sleep(0.1)
 
@@ -247,8 +255,9 @@ def test_a_flood_is_paced_and_the_server_goes_on(board: ScoreboardServer) -> Non
     assert board.stats.refused == 0
 
 
-def test_a_stream_that_is_not_read_is_dropped(pub: Publication,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stream_that_is_not_read_is_dropped(
+    pub: Publication, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(server_module, "WRITE_TIMEOUT_S", 0.5)
     monkeypatch.setattr(server_module, "_WAKE_S", 0.02)
     b = ScoreboardServer(ScoreboardSettings(enabled=True, port=0, max_clients=2), pub, "paigow")
@@ -289,8 +298,7 @@ def test_ipv6_loopback(pub: Publication) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6 in this Python")
     try:
-        b = ScoreboardServer(ScoreboardSettings(enabled=True, address="::1", port=0), pub,
-                             "paigow")
+        b = ScoreboardServer(ScoreboardSettings(enabled=True, address="::1", port=0), pub, "paigow")
         b.start()
     except OSError as exc:
         pytest.skip(f"no IPv6 loopback here: {exc}")

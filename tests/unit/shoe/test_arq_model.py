@@ -90,7 +90,7 @@ class ModelShoe:
     def resend_from(self, seq: int | None) -> None:
         items = list(self.unacked.items())
         if seq in self.unacked:
-            items = items[[s for s, _ in items].index(seq):]
+            items = items[[s for s, _ in items].index(seq) :]
         for _, (frame, _) in items:
             self.line.send(frame)
 
@@ -184,8 +184,20 @@ def run_until_quiet(shoe: ModelShoe, ctl: ModelController) -> None:
 
 FAULTS = st.lists(st.sampled_from(["ok", "ok", "drop", "corrupt", "dup", "garbage"]), max_size=60)
 OPS = st.lists(
-    st.sampled_from(["data", "data", "data", "hbt", "hbt", "deliver", "silence", "powercycle",
-                     "restart", "restart_powercycle"]),
+    st.sampled_from(
+        [
+            "data",
+            "data",
+            "data",
+            "hbt",
+            "hbt",
+            "deliver",
+            "silence",
+            "powercycle",
+            "restart",
+            "restart_powercycle",
+        ]
+    ),
     min_size=1,
     max_size=60,
 )

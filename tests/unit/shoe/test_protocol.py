@@ -109,8 +109,16 @@ def test_encode_refuses_what_the_protocol_cannot_carry(
 
 def test_session_ids() -> None:
     assert is_sid(SID) and is_sid("00000001") and is_sid("FFFFFFFF")
-    for bad in ("00000000", "abcdef01", "ABCDEF0", "ABCDEF012", "ABCDEFG1", " ABCDEF0", 12345678,
-                None):
+    for bad in (
+        "00000000",
+        "abcdef01",
+        "ABCDEF0",
+        "ABCDEF012",
+        "ABCDEFG1",
+        " ABCDEF0",
+        12345678,
+        None,
+    ):
         assert not is_sid(bad), bad
     assert check_sid(SID) == SID
     with pytest.raises(ShoeProtocolError):
@@ -415,19 +423,45 @@ def test_rewind_expects_the_frame_again() -> None:
 
 sids = st.sampled_from([SID, OTHER, "00000001", "FFFFFFFF"])
 shoe_frames = st.one_of(
-    st.builds(lambda s, i, c: encode("CARD", s, i, c), st.integers(0, 9999), sids,
-              st.sampled_from(["AS", "TD", "QH", "9C", "KD"])),
+    st.builds(
+        lambda s, i, c: encode("CARD", s, i, c),
+        st.integers(0, 9999),
+        sids,
+        st.sampled_from(["AS", "TD", "QH", "9C", "KD"]),
+    ),
     st.builds(lambda s, i: encode("HBT", s, i), st.integers(0, 9999), sids),
     st.builds(lambda s, i: encode("COVR", s, i), st.integers(0, 9999), sids),
-    st.builds(lambda s, i, m: encode("HELO", s, i, m, "1.0"), st.integers(0, 9999), sids,
-              st.text("ABCXYZ-", min_size=1, max_size=10)),
-    st.builds(lambda s, i, c: encode("FLT", s, i, c), st.integers(0, 9999), sids,
-              st.sampled_from(["JAM", "UNREAD", "DOOR", "FULL", "CLR"])),
+    st.builds(
+        lambda s, i, m: encode("HELO", s, i, m, "1.0"),
+        st.integers(0, 9999),
+        sids,
+        st.text("ABCXYZ-", min_size=1, max_size=10),
+    ),
+    st.builds(
+        lambda s, i, c: encode("FLT", s, i, c),
+        st.integers(0, 9999),
+        sids,
+        st.sampled_from(["JAM", "UNREAD", "DOOR", "FULL", "CLR"]),
+    ),
 )
 # garbage biased towards the framing bytes so that it interacts with the decoder's states
 garbage = st.binary(max_size=120) | st.lists(
-    st.sampled_from([b"$", b"*", b",", b"\r", b"\n", b"HBT", b"1", b"3C", b"\x00", b"\xff",
-                     b"1A2B3C4D", b"00000000"]),
+    st.sampled_from(
+        [
+            b"$",
+            b"*",
+            b",",
+            b"\r",
+            b"\n",
+            b"HBT",
+            b"1",
+            b"3C",
+            b"\x00",
+            b"\xff",
+            b"1A2B3C4D",
+            b"00000000",
+        ]
+    ),
     max_size=40,
 ).map(b"".join)
 
@@ -437,7 +471,7 @@ def decoded_frames(data: bytes, chunks: list[int]) -> list[bytes]:
     out: list[Frame | BadFrame] = []
     pos = 0
     for size in chunks:
-        out += decoder.feed(data[pos:pos + size])
+        out += decoder.feed(data[pos : pos + size])
         pos += size
     out += decoder.feed(data[pos:])
     return [x.raw for x in out if isinstance(x, Frame)]
@@ -461,13 +495,11 @@ def test_fuzz_every_valid_frame_survives_garbage_in_order(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400), st.lists(st.integers(1, 50), max_size=10))
-def test_fuzz_decoder_never_raises_and_bounds_what_it_keeps(
-    data: bytes, chunks: list[int]
-) -> None:
+def test_fuzz_decoder_never_raises_and_bounds_what_it_keeps(data: bytes, chunks: list[int]) -> None:
     decoder = FrameDecoder()
     pos = 0
     for size in [*chunks, len(data)]:
-        for item in decoder.feed(data[pos:pos + size]):
+        for item in decoder.feed(data[pos : pos + size]):
             assert len(item.raw) <= 2 * MAX_FRAME
             if isinstance(item, Frame):
                 assert len(item.raw) <= MAX_FRAME and is_sid(item.sid)

@@ -25,8 +25,12 @@ def test_every_frame_example_is_revision_2_with_the_right_checksum() -> None:
         frame = parse_frame(example.encode("ascii") + b"\r\n")
         assert isinstance(frame, Frame), (example, frame)
         assert is_sid(frame.sid), example
-    assert {"$HELO,0,1A2B3C4D,REF-SHOE,2.0*7F", "$CARD,1,1A2B3C4D,QH*10",
-            "$HBT,2,1A2B3C4D*6C", "$ACK,2,1A2B3C4D*7B"} <= set(examples)
+    assert {
+        "$HELO,0,1A2B3C4D,REF-SHOE,2.0*7F",
+        "$CARD,1,1A2B3C4D,QH*10",
+        "$HBT,2,1A2B3C4D*6C",
+        "$ACK,2,1A2B3C4D*7B",
+    } <= set(examples)
 
 
 def test_every_schematic_frame_names_its_session() -> None:
@@ -34,9 +38,11 @@ def test_every_schematic_frame_names_its_session() -> None:
     from controller.tables.baccarat.machine import TRIGGER_INPUTS
 
     # docs/reliability.md keeps the history of revision 1 (its findings quote its frames)
-    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
-             for p in [*sorted(DOCS.glob("*.md")), ROOT / "README.md"]
-             if p.name != "reliability.md"}
+    texts = {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+        for p in [*sorted(DOCS.glob("*.md")), ROOT / "README.md"]
+        if p.name != "reliability.md"
+    }
     texts["TRIGGER_INPUTS"] = " ".join(f"`{t}`" for t in TRIGGER_INPUTS.values())
     found = 0
     for name, text in texts.items():
@@ -50,8 +56,8 @@ def test_every_schematic_frame_names_its_session() -> None:
 
 def _listed(text: str, anchor: str) -> list[str]:
     """The comma-separated names in the parentheses that follow ``anchor``."""
-    after = text[text.index(anchor) + len(anchor) - 1:]
-    inside = after[after.index("(") + 1: after.index(")")]
+    after = text[text.index(anchor) + len(anchor) - 1 :]
+    inside = after[after.index("(") + 1 : after.index(")")]
     return [name.strip().split(":")[0].strip() for name in inside.replace("\n", " ").split(",")]
 
 
@@ -59,8 +65,9 @@ def test_every_doc_names_the_one_fault_vocabulary() -> None:
     """Issue 12 item 3: the console, the emulator and the docs use drivers.sim.shoe.FAULTS."""
     expected = list(FAULTS)
     protocol = (DOCS / "shoe-protocol.md").read_text()
-    table = re.findall(r"^\| `([a-z]+)` \|", protocol[protocol.index("sim shoe fault KIND"):],
-                       re.MULTILINE)
+    table = re.findall(
+        r"^\| `([a-z]+)` \|", protocol[protocol.index("sim shoe fault KIND") :], re.MULTILINE
+    )
     assert table == expected
     console = (DOCS / "console.md").read_text()
     assert _listed(console, "`sim shoe fault KIND` (") == expected

@@ -28,8 +28,9 @@ from tests.unit.shoe.helpers import WAIT_S, wait_until
 class Controller:
     """Journals every event, then acknowledges accepted frames (unless ``hold`` is set)."""
 
-    def __init__(self, path: str, resume: SessionPosition | None = None,
-                 hold: bool = False) -> None:
+    def __init__(
+        self, path: str, resume: SessionPosition | None = None, hold: bool = False
+    ) -> None:
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.journal: list[object] = []
         self.hold = hold  # journal but never acknowledge: a crash between fsync and ACK
@@ -63,7 +64,8 @@ class Controller:
 
     def cards(self) -> list[str]:
         return [
-            e.fields[0] for e in list(self.journal)
+            e.fields[0]
+            for e in list(self.journal)
             if isinstance(e, ShoeFrameAccepted) and e.type == "CARD"
         ]
 
@@ -261,9 +263,7 @@ def test_controller_restart_resumes_from_its_journal(sim: SimShoe, ctl: Controll
         second.stop()
 
 
-def test_crash_between_journal_and_ack_counts_nothing_twice(
-    sim: SimShoe, ctl: Controller
-) -> None:
+def test_crash_between_journal_and_ack_counts_nothing_twice(sim: SimShoe, ctl: Controller) -> None:
     dealt = sim.deal(2)
     settle(sim, ctl, dealt)
     ctl.hold = True  # journal, but crash before acknowledging

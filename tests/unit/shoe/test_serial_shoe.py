@@ -84,8 +84,7 @@ def test_no_ack_until_the_controller_acknowledges(rig: Rig) -> None:
     port.push(HELO + encode("CARD", 1, SID, "QH") + encode("CARD", 2, SID, "TD"))
     session = events.next_of(ShoeSession)
     assert isinstance(session, ShoeSession)
-    assert (session.sid, session.model, session.seq, session.previous) == (SID, "REF-SHOE", 0,
-                                                                           None)
+    assert (session.sid, session.model, session.seq, session.previous) == (SID, "REF-SHOE", 0, None)
     cards = [events.next_of(ShoeFrameAccepted), events.next_of(ShoeFrameAccepted)]
     assert [(c.fields, c.sid) for c in cards] == [(("QH",), SID), (("TD",), SID)]  # type: ignore[attr-defined]
     assert shoe.stats().accepted == 3
@@ -142,8 +141,10 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_is_never_acknowledg
     opener, events, _ = rig
     shoe = make(rig, resume=SessionPosition(SID, 3))
     port = opener.ports[0]
-    new_frames = [encode("HBT", s, NEW) for s in (1, 2)] + [encode("CARD", 3, NEW, "QH"),
-                                                           encode("CARD", 4, NEW, "TD")]
+    new_frames = [encode("HBT", s, NEW) for s in (1, 2)] + [
+        encode("CARD", 3, NEW, "QH"),
+        encode("CARD", 4, NEW, "TD"),
+    ]
     port.push(b"".join(new_frames))
     assert wait_until(lambda: shoe.stats().foreign == 4)
     refused = [events.next_of(ShoeFrameRefused) for _ in range(4)]
@@ -324,8 +325,12 @@ def test_watchdog_is_fed_only_by_the_current_session(rig: Rig) -> None:
     port.push(b"garbage\n")  # not a valid frame: does not feed the watchdog
     port.push(encode("HBT", 1, NEW))  # another session's frame: neither
     port.push(encode("ACK", 1, SID))  # the wrong direction (a loopback): neither
-    assert wait_until(lambda: sum(isinstance(e, ShoeFrameRefused) for e in events.seen) == 3
-                      or events.queue.qsize() >= 3)
+    assert wait_until(
+        lambda: (
+            sum(isinstance(e, ShoeFrameRefused) for e in events.seen) == 3
+            or events.queue.qsize() >= 3
+        )
+    )
     port.push(encode("HBT", 1, SID))
     back = events.next_of(ShoeWatchdog)
     assert isinstance(back, ShoeWatchdog) and back.ok
@@ -393,7 +398,7 @@ def test_ten_megabytes_of_garbage_are_refused_and_never_acknowledged(rig: Rig) -
     while total < 10 * chunk_size:
         noise = bytearray(rng.randbytes(chunk_size))
         for pos in range(0, chunk_size, 4096):  # sprinkle frames that must be refused
-            noise[pos:pos + len(bad_sid)] = bad_sid if pos % 8192 else foreign
+            noise[pos : pos + len(bad_sid)] = bad_sid if pos % 8192 else foreign
         port.push(bytes(noise))
         total += len(noise)
         assert wait_until(lambda: port.in_waiting == 0, 60.0)

@@ -41,8 +41,7 @@ def test_same_seed_same_shoe_and_default_cover_14_to_16_from_the_end() -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"decks": 0}, {"keep": 10}, {"start_seq": 10000}, {"cover_from_end": (0,)},
-     {"model": "A,B"}],
+    [{"decks": 0}, {"keep": 10}, {"start_seq": 10000}, {"cover_from_end": (0,)}, {"model": "A,B"}],
 )
 def test_bad_configuration_is_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(DriverError):
@@ -167,8 +166,7 @@ def test_an_ack_or_nak_of_another_sid_is_ignored() -> None:
         assert wait_until(lambda: shoe.status().foreign_received == 2)
         assert shoe.status().unacked == 2 and shoe.status().naks_received == 0
         resent = read_frames(fd, 2)  # the silence resend, oldest first: the HELO
-        assert [(f.type, f.seq, f.sid) for f in resent[:2]] == [("HELO", 0, new),
-                                                                ("CARD", 1, new)]
+        assert [(f.type, f.seq, f.sid) for f in resent[:2]] == [("HELO", 0, new), ("CARD", 1, new)]
         assert resent[1].fields == (card,)
         os.write(fd, encode("ACK", 1, new))
         assert shoe.wait_acked(WAIT_S)
@@ -186,8 +184,14 @@ def test_a_new_sid_at_every_power_up() -> None:
     # two shoes built with one seed (one shuffle) still have different sessions
     assert SimShoe(seed=1).sid != SimShoe(seed=1).sid
     # never 00000000, never the previous one, whatever the random source gives
-    draws = iter([b"\0\0\0\0", bytes.fromhex("1A2B3C4D"), bytes.fromhex("1A2B3C4D"),
-                  bytes.fromhex("0000002A")])
+    draws = iter(
+        [
+            b"\0\0\0\0",
+            bytes.fromhex("1A2B3C4D"),
+            bytes.fromhex("1A2B3C4D"),
+            bytes.fromhex("0000002A"),
+        ]
+    )
     assert new_sid(None, lambda n: next(draws)) == "1A2B3C4D"
     assert new_sid("1A2B3C4D", lambda n: next(draws)) == "0000002A"
 
@@ -235,7 +239,9 @@ def test_the_state_file_keeps_the_powered_shoe_across_a_restart_of_its_process(
         os.write(fd, encode("NAK", 3, sid))  # the restarted controller resumes
         frames = read_frames(fd, 2)
         assert [(f.type, f.seq, f.sid, f.fields) for f in frames] == [
-            ("CARD", 3, sid, (dealt[2],)), ("CARD", 4, sid, (dealt[3],))]
+            ("CARD", 3, sid, (dealt[2],)),
+            ("CARD", 4, sid, (dealt[3],)),
+        ]
         os.write(fd, encode("ACK", 4, sid))
         assert again.wait_acked(WAIT_S)
     finally:
@@ -261,7 +267,9 @@ def test_the_state_file_keeps_the_powered_shoe_across_a_restart_of_its_process(
 def test_command_line_deals_on_a_pty() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "drivers.sim.shoe", "--pty", "--seed", "3", "--decks", "6"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None and proc.stdin is not None
