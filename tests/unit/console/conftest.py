@@ -4,6 +4,7 @@ round, faults and actions the test sets."""
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,8 +143,13 @@ class FakeApp:
 
 
 class Clock:
+    """The console's monotonic clock, moved by the test. It starts where the real one is: the
+    journal stamps its rows with the real monotonic clock, and a console restarted in the same
+    boot measures the lockout's time since the newest row on its own clock (a fixed start, such
+    as 1000 s, made the lockout run out at once on a machine up for less than that)."""
+
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = time.monotonic()
 
     def __call__(self) -> float:
         return self.now
