@@ -237,8 +237,8 @@ class Application:
 
         # Program verification (controller/program/): a release checked every file before the
         # application was imported (boot.py); a changed profile or program file is a fault.
-        from controller.program.boot import boot_check
-        from controller.program.manifest import startup_problems
+        from controller.program.boot import startup_problems
+        from controller.program.origin import boot_check
 
         problems = startup_problems(profile.source_files)
         check = boot_check()

@@ -550,7 +550,7 @@ def _serve(app: Application, game: str, name: str) -> int:
         status = app.status()
         banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
         print(banner, file=sys.stderr)
-        from controller.program.boot import boot_check
+        from controller.program.origin import boot_check
 
         check = boot_check()
         if check is not None and check.checked:
