@@ -2,7 +2,7 @@
 
 Drivers run their own threads (serial readers, GPIO edge callbacks, the console port) and only
 post events to ``self.queue``; the loop thread takes them one at a time and is the only thread
-that touches table state, the journal or the configuration (DESIGN.md "How data flows"). Nothing
+that touches table state, the journal or the configuration (docs/design.md, the data flow). Nothing
 lives at module level, so a second Application in the same process starts clean.
 """
 

@@ -5,7 +5,7 @@ ports, the console port, the journal's files and the table's default rule settin
 ``include = "other.toml"`` (relative to the including file) and override it key by key: tables
 merge deeply, values replace. Unknown or misspelt keys, wrong types, out-of-range values, a GPIO
 pin used twice and a device the game needs but lacks are :class:`ProfileError` naming the file,
-the dotted key and what is wrong (the habits of Klipper's ``configfile``; STYLE.md).
+the dotted key and what is wrong (the habits of Klipper's ``configfile``; docs/design.md).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set
 PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
 #: 5324.20(b)(3), (f)(4), (g); ``disclose`` reports a disclosed card, (i)(1)-(2).
 BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
-#: ``shoe_resume``: the dealer confirms a new shoe session (DESIGN.md shoe protocol revision 2).
+#: ``shoe_resume``: the dealer confirms a new shoe session (docs/design.md, the shoe protocol).
 BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose", "shoe_resume")
 STANDARD_BAUDS: Final = (
     1200,
@@ -198,7 +198,7 @@ class ShoeSettings:
     the ``sim_*`` settings apply only to the simulated shoe."""
 
     port: str
-    baud: int = 115200  # DESIGN.md shoe protocol revision 2: 115200 by default
+    baud: int = 115200  # docs/design.md, shoe protocol revision 2: 115200 by default
     watchdog_s: float = 3.0
     sim_decks: int = 8
     sim_seed: int | None = None
@@ -624,7 +624,7 @@ def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any
     return conv
 
 
-#: State files that may instead live on a second medium (DESIGN.md "Anchor": a rollback of the
+#: State files that may instead live on a second medium (docs/design.md, anchor: a rollback of the
 #: disk must not take the anchor with it): absolute, under ``journal.second_medium``.
 SECOND_MEDIUM_KEYS: Final = frozenset({"journal.anchor_path"})
 
@@ -1074,7 +1074,7 @@ def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
 def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
     port = s.value("port", _path(r, ("sim",)))
     baud = s.value("baud", _baud(r), 115200)
-    # DESIGN.md "Reference shoe protocol": no valid frame for more than 3 s is a fault
+    # docs/design.md, the shoe protocol: no valid frame for more than 3 s is a fault
     watchdog = s.value("watchdog_s", _float(r, 1.0, 30.0), 3.0)
     sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")
     if port != "sim":
