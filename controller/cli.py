@@ -223,7 +223,10 @@ def _check_profile(path: str) -> int:
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
-        print(f"profile error: {exc}", file=sys.stderr)
+        for error in exc.errors:  # every error of the profile, in one run
+            print(f"profile error: {error}", file=sys.stderr)
+        if len(exc.errors) > 1:
+            print(f"{len(exc.errors)} errors in {path}", file=sys.stderr)
         return 1
     return 0
 
