@@ -121,6 +121,8 @@ class Int(Kind):
 
     lo: int | None = None
     hi: int | None = None
+    #: Say the range in hexadecimal (a TPM's NV index).
+    hexadecimal: bool = False
     tag: ClassVar[str] = "int"
     type_name: ClassVar[str] = "a whole number"
 
@@ -140,6 +142,8 @@ class Int(Kind):
             return f">= {self.lo}"
         if self.lo is None:
             return f"<= {self.hi}"
+        if self.hexadecimal:
+            return f"{self.lo:#010x}..{self.hi:#010x}"
         return f"{self.lo}..{self.hi}"
 
 
@@ -245,6 +249,9 @@ class Date(Kind):
     tag = "date"
     type_name = "a date (e.g. 2026-01-01, unquoted)"
 
+    def range_text(self) -> str:
+        return "a TOML date, unquoted"
+
     def convert(self, raw: object) -> datetime.date:
         if not isinstance(raw, datetime.date) or isinstance(raw, datetime.datetime):
             raise self.wrong_type(raw)
@@ -253,6 +260,9 @@ class Date(Kind):
 
 class Sha256(Text):
     """A SHA-256 digest: 64 hexadecimal digits (as ``sha256sum`` prints it), kept lower-case."""
+
+    def range_text(self) -> str:
+        return "64 hexadecimal digits"
 
     def read(self, raw: object) -> str:
         text = self.convert(raw).lower()
@@ -266,6 +276,9 @@ class Sha256(Text):
 class Tcti(Text):
     """``none`` or a tpm2-tss TCTI string naming the TPM (``device:``, ``swtpm:``, ``mssim:``,
     ``tabrmd:``)."""
+
+    def range_text(self) -> str:
+        return '"none" or a TCTI (device:, swtpm:, mssim:, tabrmd:)'
 
     def problem(self, value: str) -> str | None:
         if value == "none" or re.fullmatch(r"(device|swtpm|mssim|tabrmd)(:[\x21-\x7e]*)?", value):
@@ -296,6 +309,9 @@ class AbsPath(Text):
 @dataclass(frozen=True)
 class PemFile(AbsPath):
     """An absolute path to a file that exists (a certificate or key the table reads)."""
+
+    def range_text(self) -> str:
+        return "an absolute path to a file"
 
     def problem(self, value: str) -> str | None:
         return super().problem(value) or (
@@ -372,6 +388,9 @@ class HostName(Text):
             )
         return text
 
+    def range_text(self) -> str:
+        return "a DNS name"
+
 
 @dataclass(frozen=True)
 class Pattern(Text):
@@ -379,6 +398,10 @@ class Pattern(Text):
 
     pattern: str = ""
     says: str = ""
+    shown: str = ""
+
+    def range_text(self) -> str:
+        return self.shown
 
     def problem(self, value: str) -> str | None:
         return None if re.fullmatch(self.pattern, value) else f"{value!r} {self.says}"
@@ -389,6 +412,9 @@ class BrokerUrl(Text):
     """``mqtts://host[:port]``; ``mqtt://`` only to one of ``loopback`` (development)."""
 
     loopback: tuple[str, ...] = ()
+
+    def range_text(self) -> str:
+        return "mqtts://host[:port]; mqtt:// only to this machine"
 
     def problem(self, value: str) -> str | None:
         parts = urlsplit(value)
@@ -434,6 +460,10 @@ class ListOf(Kind):
         if not isinstance(raw, list) or len(raw) > self.most:
             raise self.wrong_type(raw)
         return tuple(raw)
+
+    def range_text(self) -> str:
+        item = self.item.range_text()
+        return f"at most {self.most}" + (f", each {item}" if item else "")
 
     def read(self, raw: object) -> tuple[Any, ...]:
         out = []

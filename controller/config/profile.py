@@ -53,6 +53,7 @@ from controller.config.settings import SETTING_KEYS, RuleSettings
 
 __all__ = [
     "BACCARAT_BUTTONS",
+    "PROFILE_GROUPS",
     "BACCARAT_OPTIONAL_BUTTONS",
     "GAMES",
     "PAIGOW_BUTTONS",
@@ -236,10 +237,11 @@ class JournalSettings:
         ' ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321")',
     )
     counter_index: int = setting(
-        Int(0x01000000, 0x01BFFFFF),
+        Int(0x01000000, 0x01BFFFFF, hexadecimal=True),
         0x01500016,
         ref='docs/journal.md "The TPM counter"',
         doc="the counter's NV index (the TPM owner's range)",
+        default_text="0x01500016",
     )
 
 
@@ -336,7 +338,7 @@ class ShoeSettings:
         OneOf(STANDARD_BAUDS),
         115200,
         ref='docs/design.md "Reference shoe protocol, revision 2"',
-        doc="115200 by default",
+        doc="8N1, no flow control",
     )
     watchdog_s: float = setting(
         Float(1.0, 30.0),
@@ -455,7 +457,7 @@ class FeedSettings:
     )
     site: str = field(
         metadata=about(
-            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL),
+            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL, "letters, digits, . _ -, at most 64"),
             ref='docs/feed.md "Topics and messages"',
             doc="the casino's site id, in every topic",
         )
@@ -463,9 +465,11 @@ class FeedSettings:
     #: The journal's table id (one name for both; docs/feed.md).
     table: str = field(
         metadata=about(
-            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL),
+            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL, "letters, digits, . _ -, at most 64"),
             ref='docs/feed.md "Topics and messages"',
-            doc="default: journal.table_id, else name; the client certificate's CN",
+            doc="the table in every topic (and the journal's table id); the client"
+            " certificate's CN",
+            default_text="journal.table_id, else name",
         )
     )
     ca: str | None = setting(PemFile(), None, ref="docs/feed.md", doc="the broker's CA")
@@ -504,7 +508,10 @@ class Profile:
 
     name: str = field(
         metadata=about(
-            Text(), ref="docs/configuration.md", doc="default: the file name without .toml"
+            Text(),
+            ref="docs/configuration.md",
+            doc="the table's name in reports",
+            default_text="the file name without .toml",
         )
     )
     game: Game = field(
@@ -529,6 +536,23 @@ class Profile:
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
+
+
+#: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
+#: what docs/configuration.md lists (controller/config/markdown.py). The rule settings are
+#: ``[rules]`` (controller/config/settings.py).
+PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
+    ("", Profile),
+    ("journal", JournalSettings),
+    ("console", ConsoleSettings),
+    ("rng", RngSettings),
+    ("devices.display", DisplaySettings),
+    ("devices.buttons", ButtonSettings),
+    ("devices.shoe", ShoeSettings),
+    ("devices.dealer_display", DealerDisplaySettings),
+    ("feed", FeedSettings),
+    ("scoreboard", ScoreboardSettings),
+)
 
 
 # -- public functions --------------------------------------------------------------------------

@@ -63,9 +63,12 @@ __all__ = [
     "ErrorCode",
     "JURISDICTIONS",
     "PaigowSettings",
+    "RULE_SETTINGS",
     "ReplayProblem",
     "RuleSettings",
+    "RuleSpec",
     "SETTING_KEYS",
+    "default_text",
     "START_MODES",
 ]
 
@@ -352,13 +355,14 @@ class BaccaratShoeOptions:
 
 
 @dataclass(frozen=True)
-class _Spec:
-    """One rule setting as the checks below read it: its dotted key, its kind and the
-    regulation it comes from (all from its declaration)."""
+class RuleSpec:
+    """One rule setting by its dotted key, as its declaration says: its kind, the regulation
+    it comes from, what it does, and when it has no effect."""
 
     key: str
     kind: Kind
     cite: str
+    doc: str = ""
     inactive: Callable[[RuleSettings], str | None] | None = None
     default_text: str | None = None
 
@@ -382,7 +386,7 @@ class _Spec:
         return self.kind.range_text()
 
 
-def _specs() -> Iterator[_Spec]:
+def _specs() -> Iterator[RuleSpec]:
     """Every rule setting's declaration, in ``config show`` order: the table's own, then pai
     gow's, then baccarat's."""
     for prefix, cls in (
@@ -392,7 +396,7 @@ def _specs() -> Iterator[_Spec]:
     ):
         for d in declared(cls):
             s = d.spec
-            yield _Spec(prefix + d.name, s.kind, s.ref, s.inactive, s.default_text)
+            yield RuleSpec(prefix + d.name, s.kind, s.ref, s.doc, s.inactive, s.default_text)
 
 
 _NAMESPACES: Final = ("paigow", "baccarat")
@@ -427,7 +431,7 @@ class RuleSettings:
     baccarat: BaccaratSettings = field(default_factory=BaccaratSettings)
 
     def __post_init__(self) -> None:
-        for spec in _SPECS:
+        for spec in RULE_SETTINGS:
             _check_value(spec, self.get(spec.key))
         _check_whole(self)
 
@@ -456,7 +460,7 @@ class RuleSettings:
         """One line per setting for ``config show``: value, default, range, regulation."""
         default = RuleSettings()
         lines = []
-        for spec in _SPECS:
+        for spec in RULE_SETTINGS:
             line = (
                 f"{spec.key} = {self.get_text(spec.key)}  (default"
                 f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})"
@@ -527,7 +531,7 @@ class RuleSettings:
             except ConfigError as exc:
                 problems.append(exc)
         values: dict[str, Any] = {}
-        for spec in _SPECS:  # one value at a time, in config show order
+        for spec in RULE_SETTINGS:  # one value at a time, in config show order
             if spec.key in given:
                 try:
                     _check_value(spec, given[spec.key])
@@ -613,8 +617,9 @@ class RuleSettings:
         )
 
 
-_SPECS: Final[tuple[_Spec, ...]] = tuple(_specs())
-_BY_KEY: Final[Mapping[str, _Spec]] = {s.key: s for s in _SPECS}
+#: Every rule setting, in ``config show`` order.
+RULE_SETTINGS: Final[tuple[RuleSpec, ...]] = tuple(_specs())
+_BY_KEY: Final[Mapping[str, RuleSpec]] = {s.key: s for s in RULE_SETTINGS}
 #: Every setting's key, in ``config show`` order.
 SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
 
@@ -628,7 +633,7 @@ def _lit(value: str, choices: tuple[str, ...]) -> Any:
 # -- checking ----------------------------------------------------------------------------------
 
 
-def _spec(key: str, source: str = "") -> _Spec:
+def _spec(key: str, source: str = "") -> RuleSpec:
     spec = _BY_KEY.get(key) if isinstance(key, str) else None
     if spec is None:
         near = difflib.get_close_matches(str(key), SETTING_KEYS, n=1)
@@ -641,7 +646,7 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _check_value(spec: _Spec, v: object) -> None:
+def _check_value(spec: RuleSpec, v: object) -> None:
     """Type (SYNTAX) and range (RANGE) of one value, on its own."""
     if spec.tag == "bool":
         ok_type = isinstance(v, bool)
@@ -753,7 +758,7 @@ def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) ->
 # -- text and TOML -----------------------------------------------------------------------------
 
 
-def _type_name(spec: _Spec) -> str:
+def _type_name(spec: RuleSpec) -> str:
     if spec.tag == "names":
         return "a list of names"
     if spec.tag == "choice":
@@ -765,7 +770,7 @@ def _show(v: object) -> str:
     return v if isinstance(v, str) else repr(v)
 
 
-def _to_text(spec: _Spec, v: Any) -> str:
+def _to_text(spec: RuleSpec, v: Any) -> str:
     if spec.tag == "bool":
         return "true" if v else "false"
     if spec.tag == "names":
@@ -773,13 +778,19 @@ def _to_text(spec: _Spec, v: Any) -> str:
     return str(v)
 
 
-def _default_text(default: RuleSettings, spec: _Spec) -> str:
+def default_text(spec: RuleSpec) -> str:
+    """A setting's default as ``config show`` says it (one that depends on another setting
+    says how)."""
+    return _default_text(RuleSettings(), spec)
+
+
+def _default_text(default: RuleSettings, spec: RuleSpec) -> str:
     if spec.default_text is not None:
         return spec.default_text
     return default.get_text(spec.key)
 
 
-def _parse_text(spec: _Spec, text: str) -> Any:
+def _parse_text(spec: RuleSpec, text: str) -> Any:
     """Console text to a value; SYNTAX when it is not a value of the type at all."""
     if not isinstance(text, str) or not text.strip():
         raise ConfigError("SYNTAX", spec.key, "a value is needed")
@@ -804,7 +815,7 @@ def _parse_text(spec: _Spec, text: str) -> Any:
     return t
 
 
-def _from_toml(spec: _Spec, raw: object, source: str) -> Any:
+def _from_toml(spec: RuleSpec, raw: object, source: str) -> Any:
     """A TOML value to a setting value; wrong types are SYNTAX errors naming the key."""
     if spec.tag == "names":
         if isinstance(raw, str):
