@@ -297,6 +297,8 @@ class AbsPath(Text):
     tag: ClassVar[str] = "path"
 
     def problem(self, value: str) -> str | None:
+        if "\0" in value:
+            return "a path cannot contain a NUL byte"
         if value in self.specials or value.startswith("/"):
             return None
         allowed = " or ".join([*(repr(s) for s in self.specials), "an absolute path"])

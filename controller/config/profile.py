@@ -1230,11 +1230,11 @@ def _check_serial_ports(r: _Reader) -> None:
     port would each read the other's bytes. Symlinks are followed (``/dev/serial0`` is the
     header UART ``/dev/ttyAMA0`` or ``/dev/ttyS0``; ``/dev/serial/by-id/...`` names a USB port)."""
     users: dict[str, str] = {}
+    read = {key for key, _text, source in r.report if source != "(default)"}
     for key in _PORT_KEYS:
-        try:
-            port = _get(r.data, key)
-        except (KeyError, TypeError):
-            continue
+        if key not in read:
+            continue  # not given, or refused already
+        port = _get(r.data, key)
         if not isinstance(port, str) or port in _NOT_A_DEVICE:
             continue
         device = os.path.realpath(port)

@@ -229,3 +229,17 @@ def test_any_profile_is_read_or_refused_with_named_errors(
         assert len(keys) == len(set(keys)), keys  # each error said once
     else:
         assert profile.game in ("paigow", "baccarat")
+
+
+@pytest.mark.parametrize("port", ["\x00", "/dev/tty\x00USB0"])
+def test_a_port_with_a_nul_byte_is_refused_not_a_crash(tmp_path: Path, port: str) -> None:
+    """Found by the test above: a NUL byte reached os.path.realpath (ValueError)."""
+    f = tmp_path / "t.toml"
+    f.write_text(PAIGOW + f"[console]\nport = {json.dumps(port)}\n")
+    (error,) = errors_of(f)
+    assert error.key == "console.port"
+    assert error.problem == (
+        "a path cannot contain a NUL byte"
+        if port.startswith("/")
+        else f"{port!r} is not 'stdio' or 'none' or an absolute path"
+    )
