@@ -238,8 +238,4 @@ def test_a_port_with_a_nul_byte_is_refused_not_a_crash(tmp_path: Path, port: str
     f.write_text(PAIGOW + f"[console]\nport = {json.dumps(port)}\n")
     (error,) = errors_of(f)
     assert error.key == "console.port"
-    assert error.problem == (
-        "a path cannot contain a NUL byte"
-        if port.startswith("/")
-        else f"{port!r} is not 'stdio' or 'none' or an absolute path"
-    )
+    assert error.problem == "a path cannot contain a NUL byte"
