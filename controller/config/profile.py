@@ -1021,7 +1021,8 @@ def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> Fee
                 " profile's name) cannot be a topic level",
             )
         site_why = " (the casino's site id, in every topic)"
-        no_tls = {} if tls else {"ca": None, "cert": None, "key": None}
+        # refused above when given without TLS: not read again
+        no_tls = {} if tls else {k: None for k in ("ca", "cert", "key") if k in s.table}
         return s.read(
             FeedSettings,
             values={"broker": broker, "table": table, **no_tls},
