@@ -1006,28 +1006,40 @@ def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> Fee
         journal_id = journal.table_id
         default = journal_id or name
         table = s.setting(FeedSettings, "table", default=default)
+        wrong: list[ProfileError] = []
         if journal_id is not None and table != journal_id:
-            raise r.error(
-                s.key("table"),
-                f"{table!r} differs from journal.table_id"
-                f" ({journal_id!r}), the table id the journal signs"
-                " its heads with: the feed's topics must name the same"
-                " table; set one of them, or both the same",
+            wrong.append(
+                r.error(
+                    s.key("table"),
+                    f"{table!r} differs from journal.table_id"
+                    f" ({journal_id!r}), the table id the journal signs"
+                    " its heads with: the feed's topics must name the same"
+                    " table; set one of them, or both the same",
+                )
             )
         if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
-            raise s.missing(
-                "table",
-                f": the table id {default!r} (journal.table_id, else the"
-                " profile's name) cannot be a topic level",
+            wrong.append(
+                s.missing(
+                    "table",
+                    f": the table id {default!r} (journal.table_id, else the"
+                    " profile's name) cannot be a topic level",
+                )
             )
+        for error in wrong:
+            r.fail(error)
         site_why = " (the casino's site id, in every topic)"
         # refused above when given without TLS: not read again
-        no_tls = {} if tls else {k: None for k in ("ca", "cert", "key") if k in s.table}
-        return s.read(
+        no_tls: dict[str, Any] = {}
+        if not tls:
+            no_tls = {k: None for k in ("ca", "cert", "key") if k in s.table}
+        feed = s.read(
             FeedSettings,
             values={"broker": broker, "table": table, **no_tls},
             required={"site": site_why, **({"cert": why, "key": why} if tls else {})},
         )
+        if wrong:
+            raise _Skip(s.prefix)
+        return feed
 
     return r.attempt(read, s)
 
