@@ -738,10 +738,6 @@ class _Section:
     def _ask(self, name: str) -> None:
         self.r.asked.setdefault(self.prefix, set()).add(name)
 
-    def has(self, name: str) -> bool:
-        self._ask(name)
-        return name in self.table
-
     def missing(self, name: str, why: str = "") -> ProfileError:
         """A required key is absent: if an unread key here looks like it, report that one."""
         unread = [
