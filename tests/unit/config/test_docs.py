@@ -92,3 +92,37 @@ def test_a_changed_declaration_shows_as_a_diff(monkeypatch: pytest.MonkeyPatch) 
     changed = (first.__class__(first.key, first.kind, "another reference", first.doc),)
     monkeypatch.setattr(markdown, "RULE_SETTINGS", changed + settings.RULE_SETTINGS[1:])
     assert markdown.rule_settings_markdown() != generated("rule_settings_markdown")
+
+
+FEED = '[feed]\nbroker = "mqtt://127.0.0.1:1883"\nsite = "s1"\n'
+
+
+@pytest.mark.parametrize(
+    ("group", "name", "default"),
+    [
+        (group, d.name, d.default)
+        for group, cls in PROFILE_GROUPS
+        for d in declared(cls)
+        if group and not d.required and d.default is not None
+    ],
+    ids=lambda v: str(v),
+)
+def test_every_declared_profile_setting_is_read(
+    tmp_path: Path, group: str, name: str, default: object
+) -> None:
+    """Declared is read: each setting written into a profile (at its default) is taken from
+    the file, not refused as an unknown key nor left unread."""
+    from controller.config.declare import toml_text
+    from controller.config.profile import check_profile_report
+    from tests.unit.config.test_profile import BACCARAT, PAIGOW, write
+
+    value = default.isoformat() if hasattr(default, "isoformat") else toml_text(default)
+    if isinstance(default, int) and not isinstance(default, bool):
+        value = str(default)
+    base = BACCARAT if group in ("devices.shoe", "devices.dealer_display") else PAIGOW
+    extra = FEED if group == "feed" else ""
+    write(tmp_path, "base.toml", base + extra)
+    f = write(tmp_path, "t.toml", f'include = "base.toml"\n[{group}]\n{name} = {value}\n')
+    report = check_profile_report(f)
+    (line,) = [ln for ln in report.splitlines() if ln.strip().startswith(f"{group}.{name} = ")]
+    assert line.endswith(f"# {f}"), line
