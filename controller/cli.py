@@ -223,10 +223,8 @@ def _check_profile(path: str) -> int:
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
-        for error in exc.errors:  # every error of the profile, in one run
+        for error in exc.errors:  # every error of the profile, in one run: a line each
             print(f"profile error: {error}", file=sys.stderr)
-        if len(exc.errors) > 1:
-            print(f"{len(exc.errors)} errors in {path}", file=sys.stderr)
         return 1
     return 0
 
