@@ -31,7 +31,8 @@ from urllib.parse import urlsplit
 
 #: The metadata key of a declared field.
 SPEC: Final = "setting"
-#: ``setting(kind, REQUIRED, ...)``: the key must be given (no default).
+#: No default: the key must be given (a declared field without a default has it; a reader
+#: passes it to make a key required where another setting asks for it).
 REQUIRED: Final[Any] = dataclasses.MISSING
 
 
