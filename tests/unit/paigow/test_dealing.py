@@ -216,21 +216,44 @@ def test_viii_pin_say_from_the_left() -> None:
     ]
 
 
-def test_ix_dragon_head_and_phoenix_tail_from_the_right() -> None:
-    """(ix) "placing all four tiles in the first and second stacks from the dealer's right
-    directly on top of the four tiles in the third and fourth stacks from the dealer's right and
-    then pushing forward the top two tiles in each of the eight tile stacks that are created
-    (forming the dragon head). The dealer shall deliver the four tiles pushed forward to the
-    starting position. The top tile from each of the four stacks of four tiles to the dealer's
-    left (the phoenix tail) shall be delivered to the next position. The dealer shall deliver the
-    top two tiles from each of the two stacks on the dealer's right to the third position and the
-    top tile from each of the four stacks on the dealer's left to the fourth position. This
-    procedure shall be repeated until four tiles have been delivered to all eight positions."
+@pytest.mark.parametrize(
+    ("style", "heads", "tail"),
+    [
+        # (ix) "placing all four tiles in the first and second stacks from the dealer's right
+        # directly on top of the four tiles in the third and fourth stacks from the dealer's
+        # right and then pushing forward the top two tiles in each of the eight tile stacks that
+        # are created (forming the dragon head). The dealer shall deliver the four tiles pushed
+        # forward to the starting position. The top tile from each of the four stacks of four
+        # tiles to the dealer's left (the phoenix tail) shall be delivered to the next position.
+        # The dealer shall deliver the top two tiles from each of the two stacks on the dealer's
+        # right to the third position and the top tile from each of the four stacks on the
+        # dealer's left to the fourth position. This procedure shall be repeated until four
+        # tiles have been delivered to all eight positions."
+        # The eight-tile stacks are S8 over S6 and S7 over S5 (top first: S8T1..S8T4,
+        # S6T1..S6T4 and S7T1..S7T4, S5T1..S5T4). Which of S8/S7 lands on which of S6/S5 does
+        # not change any hand: each head turn takes two tiles from each tall stack.
+        pytest.param("dragon_head_phoenix_tail_from_right", [(8, 7), (6, 5)], LEFT4, id="ix"),
+        # (x) the same from the dealer's left: "placing all four tiles in the first and second
+        # stacks from the dealer's left directly on top of the four tiles in the third and
+        # fourth stacks from the dealer's left ... The top tile from each of the four stacks of
+        # four tiles to the dealer's right (the phoenix tail) shall be delivered to the next
+        # position."
+        pytest.param("dragon_head_phoenix_tail_from_left", [(1, 2), (3, 4)], RIGHT4, id="x"),
+    ],
+)
+def test_dragon_head_and_phoenix_tail(
+    style: str, heads: list[tuple[int, int]], tail: list[int]
+) -> None:
+    """(ix), (x): a dragon-head hand (two tiles from each of two tall stacks), then a
+    phoenix-tail hand (one layer of the four stacks on the other side), four times."""
+    head = two_stack_hands(*heads)
+    assert hands(style) == [hand for t in range(4) for hand in (head[t], layer(tail, t + 1))]
 
-    The eight-tile stacks are S8 over S6 and S7 over S5 (top first: S8T1..S8T4, S6T1..S6T4 and
-    S7T1..S7T4, S5T1..S5T4). Which of S8/S7 lands on which of S6/S5 does not change any hand:
-    each head turn takes two tiles from each tall stack."""
-    assert hands("dragon_head_phoenix_tail_from_right") == [
+
+def test_the_dragon_head_spelled_out() -> None:
+    """The expected hands above, checked against (ix) written out tile by tile."""
+    head = two_stack_hands((8, 7), (6, 5))
+    assert [hand for t in range(4) for hand in (head[t], layer(LEFT4, t + 1))] == [
         H("S8T1", "S8T2", "S7T1", "S7T2"),  # dragon head
         layer(LEFT4, 1),  # phoenix tail
         H("S8T3", "S8T4", "S7T3", "S7T4"),
@@ -239,28 +262,6 @@ def test_ix_dragon_head_and_phoenix_tail_from_the_right() -> None:
         layer(LEFT4, 3),
         H("S6T3", "S6T4", "S5T3", "S5T4"),
         layer(LEFT4, 4),
-    ]
-
-
-def test_x_dragon_head_and_phoenix_tail_from_the_left() -> None:
-    """(x) "placing all four tiles in the first and second stacks from the dealer's left directly
-    on top of the four tiles in the third and fourth stacks from the dealer's left and then
-    pushing forward the top two tiles in each of the eight tile stacks that are created (forming
-    the dragon head). The dealer shall deliver the four tiles pushed forward to the starting
-    position. The top tile from each of the four stacks of four tiles to the dealer's right (the
-    phoenix tail) shall be delivered to the next position. The dealer shall deliver the top two
-    tiles from each of the two stacks on the dealer's left to the third position and the top
-    tile from each of the four stacks on the dealer's right to the fourth position. This
-    procedure shall be repeated until four tiles have been delivered to all eight positions." """
-    assert hands("dragon_head_phoenix_tail_from_left") == [
-        H("S1T1", "S1T2", "S2T1", "S2T2"),
-        layer(RIGHT4, 1),
-        H("S1T3", "S1T4", "S2T3", "S2T4"),
-        layer(RIGHT4, 2),
-        H("S3T1", "S3T2", "S4T1", "S4T2"),
-        layer(RIGHT4, 3),
-        H("S3T3", "S3T4", "S4T3", "S4T4"),
-        layer(RIGHT4, 4),
     ]
 
 
