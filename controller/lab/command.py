@@ -134,16 +134,8 @@ def package(
                 state.close()
             if signer is not None:
                 signer.close()
-    say(f"lab package {result.directory}")
-    say(f"archive {result.archive}")
-    say(f"  sha256 {result.archive_sha256}")
-    chosen = "given" if seed_hex is not None else "chosen at random: keep it with the package"
-    say(f"seed {result.seed} ({chosen})")
-    say(f"hmac-sha256 {result.hmac} over {result.hmac_files} files")
-    say(f"signed by {result.signed_by}, key {result.key_id}")
-    for note in result.notes:
-        say(f"note: {note}")
-    say("lab verify: every check holds")
+    for line in result.lines():
+        say(line)
     return 0
 
 

@@ -106,7 +106,8 @@ class PackageRequest:
     #: Run the RNG's start-up test first (a fresh generator); the running table's generator has
     #: passed its own at start and tests every byte since.
     self_test: bool = True
-    suite_summary: Callable[[Path], suite.SuiteSummary] = suite.collect
+    #: The test suite's summary (default: :func:`controller.lab.suite.collect`).
+    suite_summary: Callable[[Path], suite.SuiteSummary] | None = None
     progress: Progress | None = None
 
 
@@ -122,7 +123,23 @@ class PackageResult:
     hmac_files: int
     key_id: str
     signed_by: str
+    seed_given: bool = False
     notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """What the console and the command line print: where, the archive's SHA-256, the seed
+        and the HMAC a lab compares, and who sealed it."""
+        return [
+            f"lab package {self.directory}",
+            f"archive {self.archive}",
+            f"  sha256 {self.archive_sha256}",
+            f"seed {self.seed}"
+            + (" (given)" if self.seed_given else " (chosen at random: keep it with the package)"),
+            f"hmac-sha256 {self.hmac} over {self.hmac_files} files",
+            f"signed by {self.signed_by}, key {self.key_id}",
+            *(f"note: {note}" for note in self.notes),
+            "lab verify: every check holds",
+        ]
 
 
 def events_and_meters(state: TableState | None) -> dict[str, bytes]:
@@ -162,7 +179,7 @@ def write_package(req: PackageRequest) -> PackageResult:
     info["program"] = _program_section(req, out / "program")
     info["settings"] = _settings_section(req, out / "settings", notes)
     info["journal"] = _journal_section(req, out / "journal", notes) if req.state else None
-    summary = req.suite_summary(req.program_root)
+    summary = (req.suite_summary or suite.collect)(req.program_root)
     info["tests"] = {"how": summary.how, "absent": summary.absent, "total": summary.total}
     _write(out / "tests" / "summary.txt", "\n".join(suite.summary_lines(summary)) + "\n")
     _write(out / "tests" / "collected.json", suite.as_json(summary) + "\n")
@@ -184,6 +201,7 @@ def write_package(req: PackageRequest) -> PackageResult:
         hmac_files=program["hmac_files"],
         key_id=key_id,
         signed_by=req.signing.who,
+        seed_given=req.seed_given,
         notes=notes,
     )
 

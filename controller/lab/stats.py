@@ -36,6 +36,8 @@ __all__ = [
     "raw_capture_tests",
     "final_capture_tests",
     "bit_tests",
+    "monobit_test",
+    "runs_test",
     "outcome_tests",
     "report_lines",
 ]
@@ -120,22 +122,29 @@ def bit_tests(path: Path, name: str) -> list[TestResult]:
 
 
 def _monobit_and_runs(name: str, bits: _Bits) -> list[TestResult]:
-    n = bits.bits
-    if n < 2:
-        raise ValueError(f"{name}: too few bits for the mono-bit and runs tests ({n})")
-    s = 2 * bits.ones - n
-    monobit = TestResult(
-        name,
-        "mono-bit (SP 800-22 2.1)",
-        abs(s) / math.sqrt(n),
-        None,
-        math.erfc(abs(s) / math.sqrt(2 * n)),
-        n,
+    if bits.bits < 2:
+        raise ValueError(f"{name}: too few bits for the mono-bit and runs tests ({bits.bits})")
+    return [
+        monobit_test(name, bits.ones, bits.bits),
+        runs_test(name, bits.ones, bits.transitions, bits.bits),
+    ]
+
+
+def monobit_test(name: str, ones: int, n: int) -> TestResult:
+    """SP 800-22 2.1: S = (ones) - (zeros); s_obs = |S| / sqrt(n); p = erfc(s_obs / sqrt(2))."""
+    s_obs = abs(2 * ones - n) / math.sqrt(n)
+    return TestResult(
+        name, "mono-bit (SP 800-22 2.1)", s_obs, None, math.erfc(s_obs / math.sqrt(2)), n
     )
-    pi = bits.ones / n
-    runs = bits.transitions + 1
+
+
+def runs_test(name: str, ones: int, transitions: int, n: int) -> TestResult:
+    """SP 800-22 2.3: V = transitions + 1 runs; p = erfc(|V - 2 n pi (1 - pi)| / (2 sqrt(2n) pi
+    (1 - pi))), after the prerequisite |pi - 1/2| < 2 / sqrt(n) (else p = 0: not random)."""
+    pi = ones / n
+    runs = transitions + 1
     if abs(pi - 0.5) >= 2 / math.sqrt(n):
-        runs_result = TestResult(
+        return TestResult(
             name,
             "runs (SP 800-22 2.3)",
             float(runs),
@@ -144,11 +153,9 @@ def _monobit_and_runs(name: str, bits: _Bits) -> list[TestResult]:
             n,
             "the proportion of ones fails the test's prerequisite |pi - 1/2| < 2/sqrt(n)",
         )
-    else:
-        spread = 2 * math.sqrt(2 * n) * pi * (1 - pi)
-        p = math.erfc(abs(runs - 2 * n * pi * (1 - pi)) / spread)
-        runs_result = TestResult(name, "runs (SP 800-22 2.3)", float(runs), None, p, n)
-    return [monobit, runs_result]
+    spread = 2 * math.sqrt(2 * n) * pi * (1 - pi)
+    p = math.erfc(abs(runs - 2 * n * pi * (1 - pi)) / spread)
+    return TestResult(name, "runs (SP 800-22 2.3)", float(runs), None, p, n)
 
 
 def raw_capture_tests(path: Path, name: str) -> list[TestResult]:

@@ -159,7 +159,14 @@ def summary_lines(summary: SuiteSummary) -> list[str]:
         "or an independent re-implementation; ./run-tests fails if any of them fails.",
         "",
     ]
-    lines += [f"- {nodeid}" + (f": {doc}" if doc else "") for nodeid, doc in rules]
+    grouped: dict[str, tuple[int, str]] = {}
+    for nodeid, doc in rules:
+        base = nodeid.split("[", 1)[0]
+        count, _ = grouped.get(base, (0, doc))
+        grouped[base] = (count + 1, doc)
+    for base, (count, doc) in grouped.items():
+        cases = f" ({count} cases)" if count > 1 else ""
+        lines.append(f"- {base}{cases}" + (f": {doc}" if doc else ""))
     return lines
 
 
