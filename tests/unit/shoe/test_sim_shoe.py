@@ -274,6 +274,9 @@ def test_command_line_deals_on_a_pty() -> None:
     try:
         assert proc.stdout is not None and proc.stdin is not None
         path = proc.stdout.readline().strip()
+        # the banner is read here, not by communicate(): communicate() reads the pipe itself and
+        # never sees a line that readline() had already buffered with the path
+        banner = proc.stdout.readline()
         fd = open_raw(path)
         os.set_blocking(fd, False)
         proc.stdin.write("card QH\ndeal 2\nstatus\nfault bogus\nfault dup\nfault jam\n")
@@ -287,7 +290,9 @@ def test_command_line_deals_on_a_pty() -> None:
         assert "dealt QH" in out and "cards_left=309" in out
         assert "error: unknown shoe fault 'bogus'" in out
         assert "error: unknown shoe fault 'dup'" in out  # one vocabulary: `duplicate`
-        assert "commands: deal [N] | peek [N] | card RS | load | fault " + "|".join(FAULTS) in out
+        assert (
+            "commands: deal [N] | peek [N] | card RS | load | fault " + "|".join(FAULTS) in banner
+        )
     finally:
         if proc.poll() is None:
             proc.kill()
