@@ -296,7 +296,15 @@ def _lab(args: argparse.Namespace) -> int:
         raw_bytes=args.raw_bytes,
         seed_hex=args.seed,
         key=args.key,
-        made_by=" ".join(["table-controller", *sys.argv[1:]])[:300],
+        made_by=" ".join(
+            [
+                f"table-controller lab package {args.out} --profile {args.profile}",
+                *([f"--state-dir {args.state_dir}"] if args.state_dir else []),
+                f"--draws {args.draws} --raw-bytes {args.raw_bytes}",
+                *([f"--seed {args.seed}"] if args.seed else []),
+                *([f"--key {args.key}"] if args.key else []),
+            ]
+        ),
     )
 
 

@@ -18,8 +18,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
 from controller.config.profile import ProfileError, load_profile
 from controller.config.settings import ConfigStore
+from controller.journal.heads import pem_key_id
 from controller.journal.signer import FileSigner, Signer, SignerError
 from controller.journal.trust import open_signer
 from controller.lab.check import verify_package
@@ -43,24 +47,71 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _signing(key: str | None, profile_journal: object, state_dir: Path) -> tuple[Signer, Signing]:
+class OneOffSigner:
+    """A P-256 key made in memory for one package and never stored: when neither the table's key
+    nor a lab key is at hand. Its signature proves the package unchanged since it was made, not
+    which device made it; the package says so."""
+
+    def __init__(self) -> None:
+        self._key = ec.generate_private_key(ec.SECP256R1())
+        self._pem = self._key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+
+    @property
+    def key_id(self) -> str:
+        return pem_key_id(self._pem)
+
+    @property
+    def description(self) -> str:
+        return "a one-off key made for this package, not stored"
+
+    def public_key_pem(self) -> bytes:
+        return self._pem
+
+    def sign(self, message: bytes) -> str:
+        return self._key.sign(message, ec.ECDSA(hashes.SHA256())).hex()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _signing(
+    key: str | None, profile_journal: object, state_dir: Path | None
+) -> tuple[Signer, Signing]:
+    """The package's seal: a lab key (``--key``), else the table's journal key (the profile's
+    signer, its file key in the state directory), else, with no state directory given and no
+    table key at the default place, a one-off key (said in the package and on the terminal)."""
     if key is not None:
         try:
             signer: Signer = FileSigner.load(key)
         except SignerError as exc:
             raise LabError(f"the lab key: {exc}") from exc
         return signer, Signing(signer, f"a lab key ({key})", table_key=False)
+    where = state_dir if state_dir is not None else Path(DEFAULT_STATE_DIR)
 
     def state_path(name: str) -> Path:
-        return Path(name) if Path(name).is_absolute() else state_dir / name
+        return Path(name) if Path(name).is_absolute() else where / name
 
     try:
         signer = open_signer(profile_journal, state_path, create=False)
     except SignerError as exc:
-        raise LabError(
-            f"the table's journal key cannot be opened: {exc}; give the table's state directory"
-            " (--state-dir DIR), or a lab key (--key LAB-KEY.pem)"
-        ) from exc
+        if state_dir is not None:
+            raise LabError(
+                f"the table's journal key cannot be opened: {exc}; the package is sealed with"
+                " the key of the table whose state directory it reads (or --key LAB-KEY.pem)"
+            ) from exc
+        _err(
+            f"lab package: no table key ({exc}) and no --key: sealing with a one-off key, which"
+            " binds the package to no device (give --state-dir DIR or --key LAB-KEY.pem)"
+        )
+        one_off = OneOffSigner()
+        return one_off, Signing(
+            one_off,
+            "a one-off key made for this package (not the table's: it binds the package to no"
+            " device)",
+            table_key=False,
+        )
     return signer, Signing(signer, f"the table's journal key ({signer.description})", True)
 
 
@@ -93,7 +144,9 @@ def package(
     state: TableState | None = None
     with tempfile.TemporaryDirectory(prefix=f".{target.name}-", dir=target.parent) as scratch:
         try:
-            signer, signing = _signing(key, profile.journal, Path(state_dir or DEFAULT_STATE_DIR))
+            signer, signing = _signing(
+                key, profile.journal, Path(state_dir) if state_dir is not None else None
+            )
             if state_dir is not None:
                 state = open_state(Path(state_dir), profile, Path(scratch) / "journal")
             settings = (

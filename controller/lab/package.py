@@ -167,7 +167,7 @@ def write_package(req: PackageRequest) -> PackageResult:
         "made_by": req.made_by,
         "profile": req.profile.name,
         "game": req.profile.game,
-        "table": req.profile.journal.table_id or req.profile.name,
+        "table": _table_id(req),
         "signed_by": {
             "key_id": req.signing.signer.key_id,
             "who": req.signing.who,
@@ -204,6 +204,17 @@ def write_package(req: PackageRequest) -> PackageResult:
         seed_given=req.seed_given,
         notes=notes,
     )
+
+
+def _table_id(req: PackageRequest) -> str:
+    """The id the table signs its heads with: its journal's, else the profile's choice
+    (``journal.table_id``, else the feed's table, else the profile's name)."""
+    if req.state is not None:
+        named = req.state.journal.meta("table")
+        if named:
+            return named
+    p = req.profile
+    return p.journal.table_id or (p.feed.table if p.feed is not None else p.name)
 
 
 def _refuse_bad_destination(req: PackageRequest, archive: Path) -> None:

@@ -180,8 +180,8 @@ def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, extras: bool) 
                     + (
                         ": the package is bound to the device that signs the journal"
                         if info["signed_by"]["table_key"]
-                        else ": not the table's key; the journal export is still signed by"
-                        " the table"
+                        else ": not the table's key"
+                        + ("; the journal export is still signed by the table" if journal else "")
                     ),
                 ),
                 ("signing-key.pem", "the signing key's public half", "from the signer"),

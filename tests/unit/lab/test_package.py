@@ -472,17 +472,43 @@ def test_a_lab_key_seals_a_package_without_a_state_directory(
     assert main(["lab", "verify", str(out), "--pubkey", str(pub)]) == 0
 
 
-def test_without_a_key_or_a_state_directory_it_says_what_to_give(
+def test_without_a_key_or_a_state_directory_a_one_off_key_seals_it_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from controller.lab import command
 
     monkeypatch.setattr(command, "DEFAULT_STATE_DIR", str(tmp_path / "no-such-state"))
-    code = main(["lab", "package", str(tmp_path / "p"), "--profile", str(PROFILE)])
+    out = tmp_path / "p"
+    args = ["--profile", str(PROFILE), "--draws", "20", "--raw-bytes", "200"]
+    code = main(["lab", "package", str(out), *args])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "sealing with a one-off key, which binds the package to no device" in printed.err
+    assert "give --state-dir DIR or --key LAB-KEY.pem" in printed.err
+    assert "signed by a one-off key made for this package" in printed.out
+    assert (
+        "binds the package to no\ndevice"
+        in (out / "README.md").read_text().replace(" device", "\ndevice", 1)
+        or "no device" in (out / "README.md").read_text()
+    )
+    assert verify_package(out).ok
+    table_key = tmp_path / "table.pub"
+    FileSigner.create(tmp_path / "table.pem")
+    table_key.write_bytes(FileSigner.load(tmp_path / "table.pem").public_key_pem())
+    assert "not by the key given" in verify_package(out, table_key.read_bytes()).problems[0]
+
+
+def test_a_state_directory_without_its_key_is_refused(
+    stopped: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "state"
+    shutil.copytree(stopped, copy)
+    (copy / "journal-key.pem").unlink()
+    args = ["--profile", str(PROFILE), "--state-dir", str(copy), "--draws", "10"]
+    assert main(["lab", "package", str(tmp_path / "p"), *args]) == 1
     err = capsys.readouterr().err
-    assert code == 1
-    assert "the table's journal key cannot be opened" in err
-    assert "--state-dir DIR" in err and "--key LAB-KEY.pem" in err
+    assert "the table's journal key cannot be opened: no signing key at" in err
+    assert not (tmp_path / "p").exists()
 
 
 def test_an_existing_package_or_one_inside_the_state_directory_is_refused(
