@@ -6,11 +6,16 @@ In order, stopping at the first step that fails (a later step cannot be trusted 
    with ``--pubkey``), and every file matches ``SHA256SUMS``, none missing, none extra: one
    changed byte anywhere fails here;
 2. the replay: each final capture's raw bytes give its outcomes, by ``rng/replay.py`` run with
-   ``python3 -I -S`` (the standard library only, nothing installed can take part);
+   ``python3 -I -S`` (the standard library only, nothing installed can take part). The script is
+   code from the package: it is run when it is this program's own, byte for byte, or when the
+   package is sealed with the key the lab named (``--pubkey``), never otherwise;
 3. the statistics: computed again from the captures, equal to ``rng/statistics.json``;
 4. the journal: the export verifies with the table's public key (chain and closing signed head),
    the unsigned tail chains from that head, every recalled row is a row of the journal, and a
    package sealed with the table's key was sealed with the key that signs the journal.
+
+Only the files ``SHA256SUMS`` lists are read: a name in the package's description that is not one
+of them (``../``, an absolute path) is refused, never followed.
 """
 
 from __future__ import annotations
@@ -71,27 +76,47 @@ def verify_package(
     return _verify(path, expected_pem, python)
 
 
+class _Malformed(ValueError):
+    """package.json or captures.json names something that is not a sealed file of the package."""
+
+
+@dataclass(frozen=True)
+class _Package:
+    """A package whose seal holds: its folder and the files its sums list (nothing else is read:
+    a name in its description that is not one of them is refused, never followed)."""
+
+    root: Path
+    files: frozenset[str]
+
+    def member(self, name: object) -> Path:
+        if not isinstance(name, str) or name not in self.files:
+            raise _Malformed(f"{name!r} is not a file of the package")
+        return self.root / name
+
+
 def _verify(root: Path, expected_pem: bytes | None, python: str) -> Verdict:
     verdict = Verdict()
-    key_id, problems = check_seal(root, expected_pem)
-    if problems:
-        return verdict.fail(problems[0]) if len(problems) == 1 else _many(verdict, problems)
-    sums = (root / "SHA256SUMS").read_text(encoding="utf-8").count("\n")
-    verdict.lines.append(f"seal: SHA256SUMS signed by key {key_id}; all {sums} files match")
+    sealed = check_seal(root, expected_pem)
+    if sealed.problems:
+        return _many(verdict, sealed.problems)
+    verdict.lines.append(
+        f"seal: SHA256SUMS signed by key {sealed.key_id}; all {len(sealed.files)} files match"
+    )
+    package = _Package(root, sealed.files)
     try:
-        info = json.loads((root / "package.json").read_text(encoding="utf-8"))
-        captures = json.loads((root / "rng" / "captures.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return verdict.fail(f"the package's description is unreadable: {exc}")
-    if not _replays(root, captures, python, verdict):
-        return verdict
-    if not _statistics(root, captures, verdict):
-        return verdict
-    journal = info.get("journal")
-    if journal is None:
-        verdict.lines.append("journal: none in this package (made without a state directory)")
-        return verdict
-    _journal(root, info, journal, key_id, verdict)
+        info = json.loads(package.member("package.json").read_text(encoding="utf-8"))
+        captures = json.loads(package.member("rng/captures.json").read_text(encoding="utf-8"))
+        if not _replays(package, captures, python, expected_pem is not None, verdict):
+            return verdict
+        if not _statistics(package, captures, verdict):
+            return verdict
+        journal = info.get("journal")
+        if journal is None:
+            verdict.lines.append("journal: none in this package (made without a state directory)")
+            return verdict
+        _journal(package, info, journal, sealed.key_id, verdict)
+    except (_Malformed, OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        verdict.fail(f"the package's description is malformed: {type(exc).__name__}: {exc}")
     return verdict
 
 
@@ -100,24 +125,43 @@ def _many(verdict: Verdict, problems: list[str]) -> Verdict:
     return verdict
 
 
-def _replays(root: Path, captures: dict[str, Any], python: str, verdict: Verdict) -> bool:
-    script = root / "rng" / "replay.py"
+#: This program's own replay script: a package's is run when it is the same, byte for byte, or
+#: when the package is sealed with the key the lab named (``--pubkey``).
+OWN_REPLAY: Final = Path(__file__).with_name("replay.py")
+
+
+def _replays(
+    package: _Package,
+    captures: dict[str, Any],
+    python: str,
+    key_given: bool,
+    verdict: Verdict,
+) -> bool:
+    script = package.member("rng/replay.py")
+    if script.read_bytes() != OWN_REPLAY.read_bytes() and not key_given:
+        verdict.fail(
+            "rng/replay.py is not this program's replay script (controller/lab/replay.py): read"
+            " it; it is run only for a package sealed with the key given with --pubkey"
+        )
+        return False
     for final in captures["final"]:
+        raw, outcomes = package.member(final["raw"]), package.member(final["outcomes"])
+        low, high = int(final["low"]), int(final["high"])
         command = [
             python,
             "-I",
             "-S",
             str(script),
-            final["raw"],
-            str(final["low"]),
-            str(final["high"]),
+            str(raw.relative_to(package.root)),
+            str(low),
+            str(high),
             "--check",
-            final["outcomes"],
+            str(outcomes.relative_to(package.root)),
         ]
         try:
             done = subprocess.run(
                 command,
-                cwd=root,
+                cwd=package.root,
                 capture_output=True,
                 text=True,
                 timeout=REPLAY_TIMEOUT_S,
@@ -134,14 +178,17 @@ def _replays(root: Path, captures: dict[str, Any], python: str, verdict: Verdict
     return True
 
 
-def _statistics(root: Path, captures: dict[str, Any], verdict: Verdict) -> bool:
+def _statistics(package: _Package, captures: dict[str, Any], verdict: Verdict) -> bool:
+    member = package.member
     try:
-        results = stats.raw_capture_tests(root / captures["raw"]["file"], captures["raw"]["file"])
+        raw = captures["raw"]["file"]
+        results = stats.raw_capture_tests(member(raw), raw)
         for f in captures["final"]:
+            low, high = int(f["low"]), int(f["high"])
             results += stats.final_capture_tests(
-                root / f["outcomes"], root / f["raw"], f["outcomes"], f["raw"], f["low"], f["high"]
+                member(f["outcomes"]), member(f["raw"]), f["outcomes"], f["raw"], low, high
             )
-        recorded = json.loads((root / "rng" / "statistics.json").read_text(encoding="utf-8"))
+        recorded = json.loads(member("rng/statistics.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError) as exc:
         verdict.fail(f"the statistics cannot be computed again: {exc}")
         return False
@@ -170,9 +217,14 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _journal(
-    root: Path, info: dict[str, Any], journal: dict[str, Any], key_id: str | None, v: Verdict
+    package: _Package,
+    info: dict[str, Any],
+    journal: dict[str, Any],
+    key_id: str | None,
+    v: Verdict,
 ) -> None:
-    pem = (root / journal["public_key"]).read_bytes()
+    member = package.member
+    pem = member(journal["public_key"]).read_bytes()
     try:
         journal_key = pem_key_id(pem)
     except ValueError as exc:
@@ -192,7 +244,7 @@ def _journal(
     export = journal.get("export")
     after_seq, after_hash = journal["rows"]["first"] - 1, None
     if export:
-        result = verify_archive(root / export, pem)
+        result = verify_archive(member(export), pem)
         if not result.ok:
             v.fail(f"the journal export {export} does not verify: {result.problem}")
             return
@@ -205,7 +257,7 @@ def _journal(
             f"journal: {export} verifies with key {journal_key}: {result.rows} rows,"
             f" closed by the signed head at row {head.seq}"
         )
-    tail = root / journal["tail"]["file"]
+    tail = member(journal["tail"]["file"])
     try:
         if after_hash is not None:
             chained = verify_rows(_jsonl(tail), prev=after_hash, after_seq=after_seq)
@@ -215,8 +267,8 @@ def _journal(
                     f" {chained.problem}"
                 )
                 return
-        wanted = _recalled(root / "journal" / "recall.jsonl")
-        sources = [_jsonl(root / export)] if export else []
+        wanted = _recalled(member("journal/recall.jsonl"))
+        sources = [_jsonl(member(export))] if export else []
         for rows in [*sources, _jsonl(tail)]:
             for row in rows:
                 seq = row.get("seq")

@@ -10,6 +10,7 @@ journal key, which binds the package to the device, or a lab key named on the co
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -20,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from controller.journal.heads import load_public_key, pem_key_id
 from controller.program.manifest import compare, digest_files, scan_tree
 
-__all__ = ["KEY", "SIG", "SUMS", "Signer", "check_seal", "seal"]
+__all__ = ["KEY", "SIG", "SUMS", "SealCheck", "Signer", "check_seal", "seal"]
 
 SUMS: Final = "SHA256SUMS"
 SIG: Final = "SHA256SUMS.sig"
@@ -63,27 +64,45 @@ def seal(root: Path, signer: Signer) -> str:
     return signer.key_id
 
 
-def check_seal(root: Path, expected_pem: bytes | None = None) -> tuple[str | None, list[str]]:
-    """(the signing key's id, problems): the signature of ``SHA256SUMS`` by ``signing-key.pem``
-    (and that key is ``expected_pem`` when given), then every file against the sums: changed,
-    missing and extra files. Empty problems when all hold."""
+@dataclass(frozen=True)
+class SealCheck:
+    """What :func:`check_seal` found: the signing key's id, the files the sums list, and the
+    problems (none when the signature and every file hold)."""
+
+    key_id: str | None
+    files: frozenset[str]
+    problems: list[str]
+
+
+def check_seal(root: Path, expected_pem: bytes | None = None) -> SealCheck:
+    """The signature of ``SHA256SUMS`` by ``signing-key.pem`` (and that key is ``expected_pem``
+    when given), then every file against the sums: changed, missing and extra files."""
+    checked = _check(root, expected_pem)
+    return SealCheck(checked[0], frozenset(checked[2]), checked[1])
+
+
+def _check(root: Path, expected_pem: bytes | None) -> tuple[str | None, list[str], dict[str, str]]:
     try:
         sums = (root / SUMS).read_bytes()
         sig = (root / SIG).read_bytes()
         pem = (root / KEY).read_bytes()
     except OSError as exc:
-        return None, [f"the package's seal is incomplete: {exc.strerror or exc}: {exc.filename}"]
+        return (
+            None,
+            [f"the package's seal is incomplete: {exc.strerror or exc}: {exc.filename}"],
+            {},
+        )
     try:
         key = load_public_key(pem)
         key_id = pem_key_id(pem)
     except ValueError as exc:
-        return None, [f"{KEY} is not a P-256 public key: {exc}"]
+        return None, [f"{KEY} is not a P-256 public key: {exc}"], {}
     problems: list[str] = []
     if expected_pem is not None:
         try:
             wanted = pem_key_id(expected_pem)
         except ValueError as exc:
-            return key_id, [f"the public key given is not a P-256 public key: {exc}"]
+            return key_id, [f"the public key given is not a P-256 public key: {exc}"], {}
         if wanted != key_id:
             problems.append(
                 f"the package is signed by key {key_id}, not by the key given ({wanted})"
@@ -92,15 +111,15 @@ def check_seal(root: Path, expected_pem: bytes | None = None) -> tuple[str | Non
         key.verify(sig, sums, ec.ECDSA(hashes.SHA256()))
     except (InvalidSignature, ValueError):
         problems.append(f"{SIG} is not a signature of {SUMS} by {KEY} (key {key_id})")
-        return key_id, problems
+        return key_id, problems, {}
     expected: dict[str, str] = {}
     for number, line in enumerate(sums.decode("utf-8", errors="replace").splitlines(), 1):
         match = _LINE.fullmatch(line)
         if match is None:
             problems.append(f"{SUMS} line {number} is not '<sha256>  <file>'")
-            return key_id, problems
+            return key_id, problems, {}
         expected[match.group(2)] = match.group(1)
     tree = scan_tree(root, exclude=(SUMS, SIG))
     problems += tree.oddities
     problems += compare(expected, tree.files)
-    return key_id, problems
+    return key_id, problems, expected

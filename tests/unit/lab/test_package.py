@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.cli import main, simulate
 from controller.config.profile import load_profile
@@ -607,3 +609,112 @@ def test_the_raw_capture_uses_the_production_source_and_health_tests(
     assert info["rng"]["monitors"][0] == "kernel CSPRNG"
     assert info["rng"]["self_test"].endswith(": PASS")
     assert os.path.getsize(made[0] / "rng" / "raw.bin") == RAW
+
+
+# -- hostile packages: a description that points outside, malformed values, another script ------
+
+
+def test_a_name_outside_the_package_is_refused_never_followed(
+    made: tuple[Path, str], stopped: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("1\n" * 500)
+    pkg = copy_of(made, tmp_path)
+    captures = json.loads((pkg / "rng" / "captures.json").read_text())
+    captures["final"][0]["outcomes"] = str(secret)
+    (pkg / "rng" / "captures.json").write_text(json.dumps(captures))
+    verdict = verify_package(resealed(pkg, stopped))
+    assert verdict.problems == [
+        f"the package's description is malformed: _Malformed: '{secret}' is not a file of the"
+        " package"
+    ]
+
+
+def test_a_replay_script_other_than_this_programs_runs_only_for_the_key_given(
+    made: tuple[Path, str], stopped: Path, tmp_path: Path
+) -> None:
+    pkg = copy_of(made, tmp_path)
+    marker = tmp_path / "ran"
+    script = pkg / "rng" / "replay.py"
+    text = script.read_text(encoding="utf-8")
+    planted = f"open({str(marker)!r}, 'w').write('ran')\nCHUNK = 1 << 16"
+    script.write_text(text.replace("CHUNK = 1 << 16", planted, 1), encoding="utf-8")
+    resealed(pkg, stopped)
+    verdict = verify_package(pkg)
+    assert verdict.problems[0].startswith("rng/replay.py is not this program's replay script")
+    assert not marker.exists()
+    table_key = FileSigner.load(stopped / "journal-key.pem").public_key_pem()
+    assert verify_package(pkg, table_key).ok  # the commissioned key vouches for it
+    assert marker.exists()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _paths(value: object, at: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every place in a JSON value (the keys and indexes that reach it)."""
+    found = [at]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += _paths(v, (*at, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found += _paths(v, (*at, i))
+    return found
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_fuzz_a_resealed_description_never_crashes_verify(
+    made: tuple[Path, str],
+    stopped: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    data: st.DataObject,
+) -> None:
+    """package.json or captures.json with any value replaced by any JSON, re-sealed with the
+    table's key: verify answers (a verdict naming a problem, or all holding when the change does
+    not matter), never an exception."""
+    pkg = copy_of(made, tmp_path_factory.mktemp("fuzz"))
+    name = data.draw(st.sampled_from(["package.json", "rng/captures.json"]))
+    doc = json.loads((pkg / name).read_text())
+    place = data.draw(st.sampled_from(_paths(doc)[1:]))
+    value = data.draw(JSON)
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    (pkg / name).write_text(json.dumps(doc))
+    verdict = verify_package(resealed(pkg, stopped))
+    assert all(isinstance(p, str) and p for p in verdict.problems)
+    if not verdict.ok:
+        assert "Traceback" not in verdict.problems[0]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_fuzz_any_changed_bytes_are_refused(
+    made: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    pkg = copy_of(made, tmp_path_factory.mktemp("fuzzbytes"))
+    files = sorted(str(p.relative_to(pkg)) for p in pkg.rglob("*") if p.is_file())
+    name = data.draw(st.sampled_from(files))
+    raw = bytearray((pkg / name).read_bytes())
+    at = data.draw(st.integers(0, max(0, len(raw) - 1)))
+    new = data.draw(st.integers(0, 255).filter(lambda b: not raw or b != raw[at]))
+    if raw:
+        raw[at] = new
+    else:
+        raw.append(new)
+    (pkg / name).write_bytes(bytes(raw))
+    verdict = verify_package(pkg)
+    assert not verdict.ok, name
