@@ -161,6 +161,17 @@ def write_package(req: PackageRequest) -> PackageResult:
     if req.draws < 2 or req.raw_bytes < 2:
         raise LabError("the package needs at least 2 draws per range and 2 raw bytes")
     out.mkdir(parents=True)
+    try:
+        return _fill(req, ranges, archive)
+    except BaseException:
+        # a package cut short is no package: nothing half-made is left to be mistaken for one
+        shutil.rmtree(out, ignore_errors=True)
+        archive.unlink(missing_ok=True)
+        raise
+
+
+def _fill(req: PackageRequest, ranges: Sequence[DrawRange], archive: Path) -> PackageResult:
+    out = req.out
     info: dict[str, Any] = {
         "format": 1,
         "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),

@@ -718,3 +718,44 @@ def test_fuzz_any_changed_bytes_are_refused(
     (pkg / name).write_bytes(bytes(raw))
     verdict = verify_package(pkg)
     assert not verdict.ok, name
+
+
+def test_an_rng_fault_mid_capture_leaves_no_package(
+    stopped: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The generator's health test fails during the raw capture (a source stuck on one byte):
+    the command says so and leaves nothing that could be taken for a package."""
+    from controller.lab import command
+    from controller.rng import certified
+
+    served = [0]
+
+    def sticking(count: int) -> bytes:
+        served[0] += count
+        return os.urandom(count) if served[0] <= 4096 else b"\x2a" * count
+
+    real = certified.CertifiedRng
+    monkeypatch.setattr(command, "CertifiedRng", lambda **kw: real(sticking, hwrng_path=None))
+    out = tmp_path / "p"
+    code = main(
+        [
+            "lab",
+            "package",
+            str(out),
+            "--profile",
+            str(PROFILE),
+            "--state-dir",
+            str(stopped),
+            "--raw-bytes",
+            "20000",
+            "--draws",
+            "10",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "lab package: " in err and "repetition count test failed" in err
+    assert not out.exists() and not out.with_name("p.tar.gz").exists()
