@@ -30,6 +30,7 @@ import datetime
 import hashlib
 import json
 import os
+import platform
 import shutil
 import tarfile
 from collections.abc import Callable, Iterator, Sequence
@@ -315,6 +316,7 @@ def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) ->
     shutil.copyfile(Path(__file__).with_name("replay.py"), folder / "replay.py")
     _write(folder / "captures.json", json.dumps(section, indent=1, sort_keys=True) + "\n")
     _write(folder / "scaling.md", readme.scaling_text(finals))
+    _write(folder / "source.md", readme.source_text(section, platform.release()))
     _write(
         folder / "statistics.json",
         json.dumps([r.as_dict() for r in results], indent=1, sort_keys=True) + "\n",

@@ -9,7 +9,37 @@ from typing import Any
 from controller.config.profile import Profile
 from controller.lab.ranges import DrawRange
 
-__all__ = ["hmac_text", "journal_verify_text", "scaling_text", "text"]
+__all__ = ["hmac_text", "journal_verify_text", "scaling_text", "source_text", "text"]
+
+
+def source_text(rng: Mapping[str, Any], kernel: str) -> str:
+    """``rng/source.md``: where the bytes come from and how the generator is seeded."""
+    return "\n".join(
+        [
+            "# Source and seeding",
+            "",
+            "The certified RNG draws from the operating system's CSPRNG (`os.urandom`: the Linux",
+            f"kernel's generator; this package was made on kernel {kernel}). It is seeded by the",
+            "kernel from its own entropy sources (interrupt and timer jitter, and the CPU's or the",
+            "board's hardware generator where there is one), events no one at the table controls",
+            "(N.J.A.C. 13:69E-1.28G(b)5),",
+            "and the kernel keeps reseeding it while the table runs, between games as during",
+            "them ((b)4). The program never seeds it, keeps no generator state of its own and",
+            "takes no seed from a clock, a file or a person: there is nothing to set or to read.",
+            "",
+            "Before its first draw the generator asks the kernel whether its generator is",
+            "initialised (`getrandom` without blocking) and refuses to draw until it is",
+            '(docs/rng.md "Source and readiness"); every byte it takes is health-tested',
+            "(SP 800-90B 4.4;",
+            f"monitors: {', '.join(rng['monitors'])}; {rng['hwrng']}), and a failure stops",
+            "draws until a technician's self-test passes. Its start-up test for this package:",
+            f"{rng['self_test']}.",
+            "",
+            "The hardware generator's bytes, where monitored, are read only to test the",
+            "generator; the draws take the kernel's bytes, into which the kernel mixes it.",
+            "",
+        ]
+    )
 
 
 def scaling_text(finals: Sequence[Mapping[str, Any]]) -> str:
@@ -235,6 +265,11 @@ def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, extras: bool) 
                     "a copy of controller/lab/replay.py",
                 ),
                 ("rng/scaling.md", "the scaling written out, per range", "written"),
+                (
+                    "rng/source.md",
+                    "where the bytes come from and how the generator is seeded",
+                    "written (docs/rng.md)",
+                ),
                 (
                     "rng/statistics.txt, rng/statistics.json",
                     f"{rng['tests']['passed']} of {rng['tests']['run']} tests pass at 99%:"

@@ -128,6 +128,7 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
         "rng/final-1-6.raw",
         "rng/replay.py",
         "rng/scaling.md",
+        "rng/source.md",
         "rng/statistics.txt",
         "rng/statistics.json",
         "rng/health.txt",
@@ -166,6 +167,8 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
             by_capture[f"rng/final-{r}.txt"]
         )
         assert {"mono-bit", "runs"} <= by_capture[f"rng/final-{r}.raw"]
+    source = " ".join((out / "rng" / "source.md").read_text().split())
+    assert "13:69E-1.28G(b)5" in source and "The program never seeds it" in source
     health = (out / "rng" / "health.txt").read_text()
     assert "RCT cutoff C = 1 + ceil(56 / 8) = 8" in health and "false alarms per year" in health
     # every setting with value, default, range and reference
