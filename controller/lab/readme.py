@@ -3,6 +3,7 @@ the scaling written out, the HMAC's recipe and the journal's verify commands."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,32 +15,26 @@ __all__ = ["hmac_text", "journal_verify_text", "scaling_text", "source_text", "t
 
 def source_text(rng: Mapping[str, Any], kernel: str) -> str:
     """``rng/source.md``: where the bytes come from and how the generator is seeded."""
-    return "\n".join(
-        [
-            "# Source and seeding",
-            "",
-            "The certified RNG draws from the operating system's CSPRNG (`os.urandom`: the Linux",
-            f"kernel's generator; this package was made on kernel {kernel}). It is seeded by the",
-            "kernel from its own entropy sources (interrupt and timer jitter, and the CPU's or the",
-            "board's hardware generator where there is one), events no one at the table controls",
-            "(N.J.A.C. 13:69E-1.28G(b)5),",
-            "and the kernel keeps reseeding it while the table runs, between games as during",
-            "them ((b)4). The program never seeds it, keeps no generator state of its own and",
-            "takes no seed from a clock, a file or a person: there is nothing to set or to read.",
-            "",
-            "Before its first draw the generator asks the kernel whether its generator is",
-            "initialised (`getrandom` without blocking) and refuses to draw until it is",
-            '(docs/rng.md "Source and readiness"); every byte it takes is health-tested',
-            "(SP 800-90B 4.4;",
-            f"monitors: {', '.join(rng['monitors'])}; {rng['hwrng']}), and a failure stops",
-            "draws until a technician's self-test passes. Its start-up test for this package:",
-            f"{rng['self_test']}.",
-            "",
-            "The hardware generator's bytes, where monitored, are read only to test the",
-            "generator; the draws take the kernel's bytes, into which the kernel mixes it.",
-            "",
-        ]
-    )
+    paragraphs = [
+        "The certified RNG draws from the operating system's CSPRNG (`os.urandom`: the Linux"
+        f" kernel's generator; this package was made on kernel {kernel}). It is seeded by the"
+        " kernel from its own entropy sources (interrupt and timer jitter, and the CPU's or the"
+        " board's hardware generator where there is one), events no one at the table controls"
+        " (N.J.A.C. 13:69E-1.28G(b)5), and the kernel keeps reseeding it while the table runs,"
+        " between games as during them ((b)4). The program never seeds it, keeps no generator"
+        " state of its own and takes no seed from a clock, a file or a person: there is nothing"
+        " to set or to read.",
+        "Before its first draw the generator asks the kernel whether its generator is"
+        " initialised (`getrandom` without blocking) and refuses to draw until it is (docs/rng.md"
+        ' "Source and readiness"); every byte it takes is health-tested (SP 800-90B 4.4;'
+        f" monitors: {', '.join(rng['monitors'])}; {rng['hwrng']}), and a failure stops draws"
+        " until a technician's self-test passes. Its start-up test for this package:"
+        f" {rng['self_test']}.",
+        "The hardware generator's bytes, where monitored, are read only to test the generator;"
+        " the draws take the kernel's bytes, into which the kernel mixes it.",
+    ]
+    body = "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    return f"# Source and seeding\n\n{body}\n"
 
 
 def scaling_text(finals: Sequence[Mapping[str, Any]]) -> str:
