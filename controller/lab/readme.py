@@ -33,7 +33,7 @@ def source_text(rng: Mapping[str, Any], kernel: str) -> str:
         "The hardware generator's bytes, where monitored, are read only to test the generator;"
         " the draws take the kernel's bytes, into which the kernel mixes it.",
     ]
-    body = "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    body = "\n\n".join(textwrap.fill(p, width=92, break_on_hyphens=False) for p in paragraphs)
     return f"# Source and seeding\n\n{body}\n"
 
 
