@@ -1,11 +1,11 @@
-"""A table's state directory, read for the lab package without writing a byte into it.
+"""A table's state directory, read for the lab package without writing into it.
 
 SQLite opening a WAL database read-only still creates its ``-wal`` and ``-shm`` files when they
 are absent, and rewrites the ``-shm`` index of a WAL left by a killed writer. So:
 
 - a live table (its process holds the journal's shared-memory lock): the journal is opened
-  read-only beside the running writer, as the table's own readers are (the ``-shm`` is the
-  writer's shared memory, which it keeps anyway);
+  read-only beside the running writer, as the table's own readers are (a reader marks its place
+  in the ``-shm`` index, the writer's shared memory; no other file is touched);
 - a stopped table with no WAL content: opened ``immutable`` (no lock, no file created);
 - a stopped table whose WAL still holds rows (its writer was killed): the database and its WAL are
   copied to a scratch folder outside the state directory and the copy is read.
