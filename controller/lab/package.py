@@ -354,8 +354,10 @@ def _version(root: Path) -> str:
 
 
 def _program_section(req: PackageRequest, folder: Path) -> dict[str, Any]:
-    root, folder_name = req.program_root, folder
-    folder_name.mkdir()
+    """``program/``: what runs (a release's identity, or a development tree's files), checked
+    against its manifest, and the HMAC for the seed."""
+    root = req.program_root
+    folder.mkdir()
     profile_files = list(req.profile.source_files)
     section: dict[str, Any] = {"root": str(root)}
     if mf.is_release_root(root):
