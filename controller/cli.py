@@ -314,7 +314,8 @@ def _check_profile(path: str) -> int:
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
-        print(f"profile error: {exc}", file=sys.stderr)
+        for error in exc.errors:  # every error of the profile, in one run: a line each
+            print(f"profile error: {error}", file=sys.stderr)
         return 1
     return 0
 
@@ -641,7 +642,7 @@ def _serve(app: Application, game: str, name: str) -> int:
         status = app.status()
         banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
         print(banner, file=sys.stderr)
-        from controller.program.boot import boot_check
+        from controller.program.origin import boot_check
 
         check = boot_check()
         if check is not None and check.checked:
