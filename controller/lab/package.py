@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from controller.config.markdown import profile_settings_markdown
 from controller.config.profile import Profile, check_profile_report
 from controller.config.settings import RuleSettings
 from controller.journal.anchor import read_anchor
@@ -419,6 +420,11 @@ def _settings_section(req: PackageRequest, folder: Path, notes: list[str]) -> di
     profile = req.profile
     top = Path(profile.source_files[-1])
     _write(folder / "profile.txt", check_profile_report(top) + "\n")
+    _write(
+        folder / "profile-settings.md",
+        "# Every profile setting: type, range, default, reference\n\n"
+        + profile_settings_markdown(),
+    )
     copies = []
     for item in mf.profile_items(profile.source_files):
         name = item.name.removeprefix("profile/")

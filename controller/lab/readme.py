@@ -326,6 +326,11 @@ def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, extras: bool) 
                     "`table-controller check-profile PROFILE`",
                 ),
                 (
+                    "settings/profile-settings.md",
+                    "every profile setting: its type, range, default and reference",
+                    "from the settings' declarations (docs/configuration.md has the same tables)",
+                ),
+                (
                     "settings/profile/",
                     "the profile's files, as the table reads them",
                     "copied; their seal: " + "; ".join(settings["seal"]),

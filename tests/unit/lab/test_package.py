@@ -136,6 +136,7 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
         "program/manifest.json",
         "program/hmac.txt",
         "settings/profile.txt",
+        "settings/profile-settings.md",
         "settings/profile/sim-paigow.toml",
         "settings/rules.txt",
         "journal/recall.txt",
@@ -175,6 +176,9 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
     rules = (out / "settings" / "rules.txt").read_text()
     assert "recall_depth = 20  (default 20, range 10..1000; 5324.50(f)(11)" in rules
     assert "start_mode = rng  (default rng (NY), dice (NJ), range rng|dice" in rules
+    profile_settings = (out / "settings" / "profile-settings.md").read_text()
+    assert "| `bounce_ms` | " in profile_settings and "| reference |" in profile_settings
+    assert 'console.port = "stdio"' in (out / "settings" / "profile.txt").read_text()
     readme = (out / "README.md").read_text()
     assert "The event catalogue and the meters are absent" in readme
     assert "table-controller lab verify" in readme
