@@ -37,6 +37,14 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _at_least_two(text: str) -> int:
+    """A capture's size: a whole number of 2 or more (the tests need pairs)."""
+    value = _at_least_one(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be 2 or more, got {value}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="table-controller", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -171,6 +179,61 @@ def _parser() -> argparse.ArgumentParser:
     )
     # -- end collector --
 
+    # -- the lab package (controller/lab/, docs/lab.md) --
+    from controller.lab import DEFAULT_DRAWS, DEFAULT_RAW_BYTES
+
+    lab = sub.add_parser(
+        "lab",
+        help="the lab package: make one for a test lab, or check one (docs/lab.md)",
+        description="package: write one signed directory (and a .tar.gz) with the RNG's raw and"
+        " final captures, the replay script, the statistics, the program's identity, the"
+        " settings, the journal (with --state-dir) and the test suite's summary. verify: check"
+        " one offline.",
+    )
+    lab_sub = lab.add_subparsers(dest="lab_action", required=True)
+    lab_package = lab_sub.add_parser("package", help="write a lab package to OUT and OUT.tar.gz")
+    lab_package.add_argument("out", metavar="OUT", help="the package's directory (must not exist)")
+    lab_package.add_argument("--profile", required=True, help="the table's profile (TOML)")
+    lab_package.add_argument(
+        "--state-dir",
+        default=None,
+        metavar="DIR",
+        help="the table's state directory, read only (stopped or live): recall, the signed"
+        " journal export, the public key; and where the journal's file key is",
+    )
+    lab_package.add_argument(
+        "--draws",
+        type=_at_least_two,
+        default=DEFAULT_DRAWS,
+        metavar="N",
+        help=f"final outcomes per range (default {DEFAULT_DRAWS:,})",
+    )
+    lab_package.add_argument(
+        "--raw-bytes",
+        type=_at_least_two,
+        default=DEFAULT_RAW_BYTES,
+        metavar="M",
+        help=f"raw bytes before scaling (default {DEFAULT_RAW_BYTES:,})",
+    )
+    lab_package.add_argument(
+        "--seed", default=None, metavar="S", help="the lab's seed for the program's HMAC (hex)"
+    )
+    lab_package.add_argument(
+        "--key",
+        default=None,
+        metavar="KEY",
+        help="seal with this lab key (PEM, P-256) instead of the table's journal key",
+    )
+    lab_verify = lab_sub.add_parser("verify", help="check a lab package offline")
+    lab_verify.add_argument("out", metavar="OUT", help="the package's directory or .tar.gz")
+    lab_verify.add_argument(
+        "--pubkey",
+        default=None,
+        metavar="FILE",
+        help="the key the package must be sealed with (the table's, from commissioning)",
+    )
+    # -- end lab --
+
     manifest = sub.add_parser(
         "manifest", add_help=False, help="program manifest: build | check | hmac (see --help)"
     )
@@ -214,7 +277,35 @@ def _main(argv: Sequence[str] | None) -> int:
         return _floor(args)
     if args.command == "simulate":
         return simulate(args.profile, args.rounds, args.state_dir)
+    if args.command == "lab":
+        return _lab(args)
     return _run(args)
+
+
+def _lab(args: argparse.Namespace) -> int:
+    """``table-controller lab package|verify`` (controller/lab/command.py, docs/lab.md)."""
+    from controller.lab import command
+
+    if args.lab_action == "verify":
+        return command.verify(args.out, args.pubkey)
+    return command.package(
+        args.out,
+        args.profile,
+        state_dir=args.state_dir,
+        draws=args.draws,
+        raw_bytes=args.raw_bytes,
+        seed_hex=args.seed,
+        key=args.key,
+        made_by=" ".join(
+            [
+                f"table-controller lab package {args.out} --profile {args.profile}",
+                *([f"--state-dir {args.state_dir}"] if args.state_dir else []),
+                f"--draws {args.draws} --raw-bytes {args.raw_bytes}",
+                *([f"--seed {args.seed}"] if args.seed else []),
+                *([f"--key {args.key}"] if args.key else []),
+            ]
+        ),
+    )
 
 
 def _check_profile(path: str) -> int:

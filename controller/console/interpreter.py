@@ -627,6 +627,61 @@ class Console:
             )
         raise ConsoleError("SYNTAX", "usage: rng test N | rng capture raw|final N FILE")
 
+    def _cmd_lab(self, args: list[str], source: str) -> list[str]:
+        """``lab package NAME [DRAWS [RAW-BYTES]]``: the lab package (controller/lab/) made on a
+        worker thread from the running table's own RNG, journal (a read-only connection), key
+        and settings, into the captures folder; the table plays on meanwhile."""
+        from controller.lab import DEFAULT_DRAWS, DEFAULT_RAW_BYTES
+        from controller.lab.table import RunningTable, package_job
+
+        if not 2 <= len(args) <= 4 or args[0] != "package":
+            raise ConsoleError("SYNTAX", "usage: lab package NAME [DRAWS [RAW-BYTES]]")
+        rng = self._rng()
+        path = self._capture_path(args[1])
+        draws = self._int(args[2], 2, RNG_TEST_MAX, "DRAWS") if len(args) > 2 else DEFAULT_DRAWS
+        raw = self._int(args[3], 2, CAPTURE_RAW_MAX, "RAW-BYTES") if len(args) > 3 else None
+        self._between_rounds("lab package")
+        trust = self._app.trust
+        table = RunningTable(
+            profile=self._app.profile,
+            state_dir=Path(self._app.state_dir),
+            journal=self._app.journal,
+            signer=trust.signer,
+            anchor_path=Path(trust.anchor_path),
+            public_pem=trust.public_pem,
+            settings=self._app.config.current(),
+        )
+        job = package_job(
+            table,
+            rng,
+            path,
+            draws=draws,
+            raw_bytes=raw if raw is not None else DEFAULT_RAW_BYTES,
+            program_root=self._manifest_root,
+            made_by=f"lab package at the console ({source})",
+        )
+
+        def work(progress: Callable[[int, int], None]) -> Callable[[], list[str]]:
+            result = job(progress)
+
+            def finish() -> list[str]:
+                self._app.journal.append(
+                    "lab.package",
+                    {
+                        "file": str(result.archive),
+                        "sha256": result.archive_sha256,
+                        "seed": result.seed,
+                        "hmac": result.hmac,
+                        "key_id": result.key_id,
+                        "source": source,
+                    },
+                )
+                return result.lines()
+
+            return finish
+
+        return self._run_job("lab", source, f"lab package {args[1]}", "draws and raw bytes", work)
+
     def _run_job(
         self,
         name: str,
@@ -970,6 +1025,15 @@ class Console:
                 f"chi-square checks over N draws (2-{RNG_TEST_MAX:,}); or a capture to"
                 f" {CAPTURE_DIR}/FILE in the state directory; between rounds",
                 "rng test 10000",
+            ),
+            "lab": c(
+                self._cmd_lab,
+                True,
+                "lab package NAME [DRAWS [RAW-BYTES]]",
+                "the lab package (captures, statistics, program, settings, recall, the signed"
+                f" journal export) to {CAPTURE_DIR}/NAME and NAME.tar.gz in the state"
+                " directory, sealed with the table's key; between rounds",
+                "lab package lab-2026-12",
             ),
             "selftest": c(
                 self._cmd_selftest,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,26 +96,26 @@ def write_segment(
             fh.write(canonical({"head": closing.as_dict()}) + b"\n")
         raw.flush()
         os.fsync(raw.fileno())
-    data = tmp.read_bytes()
-    checked = (
-        verify_archive_lines(gzip.decompress(data).decode("utf-8").splitlines(), closing_key_pem)
-        if closing_key_pem
-        else None
-    )
+    digest = hashlib.sha256()
+    with open(tmp, "rb") as written:
+        while block := written.read(1 << 20):
+            digest.update(block)
+    checked = verify_archive(tmp, closing_key_pem) if closing_key_pem else None
     if checked is not None and not checked.ok:
         tmp.unlink(missing_ok=True)
         raise ValueError(f"the archive segment does not verify: {checked.problem}")
     os.replace(tmp, path)
     sync_dir(folder)
-    return Segment(path, first, last, closing.hash, hashlib.sha256(data).hexdigest())
+    return Segment(path, first, last, closing.hash, digest.hexdigest())
 
 
 def verify_archive(path: str | os.PathLike[str], public_pem: bytes) -> VerifyResult:
-    """Check a segment with the public key alone: its chain and its closing signed head."""
+    """Check a segment with the public key alone: its chain and its closing signed head. The
+    file is read a line at a time, so a segment of any size is checked in the same memory."""
     try:
-        text = gzip.decompress(Path(path).read_bytes()).decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        with gzip.open(path, "rt", encoding="utf-8", newline="\n") as fh:
+            return verify_archive_lines((line.rstrip("\n") for line in fh), public_pem)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         result = VerifyResult()
         result.fail(f"archive {path} is unreadable: {exc}")
         return result
-    return verify_archive_lines(text.splitlines(), public_pem)

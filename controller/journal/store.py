@@ -162,6 +162,7 @@ class Journal:
         wall_ns: Callable[[], int] = time.time_ns,
         mono_ns: Callable[[], int] = time.monotonic_ns,
         readonly: bool = False,
+        immutable: bool = False,
         autocheckpoint: bool = True,
         cache_kib: int | None = None,
     ) -> None:
@@ -182,7 +183,10 @@ class Journal:
         self._counter_column: bool | None = None
         try:
             if readonly:
+                # immutable: a stopped table's file, read with no lock and no -wal or -shm
+                # file created beside it (read-only alone creates both on a WAL database)
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                uri += "&immutable=1" if immutable else ""
                 self._db = sqlite3.connect(
                     uri, uri=True, isolation_level=None, check_same_thread=False
                 )

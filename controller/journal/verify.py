@@ -10,6 +10,7 @@ checks everything (``journal verify``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -449,22 +450,28 @@ def _identity(journal: Journal, public_pem: bytes, result: VerifyResult) -> None
         result.fail(f"the journal is signed by key {named}, not by this key ({ours})")
 
 
-def verify_archive_lines(lines: list[str], public_pem: bytes) -> VerifyResult:
+def verify_archive_lines(lines: Iterable[str], public_pem: bytes) -> VerifyResult:
     """An archive segment (controller/journal/archive.py): a header, rows, a closing signed
-    head; the rows must chain from the header's ``prev`` and end at the signed head."""
+    head; the rows must chain from the header's ``prev`` and end at the signed head. The lines
+    are taken one at a time (a segment read from its file is never held whole)."""
     result = VerifyResult()
-    if len(lines) < 2:
+    numbered = enumerate(lines, start=1)
+    first = next(numbered, None)
+    second = next(numbered, None)
+    if first is None or second is None:
         result.fail("the archive is empty")
         return result
     try:
-        header = json.loads(lines[0])
-        closing = SignedHead.from_mapping(json.loads(lines[-1])["head"])
+        header = json.loads(first[1])
         prev, expected = str(header["prev"]), int(header["first_seq"])
     except (ValueError, KeyError, TypeError) as exc:
         result.fail(f"the archive's header or closing head is unreadable: {exc}")
         return result
     result.head_seq, result.head_hash = expected - 1, prev
-    for number, line in enumerate(lines[1:-1], start=2):
+    pending = second
+    for following in numbered:
+        number, line = pending
+        pending = following
         try:
             row = json.loads(line)
             fields = {k: row[k] for k in ("seq", "ts", "boot", "mono", "kind", "round", "data")}
@@ -481,6 +488,11 @@ def verify_archive_lines(lines: list[str], public_pem: bytes) -> VerifyResult:
         prev, expected = good, expected + 1
         result.rows += 1
         result.head_seq, result.head_hash = fields["seq"], good
+    try:
+        closing = SignedHead.from_mapping(json.loads(pending[1])["head"])
+    except (ValueError, KeyError, TypeError) as exc:
+        result.fail(f"the archive's header or closing head is unreadable: {exc}")
+        return result
     if int(header.get("last_seq", -1)) != result.head_seq:
         result.fail(
             f"the archive ends at row {result.head_seq}, its header says {header.get('last_seq')}"

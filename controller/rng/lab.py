@@ -14,7 +14,7 @@ upper incomplete gamma function Q(df/2, x/2), by its series or its continued fra
 Command line (``python -m controller.rng.lab``)::
 
     capture raw N FILE
-    capture final N FILE [--raw-out RAWFILE]
+    capture final N FILE [--raw-out RAWFILE] [--range LOW-HIGH]
     test N
     check FILE            chi-square over a file of final outcomes
     replay RAWFILE        print the outcomes raw bytes give
@@ -23,6 +23,7 @@ Command line (``python -m controller.rng.lab``)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -35,6 +36,7 @@ __all__ = [
     "SIGNIFICANCE",
     "ChiSquareResult",
     "StatisticalCheck",
+    "chi_square",
     "regularized_gamma_q",
     "chi2_sf",
     "frequency_chi_square",
@@ -167,7 +169,11 @@ class StatisticalCheck:
         )
 
 
-def _chi_square(name: str, counts: Sequence[int], significance: float) -> ChiSquareResult:
+def chi_square(
+    name: str, counts: Sequence[int], significance: float = SIGNIFICANCE
+) -> ChiSquareResult:
+    """Goodness of fit of ``counts`` to equal cells: ``len(counts) - 1`` degrees of freedom.
+    Counts are all a streaming test keeps, so a capture of any size is checked in fixed memory."""
     total = sum(counts)
     if total == 0:
         raise ValueError(f"{name}: no samples")
@@ -195,7 +201,7 @@ def frequency_chi_square(
     counts = [0] * (high - low + 1)
     for outcome in outcomes:
         counts[outcome - low] += 1
-    return _chi_square("frequency", counts, significance)
+    return chi_square("frequency", counts, significance)
 
 
 def serial_pair_chi_square(
@@ -208,7 +214,7 @@ def serial_pair_chi_square(
     counts = [0] * (n * n)
     for i in range(0, len(outcomes) - 1, 2):
         counts[(outcomes[i] - low) * n + (outcomes[i + 1] - low)] += 1
-    return _chi_square("serial pairs", counts, significance)
+    return chi_square("serial pairs", counts, significance)
 
 
 def check_outcomes(
@@ -280,20 +286,20 @@ def capture_final(
     progress: Progress | None = None,
 ) -> None:
     """Write ``count`` outcomes as the table shows them, one per line, to ``path``; with
-    ``raw_path``, also every raw byte those draws consumed (rejected attempts included)."""
+    ``raw_path``, also every raw byte those draws consumed (rejected attempts included). Both are
+    written as the draws come (buffered files): memory does not grow with ``count``."""
     if count < 0:
         raise ValueError(f"draw count must be >= 0, got {count}")
-    raw = bytearray()
-    lines = []
-    for i in range(count):
-        value, consumed = rng.draw_with_raw(low, high)
-        lines.append(f"{value}\n")
-        raw += consumed
-        if progress is not None and (i + 1) % _PROGRESS_EVERY == 0:
-            progress(i + 1, count)
-    Path(path).write_text("".join(lines), encoding="ascii")
-    if raw_path is not None:
-        Path(raw_path).write_bytes(bytes(raw))
+    with contextlib.ExitStack() as files:
+        out = files.enter_context(open(path, "w", encoding="ascii", newline="\n"))
+        raw = files.enter_context(open(raw_path, "wb")) if raw_path is not None else None
+        for i in range(count):
+            value, consumed = rng.draw_with_raw(low, high)
+            out.write(f"{value}\n")
+            if raw is not None:
+                raw.write(consumed)
+            if progress is not None and (i + 1) % _PROGRESS_EVERY == 0:
+                progress(i + 1, count)
 
 
 def _read_outcomes(path: Path | str) -> list[int]:
@@ -301,6 +307,14 @@ def _read_outcomes(path: Path | str) -> list[int]:
 
 
 # -- command line -------------------------------------------------------------------------------
+
+
+def _range(text: str) -> tuple[int, int]:
+    """``LOW-HIGH`` on the command line (``1-6``), with HIGH > LOW."""
+    low, sep, high = text.partition("-")
+    if not (sep and low.isdigit() and high.isdigit() and int(high) > int(low)):
+        raise argparse.ArgumentTypeError(f"expected LOW-HIGH with HIGH > LOW, got {text!r}")
+    return int(low), int(high)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -316,6 +330,13 @@ def _parser() -> argparse.ArgumentParser:
     capture.add_argument("count", type=int, metavar="N")
     capture.add_argument("file")
     capture.add_argument("--raw-out", metavar="RAWFILE", help="final: also the raw bytes consumed")
+    capture.add_argument(
+        "--range",
+        type=_range,
+        default=(1, 8),
+        metavar="LOW-HIGH",
+        help="final: outcomes LOW through HIGH (default 1-8, the pai gow number)",
+    )
     test = commands.add_parser("test", help="chi-square tests over N fresh draws")
     test.add_argument("count", type=int, metavar="N")
     check = commands.add_parser("check", help="chi-square tests over a file of final outcomes")
@@ -348,7 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.kind == "raw":
             capture_raw(rng, args.count, args.file)
         else:
-            capture_final(rng, args.count, args.file, raw_path=args.raw_out)
+            low, high = args.range
+            capture_final(rng, args.count, args.file, low, high, raw_path=args.raw_out)
         print(
             f"captured {args.count} {args.kind} {'bytes' if args.kind == 'raw' else 'outcomes'}"
             f" to {args.file}"

@@ -12,7 +12,9 @@ refused) and a ``verify SEED`` that differs from the lab's value computed from t
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
+import json
 import marshal
 import os
 import shutil
@@ -317,6 +319,46 @@ def test_a_clean_release_starts_without_fault_and_answers_the_labs_hmac(table: T
     assert rig.status()["number"] in list("12345678")
     started = [line for line in rig.stderr_lines if "program verified" in line]
     assert started, rig.stderr_lines[-10:]
+
+
+def test_the_release_makes_a_lab_package_whose_hmac_the_lab_recomputes(
+    table: Table, tmp_path: Path
+) -> None:
+    """``lab package`` run by the installed release beside its running table: the package
+    names the release (its manifest's SHA-256), its HMAC is the one the lab's tool computes from
+    the artifact with the profile files the package carries, it holds the documentation's pages
+    from the release, and ``lab verify`` run by the release holds (its replay by the release's
+    own interpreter, isolated)."""
+    rig = table.start()
+    assert press_to_draw(rig) == []
+    out = tmp_path / "lab"
+    made = table.staged.run(
+        *("lab", "package", str(out), "--profile", str(table.staged.profile)),
+        *("--state-dir", str(table.state), "--draws", "200", "--raw-bytes", "3000"),
+        *("--seed", SEED),
+        timeout=600,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert rig.status()["state"] == "dealing"  # the table played on
+    identity = json.loads((out / "program" / "identity.json").read_text())
+    opt = table.staged.opt
+    assert identity["kind"] == "release"
+    assert (out / "program" / "manifest.json").read_bytes() == (opt / "manifest.json").read_bytes()
+    assert (
+        identity["manifest_sha256"]
+        == hashlib.sha256((opt / "manifest.json").read_bytes()).hexdigest()
+    )
+    assert identity["check"] == ["every program and profile file matches the manifest"]
+    assert identity["hmac"] == table.lab_hmac()  # the table's own value, as `verify SEED` gives
+    copied = out / "settings" / "profile" / "profile.toml"
+    assert lab_hmac(table.artifact, copied) == identity["hmac"]  # from the package's copies
+    assert f"hmac-sha256 {identity['hmac']}" in made.stdout
+    for page in ("lab.md", "rng.md", "journal.md", "program-verification.md", "paigow-table.md"):
+        assert (out / "docs" / page).read_bytes() == (REPO / "docs" / page).read_bytes(), page
+    assert "Not included: " in (out / "tests" / "summary.txt").read_text()
+    checked = table.staged.run("lab", "verify", str(out), timeout=600)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "(python3 -I -S rng/replay.py)" in checked.stdout
 
 
 TAMPERINGS: dict[str, tuple[Callable[[Files, Path, Path], str], bool]] = {

@@ -53,6 +53,8 @@ TILES_PER_STACK: Final = 4
 
 DICE_MIN: Final = 3  # three dice, 5324.50(a)(3)
 DICE_MAX: Final = 18
+DIE_MIN: Final = 1  # one die of the shaker's three: the dealer enters each as 1-6 (`dice A B C`)
+DIE_MAX: Final = 6
 RNG_MIN: Final = 1  # 5324.50(a)(4): "a number from one through eight, inclusive"
 RNG_MAX: Final = 8
 

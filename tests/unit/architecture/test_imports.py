@@ -43,9 +43,19 @@ ALLOWED: dict[str, frozenset[str]] = {
             "controller.program",
             "controller.tables",
             "controller.events",
+            "controller.lab",
         }
     ),
     "controller.feed": frozenset({"controller.journal", "controller.config"}),
+    "controller.lab": frozenset(
+        {
+            "controller.games",
+            "controller.journal",
+            "controller.config",
+            "controller.rng",
+            "controller.program",
+        }
+    ),
     "controller.scoreboard": frozenset({"controller.games", "controller.config"}),
     "drivers": frozenset(),
     "drivers.sim": frozenset({"drivers"}),
