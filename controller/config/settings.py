@@ -66,6 +66,7 @@ __all__ = [
     "RuleSettings",
     "SETTING_KEYS",
     "START_MODES",
+    "WagerLimit",
 ]
 
 ErrorCode = Literal["UNKNOWN", "SYNTAX", "RANGE"]
@@ -122,6 +123,9 @@ class PaigowSettings:
     co_bank_shortfall_odd_cent: str = _ENGINE.co_bank_shortfall_odd_cent
     surrender_against_bank: str = _ENGINE.surrender_against_bank
     bank_rotation_includes_dealer: bool = _ENGINE.bank_rotation_includes_dealer
+    # The table's posted limits (the monitor's header; _LIMIT_SPECS): whole cents.
+    wager_min_cents: int = 2_500
+    wager_max_cents: int = 500_000
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,19 @@ class BaccaratSettings:
     hands_after_cover: int = HANDS_AFTER_COVER
     offer_back_to_previous: bool = OFFER_BACK_TO_PREVIOUS
     dead_hand_compels_pass: bool = DEAD_HAND_COMPELS_PASS
+    # The table's posted limits (the monitor's header; _LIMIT_SPECS): whole cents.
+    banker_min_cents: int = 2_500
+    banker_max_cents: int = 500_000
+    player_min_cents: int = 2_500
+    player_max_cents: int = 500_000
+    tie_min_cents: int = 500
+    tie_max_cents: int = 50_000
+    dragon_min_cents: int = 500
+    dragon_max_cents: int = 50_000
+    dragon7_min_cents: int = 500
+    dragon7_max_cents: int = 25_000
+    panda8_min_cents: int = 500
+    panda8_max_cents: int = 25_000
 
 
 @dataclass(frozen=True)
@@ -228,6 +245,73 @@ def _when_bank_surrender(s: RuleSettings) -> str | None:
 
 def _house_way_choices() -> tuple[str, ...]:
     return ("default", *policy_names())
+
+
+# -- the table's posted limits -----------------------------------------------------------------
+# A minimum and a maximum for each wager the table offers, in whole cents, shown on the table's
+# monitor (controller/scoreboard) as a limit sign shows them. Baccarat stakes go in $5 steps
+# (5324.20(d)(2)), so its limits are multiples of 500 cents; a minimum above its maximum is
+# refused whichever of the two is changed. A wager the table does not offer has its limits
+# inactive (dragon bonus without a pay table, dragon 7 and panda 8 off an EZ table).
+
+#: The largest limit a setting takes: $1,000,000.
+LIMIT_MAX_CENTS: Final = 100_000_000
+
+
+def _when_dragon(s: RuleSettings) -> str | None:
+    return (
+        None
+        if s.baccarat.dragon_pay_table != "none"
+        else "needs a baccarat.dragon_pay_table (5324.20(d)(5))"
+    )
+
+
+#: (game, wager as the monitor names it, setting prefix, when inactive, reference)
+_LIMITS: Final = (
+    ("paigow", "wager", "paigow.wager", None, "5324.50(c) (posted table limits)"),
+    ("baccarat", "banker", "baccarat.banker", None, "5324.20(b)(1)(i), (d)(2) ($5 steps)"),
+    ("baccarat", "player", "baccarat.player", None, "5324.20(b)(1)(ii), (d)(2) ($5 steps)"),
+    ("baccarat", "tie", "baccarat.tie", None, "5324.20(b)(1)(iii), (d)(2) ($5 steps)"),
+    ("baccarat", "dragon", "baccarat.dragon", _when_dragon, "5324.20(b)(1)(iv), (d)(2)"),
+    ("baccarat", "dragon7", "baccarat.dragon7", _when_ez, "5324.20(b)(1)(v), (d)(2)"),
+    ("baccarat", "panda8", "baccarat.panda8", _when_panda8, "5324.20(b)(1)(vi), (d)(2)"),
+)
+_LIMIT_SPECS: Final = tuple(
+    _Spec(f"{prefix}_{end}_cents", "int", cite, lo=100, hi=LIMIT_MAX_CENTS, inactive=inactive)
+    for _game, _wager, prefix, inactive, cite in _LIMITS
+    for end in ("min", "max")
+)
+
+
+@dataclass(frozen=True)
+class WagerLimit:
+    """One wager's posted limits: ``wager`` as the monitor names it (``banker``, ``tie``,
+    ``wager`` at pai gow), the minimum and maximum stake in cents."""
+
+    wager: str
+    min_cents: int
+    max_cents: int
+
+
+def _check_limits(s: RuleSettings) -> None:
+    """Every wager's minimum at most its maximum; baccarat's in $5 steps (5324.20(d)(2))."""
+    for game, _wager, prefix, _inactive, cite in _LIMITS:
+        lo, hi = s.get(f"{prefix}_min_cents"), s.get(f"{prefix}_max_cents")
+        if lo > hi:
+            raise ConfigError(
+                "RANGE",
+                f"{prefix}_min_cents",
+                f"{lo} is above {prefix}_max_cents {hi}: a minimum cannot exceed its maximum",
+            )
+        if game == "baccarat":
+            for end, value in (("min", lo), ("max", hi)):
+                if value % 500:
+                    raise ConfigError(
+                        "RANGE",
+                        f"{prefix}_{end}_cents",
+                        f"{value} is not a multiple of 500: baccarat wagers are accepted in"
+                        f" $5 increments only ({cite})",
+                    )
 
 
 _SPECS: Final[tuple[_Spec, ...]] = (
@@ -348,7 +432,9 @@ _SPECS: Final[tuple[_Spec, ...]] = (
     _Spec("baccarat.hands_after_cover", "int", '5324.20(f)(9) ("last hand")', choices=(0, 1)),
     _Spec("baccarat.offer_back_to_previous", "bool", "5324.20(h)(2)"),
     _Spec("baccarat.dead_hand_compels_pass", "bool", "5324.20(h)(1)(i), (i)(1)(ii)"),
+    *_LIMIT_SPECS,
 )
+
 _BY_KEY: Final[Mapping[str, _Spec]] = {s.key: s for s in _SPECS}
 #: Every setting's key, in ``config show`` order.
 SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
@@ -466,6 +552,18 @@ class RuleSettings:
             if why:
                 raise ConfigError("RANGE", key, f"is set but has no effect: {why}", source)
         return result
+
+    def wager_limits(self, game: str) -> tuple[WagerLimit, ...]:
+        """The posted limits of each wager ``game``'s table offers now, in layout order."""
+        return tuple(
+            WagerLimit(
+                wager,
+                self.get(f"{prefix}_min_cents"),
+                self.get(f"{prefix}_max_cents"),
+            )
+            for limit_game, wager, prefix, _inactive, _cite in _LIMITS
+            if limit_game == game and self.inactive_reason(f"{prefix}_min_cents") is None
+        )
 
     # -- the rules engines' own settings objects -----------------------------------------------
 
@@ -623,6 +721,7 @@ def _check_whole(s: RuleSettings) -> None:
             f" {DEFAULT_DELIVERY_STYLE}, the style used when the bank names none"
             " (5324.50(g)(9))",
         )
+    _check_limits(s)
     if b.vig_step_cents != VIG_STEP_FOR_PERCENT[b.vig_percent]:
         raise ConfigError(
             "RANGE",
