@@ -16,6 +16,7 @@ import ipaddress
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -82,6 +83,11 @@ SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
 TOPIC_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 #: Hosts a plain-TCP (``mqtt://``) broker may be on: this machine only (development).
 LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
+#: The monitor's languages (controller/scoreboard/labels.py): English, traditional and
+#: simplified Chinese; a page shows one or two of them.
+SCOREBOARD_LANGUAGES: Final = ("en", "zh-Hant", "zh-Hans")
+#: The monitor's densities: big-road columns across the screen (docs/scoreboard.md).
+SCOREBOARD_DENSITIES: Final = {"standard": 36, "large": 24, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
@@ -221,6 +227,15 @@ class ScoreboardSettings:
     per_peer: int = 4
     kiosk: tuple[str, ...] = ("127.0.0.1", "::1")
     names: tuple[str, ...] = ()
+    # What the monitor shows besides the table's state (docs/scoreboard.md): the table's name
+    # in the header ("": the table's id), the labels' languages, after how many minutes without
+    # a coup or round the idle screen comes (0: never) and the texts it shows, and how many
+    # big-road columns a screen holds (a monitor's address may choose another).
+    table_name: str = ""
+    languages: tuple[str, ...] = ("en",)
+    idle_minutes: float = 10.0
+    idle_text: tuple[str, ...] = ()
+    density: str = "standard"
 
     @property
     def loopback(self) -> bool:
@@ -837,7 +852,58 @@ def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
         per_peer=s.value("per_peer", _int(r, 1, 256), d.per_peer),
         kiosk=s.value("kiosk", _list_of(r, _address(r)), d.kiosk),
         names=s.value("names", _list_of(r, _host_name(r)), d.names),
+        table_name=s.value("table_name", _display_text(r, 32, empty=True), d.table_name),
+        languages=s.value("languages", _languages(r), d.languages),
+        idle_minutes=s.value("idle_minutes", _idle_minutes(r), d.idle_minutes),
+        idle_text=s.value("idle_text", _list_of(r, _display_text(r, 60)), d.idle_text),
+        density=s.value("density", _str(r, tuple(SCOREBOARD_DENSITIES)), d.density),
     )
+
+
+def _display_text(reader: _Reader, most: int, empty: bool = False) -> Callable[[str, Any], str]:
+    """A text the monitor shows: at most ``most`` characters, none of them a control character
+    (a line break or an escape would break the page's layout, not its safety: it is text)."""
+
+    def conv(key: str, raw: Any) -> str:
+        if not isinstance(raw, str) or (not raw and not empty):
+            raise _type_error(reader, key, "a non-empty string" if not empty else "a string", raw)
+        if len(raw) > most:
+            raise reader.error(key, f"{len(raw)} characters: at most {most} fit the monitor")
+        bad = [ch for ch in raw if unicodedata.category(ch).startswith("C")]
+        if bad:
+            raise reader.error(key, f"holds a control character ({ascii(bad[0])})")
+        return raw
+
+    return conv
+
+
+def _languages(reader: _Reader) -> Callable[[str, Any], tuple[str, ...]]:
+    """One or two of :data:`SCOREBOARD_LANGUAGES`, each once (two: every label shows both)."""
+
+    def conv(key: str, raw: Any) -> tuple[str, ...]:
+        if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
+            raise _type_error(reader, key, "a list of one or two languages", raw)
+        langs = tuple(
+            _str(reader, SCOREBOARD_LANGUAGES)(f"{key}[{i}]", v) for i, v in enumerate(raw)
+        )
+        if len(set(langs)) != len(langs):
+            raise reader.error(key, "names a language twice")
+        return langs
+
+    return conv
+
+
+def _idle_minutes(reader: _Reader) -> Callable[[str, Any], float]:
+    """0 (never idle) or 0.05 to 1440 minutes (a fraction of a minute for a test bench)."""
+    inner = _float(reader, 0.0, 1440.0)
+
+    def conv(key: str, raw: Any) -> float:
+        value = inner(key, raw)
+        if 0 < value < 0.05:
+            raise reader.error(key, f"{raw} is out of range: 0 (never) or 0.05..1440")
+        return value
+
+    return conv
 
 
 def _list_of(
