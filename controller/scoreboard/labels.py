@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
+from controller.config.profile import SCOREBOARD_LANGUAGES, ScoreboardSettings
+
 #: The languages a page can show, in the order of each label's texts.
-LANGUAGES: Final = ("en", "zh-Hant", "zh-Hans")
+LANGUAGES: Final = SCOREBOARD_LANGUAGES
 
 #: key -> (English, traditional Chinese, simplified Chinese)
 LABELS: Final[Mapping[str, tuple[str, str, str]]] = {
@@ -87,7 +89,7 @@ LABELS: Final[Mapping[str, tuple[str, str, str]]] = {
         "由{from}數{n}: 首疊給{to}",
         "由{from}数{n}: 首叠给{to}",
     ),
-    "delivery": ("DELIVERY", "派牌方式", "派牌方式"),
+    "delivery": ("DELIVERY: {style}", "派牌方式: {style}", "派牌方式: {style}"),
     # the page's own notices
     "connection_lost": (
         "CONNECTION LOST - RECONNECTING",
@@ -144,7 +146,19 @@ def missing_glyphs(text: str, covered: Iterable[str]) -> str:
     return "".join(out)
 
 
-def for_languages(languages: Iterable[str]) -> dict[str, list[str]]:
-    """Each label in ``languages`` (a list of :data:`LANGUAGES`), for the page's script."""
-    index = [LANGUAGES.index(lang) for lang in languages]
-    return {key: [texts[i] for i in index] for key, texts in LABELS.items()}
+def text_warnings(settings: ScoreboardSettings) -> list[str]:
+    """The profile's texts for the monitor (its table name, its idle texts) with a Chinese
+    character the monitor's font lacks: the page would show a box in its place."""
+    from controller.scoreboard.fonts import COVERED
+
+    out = []
+    for key, texts in (("table_name", (settings.table_name,)), ("idle_text", settings.idle_text)):
+        for text in texts:
+            missing = missing_glyphs(text, COVERED)
+            if missing:
+                out.append(
+                    f"scoreboard.{key} {text!r}: the monitor's Chinese font has no {missing}"
+                    " (it carries the labels' characters and common words:"
+                    " controller/scoreboard/labels.py EXTRA); the page would show a box instead"
+                )
+    return out
