@@ -87,7 +87,7 @@ LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 #: simplified Chinese; a page shows one or two of them.
 SCOREBOARD_LANGUAGES: Final = ("en", "zh-Hant", "zh-Hans")
 #: The monitor's densities: big-road columns across the screen (docs/scoreboard.md).
-SCOREBOARD_DENSITIES: Final = {"standard": 36, "large": 24, "dense": 48}
+SCOREBOARD_DENSITIES: Final = {"standard": 36, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)

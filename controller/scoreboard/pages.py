@@ -185,8 +185,9 @@ function say(key, lang, vars) {
   return text;
 }
 /* A label in every language shown, one span each (its lang picks the Chinese font);
-   written again only when it changed. */
-function put(el, key, vars) {
+   written again only when it changed. A value named in ``shared`` (a name that is the same
+   in every language) is said in the first language only. */
+function put(el, key, vars, shared) {
   const sig = key ? key + JSON.stringify(vars || null) : "";
   if (el._sig === sig) { return; }
   el._sig = sig;
@@ -196,7 +197,12 @@ function put(el, key, vars) {
     const s = document.createElement("span");
     s.lang = lang;
     s.className = "l" + i;
-    s.textContent = say(key, lang, vars);
+    let v = vars;
+    if (i > 0 && shared) {
+      v = Object.assign({}, vars);
+      for (const k of shared) { v[k] = ""; }
+    }
+    s.textContent = say(key, lang, v).replace(/:\s*$/, "");
     el.appendChild(s);
   });
 }
@@ -356,12 +362,15 @@ padding:0 .35em;border-radius:.75em}
 .count{margin-right:.9em}
 .pct{color:var(--muted);font-size:.72em;margin-left:.25em}
 #announce{color:var(--gold);text-align:center}
-#board{display:flex;flex-direction:column;gap:var(--gap,1vh)}
+#board{display:flex;flex-direction:column;justify-content:center;gap:var(--gap,1vh)}
 #lower{display:flex;gap:var(--gap,1vh)}
 #left{display:flex;flex-direction:column;gap:var(--gap,1vh)}
 #derived{display:flex;flex-direction:column;gap:0}
 body.wide #board{display:grid;grid-template-columns:auto auto;grid-template-rows:auto auto;
-justify-content:start}
+justify-content:start;align-content:center;align-items:start}
+body.wide #limits{font-size:calc(var(--c) * .36)}
+body.wide #ask{font-size:calc(var(--c) * .26)}
+body.wide #ask .askrow svg{width:calc(var(--c) * .3);height:calc(var(--c) * .3)}
 body.wide #lower,body.wide #left{display:contents}
 body.wide #big-panel{grid-column:2;grid-row:1}
 body.wide #bead-panel{grid-column:1;grid-row:1}
@@ -401,7 +410,7 @@ body.ended #ask{visibility:hidden}
 _BACCARAT_BODY: Final = """
 <header id="head">
 <div class="bar row1">
-<span class="name" id="table-name"></span><span class="game" data-label="baccarat"></span>
+<span class="name" id="table-name"></span>
 <span class="grow" id="announce" data-state=""></span>
 <span><span class="tag" data-label="shoe"></span><span id="shoe">-</span></span>
 <span><span class="tag" data-label="coup"></span><span id="coup">-</span></span>
@@ -747,7 +756,7 @@ font-family:inherit}
 _PAIGOW_BODY: Final = """
 <header id="head">
 <div class="bar row1">
-<span class="name" id="table-name"></span><span class="game" data-label="paigow"></span>
+<span class="name" id="table-name"></span>
 <span class="grow"></span>
 <span class="badge" id="mode" data-mode="">-</span>
 <span><span class="tag" data-label="round"></span><span id="round">-</span></span>
@@ -810,7 +819,7 @@ function render(doc) {
   const st = $("style");
   st.dataset.style = doc.style || "";
   const styled = doc.showing || ["bank_style", "no_more_bets"].includes(doc.state);
-  put(st, styled ? "delivery" : "", {style: words(doc.style)});
+  put(st, styled ? "delivery" : "", {style: words(doc.style)}, ["style"]);
 }
 function idleAllowed(doc) {
   return ["inspection", "washing", "betting"].includes(doc.state);
