@@ -202,7 +202,7 @@ function put(el, key, vars, shared) {
       v = Object.assign({}, vars);
       for (const k of shared) { v[k] = ""; }
     }
-    s.textContent = say(key, lang, v).replace(/:\s*$/, "");
+    s.textContent = say(key, lang, v).replace(/: *$/, "");
     el.appendChild(s);
   });
 }
