@@ -86,8 +86,9 @@ LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
 #: The monitor's languages (controller/scoreboard/labels.py): English, traditional and
 #: simplified Chinese; a page shows one or two of them.
 SCOREBOARD_LANGUAGES: Final = ("en", "zh-Hant", "zh-Hans")
-#: The monitor's densities: big-road columns across the screen (docs/scoreboard.md).
-SCOREBOARD_DENSITIES: Final = {"standard": 36, "large": 14, "dense": 48}
+#: The monitor's densities: big-road columns across the screen at the start of a shoe
+#: (docs/scoreboard.md; standard and dense grow to hold a long shoe whole, large scrolls).
+SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)

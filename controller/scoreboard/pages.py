@@ -384,8 +384,9 @@ line-height:var(--label);padding:0 .6vw;letter-spacing:.06em;border-bottom:.25vh
 white-space:nowrap;overflow:hidden}
 .drow{display:flex;flex-direction:row;background:var(--panel);border-bottom:.25vh solid #b9b29d}
 .drow:last-child{border-bottom:0}
-.dlabel{flex:none;color:#5f584a;font-size:calc(var(--label) * .6);padding:.4vh .5vw;
-letter-spacing:.04em;border-right:.25vh solid #c9c2ad;overflow:hidden;line-height:1.25}
+.dlabel{flex:none;color:#5f584a;font-size:min(calc(var(--label) * .6),calc(var(--c) * .34));
+padding:.4vh .4vw;letter-spacing:.03em;border-right:.25vh solid #c9c2ad;overflow:hidden;
+line-height:1.25;overflow-wrap:anywhere}
 .dlabel span{display:block}
 body.wide .drow{flex-direction:column;border-bottom:0;border-radius:.6vh;overflow:hidden}
 body.wide .dlabel{border-right:0;border-bottom:.25vh solid #c9c2ad;height:var(--label);
@@ -472,6 +473,13 @@ const COLOR = {banker: "#d0142c", player: "#1650c8", tie: "#13904a",
 const LETTER = {banker: say("banker_letter", LANGS[0]), player: say("player_letter", LANGS[0]),
                 tie: say("tie_letter", LANGS[0])};
 const BEAD_COLS = {stacked: 15, wide: 8};
+/* Big-road columns across: the density's at a shoe's start; a shoe whose roads need more
+   (its cells would scroll off) makes the cells smaller, up to GROW_MAX columns, so the whole
+   shoe stays on the screen. The large density scrolls instead (it shows the newest columns). */
+const D0 = CONFIG.densities[DENSITY];
+const GROW_MAX = 60;
+let D = D0;
+let shownShoe = null;
 let last = null;
 let askSide = "banker";
 const R = {};                       /* per road: its layers, drawn cells, columns shown */
@@ -577,8 +585,7 @@ function layout() {
   const L = Math.max(12, Math.round(H * 0.028));
   const h = H - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom) -
     $("head").getBoundingClientRect().height - gap;
-  const D = CONFIG.densities[DENSITY];
-  const wide = D < 24;
+  const wide = D0 < 24;
   const beadCols = wide ? BEAD_COLS.wide : BEAD_COLS.stacked;
   const body = document.body;
   body.classList.toggle("wide", wide);
@@ -625,6 +632,18 @@ function layout() {
   }
   body.dataset.bigCols = String(R.big.cols);
   body.dataset.beadCols = String(R.bead.cols);
+  body.dataset.derivedCols = String(R.big_eye_boy.cols);
+}
+/* A road that needs more columns than it shows: smaller cells (rare: a few times in a long
+   shoe), so every coup's cell stays on the screen. */
+function fit() {
+  if (D0 < 24) { return; }
+  const over = () => ROADS.some((n) => n !== "bead" &&
+                                Math.max(R[n].max, R[n].need) + 1 > R[n].cols);
+  while (D < GROW_MAX && over()) {
+    D = Math.min(GROW_MAX, D + 4);
+    layout();
+  }
 }
 /* The newest columns stay in view (and the ask's cell): whole columns scroll off the left. */
 function scroll(name) {
@@ -725,8 +744,13 @@ function render(doc) {
   }
   putLimits($("limits"), doc.limits, "lim");
   const roads = doc.roads || {};
+  if (doc.shoe !== shownShoe) {       /* a new shoe: the density's own cells again */
+    shownShoe = doc.shoe;
+    if (D !== D0) { D = D0; layout(); }
+  }
   for (const name of ROADS) { drawRoad(name, roads[name] || [], doc.shoe); }
   drawAsk();
+  fit();
 }
 /* Between coups, or with no shoe: the states the idle screen may replace the board in. */
 function idleAllowed(doc) {
