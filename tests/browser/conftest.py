@@ -156,11 +156,12 @@ def scoreboard_url(rig: Rig) -> str:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
-    """``table(game, extra="", port=0)`` -> the real controller on sim-GAME with its console on
-    a pseudo-terminal and its scoreboard on ``port`` (0: any free port)."""
+    """``table(game, extra="", port=0, state="state")`` -> the real controller on sim-GAME with
+    its console on a pseudo-terminal, its scoreboard on ``port`` (0: any free port) and its
+    journal in the test's folder ``state`` (another table: another folder)."""
     rigs: list[Rig] = []
 
-    def make(game: str, extra: str = "", port: int = 0) -> Rig:
+    def make(game: str, extra: str = "", port: int = 0, state: str = "state") -> Rig:
         pty = PtyMaster()
         folder = tmp_path / f"rig{len(rigs)}"
         folder.mkdir()
@@ -168,7 +169,7 @@ def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
             override_profile(
                 folder, PROFILES / f"sim-{game}.toml", pty.slave_path, extra, scoreboard_port=port
             ),
-            tmp_path / "state",
+            tmp_path / state,
             pty,
         )
         rigs.append(rig)

@@ -38,7 +38,7 @@ document.fonts.load("48px '" + family + "'", chars).then(() => {
     out[ch] = {shipped: draw("48px '" + family + "'", ch), fallback: draw("48px 'NoSuchFont'", ch)};
   }
   done({glyphs: out, loaded: document.fonts.check("48px '" + family + "'", chars)});
-});
+}).catch((e) => done({glyphs: {}, loaded: false, error: String(e)}));
 """
 
 
@@ -52,7 +52,7 @@ def test_chinese_labels_are_drawn_with_the_shipped_font_not_boxes(
         chars = "".join(sorted({ch for t in LABELS.values() for ch in t[column] if is_cjk(ch)}))
         assert set(chars) <= set(COVERED)
         got = page.driver.execute_async_script(GLYPHS, family, chars)
-        assert got["loaded"], family
+        assert got["loaded"], (family, got.get("error"))
         glyphs = got["glyphs"]
         fallback = {tuple(g["fallback"][:2]) for g in glyphs.values()}
         # This machine has no Chinese font: without the shipped one, every character is the
