@@ -362,12 +362,12 @@ padding:0 .35em;border-radius:.75em}
 .count{margin-right:.9em}
 .pct{color:var(--muted);font-size:.72em;margin-left:.25em}
 #announce{color:var(--gold);text-align:center}
-#board{display:flex;flex-direction:column;justify-content:center;gap:var(--gap,1vh)}
+#board{display:flex;flex-direction:column;justify-content:flex-start;gap:var(--gap,1vh)}
 #lower{display:flex;gap:var(--gap,1vh)}
 #left{display:flex;flex-direction:column;gap:var(--gap,1vh)}
 #derived{display:flex;flex-direction:column;gap:0}
 body.wide #board{display:grid;grid-template-columns:auto auto;grid-template-rows:auto auto;
-justify-content:start;align-content:center;align-items:start}
+justify-content:start;align-content:start;align-items:start}
 body.wide #limits{font-size:calc(var(--c) * .36)}
 body.wide #ask{font-size:calc(var(--c) * .26)}
 body.wide #ask .askrow svg{width:calc(var(--c) * .3);height:calc(var(--c) * .3)}
