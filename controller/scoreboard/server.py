@@ -6,7 +6,8 @@ route table, template engine or async framework is needed, and nothing is added 
 program manifest verifies or the Pi must install. What a framework would have given is written
 here in a few lines each, and tested (tests/unit/scoreboard/test_server.py):
 
-* only GET and HEAD (anything else 405), four paths (anything else 404);
+* only GET and HEAD (anything else 405), six paths: the page, the event stream, the state,
+  the health check and the two Chinese fonts (anything else 404);
 * the request line at most :data:`MAX_REQUEST_LINE` bytes (414) and the whole head at most
   :data:`MAX_HEAD` bytes (431); its first byte within :data:`FIRST_BYTE_S` and all of it
   within :data:`HEAD_TIMEOUT_S` of the accept (a slow client is dropped);
