@@ -150,3 +150,25 @@ def test_what_the_monitor_shows_is_read_with_its_defaults(tmp_path: Path) -> Non
     assert board.density == "large"
     never = load_profile(write(tmp_path, "c.toml", PAIGOW + "\n[scoreboard]\nidle_minutes = 0\n"))
     assert never.scoreboard.idle_minutes == 0
+
+
+def test_check_profile_warns_about_a_text_the_monitor_s_font_lacks(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "p.toml",
+        PAIGOW + '\n[scoreboard]\ntable_name = "牌九 3"\nidle_text = ["歡迎光臨", "龘"]\n',
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "check-profile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stdout.splitlines() if line.startswith("WARNING")]
+    assert warned == [
+        "WARNING scoreboard.idle_text '龘': the monitor's Chinese font has no 龘 (it carries the"
+        " labels' characters and common words: controller/scoreboard/labels.py EXTRA); the page"
+        " would show a box instead"
+    ]
