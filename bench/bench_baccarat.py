@@ -1,4 +1,4 @@
-"""Baccarat rules benchmarks: prints figures, asserts nothing (see DESIGN.md, bench/).
+"""Baccarat rules benchmarks: prints figures, asserts nothing (see CONTRIBUTING.md, bench/).
 
     python bench/bench_baccarat.py [--shoes N]
 

@@ -2,7 +2,7 @@
 
 Drivers run their own threads (serial readers, GPIO edge callbacks, the console port) and only
 post events to ``self.queue``; the loop thread takes them one at a time and is the only thread
-that touches table state, the journal or the configuration (DESIGN.md "How data flows"). Nothing
+that touches table state, the journal or the configuration (docs/design.md, the data flow). Nothing
 lives at module level, so a second Application in the same process starts clean.
 """
 
@@ -239,8 +239,8 @@ class Application:
 
         # Program verification (controller/program/): a release checked every file before the
         # application was imported (boot.py); a changed profile or program file is a fault.
-        from controller.program.boot import boot_check
-        from controller.program.manifest import startup_problems
+        from controller.program.boot import startup_problems
+        from controller.program.origin import boot_check
 
         problems = startup_problems(profile.source_files)
         check = boot_check()

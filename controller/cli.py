@@ -223,7 +223,8 @@ def _check_profile(path: str) -> int:
     try:
         print(check_profile_report(path))
     except ProfileError as exc:
-        print(f"profile error: {exc}", file=sys.stderr)
+        for error in exc.errors:  # every error of the profile, in one run: a line each
+            print(f"profile error: {error}", file=sys.stderr)
         return 1
     # the monitor's texts against its font (controller/scoreboard: not the profile's to know)
     from controller.config.profile import load_profile
@@ -556,7 +557,7 @@ def _serve(app: Application, game: str, name: str) -> int:
         status = app.status()
         banner = f"table-controller ready: {game} profile {name}, state {status.get('state', '?')}"
         print(banner, file=sys.stderr)
-        from controller.program.boot import boot_check
+        from controller.program.origin import boot_check
 
         check = boot_check()
         if check is not None and check.checked:

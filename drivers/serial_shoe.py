@@ -1,5 +1,5 @@
 """Serial card shoe driver: a pySerial reader thread speaking the reference shoe protocol,
-revision 2 (DESIGN.md: a session id in every frame).
+revision 2 (docs/design.md: a session id in every frame).
 
 The thread decodes frames, applies the session and sequence rules, posts ``drivers.shoe_events``
 onto the controller's queue and answers the shoe. DURABILITY: it never acknowledges a frame the
@@ -45,7 +45,7 @@ from drivers.shoe_protocol import (
 
 __all__ = ["DEFAULT_BAUD", "SerialPort", "SerialShoe", "ShoeStats"]
 
-DEFAULT_BAUD = 115200  # DESIGN.md: the baud rate is a profile setting, 115200 by default
+DEFAULT_BAUD = 115200  # docs/design.md: the baud rate is a profile setting, 115200 by default
 
 
 class SerialPort(Protocol):
@@ -65,7 +65,7 @@ Opener = Callable[[str, int, float, float], SerialPort]
 
 
 def _open_pyserial(url: str, baud: int, read_timeout: float, write_timeout: float) -> SerialPort:
-    # serial_for_url so that loop://, socket:// and pty paths all work (STYLE.md "Serial I/O")
+    # serial_for_url so that loop://, socket:// and pty paths all work (docs/design.md "Serial I/O")
     port: SerialPort = serial.serial_for_url(
         url, baudrate=baud, timeout=read_timeout, write_timeout=write_timeout
     )
@@ -415,7 +415,7 @@ class SerialShoe:
         elif verdict is Verdict.REPEAT:
             self._feed_watchdog(now_ns)
             self._counts["repeats"] += 1
-            self._send_durable_ack()  # DESIGN.md: acknowledge it (never beyond the journal)
+            self._send_durable_ack()  # docs/design.md: acknowledge it (never beyond the journal)
         elif verdict is Verdict.GAP:
             self._feed_watchdog(now_ns)
             self._counts["gaps"] += 1
@@ -430,7 +430,7 @@ class SerialShoe:
             if decision.nak is not None and self._tracker.sid is not None:
                 self._send_nak(SessionPosition(self._tracker.sid, decision.nak))
         elif verdict is Verdict.FOREIGN:
-            # DESIGN.md: discarded without a reply; the shoe's silence resend brings its $HELO
+            # docs/design.md: discarded without a reply; the shoe's silence resend brings its $HELO
             self._counts["foreign"] += 1
             self._refuse(
                 verdict.value,
@@ -489,7 +489,7 @@ class SerialShoe:
         return True
 
     def _feed_watchdog(self, now_ns: int) -> None:
-        # DESIGN.md: any valid frame of the current session feeds the watchdog
+        # docs/design.md: any valid frame of the current session feeds the watchdog
         now = now_ns / 1e9
         silent = now - self._last_valid
         self._last_valid = now
@@ -498,7 +498,7 @@ class SerialShoe:
             self._emit(ShoeWatchdog(True, silent, now_ns))
 
     def _check_watchdog(self) -> None:
-        # DESIGN.md: no valid frame for more than 3 s (3 heartbeats) is a fault
+        # docs/design.md: no valid frame for more than 3 s (3 heartbeats) is a fault
         now_ns = time.monotonic_ns()
         silent = now_ns / 1e9 - self._last_valid
         if silent > self._watchdog_s and self._watchdog_ok is not False:

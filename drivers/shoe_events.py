@@ -1,4 +1,4 @@
-"""Immutable events the serial shoe driver posts onto the controller's queue (DESIGN.md data flow).
+"""Immutable events the serial shoe driver posts onto the controller's queue (docs/design.md).
 
 A ``ShoeSession`` and every ``ShoeFrameAccepted`` other than a heartbeat must be journaled and
 then acknowledged with ``SerialShoe.acknowledge(event.sid, event.seq)``; heartbeats may be
@@ -40,7 +40,7 @@ class ShoeSession:
 @dataclass(frozen=True, slots=True)
 class ShoeFrameAccepted:
     """A frame of the current session with the expected SEQ (CARD, COVR, HBT, FLT, or a
-    well-formed unknown type). ``known`` is False for a type DESIGN.md does not define."""
+    well-formed unknown type). ``known`` is False for a type docs/design.md does not define."""
 
     type: str
     seq: int

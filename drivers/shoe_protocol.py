@@ -1,4 +1,4 @@
-"""Reference shoe protocol, revision 2 (DESIGN.md): framing, session ids and sequence rules.
+"""Reference shoe protocol, revision 2 (docs/design.md): framing, session ids and sequence rules.
 
 Pure: no I/O, no clocks, no randomness. The serial driver, the simulated shoe and the tests all
 share it, so both ends of the link agree byte for byte. Every frame carries the session id (SID)
@@ -43,7 +43,7 @@ SEQ_MOD = 10000  # SEQ is 0-9999 and wraps after 9999
 MAX_FRAME = 80  # bytes from `$` through LF
 GAP_WINDOW = 5000  # 1 <= d <= 5000 is a gap; any other non-zero d is a repeat
 RAW_KEEP = 2 * MAX_FRAME  # bytes of a refused frame kept for the journal
-NO_SID = "00000000"  # never a session id (DESIGN.md)
+NO_SID = "00000000"  # never a session id (docs/design.md)
 
 SHOE_TYPES = frozenset({"HELO", "CARD", "COVR", "HBT", "FLT"})
 CONTROLLER_TYPES = frozenset({"ACK", "NAK"})
@@ -114,7 +114,7 @@ class Frame:
 
     @property
     def known(self) -> bool:
-        """False for a well-formed frame of a type DESIGN.md does not define."""
+        """False for a well-formed frame of a type docs/design.md does not define."""
         return self.type in KNOWN_TYPES
 
 
@@ -170,7 +170,7 @@ def _check_fields(ftype: str, fields: tuple[str, ...]) -> str | None:
             return f"field {field!r} has a character not allowed in a field"
     arity = _ARITY.get(ftype)
     if arity is None:
-        return None  # unknown type: any printable fields (DESIGN.md: accepted, flagged)
+        return None  # unknown type: any printable fields (docs/design.md: accepted, flagged)
     if len(fields) != arity:
         return f"{ftype} takes {arity} field(s) after SEQ and SID, got {len(fields)}"
     if ftype == "CARD" and not CARD_RE.fullmatch(fields[0]):
@@ -319,12 +319,12 @@ class Decision:
 
     @property
     def unknown(self) -> bool:
-        """An accepted well-formed frame of a type DESIGN.md does not define."""
+        """An accepted well-formed frame of a type docs/design.md does not define."""
         return not self.frame.known
 
 
 class SequenceTracker:
-    """Receiver-side rules of DESIGN.md revision 2: one current session, SEQ modulo 10000.
+    """Receiver-side rules of docs/design.md's shoe protocol: one current session, SEQ mod 10000.
 
     ``position`` is None until a ``$HELO`` arrives or the controller resumes from its journal
     (``SequenceTracker(SessionPosition(sid, next_seq))``). Only frames of the current SID are
@@ -362,7 +362,7 @@ class SequenceTracker:
         self._nak_sent_for = None
 
     def nak_for_bad_frame(self) -> SessionPosition | None:
-        """What to NAK after a refused frame (DESIGN.md: the expected SEQ of the current
+        """What to NAK after a refused frame (docs/design.md: the expected SEQ of the current
         session); None with no session (there is nothing to name)."""
         return self.position
 

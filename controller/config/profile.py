@@ -5,7 +5,7 @@ ports, the console port, the journal's files and the table's default rule settin
 ``include = "other.toml"`` (relative to the including file) and override it key by key: tables
 merge deeply, values replace. Unknown or misspelt keys, wrong types, out-of-range values, a GPIO
 pin used twice and a device the game needs but lacks are :class:`ProfileError` naming the file,
-the dotted key and what is wrong (the habits of Klipper's ``configfile``; STYLE.md).
+the dotted key and what is wrong (the habits of Klipper's ``configfile``; docs/design.md).
 """
 
 from __future__ import annotations
@@ -18,16 +18,43 @@ import re
 import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeVar, cast
-from urllib.parse import urlsplit
 
-from controller.config.settings import SETTING_KEYS, ConfigError, RuleSettings
+from controller.config.declare import (
+    REQUIRED,
+    AbsPath,
+    Address,
+    Bool,
+    BrokerUrl,
+    Date,
+    Declared,
+    Float,
+    HostName,
+    Int,
+    Invalid,
+    Kind,
+    ListOf,
+    OneOf,
+    Pattern,
+    PemFile,
+    Sha256,
+    StatePath,
+    Tcti,
+    Text,
+    about,
+    declared,
+    setting,
+    toml_text,
+)
+from controller.config.settings import SETTING_KEYS, RuleSettings
 
 __all__ = [
     "BACCARAT_BUTTONS",
+    "PROFILE_GROUPS",
     "BACCARAT_OPTIONAL_BUTTONS",
     "GAMES",
     "PAIGOW_BUTTONS",
@@ -57,7 +84,7 @@ PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set
 PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
 #: 5324.20(b)(3), (f)(4), (g); ``disclose`` reports a disclosed card, (i)(1)-(2).
 BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
-#: ``shoe_resume``: the dealer confirms a new shoe session (DESIGN.md shoe protocol revision 2).
+#: ``shoe_resume``: the dealer confirms a new shoe session (docs/design.md, the shoe protocol).
 BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose", "shoe_resume")
 STANDARD_BAUDS: Final = (
     1200,
@@ -102,61 +129,127 @@ _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 
 
 class ProfileError(ValueError):
-    """A profile was refused. ``file``, ``key`` (dotted) and ``problem`` are also attributes."""
+    """A profile was refused. ``file``, ``key`` (dotted) and ``problem`` are also attributes;
+    ``errors`` holds every error the reading found (this one first), so one run of
+    ``check-profile`` reports them all."""
 
-    def __init__(self, file: str, key: str, problem: str) -> None:
+    def __init__(
+        self, file: str, key: str, problem: str, errors: tuple[ProfileError, ...] = ()
+    ) -> None:
         super().__init__(f"{file}: {key}: {problem}" if key else f"{file}: {problem}")
         self.file = file
         self.key = key
         self.problem = problem
+        self.errors: tuple[ProfileError, ...] = errors or (self,)
 
 
-# -- the typed result --------------------------------------------------------------------------
+# -- the typed result: every setting declared once (controller/config/declare.py) ---------------
 
 
 #: The journal's signer backends (docs/journal.md "Signer").
 SIGNERS: Final = ("file", "pkcs11")
+_STATE: Final = 'docs/configuration.md "State files"'
 
 
 @dataclass(frozen=True)
 class JournalSettings:
-    """Where the journal, its anchor and its archive live (every file inside the state directory:
-    relative paths; the anchor possibly under ``second_medium``, :func:`_rel_path`), how its
-    heads are signed, and how long rows stay live."""
+    """Where the journal, its anchor and its archive live (every file inside the state directory;
+    the anchor possibly under ``second_medium``), how its heads are signed, and how long rows
+    stay live."""
 
-    path: str = "journal.sqlite"
-    #: A directory on another medium (a second SD card, a USB stick) where the anchor may live
-    #: instead of the state directory (docs/configuration.md "State files").
-    second_medium: str | None = None
-    #: The name signed into every head (the feed's collector knows the table by it); when
-    #: unset, ``feed.table`` if the profile's ``[feed]`` names one, else the profile's ``name``.
-    table_id: str | None = None
-    signer: str = "file"
-    #: ``file`` signer: the PEM private key (mode 0600), created only with a new journal.
-    key_path: str = "journal-key.pem"
-    #: ``pkcs11`` signer: the module (e.g. /usr/lib/aarch64-linux-gnu/pkcs11/libtpm2_pkcs11.so),
-    #: the token's label, the key's label and a file holding the user PIN (absolute paths).
-    pkcs11_module: str | None = None
-    #: The module's SHA-256 (64 hex digits): the module is code loaded into the process from
-    #: outside the release, so a sealed profile pins it and a mismatch refuses the start
-    #: (docs/program-verification.md); required when the profile is sealed.
-    pkcs11_module_sha256: str | None = None
-    pkcs11_token: str | None = None
-    pkcs11_key_label: str = "table-journal"
-    pkcs11_pin_file: str | None = None
-    #: Every signed head is also appended here and synced: better on a second medium.
-    anchor_path: str = "journal.anchor"
-    archive_dir: str = "archive"
-    clock_floor: datetime.date = datetime.date(2026, 1, 1)
-    retain_days: int = 90
-    #: Hours between the starts of two background passes over the whole journal.
-    scrub_hours: int = 24
-    #: The TPM 2.0 NV counter signed into every anchored head, as a TCTI string
-    #: (``device:/dev/tpmrm0``, ``swtpm:host=...,port=...``), or ``none`` (no TPM: a journal
-    #: restored from a copy while the feed was down is not detected; docs/journal.md).
-    counter: str = "none"
-    #: The counter's NV index (the TPM owner's range 0x01000000-0x01bfffff).
-    counter_index: int = 0x01500016
+    path: str = setting(StatePath(), "journal.sqlite", ref=_STATE, doc="the journal's database")
+    second_medium: str | None = setting(
+        AbsPath(),
+        None,
+        ref=_STATE,
+        doc="an absolute directory on another medium (a second SD card, a USB stick) the anchor"
+        " may live under",
+    )
+    table_id: str | None = setting(
+        Text(),
+        None,
+        ref='docs/journal.md "Signed head"',
+        doc="the name signed into every head (and the feed's topics); default: feed.table if"
+        " [feed] names one, else the profile's name",
+    )
+    signer: str = setting(
+        OneOf(SIGNERS),
+        "file",
+        ref='docs/journal.md "Signer"',
+        doc="file: a PEM key; pkcs11: a token (a TPM 2.0, a secure element)",
+    )
+    key_path: str = setting(
+        StatePath(),
+        "journal-key.pem",
+        ref='docs/journal.md "Signer"',
+        doc="file signer: the private key (0600), made with a new journal",
+    )
+    pkcs11_module: str | None = setting(
+        AbsPath(), None, ref='docs/journal.md "Signer"', doc="pkcs11: the module (required)"
+    )
+    pkcs11_module_sha256: str | None = setting(
+        Sha256(),
+        None,
+        ref="docs/program-verification.md",
+        doc="the module's sha256sum: code loaded from outside the release; required in a sealed"
+        " profile, a mismatch refuses the start",
+    )
+    pkcs11_token: str | None = setting(
+        Text(), None, ref='docs/journal.md "Signer"', doc="pkcs11: the token's label (required)"
+    )
+    pkcs11_key_label: str = setting(
+        Text(), "table-journal", ref='docs/journal.md "Signer"', doc="pkcs11: the key's label"
+    )
+    pkcs11_pin_file: str | None = setting(
+        AbsPath(),
+        None,
+        ref='docs/journal.md "Signer"',
+        doc="pkcs11: a file holding the user PIN (required)",
+    )
+    anchor_path: str = setting(
+        StatePath(medium=True),
+        "journal.anchor",
+        ref='docs/journal.md "Anchor"',
+        doc="every signed head, appended and synced: better on a second medium",
+    )
+    archive_dir: str = setting(
+        StatePath(),
+        "archive",
+        ref='docs/journal.md "Retention"',
+        doc="signed archive segments of rows past retain_days",
+    )
+    clock_floor: datetime.date = setting(
+        Date(),
+        datetime.date(2026, 1, 1),
+        ref='docs/journal.md "Row"',
+        doc="a TOML date, unquoted; an earlier wall clock is unset",
+    )
+    retain_days: int = setting(
+        Int(90, 3650),
+        90,
+        ref='docs/journal.md "Retention"',
+        doc="days a row stays in the live journal (at least 90), then archived",
+    )
+    scrub_hours: int = setting(
+        Int(1, 24 * 7),
+        24,
+        ref='docs/journal.md "Start-up, the scrub, and a fault that stops play"',
+        doc="hours between passes of the background scrub",
+    )
+    counter: str = setting(
+        Tcti(),
+        "none",
+        ref='docs/journal.md "The TPM counter"',
+        doc='"none" (no TPM: a restored state is not detected) or the TPM\'s TCTI'
+        ' ("device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321")',
+    )
+    counter_index: int = setting(
+        Int(0x01000000, 0x01BFFFFF, hexadecimal=True),
+        0x01500016,
+        ref='docs/journal.md "The TPM counter"',
+        doc="the counter's NV index (the TPM owner's range)",
+        default_text="0x01500016",
+    )
 
 
 @dataclass(frozen=True)
@@ -165,9 +258,16 @@ class ConsoleSettings:
     makes it a terminal line (echo, prompt, BS/DEL, Ctrl-U, Ctrl-C) for a technician's
     terminal; false for a machine peer (the HIL rig, a host script)."""
 
-    port: str = "stdio"
-    baud: int = 115200
-    line_editing: bool = True
+    port: str = setting(
+        AbsPath(("stdio", "none")), "stdio", ref="docs/console.md", doc="where the console runs"
+    )
+    baud: int = setting(OneOf(STANDARD_BAUDS), 115200, ref="docs/console.md", doc="8N1")
+    line_editing: bool = setting(
+        Bool(),
+        True,
+        ref='docs/console.md "The line: a terminal, or a machine"',
+        doc="a technician's terminal: echo, prompt, editing; false for a machine peer",
+    )
 
 
 @dataclass(frozen=True)
@@ -175,7 +275,12 @@ class RngSettings:
     """The certified RNG; ``hwrng_path`` adds the board's hardware generator to the health
     tests when set."""
 
-    hwrng_path: str | None = None
+    hwrng_path: str | None = setting(
+        AbsPath(),
+        None,
+        ref="NIST SP 800-90B 4.4; docs/rng.md",
+        doc="also health-test the board's hardware generator",
+    )
 
 
 @dataclass(frozen=True)
@@ -183,11 +288,29 @@ class DisplaySettings:
     """The 1-8 display. ``seven-segment``: ``pins`` (a-g, optional dp) and ``common``;
     ``serial-led``: ``port`` (device path or ``sim``) and ``baud``."""
 
-    driver: Literal["seven-segment", "serial-led"]
+    driver: Literal["seven-segment", "serial-led"] = field(
+        metadata=about(
+            OneOf(("seven-segment", "serial-led")),
+            ref="5324.50(a)(4); docs/drivers-display-buttons.md",
+            doc="the number's display",
+        )
+    )
     pins: Mapping[str, int] | None = None
-    common: Literal["anode", "cathode"] | None = None
-    port: str | None = None
-    baud: int | None = None
+    common: Literal["anode", "cathode"] | None = setting(
+        OneOf(("anode", "cathode")),
+        None,
+        ref="docs/drivers-display-buttons.md",
+        doc="seven-segment: required (wrong, every segment inverts)",
+    )
+    port: str | None = setting(
+        AbsPath(("sim",)), None, ref="docs/drivers-display-buttons.md", doc="serial-led: required"
+    )
+    baud: int | None = setting(
+        OneOf(STANDARD_BAUDS),
+        None,
+        ref="docs/drivers-display-buttons.md",
+        doc="serial-led (default 9600)",
+    )
 
 
 @dataclass(frozen=True)
@@ -195,8 +318,15 @@ class ButtonSettings:
     """The dealer's buttons by name (:data:`PAIGOW_BUTTONS`, :data:`BACCARAT_BUTTONS`)."""
 
     pins: Mapping[str, int]
-    bounce_ms: int = 30
-    active_low: bool = True
+    bounce_ms: int = setting(
+        Int(1, 500), 30, ref="docs/drivers-display-buttons.md", doc="debounce time (ms)"
+    )
+    active_low: bool = setting(
+        Bool(),
+        True,
+        ref="docs/drivers-display-buttons.md",
+        doc="a press pulls the pin low (switch to GND, internal pull-up)",
+    )
 
 
 @dataclass(frozen=True)
@@ -204,12 +334,106 @@ class ShoeSettings:
     """The card shoe's serial port (``sim``: an in-process simulated shoe on a pseudo-terminal);
     the ``sim_*`` settings apply only to the simulated shoe."""
 
-    port: str
-    baud: int = 115200  # DESIGN.md shoe protocol revision 2: 115200 by default
-    watchdog_s: float = 3.0
-    sim_decks: int = 8
-    sim_seed: int | None = None
-    sim_auto_deal_s: float | None = None
+    port: str = field(
+        metadata=about(
+            AbsPath(("sim",)),
+            ref='docs/design.md "Reference shoe protocol, revision 2"',
+            doc="the shoe",
+        )
+    )
+    baud: int = setting(
+        OneOf(STANDARD_BAUDS),
+        115200,
+        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        doc="8N1, no flow control",
+    )
+    watchdog_s: float = setting(
+        Float(1.0, 30.0),
+        3.0,
+        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        doc="seconds without a valid frame that are a fault",
+    )
+    sim_decks: int = setting(
+        Int(6, 8), 8, ref="docs/shoe-protocol.md", doc='port = "sim": = rules.baccarat.decks'
+    )
+    sim_seed: int | None = setting(
+        Int(0, 2**63 - 1),
+        None,
+        ref="docs/shoe-protocol.md",
+        doc='port = "sim": the shuffle\'s seed',
+    )
+    sim_auto_deal_s: float | None = setting(
+        Float(0.01, 600.0),
+        None,
+        ref="docs/baccarat-table.md",
+        doc='port = "sim": the simulated dealer deals every N s',
+    )
+
+
+@dataclass(frozen=True)
+class DisplayText(Text):
+    """A text the monitor shows: at most ``most`` characters, none of them a control character
+    (a line break or an escape would break the page's layout; it is only ever text there)."""
+
+    most: int = 60
+    empty: bool = False
+
+    def convert(self, raw: object) -> str:
+        if isinstance(raw, str) and not raw and self.empty:
+            return raw
+        return super().convert(raw)
+
+    def problem(self, value: str) -> str | None:
+        if len(value) > self.most:
+            return f"{len(value)} characters: at most {self.most} fit the monitor"
+        bad = [ch for ch in value if unicodedata.category(ch).startswith("C")]
+        return f"holds a control character ({ascii(bad[0])})" if bad else None
+
+    def range_text(self) -> str:
+        return f"at most {self.most} characters"
+
+
+@dataclass(frozen=True)
+class Languages(ListOf):
+    """One or two of :data:`SCOREBOARD_LANGUAGES`, each once (two: every label shows both)."""
+
+    item: Kind = OneOf(SCOREBOARD_LANGUAGES)
+    most: int = 2
+
+    @property
+    def type_name(self) -> str:  # type: ignore[override]
+        return "a list of one or two languages"
+
+    def convert(self, raw: object) -> tuple[Any, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.wrong_type(raw)
+        return super().convert(raw)
+
+    def read(self, raw: object) -> tuple[Any, ...]:
+        langs = super().read(raw)
+        if len(set(langs)) != len(langs):
+            raise Invalid("RANGE", "names a language twice")
+        return langs
+
+    def range_text(self) -> str:
+        return "one or two of " + ", ".join(SCOREBOARD_LANGUAGES)
+
+
+@dataclass(frozen=True)
+class IdleMinutes(Float):
+    """0 (never idle) or 0.05 to 1440 minutes (a fraction of a minute for a test bench)."""
+
+    lo: float = 0.0
+    hi: float = 1440.0
+
+    def read(self, raw: object) -> float:
+        value = super().read(raw)
+        if 0 < value < 0.05:
+            raise Invalid("RANGE", f"{raw} is out of range: 0 (never) or 0.05..1440")
+        return value
+
+    def range_text(self) -> str:
+        return "0 (never) or 0.05..1440"
 
 
 @dataclass(frozen=True)
@@ -221,22 +445,77 @@ class ScoreboardSettings:
     slots kept for them); a request whose ``Host`` is neither the bound address nor one of
     ``names`` is refused (DNS rebinding)."""
 
-    enabled: bool = False
-    address: str = "127.0.0.1"
-    port: int = 8080
-    max_clients: int = 16
-    per_peer: int = 4
-    kiosk: tuple[str, ...] = ("127.0.0.1", "::1")
-    names: tuple[str, ...] = ()
-    # What the monitor shows besides the table's state (docs/scoreboard.md): the table's name
-    # in the header ("": the table's id), the labels' languages, after how many minutes without
-    # a coup or round the idle screen comes (0: never) and the texts it shows, and how many
-    # big-road columns a screen holds (a monitor's address may choose another).
-    table_name: str = ""
-    languages: tuple[str, ...] = ("en",)
-    idle_minutes: float = 10.0
-    idle_text: tuple[str, ...] = ()
-    density: str = "standard"
+    enabled: bool = setting(
+        Bool(),
+        False,
+        ref="docs/scoreboard.md",
+        doc="default: true when the section is present, off when absent",
+        default_text="true with [scoreboard], else false",
+    )
+    address: str = setting(
+        Address(),
+        "127.0.0.1",
+        ref="docs/scoreboard.md",
+        doc="not loopback: check-profile warns",
+    )
+    port: int = setting(
+        Int(0, 65535), 8080, ref="docs/scoreboard.md", doc="0 = any free port, shown on status"
+    )
+    max_clients: int = setting(
+        Int(1, 256), 16, ref="docs/scoreboard.md", doc="connections at once; more are answered 503"
+    )
+    per_peer: int = setting(
+        Int(1, 256),
+        4,
+        ref='docs/scoreboard.md "Keeping the monitor lit"',
+        doc="connections from any one address but the kiosk's",
+    )
+    kiosk: tuple[str, ...] = setting(
+        ListOf(Address()),
+        ("127.0.0.1", "::1"),
+        ref='docs/scoreboard.md "Keeping the monitor lit"',
+        doc="the monitor's browser: connections kept for it",
+    )
+    names: tuple[str, ...] = setting(
+        ListOf(HostName()),
+        (),
+        ref='docs/scoreboard.md "Keeping the monitor lit"',
+        doc="DNS names the page is reached by (any other Host is refused)",
+    )
+    # What the monitor shows besides the table's state: its name in the header, the labels'
+    # languages, the idle screen and how many big-road columns a screen holds (a monitor's
+    # address may choose its own languages and density).
+    table_name: str = setting(
+        DisplayText(32, empty=True),
+        "",
+        ref='docs/scoreboard.md "The baccarat board"',
+        doc="the header's name of the table",
+        default_text='"" (the table\'s id)',
+    )
+    languages: tuple[str, ...] = setting(
+        Languages(),
+        ("en",),
+        ref='docs/scoreboard.md "Languages and the Chinese font"',
+        doc="the labels' languages: with two, every label shows both",
+    )
+    idle_minutes: float = setting(
+        IdleMinutes(),
+        10.0,
+        ref='docs/scoreboard.md "Idle screen and burn-in"',
+        doc="the idle screen after this long without a change, between rounds",
+    )
+    idle_text: tuple[str, ...] = setting(
+        ListOf(DisplayText(60)),
+        (),
+        ref='docs/scoreboard.md "Idle screen and burn-in"',
+        doc="texts the idle screen shows in turn",
+    )
+    density: str = setting(
+        OneOf(tuple(SCOREBOARD_DENSITIES)),
+        "standard",
+        ref='docs/scoreboard.md "The baccarat board"',
+        doc="standard: the whole shoe; large: bigger cells, the newest columns; dense",
+    )
 
     @property
     def loopback(self) -> bool:
@@ -248,9 +527,26 @@ class ScoreboardSettings:
 class DealerDisplaySettings:
     """The dealer's text display: ``serial-text`` (``port``, ``baud``) or ``sim``."""
 
-    driver: Literal["serial-text", "sim"]
-    port: str | None = None
-    baud: int | None = None
+    driver: Literal["serial-text", "sim"] = field(
+        metadata=about(
+            OneOf(("serial-text", "sim")), ref="docs/baccarat-table.md", doc="the dealer's display"
+        )
+    )
+    port: str | None = setting(
+        AbsPath(), None, ref="docs/drivers-display-buttons.md", doc="serial-text: required"
+    )
+    baud: int | None = setting(
+        OneOf(STANDARD_BAUDS),
+        None,
+        ref="docs/drivers-display-buttons.md",
+        doc="serial-text (default 9600)",
+    )
+
+
+_TOPIC_LEVEL: Final = (
+    "cannot be an MQTT topic level: letters, digits, '.', '_' and '-', at most 64, starting"
+    " with a letter or digit"
+)
 
 
 @dataclass(frozen=True)
@@ -259,29 +555,83 @@ class FeedSettings:
     this machine, for development), the site and table ids in the topics, and the TLS files
     (absolute paths). ``position_path`` is relative to the state directory unless absolute."""
 
-    broker: str
-    site: str
-    table: str  # the journal's table id (one name for both; docs/feed.md)
-    ca: str | None = None
-    cert: str | None = None
-    key: str | None = None
-    position_path: str = "feed.position"
-    heartbeat_s: float = 60.0
-    window: int = 20
+    broker: str = field(
+        metadata=about(
+            BrokerUrl(LOOPBACK_HOSTS),
+            ref='docs/feed.md "The broker"',
+            doc="mqtts://host:port of the casino's broker; mqtt:// only to this machine",
+        )
+    )
+    site: str = field(
+        metadata=about(
+            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL, "letters, digits, . _ -, at most 64"),
+            ref='docs/feed.md "Topics and messages"',
+            doc="the casino's site id, in every topic",
+        )
+    )
+    #: The journal's table id (one name for both; docs/feed.md).
+    table: str = field(
+        metadata=about(
+            Pattern(TOPIC_ID_PATTERN, _TOPIC_LEVEL, "letters, digits, . _ -, at most 64"),
+            ref='docs/feed.md "Topics and messages"',
+            doc="the table in every topic (and the journal's table id); the client"
+            " certificate's CN",
+            default_text="journal.table_id, else name",
+        )
+    )
+    ca: str | None = setting(PemFile(), None, ref="docs/feed.md", doc="the broker's CA")
+    cert: str | None = setting(
+        PemFile(), None, ref="docs/feed.md", doc="the table's client certificate (mqtts://)"
+    )
+    key: str | None = setting(PemFile(), None, ref="docs/feed.md", doc="its key (mqtts://)")
+    position_path: str = setting(
+        StatePath(),
+        "feed.position",
+        ref='docs/feed.md "The publisher (on the table)"',
+        doc="the last acknowledged row",
+    )
+    heartbeat_s: float = setting(
+        Float(5.0, 3600.0),
+        60.0,
+        ref='docs/feed.md "Topics and messages"',
+        doc='"online" repeated so the collector sees silence',
+    )
+    window: int = setting(Int(1, 1000), 20, ref="docs/feed.md", doc="messages in flight")
     #: Withhold the next draw (pai gow) or coup (baccarat, at no more bets) while the broker has
     #: not acknowledged the journal up to the last decision for more than this many seconds;
-    #: 0 (the default) never withholds (docs/feed.md "Holding play for the feed").
-    hold_decisions_unacked_s: int = 0
+    #: 0 (the default) never withholds.
+    hold_decisions_unacked_s: int = setting(
+        Int(0, 86400),
+        0,
+        ref='docs/feed.md "Holding play for the feed"',
+        doc="N > 0 withholds the next draw or coup while the last decision is unacknowledged"
+        " for more than N s; 0 never holds play",
+    )
 
 
 @dataclass(frozen=True)
 class Profile:
     """A whole, checked hardware profile."""
 
-    name: str
-    game: Game
+    name: str = field(
+        metadata=about(
+            Text(),
+            ref="docs/configuration.md",
+            doc="the table's name in reports",
+            default_text="the file name without .toml",
+        )
+    )
+    game: Game = field(
+        metadata=about(OneOf(GAMES), ref="docs/configuration.md", doc="the table's game")
+    )
     source_files: tuple[str, ...]
-    gpio_backend: Literal["rpi", "sim"]
+    gpio_backend: Literal["rpi", "sim"] = field(
+        metadata=about(
+            OneOf(("rpi", "sim")),
+            ref="docs/drivers-display-buttons.md",
+            doc="rpi: RPi.GPIO/rpi-lgpio",
+        )
+    )
     journal: JournalSettings
     console: ConsoleSettings
     rng: RngSettings
@@ -293,6 +643,23 @@ class Profile:
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
+
+
+#: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
+#: what docs/configuration.md lists (controller/config/markdown.py). The rule settings are
+#: ``[rules]`` (controller/config/settings.py).
+PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
+    ("", Profile),
+    ("journal", JournalSettings),
+    ("console", ConsoleSettings),
+    ("rng", RngSettings),
+    ("devices.display", DisplaySettings),
+    ("devices.buttons", ButtonSettings),
+    ("devices.shoe", ShoeSettings),
+    ("devices.dealer_display", DealerDisplaySettings),
+    ("feed", FeedSettings),
+    ("scoreboard", ScoreboardSettings),
+)
 
 
 # -- public functions --------------------------------------------------------------------------
@@ -391,14 +758,20 @@ def _merge(
         origin[key] = file
 
 
-# -- the typed reader --------------------------------------------------------------------------
+# -- the reader ------------------------------------------------------------------------------
 
 T = TypeVar("T")
-_REQUIRED: Final = object()
+#: A GPIO pin: BCM numbering, the 40-pin header's GPIO 2-27.
+PIN: Final = Int(GPIO_MIN, GPIO_MAX)
+
+
+class _Skip(Exception):
+    """A value that is needed could not be read; its error is recorded (the reader goes on)."""
 
 
 class _Reader:
-    """Merged data plus where each key came from; records what was read for the report."""
+    """Merged data plus where each key came from; records what was read for the report and
+    every error it finds, so one run reports them all."""
 
     def __init__(self, data: dict[str, Any], origin: dict[str, str], top: str) -> None:
         self.data = data
@@ -407,8 +780,7 @@ class _Reader:
         self.used: set[str] = set()
         self.asked: dict[str, set[str]] = {}
         self.report: list[tuple[str, str, str]] = []
-        #: ``journal.second_medium`` once read (the anchor may live there).
-        self.second_medium: str | None = None
+        self.errors: list[ProfileError] = []
 
     def file_of(self, key: str) -> str:
         while key:
@@ -420,8 +792,27 @@ class _Reader:
     def error(self, key: str, problem: str) -> ProfileError:
         return ProfileError(self.file_of(key), key, problem)
 
+    def fail(self, error: ProfileError) -> None:
+        """Record an error (once per key and problem)."""
+        if all((e.key, e.problem) != (error.key, error.problem) for e in self.errors):
+            self.errors.append(error)
+
     def record(self, key: str, value: object, given: bool) -> None:
-        self.report.append((key, _toml_text(value), self.origin[key] if given else "(default)"))
+        self.report.append((key, toml_text(value), self.origin[key] if given else "(default)"))
+
+    def attempt(self, read: Callable[[], T], skipped: _Section | None = None) -> T | None:
+        """``read()``, or None when it failed: its error is recorded, and the keys of
+        ``skipped`` (a table it could not finish) count as read, so they are not also reported
+        as unknown."""
+        try:
+            return read()
+        except ProfileError as exc:
+            self.fail(exc)
+        except _Skip:
+            pass
+        if skipped is not None:
+            _mark_all(self, skipped.table, skipped.prefix)
+        return None
 
     def check_unused(self, table: Mapping[str, Any] | None = None, prefix: str = "") -> None:
         """Every key not read is an error, with the nearest known key as a hint."""
@@ -435,13 +826,13 @@ class _Reader:
                     if near
                     else (f"; known here: {', '.join(known)}" if known else "")
                 )
-                raise self.error(key, f"unknown key{hint}")
-            if isinstance(v, dict):
+                self.fail(self.error(key, f"unknown key{hint}"))
+            elif isinstance(v, dict):
                 self.check_unused(v, f"{key}.")
 
 
 class _Section:
-    """One table of the merged profile, read with typed getters."""
+    """One table of the merged profile, read by the declarations of a settings class."""
 
     def __init__(self, reader: _Reader, prefix: str, table: dict[str, Any]) -> None:
         self.r = reader
@@ -453,10 +844,6 @@ class _Section:
 
     def _ask(self, name: str) -> None:
         self.r.asked.setdefault(self.prefix, set()).add(name)
-
-    def has(self, name: str) -> bool:
-        self._ask(name)
-        return name in self.table
 
     def missing(self, name: str, why: str = "") -> ProfileError:
         """A required key is absent: if an unread key here looks like it, report that one."""
@@ -487,580 +874,97 @@ class _Section:
             f"missing{why}",
         )
 
-    def value(
-        self, name: str, conv: Callable[[str, Any], T], default: Any = _REQUIRED, why: str = ""
-    ) -> T:
+    def value(self, name: str, kind: Kind, default: Any = REQUIRED, why: str = "") -> Any:
+        """The value of ``name`` read as ``kind``; absent, ``default``. An absent required key
+        or a bad value is recorded; the default stands in for a bad value when there is one,
+        else :class:`_Skip` is raised."""
         self._ask(name)
         key = self.key(name)
         if name not in self.table:
-            if default is _REQUIRED:
-                raise self.missing(name, why)
+            if default is REQUIRED:
+                self.r.fail(self.missing(name, why))
+                raise _Skip(key)
             self.r.record(key, default, given=False)
-            return default  # type: ignore[no-any-return]
+            return default
         self.r.used.add(key)
-        result = conv(key, self.table[name])
+        try:
+            result = kind.read(self.table[name])
+        except Invalid as exc:
+            wrong = "wrong type: " if exc.code == "SYNTAX" else ""
+            self.r.fail(self.r.error(key + exc.at, wrong + exc.problem))
+            if default is REQUIRED:
+                raise _Skip(key) from None
+            return default
         self.r.record(key, result, given=True)
         return result
+
+    def setting(self, cls: type, name: str, **given: Any) -> Any:
+        """One declared setting of ``cls`` (its kind and default; ``default`` or ``kind`` in
+        ``given`` replace them, ``why`` explains a missing required key)."""
+        spec = _declared_of(cls)[name]
+        return self.value(
+            name,
+            given.get("kind", spec.spec.kind),
+            given.get("default", spec.default),
+            given.get("why", ""),
+        )
+
+    def read(
+        self,
+        cls: type[T],
+        *,
+        defaults: Mapping[str, Any] | None = None,
+        required: Mapping[str, str] | None = None,
+        kinds: Mapping[str, Kind] | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> T:
+        """An instance of ``cls`` from its declared settings, in declaration order. ``defaults``
+        replace declared defaults, ``required`` makes keys required (with why), ``kinds``
+        replaces kinds, ``values`` are given as they are (read already, or not settings).
+        Every key is read before a required one that failed raises :class:`_Skip`."""
+        out: dict[str, Any] = dict(values or {})
+        failed = False
+        for d in declared(cls):
+            if d.name in out:
+                continue
+            default = (defaults or {}).get(d.name, d.default)
+            why = ""
+            if required and d.name in required:
+                default, why = REQUIRED, required[d.name]
+            try:
+                out[d.name] = self.value(
+                    d.name, (kinds or {}).get(d.name, d.spec.kind), default, why
+                )
+            except _Skip:
+                failed = True
+        if failed:
+            raise _Skip(self.prefix)
+        return cls(**out)
 
     def section(self, name: str, required: bool = False, why: str = "") -> _Section | None:
         self._ask(name)
         key = self.key(name)
         if name not in self.table:
             if required:
-                raise self.missing(name, why)
+                self.r.fail(self.missing(name, why))
+                raise _Skip(key)
             return None
         sub = self.table[name]
-        if not isinstance(sub, dict):
-            raise self.r.error(key, f"expected a table, got {sub!r}")
         self.r.used.add(key)
+        if not isinstance(sub, dict):
+            self.r.fail(self.r.error(key, f"expected a table, got {sub!r}"))
+            raise _Skip(key)
         return _Section(self.r, f"{key}.", sub)
 
     def refuse(self, names: tuple[str, ...], why: str) -> None:
         for name in names:
             if name in self.table:
-                raise self.r.error(self.key(name), f"not allowed: {why}")
+                self.r.used.add(self.key(name))
+                self.r.fail(self.r.error(self.key(name), f"not allowed: {why}"))
 
 
-def _toml_text(value: object) -> str:
-    if value is None:
-        return "(none)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
-    return str(value)
-
-
-def _type_error(reader: _Reader, key: str, wanted: str, raw: object) -> ProfileError:
-    return reader.error(
-        key, f"wrong type: expected {wanted}, got {_toml_text(raw)} ({type(raw).__name__})"
-    )
-
-
-def _str(reader: _Reader, choices: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
-    def conv(key: str, raw: Any) -> str:
-        if not isinstance(raw, str) or not raw:
-            raise _type_error(reader, key, "a non-empty string", raw)
-        if choices and raw not in choices:
-            near = difflib.get_close_matches(raw, choices, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise reader.error(key, f"{raw!r} is not one of {', '.join(choices)}{hint}")
-        return raw
-
-    return conv
-
-
-def _int(
-    reader: _Reader, lo: int | None = None, hi: int | None = None, choices: tuple[int, ...] = ()
-) -> Callable[[str, Any], int]:
-    def conv(key: str, raw: Any) -> int:
-        if not isinstance(raw, int) or isinstance(raw, bool):
-            raise _type_error(reader, key, "a whole number", raw)
-        if choices and raw not in choices:
-            raise reader.error(key, f"{raw} is not one of {', '.join(map(str, choices))}")
-        if (lo is not None and raw < lo) or (hi is not None and raw > hi):
-            raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
-        return raw
-
-    return conv
-
-
-def _float(reader: _Reader, lo: float, hi: float) -> Callable[[str, Any], float]:
-    def conv(key: str, raw: Any) -> float:
-        if not isinstance(raw, int | float) or isinstance(raw, bool):
-            raise _type_error(reader, key, "a number", raw)
-        if not lo <= raw <= hi:
-            raise reader.error(key, f"{raw} is out of range {lo}..{hi}")
-        return float(raw)
-
-    return conv
-
-
-def _bool(reader: _Reader) -> Callable[[str, Any], bool]:
-    def conv(key: str, raw: Any) -> bool:
-        if not isinstance(raw, bool):
-            raise _type_error(reader, key, "true or false", raw)
-        return raw
-
-    return conv
-
-
-def _date(reader: _Reader) -> Callable[[str, Any], datetime.date]:
-    def conv(key: str, raw: Any) -> datetime.date:
-        if not isinstance(raw, datetime.date) or isinstance(raw, datetime.datetime):
-            raise _type_error(reader, key, "a date (e.g. 2026-01-01, unquoted)", raw)
-        return raw
-
-    return conv
-
-
-def _sha256(reader: _Reader) -> Callable[[str, Any], str]:
-    """A SHA-256 digest: 64 hexadecimal digits (as ``sha256sum`` prints it), kept lower-case."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw).lower()
-        if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
-            raise reader.error(
-                key, f"{raw!r} is not a SHA-256 (64 hexadecimal digits, as sha256sum prints it)"
-            )
-        return text
-
-    return conv
-
-
-def _tcti(reader: _Reader) -> Callable[[str, Any], str]:
-    """``none`` or a tpm2-tss TCTI string naming the TPM (``device:``, ``swtpm:``, ``mssim:``,
-    ``tabrmd:``)."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        if text == "none" or re.fullmatch(r"(device|swtpm|mssim|tabrmd)(:[\x21-\x7e]*)?", text):
-            return text
-        raise reader.error(
-            key,
-            f"{text!r} is not 'none' or a TPM's TCTI (device:/dev/tpmrm0,"
-            " swtpm:host=127.0.0.1,port=2321)",
-        )
-
-    return conv
-
-
-def _path(reader: _Reader, specials: tuple[str, ...] = ()) -> Callable[[str, Any], str]:
-    """A device or file path (absolute), or one of ``specials``."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        if text in specials or text.startswith("/"):
-            return text
-        allowed = " or ".join([*(repr(s) for s in specials), "an absolute path"])
-        raise reader.error(key, f"{text!r} is not {allowed}")
-
-    return conv
-
-
-#: State files that may instead live on a second medium (DESIGN.md "Anchor": a rollback of the
-#: disk must not take the anchor with it): absolute, under ``journal.second_medium``.
-SECOND_MEDIUM_KEYS: Final = frozenset({"journal.anchor_path"})
-
-
-def _rel_path(reader: _Reader) -> Callable[[str, Any], str]:
-    """A file of the table's state: a path inside the state directory (relative, no ``..``),
-    or, for :data:`SECOND_MEDIUM_KEYS`, an absolute path under ``journal.second_medium``. A
-    journal, key or anchor elsewhere would let a profile point the record at a file another
-    part of the system writes (Application re-checks the resolved path: symlinks)."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        if "\0" in text:
-            raise reader.error(key, "a path cannot contain a NUL byte")
-        parts = Path(text).parts
-        if ".." in parts:
-            raise reader.error(key, f"{text!r} climbs out of the state directory with '..'")
-        medium = reader.second_medium
-        if text.startswith("/"):
-            if key in SECOND_MEDIUM_KEYS and medium is not None and _under(text, medium):
-                return text
-            where = (
-                f" or under journal.second_medium {medium}"
-                if medium is not None and key in SECOND_MEDIUM_KEYS
-                else " (a second medium: journal.second_medium)"
-                if key in SECOND_MEDIUM_KEYS
-                else ""
-            )
-            raise reader.error(
-                key, f"{text!r} is outside the state directory: give a path relative to it{where}"
-            )
-        return text
-
-    return conv
-
-
-def _address(reader: _Reader) -> Callable[[str, Any], str]:
-    """An IPv4 or IPv6 address literal (a host name would depend on name resolution at start)."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        try:
-            return str(ipaddress.ip_address(text))
-        except ValueError:
-            hint = " (use 127.0.0.1)" if text == "localhost" else ""
-            raise reader.error(key, f"{text!r} is not an IP address{hint}") from None
-
-    return conv
-
-
-def _under(path: str, folder: str) -> bool:
-    return Path(os.path.normpath(path)).is_relative_to(
-        os.path.normpath(folder)
-    ) and os.path.normpath(path) != os.path.normpath(folder)
-
-
-def _baud(reader: _Reader) -> Callable[[str, Any], int]:
-    return _int(reader, choices=STANDARD_BAUDS)
-
-
-def _pin(reader: _Reader) -> Callable[[str, Any], int]:
-    return _int(reader, GPIO_MIN, GPIO_MAX)
-
-
-# -- reading a profile -------------------------------------------------------------------------
-
-
-def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
-    shown = os.fspath(path)
-    data: dict[str, Any] = {}
-    origin: dict[str, str] = {}
-    files: list[str] = []
-    _read_layers(Path(shown), shown, (), data, origin, files)
-    r = _Reader(data, origin, shown)
-    top = _Section(r, "", data)
-
-    name = top.value("name", _str(r), Path(shown).stem)
-    game = cast(Game, top.value("game", _str(r, GAMES)))
-    gpio_backend = cast(Literal["rpi", "sim"], top.value("gpio_backend", _str(r, ("rpi", "sim"))))
-    journal = _journal(top.section("journal"), r)
-    console = _console(top.section("console"), r)
-    rng_sec = top.section("rng")
-    rng = RngSettings(rng_sec.value("hwrng_path", _path(r), None) if rng_sec else None)
-    if rng_sec is None:
-        r.record("rng.hwrng_path", None, given=False)
-    rules = _rules(top, r)
-    scoreboard = _scoreboard(top.section("scoreboard"), r)
-    feed_sec = top.section("feed")
-    feed = _feed(feed_sec, r, journal.table_id, name) if feed_sec is not None else None
-    if (
-        feed is not None
-        and journal.table_id is None
-        and feed_sec is not None
-        and feed_sec.has("table")
-    ):
-        # issue 16: [feed] table alone names the table; the journal signs its heads with it
-        journal = replace(journal, table_id=feed.table)
-        r.report = [
-            (k, _toml_text(feed.table), "(feed.table)")
-            if k == "journal.table_id"
-            else (k, text, source)
-            for k, text, source in r.report
-        ]
-
-    required, optional = _DEVICES[game]
-    devices = top.section(
-        "devices", required=True, why=f" (game {game} needs devices {', '.join(required)})"
-    )
-    assert devices is not None
-    for dev in sorted(set(devices.table) - set(required) - set(optional)):
-        if dev in {d for pair in _DEVICES.values() for d in pair[0] + pair[1]}:
-            raise r.error(
-                devices.key(dev),
-                f"not used by game {game} (it uses {', '.join(required + optional)})",
-            )
-
-    def need(dev: str) -> _Section | None:
-        return devices.section(
-            dev, required=dev in required, why=f": game {game} needs this device"
-        )
-
-    sec = need("display") if "display" in required + optional else None
-    display = _display(sec, r) if sec else None
-    sec = need("buttons")
-    buttons = _buttons(sec, r, game) if sec else None
-    sec = need("seat_lamps")
-    seat_lamps = _seat_lamps(sec, r) if sec else None
-    sec = need("shoe") if "shoe" in required + optional else None
-    shoe = _shoe(sec, r, rules) if sec else None
-    sec = need("dealer_display") if "dealer_display" in required + optional else None
-    dealer = _dealer_display(sec, r) if sec else None
-
-    r.check_unused()
-    _check_pins(r, gpio_backend, console)
-    _check_serial_ports(r)
-
-    profile = Profile(
-        name=name,
-        game=game,
-        source_files=tuple(files),
-        gpio_backend=gpio_backend,
-        journal=journal,
-        console=console,
-        rng=rng,
-        rules=rules,
-        display=display,
-        buttons=buttons,
-        seat_lamps=seat_lamps,
-        shoe=shoe,
-        dealer_display=dealer,
-        scoreboard=scoreboard,
-        feed=feed,
-    )
-    return profile, r
-
-
-def _defaults(sec: _Section | None, r: _Reader, prefix: str) -> _Section:
-    """An absent optional table reads as an empty one, so its defaults are reported."""
-    return sec if sec is not None else _Section(r, prefix, {})
-
-
-def _journal(sec: _Section | None, r: _Reader) -> JournalSettings:
-    s = _defaults(sec, r, "journal.")
-    d = JournalSettings()
-    r.second_medium = s.value("second_medium", _path(r), d.second_medium)
-    signer = s.value("signer", _str(r, SIGNERS), d.signer)
-    pkcs11 = signer == "pkcs11"
-    why = ' (signer = "pkcs11" needs the module, the token\'s label and the PIN file)'
-    return JournalSettings(
-        second_medium=r.second_medium,
-        path=s.value("path", _rel_path(r), d.path),
-        table_id=s.value("table_id", _str(r), d.table_id),
-        signer=signer,
-        key_path=s.value("key_path", _rel_path(r), d.key_path),
-        pkcs11_module=s.value("pkcs11_module", _path(r), _REQUIRED if pkcs11 else None, why),
-        pkcs11_module_sha256=s.value("pkcs11_module_sha256", _sha256(r), None),
-        pkcs11_token=s.value("pkcs11_token", _str(r), _REQUIRED if pkcs11 else None, why),
-        pkcs11_key_label=s.value("pkcs11_key_label", _str(r), d.pkcs11_key_label),
-        pkcs11_pin_file=s.value("pkcs11_pin_file", _path(r), _REQUIRED if pkcs11 else None, why),
-        anchor_path=s.value("anchor_path", _rel_path(r), d.anchor_path),
-        archive_dir=s.value("archive_dir", _rel_path(r), d.archive_dir),
-        clock_floor=s.value("clock_floor", _date(r), d.clock_floor),
-        # issue 6: events are kept at least 90 days
-        retain_days=s.value("retain_days", _int(r, 90, 3650), d.retain_days),
-        scrub_hours=s.value("scrub_hours", _int(r, 1, 24 * 7), d.scrub_hours),
-        counter=s.value("counter", _tcti(r), d.counter),
-        counter_index=s.value("counter_index", _int(r, 0x01000000, 0x01BFFFFF), d.counter_index),
-    )
-
-
-def _console(sec: _Section | None, r: _Reader) -> ConsoleSettings:
-    s = _defaults(sec, r, "console.")
-    d = ConsoleSettings()
-    return ConsoleSettings(
-        port=s.value("port", _path(r, ("stdio", "none")), d.port),
-        baud=s.value("baud", _baud(r), d.baud),
-        line_editing=s.value("line_editing", _bool(r), d.line_editing),
-    )
-
-
-def _scoreboard(sec: _Section | None, r: _Reader) -> ScoreboardSettings:
-    """Absent: off. Present: on unless ``enabled = false``, loopback port 8080 by default."""
-    s = _defaults(sec, r, "scoreboard.")
-    d = ScoreboardSettings()
-    return ScoreboardSettings(
-        enabled=s.value("enabled", _bool(r), sec is not None),
-        address=s.value("address", _address(r), d.address),
-        port=s.value("port", _int(r, 0, 65535), d.port),
-        max_clients=s.value("max_clients", _int(r, 1, 256), d.max_clients),
-        per_peer=s.value("per_peer", _int(r, 1, 256), d.per_peer),
-        kiosk=s.value("kiosk", _list_of(r, _address(r)), d.kiosk),
-        names=s.value("names", _list_of(r, _host_name(r)), d.names),
-        table_name=s.value("table_name", _display_text(r, 32, empty=True), d.table_name),
-        languages=s.value("languages", _languages(r), d.languages),
-        idle_minutes=s.value("idle_minutes", _idle_minutes(r), d.idle_minutes),
-        idle_text=s.value("idle_text", _list_of(r, _display_text(r, 60)), d.idle_text),
-        density=s.value("density", _str(r, tuple(SCOREBOARD_DENSITIES)), d.density),
-    )
-
-
-def _display_text(reader: _Reader, most: int, empty: bool = False) -> Callable[[str, Any], str]:
-    """A text the monitor shows: at most ``most`` characters, none of them a control character
-    (a line break or an escape would break the page's layout, not its safety: it is text)."""
-
-    def conv(key: str, raw: Any) -> str:
-        if not isinstance(raw, str) or (not raw and not empty):
-            raise _type_error(reader, key, "a non-empty string" if not empty else "a string", raw)
-        if len(raw) > most:
-            raise reader.error(key, f"{len(raw)} characters: at most {most} fit the monitor")
-        bad = [ch for ch in raw if unicodedata.category(ch).startswith("C")]
-        if bad:
-            raise reader.error(key, f"holds a control character ({ascii(bad[0])})")
-        return raw
-
-    return conv
-
-
-def _languages(reader: _Reader) -> Callable[[str, Any], tuple[str, ...]]:
-    """One or two of :data:`SCOREBOARD_LANGUAGES`, each once (two: every label shows both)."""
-
-    def conv(key: str, raw: Any) -> tuple[str, ...]:
-        if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
-            raise _type_error(reader, key, "a list of one or two languages", raw)
-        langs = tuple(
-            _str(reader, SCOREBOARD_LANGUAGES)(f"{key}[{i}]", v) for i, v in enumerate(raw)
-        )
-        if len(set(langs)) != len(langs):
-            raise reader.error(key, "names a language twice")
-        return langs
-
-    return conv
-
-
-def _idle_minutes(reader: _Reader) -> Callable[[str, Any], float]:
-    """0 (never idle) or 0.05 to 1440 minutes (a fraction of a minute for a test bench)."""
-    inner = _float(reader, 0.0, 1440.0)
-
-    def conv(key: str, raw: Any) -> float:
-        value = inner(key, raw)
-        if 0 < value < 0.05:
-            raise reader.error(key, f"{raw} is out of range: 0 (never) or 0.05..1440")
-        return value
-
-    return conv
-
-
-def _list_of(
-    reader: _Reader, item: Callable[[str, Any], str]
-) -> Callable[[str, Any], tuple[str, ...]]:
-    """A TOML array of strings, each checked by ``item`` (at most 16)."""
-
-    def conv(key: str, raw: Any) -> tuple[str, ...]:
-        if not isinstance(raw, list) or len(raw) > 16:
-            raise _type_error(reader, key, "a list of at most 16 strings", raw)
-        return tuple(item(f"{key}[{i}]", v) for i, v in enumerate(raw))
-
-    return conv
-
-
-def _host_name(reader: _Reader) -> Callable[[str, Any], str]:
-    """A DNS name the monitor is reached by (RFC 1123 labels), lower-cased, no port."""
-
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw).lower().rstrip(".")
-        label = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
-        if len(text) > 253 or re.fullmatch(rf"{label}(\.{label})*", text) is None:
-            raise reader.error(
-                key,
-                f"{raw!r} is not a host name (letters, digits, '-' and '.'; no port, no scheme)",
-            )
-        return text
-
-    return conv
-
-
-def _topic_id(reader: _Reader) -> Callable[[str, Any], str]:
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        if re.fullmatch(TOPIC_ID_PATTERN, text) is None:
-            raise reader.error(
-                key,
-                f"{text!r} cannot be an MQTT topic level: letters, digits,"
-                " '.', '_' and '-', at most 64, starting with a letter or"
-                " digit",
-            )
-        return text
-
-    return conv
-
-
-def _broker_url(reader: _Reader) -> Callable[[str, Any], str]:
-    def conv(key: str, raw: Any) -> str:
-        text = _str(reader)(key, raw)
-        parts = urlsplit(text)
-        if parts.scheme not in ("mqtt", "mqtts"):
-            raise reader.error(
-                key,
-                f"{text!r}: the broker URL must start mqtts:// (or mqtt://"
-                " for a broker on this machine)",
-            )
-        try:
-            port = parts.port
-        except ValueError:
-            raise reader.error(key, f"{text!r}: bad port") from None
-        if (
-            not parts.hostname
-            or parts.path not in ("", "/")
-            or parts.query
-            or parts.username
-            or port == 0
-        ):
-            raise reader.error(key, f"{text!r}: expected mqtts://host[:port]")
-        if parts.scheme == "mqtt" and parts.hostname not in LOOPBACK_HOSTS:
-            raise reader.error(
-                key,
-                f"{text!r}: plain mqtt:// sends the journal unencrypted and"
-                " unauthenticated; only to this machine (development),"
-                " use mqtts:// with a client certificate",
-            )
-        return text
-
-    return conv
-
-
-def _pem_file(reader: _Reader) -> Callable[[str, Any], str]:
-    def conv(key: str, raw: Any) -> str:
-        text = _path(reader)(key, raw)
-        if not os.path.isfile(text):
-            raise reader.error(key, f"{text}: no such file")
-        return text
-
-    return conv
-
-
-def _feed(s: _Section, r: _Reader, journal_table_id: str | None, name: str) -> FeedSettings:
-    d = FeedSettings("", "", "")
-    broker = s.value("broker", _broker_url(r), why=" (mqtts://host:port of the casino's broker)")
-    tls = broker.startswith("mqtts:")
-    if not tls:
-        s.refuse(("ca", "cert", "key"), "TLS files need mqtts://")
-    why = (
-        " (mqtts:// needs the table's client certificate and key: the broker's ACL knows"
-        " the table by it)"
-    )
-    cert = s.value("cert", _pem_file(r), _REQUIRED if tls else None, why)
-    key = s.value("key", _pem_file(r), _REQUIRED if tls else None, why)
-    # the journal signs its heads with its table id: the feed's topics must name the same
-    # table, or the collector refuses every head. One name for both: feed.table alone is the
-    # journal's too (_resolve), journal.table_id alone is the feed's; only two that differ are
-    # refused.
-    default = journal_table_id or name
-    table = s.value("table", _topic_id(r), default)
-    if journal_table_id is not None and table != journal_table_id:
-        raise r.error(
-            s.key("table"),
-            f"{table!r} differs from journal.table_id"
-            f" ({journal_table_id!r}), the table id the journal signs"
-            " its heads with: the feed's topics must name the same"
-            " table; set one of them, or both the same",
-        )
-    if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
-        raise s.missing(
-            "table",
-            f": the table id {default!r} (journal.table_id, else the"
-            " profile's name) cannot be a topic level",
-        )
-    return FeedSettings(
-        broker=broker,
-        site=s.value("site", _topic_id(r), why=" (the casino's site id, in every topic)"),
-        table=table,
-        ca=s.value("ca", _pem_file(r), None),
-        cert=cert,
-        key=key,
-        position_path=s.value("position_path", _rel_path(r), d.position_path),
-        heartbeat_s=s.value("heartbeat_s", _float(r, 5.0, 3600.0), d.heartbeat_s),
-        window=s.value("window", _int(r, 1, 1000), d.window),
-        hold_decisions_unacked_s=s.value(
-            "hold_decisions_unacked_s", _int(r, 0, 86400), d.hold_decisions_unacked_s
-        ),
-    )
-
-
-def _rules(top: _Section, r: _Reader) -> RuleSettings:
-    sec = top.section("rules")
-    table = sec.table if sec else {}
-    if sec is not None:
-        _mark_all(r, table, "rules.")
-    try:
-        rules = RuleSettings.from_mapping(table)
-    except ConfigError as exc:
-        key = f"rules.{exc.key}" if exc.key else "rules"
-        problem = {"UNKNOWN": "unknown key", "SYNTAX": "wrong type", "RANGE": "not allowed"}[
-            exc.code
-        ]
-        raise r.error(key, f"{problem}: {exc.reason}") from None
-    for k in SETTING_KEYS:
-        key = f"rules.{k}"
-        given = key in r.origin
-        r.report.append((key, _toml_text(rules.get(k)), r.origin[key] if given else "(default)"))
-    return rules
+def _declared_of(cls: type) -> dict[str, Declared]:
+    return {d.name: d for d in declared(cls)}
 
 
 def _mark_all(r: _Reader, table: Mapping[str, Any], prefix: str) -> None:
@@ -1070,26 +974,256 @@ def _mark_all(r: _Reader, table: Mapping[str, Any], prefix: str) -> None:
             _mark_all(r, v, f"{prefix}{k}.")
 
 
+# -- reading a profile -------------------------------------------------------------------------
+
+
+def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
+    """Read and check every setting; raise the first error found, carrying all of them."""
+    shown = os.fspath(path)
+    data: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    files: list[str] = []
+    _read_layers(Path(shown), shown, (), data, origin, files)
+    r = _Reader(data, origin, shown)
+    profile = r.attempt(lambda: _read(r, shown, files))
+    if profile is None or r.errors:
+        first = r.errors[0]
+        raise ProfileError(first.file, first.key, first.problem, tuple(r.errors))
+    return profile, r
+
+
+def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
+    top = _Section(r, "", r.data)
+    name = r.attempt(lambda: top.setting(Profile, "name", default=Path(shown).stem))
+    game = cast(Game | None, r.attempt(lambda: top.setting(Profile, "game")))
+    gpio_backend = r.attempt(lambda: top.setting(Profile, "gpio_backend"))
+    journal = _journal(top, r) or JournalSettings()
+    console = _group(top, r, "console", ConsoleSettings) or ConsoleSettings()
+    rng = _group(top, r, "rng", RngSettings) or RngSettings()
+    rules = _rules(top, r)
+    scoreboard = _scoreboard(top, r) or ScoreboardSettings()
+    feed = _feed(top, r, journal, name or Path(shown).stem)
+    if feed is not None and journal.table_id is None and "table" in _table(r.data, "feed"):
+        # [feed] table alone names the table; the journal signs its heads with it
+        journal = replace(journal, table_id=feed.table)
+        r.report = [
+            (k, toml_text(feed.table), "(feed.table)")
+            if k == "journal.table_id"
+            else (k, text, source)
+            for k, text, source in r.report
+        ]
+    devices = _devices(top, r, game, rules) if game is not None else None
+    if game is None:
+        _mark_all(r, _table(r.data, "devices"), "devices.")
+        r.used.add("devices")
+
+    r.check_unused()
+    if gpio_backend is not None:
+        _check_pins(r, gpio_backend, console)
+    _check_serial_ports(r)
+    if name is None or game is None or gpio_backend is None or devices is None:
+        raise _Skip("profile")
+    return Profile(
+        name=name,
+        game=game,
+        source_files=tuple(files),
+        gpio_backend=gpio_backend,
+        journal=journal,
+        console=console,
+        rng=rng,
+        rules=rules,
+        display=devices.get("display"),
+        buttons=devices.get("buttons"),
+        seat_lamps=devices.get("seat_lamps"),
+        shoe=devices.get("shoe"),
+        dealer_display=devices.get("dealer_display"),
+        scoreboard=scoreboard,
+        feed=feed,
+    )
+
+
+def _table(data: Mapping[str, Any], name: str) -> dict[str, Any]:
+    sub = data.get(name)
+    return sub if isinstance(sub, dict) else {}
+
+
+def _optional(top: _Section, r: _Reader, name: str) -> _Section:
+    """An optional table; absent (or not a table), an empty one, so its defaults are
+    reported."""
+    sec = r.attempt(lambda: top.section(name))
+    return sec if sec is not None else _Section(r, f"{name}.", {})
+
+
+def _group(top: _Section, r: _Reader, name: str, cls: type[T]) -> T | None:
+    """A table read by its declarations alone."""
+    s = _optional(top, r, name)
+    return r.attempt(lambda: s.read(cls), s)
+
+
+def _journal(top: _Section, r: _Reader) -> JournalSettings | None:
+    s = _optional(top, r, "journal")
+
+    def read() -> JournalSettings:
+        medium = s.setting(JournalSettings, "second_medium")
+        signer = s.setting(JournalSettings, "signer")
+        why = ' (signer = "pkcs11" needs the module, the token\'s label and the PIN file)'
+        pkcs11 = ("pkcs11_module", "pkcs11_token", "pkcs11_pin_file")
+        return s.read(
+            JournalSettings,
+            values={"second_medium": medium, "signer": signer},
+            required={k: why for k in pkcs11} if signer == "pkcs11" else None,
+            kinds={"anchor_path": StatePath(medium=True, medium_dir=medium)},
+        )
+
+    return r.attempt(read, s)
+
+
+def _scoreboard(top: _Section, r: _Reader) -> ScoreboardSettings | None:
+    """Absent: off. Present: on unless ``enabled = false``, loopback port 8080 by default."""
+    present = isinstance(r.data.get("scoreboard"), dict)
+    s = _optional(top, r, "scoreboard")
+    return r.attempt(lambda: s.read(ScoreboardSettings, defaults={"enabled": present}), s)
+
+
+def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> FeedSettings | None:
+    sec = r.attempt(lambda: top.section("feed"))
+    if sec is None:
+        return None
+    s = sec
+
+    def read() -> FeedSettings:
+        broker = s.setting(
+            FeedSettings, "broker", why=" (mqtts://host:port of the casino's broker)"
+        )
+        tls = broker.startswith("mqtts:")
+        if not tls:
+            s.refuse(("ca", "cert", "key"), "TLS files need mqtts://")
+        why = (
+            " (mqtts:// needs the table's client certificate and key: the broker's ACL knows"
+            " the table by it)"
+        )
+        # the journal signs its heads with its table id: the feed's topics must name the
+        # same table, or the collector refuses every head. One name for both: feed.table
+        # alone is the journal's too (_read), journal.table_id alone is the feed's; only two
+        # that differ are refused.
+        journal_id = journal.table_id
+        default = journal_id or name
+        table = s.setting(FeedSettings, "table", default=default)
+        wrong: list[ProfileError] = []
+        if journal_id is not None and table != journal_id:
+            wrong.append(
+                r.error(
+                    s.key("table"),
+                    f"{table!r} differs from journal.table_id"
+                    f" ({journal_id!r}), the table id the journal signs"
+                    " its heads with: the feed's topics must name the same"
+                    " table; set one of them, or both the same",
+                )
+            )
+        if re.fullmatch(TOPIC_ID_PATTERN, table) is None:
+            wrong.append(
+                s.missing(
+                    "table",
+                    f": the table id {default!r} (journal.table_id, else the"
+                    " profile's name) cannot be a topic level",
+                )
+            )
+        for error in wrong:
+            r.fail(error)
+        site_why = " (the casino's site id, in every topic)"
+        # refused above when given without TLS: not read again
+        no_tls: dict[str, Any] = {}
+        if not tls:
+            no_tls = {k: None for k in ("ca", "cert", "key") if k in s.table}
+        feed = s.read(
+            FeedSettings,
+            values={"broker": broker, "table": table, **no_tls},
+            required={"site": site_why, **({"cert": why, "key": why} if tls else {})},
+        )
+        if wrong:
+            raise _Skip(s.prefix)
+        return feed
+
+    return r.attempt(read, s)
+
+
+def _rules(top: _Section, r: _Reader) -> RuleSettings:
+    """The ``[rules]`` table by the rule settings' declarations (controller/config/settings.py):
+    every error reported, the defaults standing in for what is wrong."""
+    sec = r.attempt(lambda: top.section("rules"))
+    table = sec.table if sec else {}
+    if sec is not None:
+        _mark_all(r, table, "rules.")
+    rules, problems = RuleSettings.read(table)
+    for exc in problems:
+        key = f"rules.{exc.key}" if exc.key else "rules"
+        problem = {"UNKNOWN": "unknown key", "SYNTAX": "wrong type", "RANGE": "not allowed"}[
+            exc.code
+        ]
+        r.fail(r.error(key, f"{problem}: {exc.reason}"))
+    for k in SETTING_KEYS:
+        key = f"rules.{k}"
+        given = key in r.origin
+        r.report.append((key, toml_text(rules.get(k)), r.origin[key] if given else "(default)"))
+    return rules
+
+
+def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict[str, Any] | None:
+    """The devices the game needs (and may have), each read by its reader."""
+    required, optional = _DEVICES[game]
+    why = f" (game {game} needs devices {', '.join(required)})"
+    devices = r.attempt(lambda: top.section("devices", required=True, why=why))
+    if devices is None:
+        return None
+    every = {d for pair in _DEVICES.values() for d in pair[0] + pair[1]}
+    for dev in sorted(set(devices.table) - set(required) - set(optional)):
+        if dev in every:
+            devices.r.used.add(devices.key(dev))
+            _mark_all(r, _table(devices.table, dev), devices.key(dev) + ".")
+            r.fail(
+                r.error(
+                    devices.key(dev),
+                    f"not used by game {game} (it uses {', '.join(required + optional)})",
+                )
+            )
+    readers: dict[str, Callable[[_Section], Any]] = {
+        "display": lambda s: _display(s, r),
+        "buttons": lambda s: _buttons(s, r, game),
+        "seat_lamps": lambda s: _seat_lamps(s, r),
+        "shoe": lambda s: _shoe(s, r, rules),
+        "dealer_display": lambda s: _dealer_display(s, r),
+    }
+    out: dict[str, Any] = {}
+    complete = True
+    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display"):
+        if dev not in required + optional:
+            continue
+        need = f": game {game} needs this device"
+        sec = r.attempt(partial(devices.section, dev, dev in required, need))
+        if sec is None:
+            complete = complete and dev not in required
+            continue
+        value = r.attempt(partial(readers[dev], sec), sec)
+        complete = complete and value is not None
+        out[dev] = value
+    return out if complete else None
+
+
 def _display(s: _Section, r: _Reader) -> DisplaySettings:
-    driver = s.value("driver", _str(r, ("seven-segment", "serial-led")))
+    driver = s.setting(DisplaySettings, "driver")
     if driver == "seven-segment":
         s.refuse(("port", "baud"), "only with driver serial-led")
         pins_sec = s.section("pins", required=True, why=" (segments a-g, optional dp)")
         assert pins_sec is not None
         pins = _named_pins(pins_sec, r, SEGMENTS, ("dp",), "segment")
-        common = s.value(
-            "common",
-            _str(r, ("anode", "cathode")),
-            why=': "anode" or "cathode" (wrong, every segment inverts)',
-        )
-        return DisplaySettings(
-            "seven-segment",
-            pins=MappingProxyType(pins),
-            common=cast(Literal["anode", "cathode"], common),
-        )
+        why = ': "anode" or "cathode" (wrong, every segment inverts)'
+        common = s.setting(DisplaySettings, "common", default=REQUIRED, why=why)
+        return DisplaySettings("seven-segment", pins=MappingProxyType(pins), common=common)
     s.refuse(("pins", "common"), "only with driver seven-segment")
     return DisplaySettings(
-        "serial-led", port=s.value("port", _path(r, ("sim",))), baud=s.value("baud", _baud(r), 9600)
+        "serial-led",
+        port=s.setting(DisplaySettings, "port", default=REQUIRED),
+        baud=s.setting(DisplaySettings, "baud", default=9600),
     )
 
 
@@ -1106,13 +1240,21 @@ def _named_pins(
         if name not in known:
             near = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise r.error(s.key(name), f"unknown {what}{context}{hint}; known: {', '.join(known)}")
+            s.r.used.add(s.key(name))
+            r.fail(
+                r.error(s.key(name), f"unknown {what}{context}{hint}; known: {', '.join(known)}")
+            )
     pins: dict[str, int] = {}
+    failed = False
     for name in known:
         if name in required or name in s.table:
-            pins[name] = s.value(
-                name, _pin(r), why=f": {what} required{context}; needs {', '.join(required)}"
-            )
+            why = f": {what} required{context}; needs {', '.join(required)}"
+            try:
+                pins[name] = s.value(name, PIN, why=why)
+            except _Skip:
+                failed = True
+    if failed:
+        raise _Skip(s.prefix)
     return pins
 
 
@@ -1120,12 +1262,11 @@ def _buttons(s: _Section, r: _Reader, game: str) -> ButtonSettings:
     required, optional = _BUTTONS[game]
     pins_sec = s.section("pins", required=True, why=f" (buttons {', '.join(required)})")
     assert pins_sec is not None
-    pins = _named_pins(pins_sec, r, required, optional, "button", f" for {game}")
-    return ButtonSettings(
-        pins=MappingProxyType(pins),
-        bounce_ms=s.value("bounce_ms", _int(r, 1, 500), 30),
-        active_low=s.value("active_low", _bool(r), True),
-    )
+    pins = r.attempt(lambda: _named_pins(pins_sec, r, required, optional, "button", f" for {game}"))
+    settings = s.read(ButtonSettings, values={"pins": MappingProxyType(pins or {})})
+    if pins is None:
+        raise _Skip(s.prefix)
+    return settings
 
 
 def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
@@ -1133,41 +1274,36 @@ def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
     assert pins_sec is not None
     seats = tuple(str(n) for n in range(1, 9))
     pins = _named_pins(pins_sec, r, (), seats, "seat")
-    if not pins:
+    if not pins and not pins_sec.table:
         raise r.error(pins_sec.prefix.rstrip("."), "names no seat; remove the table instead")
     return MappingProxyType({int(k): v for k, v in pins.items()})
 
 
 def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
-    port = s.value("port", _path(r, ("sim",)))
-    baud = s.value("baud", _baud(r), 115200)
-    # DESIGN.md "Reference shoe protocol": no valid frame for more than 3 s is a fault
-    watchdog = s.value("watchdog_s", _float(r, 1.0, 30.0), 3.0)
+    port = s.setting(ShoeSettings, "port")
     sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")
     if port != "sim":
         s.refuse(sim_keys, 'only with port = "sim"')
-        return ShoeSettings(port=port, baud=baud, watchdog_s=watchdog)
+        d = ShoeSettings(port)
+        return s.read(ShoeSettings, values={"port": port, **{k: getattr(d, k) for k in sim_keys}})
     decks = rules.baccarat.decks
-    sim_decks = s.value("sim_decks", _int(r, 6, 8), decks)
-    if sim_decks != decks:
-        raise r.error(s.key("sim_decks"), f"{sim_decks} differs from rules.baccarat.decks {decks}")
-    return ShoeSettings(
-        port=port,
-        baud=baud,
-        watchdog_s=watchdog,
-        sim_decks=sim_decks,
-        sim_seed=s.value("sim_seed", _int(r, 0, 2**63 - 1), None),
-        sim_auto_deal_s=s.value("sim_auto_deal_s", _float(r, 0.01, 600.0), None),
-    )
+    shoe = s.read(ShoeSettings, values={"port": port}, defaults={"sim_decks": decks})
+    if shoe.sim_decks != decks:
+        raise r.error(
+            s.key("sim_decks"), f"{shoe.sim_decks} differs from rules.baccarat.decks {decks}"
+        )
+    return shoe
 
 
 def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
-    driver = s.value("driver", _str(r, ("serial-text", "sim")))
+    driver = s.setting(DealerDisplaySettings, "driver")
     if driver == "sim":
         s.refuse(("port", "baud"), "only with driver serial-text")
         return DealerDisplaySettings("sim")
     return DealerDisplaySettings(
-        "serial-text", port=s.value("port", _path(r)), baud=s.value("baud", _baud(r), 9600)
+        "serial-text",
+        port=s.setting(DealerDisplaySettings, "port", default=REQUIRED),
+        baud=s.setting(DealerDisplaySettings, "baud", default=9600),
     )
 
 
@@ -1180,12 +1316,17 @@ def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
         pin = _get(r.data, key)
         assert isinstance(pin, int)
         if pin in users:
-            raise r.error(key, f"GPIO {pin} is also used by {users[pin]} ({r.file_of(users[pin])})")
+            r.fail(
+                r.error(key, f"GPIO {pin} is also used by {users[pin]} ({r.file_of(users[pin])})")
+            )
+            continue
         if backend == "rpi" and console.port in HEADER_UART_PORTS and pin in HEADER_UART_PINS:
-            raise r.error(
-                key,
-                f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
-                f" used by console.port {console.port}",
+            r.fail(
+                r.error(
+                    key,
+                    f"GPIO {pin} is the header UART's {HEADER_UART_PINS[pin]},"
+                    f" used by console.port {console.port}",
+                )
             )
         users[pin] = key
 
@@ -1205,21 +1346,25 @@ def _check_serial_ports(r: _Reader) -> None:
     port would each read the other's bytes. Symlinks are followed (``/dev/serial0`` is the
     header UART ``/dev/ttyAMA0`` or ``/dev/ttyS0``; ``/dev/serial/by-id/...`` names a USB port)."""
     users: dict[str, str] = {}
+    read = {key for key, _text, source in r.report if source != "(default)"}
     for key in _PORT_KEYS:
-        try:
-            port = _get(r.data, key)
-        except (KeyError, TypeError):
-            continue
+        if key not in read:
+            continue  # not given, or refused already
+        port = _get(r.data, key)
         if not isinstance(port, str) or port in _NOT_A_DEVICE:
             continue
         device = os.path.realpath(port)
         if device in users:
             other = users[device]
             same = "" if _get(r.data, other) == port else f" (both are {device})"
-            raise r.error(
-                key,
-                f"{port} is also {other} ({r.file_of(other)}){same}: one serial device, one role",
+            r.fail(
+                r.error(
+                    key,
+                    f"{port} is also {other} ({r.file_of(other)}){same}:"
+                    " one serial device, one role",
+                )
             )
+            continue
         users[device] = key
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
+from controller.config.declare import Bool, Int, Kind, Names, OneOf, declared, setting
 from controller.games.baccarat.irregularities import (
     ERROR_CARD_COUNT,
     FACE_UP_BURN_FROM,
@@ -62,9 +63,12 @@ __all__ = [
     "ErrorCode",
     "JURISDICTIONS",
     "PaigowSettings",
+    "RULE_SETTINGS",
     "ReplayProblem",
     "RuleSettings",
+    "RuleSpec",
     "SETTING_KEYS",
+    "default_text",
     "START_MODES",
     "WagerLimit",
 ]
@@ -102,104 +106,6 @@ class ConfigError(ValueError):
         self.key = key
         self.reason = reason
         self.source = source
-
-
-@dataclass(frozen=True)
-class PaigowSettings:
-    """Pai gow tiles settings (9 NYCRR 5324.50; N.J.A.C. 13:69F-10.7, 10.8)."""
-
-    vig_percent: int = 5
-    round_vig_to_quarter: bool = False
-    house_way_policy: str = "default"
-    zero_value: str = DEFAULT_ZERO_VALUE
-    surrender_offered: bool = False
-    bank_offered: bool = True
-    cobank_offered: bool = False
-    delivery_styles: tuple[str, ...] = DELIVERY_STYLES
-    dragons_eye: bool = False
-    dragons_eye_method: int = 1
-    zero_low_conflict: str = DEFAULT_ZERO_LOW_CONFLICT
-    vig_cent_rounding: str = _ENGINE.vig_cent_rounding
-    co_bank_shortfall_odd_cent: str = _ENGINE.co_bank_shortfall_odd_cent
-    surrender_against_bank: str = _ENGINE.surrender_against_bank
-    bank_rotation_includes_dealer: bool = _ENGINE.bank_rotation_includes_dealer
-    # The table's posted limits (the monitor's header; _LIMIT_SPECS): whole cents.
-    wager_min_cents: int = 2_500
-    wager_max_cents: int = 500_000
-
-
-@dataclass(frozen=True)
-class BaccaratSettings:
-    """Baccarat settings (9 NYCRR 5324.20)."""
-
-    decks: int = 8
-    vig_percent: int = 5
-    vig_step_cents: int = 25
-    tie_pays: int = 8
-    dragon_pay_table: str = "none"
-    ez: bool = False
-    dragon7_pays: int = 40
-    panda8_offered: bool = True
-    panda8_pays: int = PANDA8_PAYS
-    deferred_vig: bool = False
-    pay_order: str = "i"
-    error_card_count: str = ERROR_CARD_COUNT.name.lower()
-    face_up_burn_from: str = FACE_UP_BURN_FROM.name.lower()
-    hands_after_cover: int = HANDS_AFTER_COVER
-    offer_back_to_previous: bool = OFFER_BACK_TO_PREVIOUS
-    dead_hand_compels_pass: bool = DEAD_HAND_COMPELS_PASS
-    # The table's posted limits (the monitor's header; _LIMIT_SPECS): whole cents.
-    banker_min_cents: int = 2_500
-    banker_max_cents: int = 500_000
-    player_min_cents: int = 2_500
-    player_max_cents: int = 500_000
-    tie_min_cents: int = 500
-    tie_max_cents: int = 50_000
-    dragon_min_cents: int = 500
-    dragon_max_cents: int = 50_000
-    dragon7_min_cents: int = 500
-    dragon7_max_cents: int = 25_000
-    panda8_min_cents: int = 500
-    panda8_max_cents: int = 25_000
-
-
-@dataclass(frozen=True)
-class BaccaratShoeOptions:
-    """The baccarat shoe readings as the engines take them (:meth:`RuleSettings.
-    baccarat_shoe_options`): ``irregularities.player_third_in_error(count=)``,
-    ``face_up_in_shoe(burn_from=)``, ``shoe.LastHandRule(hands_after_cover)``,
-    ``shoe_passing`` ``offer_back=`` and ``dead_hand_compels=``."""
-
-    error_card_count: ErrorCardCount
-    face_up_burn_from: BurnFrom
-    hands_after_cover: int
-    offer_back_to_previous: bool
-    dead_hand_compels_pass: bool
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """What one setting is: its type, what it allows, and where the rule comes from."""
-
-    key: str
-    kind: Literal["bool", "int", "choice", "names"]
-    cite: str
-    lo: int | None = None
-    hi: int | None = None
-    choices: tuple[Any, ...] = ()
-    #: Why the setting has no effect under ``s``, or None when it is active.
-    inactive: Callable[[RuleSettings], str | None] | None = None
-
-    def range_text(self) -> str:
-        if self.kind == "bool":
-            return "true|false"
-        if self.kind == "names":
-            return "non-empty comma-separated subset of " + ",".join(self.choices)
-        if self.choices:
-            return "|".join(str(c) for c in self.choices)
-        if self.hi is None:
-            return f">= {self.lo}"
-        return f"{self.lo}..{self.hi}"
 
 
 def _when_ez(s: RuleSettings) -> str | None:
@@ -249,13 +155,16 @@ def _house_way_choices() -> tuple[str, ...]:
 
 # -- the table's posted limits -----------------------------------------------------------------
 # A minimum and a maximum for each wager the table offers, in whole cents, shown on the table's
-# monitor (controller/scoreboard) as a limit sign shows them. Baccarat stakes go in $5 steps
-# (5324.20(d)(2)), so its limits are multiples of 500 cents; a minimum above its maximum is
-# refused whichever of the two is changed. A wager the table does not offer has its limits
-# inactive (dragon bonus without a pay table, dragon 7 and panda 8 off an EZ table).
+# monitor (controller/scoreboard) as a limit sign shows them; declared with the other settings
+# of the game (the last fields of PaigowSettings and BaccaratSettings). Baccarat stakes go in
+# $5 steps (5324.20(d)(2)), so its limits are multiples of 500 cents; a minimum above its
+# maximum is refused whichever of the two is changed (_check_limits). A wager the table does not
+# offer has its limits inactive (dragon bonus without a pay table, dragon 7 and panda 8 off an
+# EZ table).
 
 #: The largest limit a setting takes: $1,000,000.
 LIMIT_MAX_CENTS: Final = 100_000_000
+_LIMIT_CENTS: Final = Int(100, LIMIT_MAX_CENTS)
 
 
 def _when_dragon(s: RuleSettings) -> str | None:
@@ -266,20 +175,22 @@ def _when_dragon(s: RuleSettings) -> str | None:
     )
 
 
-#: (game, wager as the monitor names it, setting prefix, when inactive, reference)
+def _limit(default: int, ref: str, what: str, inactive: Any = None) -> Any:
+    """A posted limit's declaration: cents, 100..LIMIT_MAX_CENTS."""
+    return setting(
+        _LIMIT_CENTS, default, ref=ref, doc=f"the posted {what}, in cents", inactive=inactive
+    )
+
+
+#: (game, wager as the monitor names it, setting prefix): the limits the monitor shows.
 _LIMITS: Final = (
-    ("paigow", "wager", "paigow.wager", None, "5324.50(c) (posted table limits)"),
-    ("baccarat", "banker", "baccarat.banker", None, "5324.20(b)(1)(i), (d)(2) ($5 steps)"),
-    ("baccarat", "player", "baccarat.player", None, "5324.20(b)(1)(ii), (d)(2) ($5 steps)"),
-    ("baccarat", "tie", "baccarat.tie", None, "5324.20(b)(1)(iii), (d)(2) ($5 steps)"),
-    ("baccarat", "dragon", "baccarat.dragon", _when_dragon, "5324.20(b)(1)(iv), (d)(2)"),
-    ("baccarat", "dragon7", "baccarat.dragon7", _when_ez, "5324.20(b)(1)(v), (d)(2)"),
-    ("baccarat", "panda8", "baccarat.panda8", _when_panda8, "5324.20(b)(1)(vi), (d)(2)"),
-)
-_LIMIT_SPECS: Final = tuple(
-    _Spec(f"{prefix}_{end}_cents", "int", cite, lo=100, hi=LIMIT_MAX_CENTS, inactive=inactive)
-    for _game, _wager, prefix, inactive, cite in _LIMITS
-    for end in ("min", "max")
+    ("paigow", "wager", "paigow.wager"),
+    ("baccarat", "banker", "baccarat.banker"),
+    ("baccarat", "player", "baccarat.player"),
+    ("baccarat", "tie", "baccarat.tie"),
+    ("baccarat", "dragon", "baccarat.dragon"),
+    ("baccarat", "dragon7", "baccarat.dragon7"),
+    ("baccarat", "panda8", "baccarat.panda8"),
 )
 
 
@@ -295,7 +206,7 @@ class WagerLimit:
 
 def _check_limits(s: RuleSettings) -> None:
     """Every wager's minimum at most its maximum; baccarat's in $5 steps (5324.20(d)(2))."""
-    for game, _wager, prefix, _inactive, cite in _LIMITS:
+    for game, _wager, prefix in _LIMITS:
         lo, hi = s.get(f"{prefix}_min_cents"), s.get(f"{prefix}_max_cents")
         if lo > hi:
             raise ConfigError(
@@ -310,134 +221,285 @@ def _check_limits(s: RuleSettings) -> None:
                         "RANGE",
                         f"{prefix}_{end}_cents",
                         f"{value} is not a multiple of 500: baccarat wagers are accepted in"
-                        f" $5 increments only ({cite})",
+                        f" $5 increments only ({_spec(f'{prefix}_{end}_cents').cite})",
                     )
 
 
-_SPECS: Final[tuple[_Spec, ...]] = (
-    _Spec("jurisdiction", "choice", "NY 9 NYCRR 5324; NJ N.J.A.C. 13:69F", choices=JURISDICTIONS),
-    _Spec("start_mode", "choice", "5324.50(a)(3)-(4); NJ: 13:69F-10.8(i)", choices=START_MODES),
-    _Spec("recall_depth", "int", "5324.50(f)(11); issue 6 (at least 10)", lo=10, hi=1000),
-    _Spec("paigow.vig_percent", "int", "5324.50(f)(10); 13:69F-10.7(k)", choices=(5,)),
-    _Spec("paigow.round_vig_to_quarter", "bool", "5324.50(f)(10); 13:69F-10.7(k)"),
-    _Spec(
-        "paigow.house_way_policy",
-        "choice",
-        "5324.50(f)(4); 13:69F-10.7(d)-(e)",
-        choices=_house_way_choices(),
-    ),
-    _Spec(
-        "paigow.zero_value",
-        "choice",
-        "5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
-        choices=ZERO_VALUE_SETTINGS,
-    ),
-    _Spec("paigow.surrender_offered", "bool", "5324.50(f)(5); 13:69F-10.7(f)"),
-    _Spec("paigow.bank_offered", "bool", "5324.50(g)(1); 13:69F-10.8(a)"),
-    _Spec("paigow.cobank_offered", "bool", "5324.50(g)(5); 13:69F-10.8(e)"),
-    _Spec(
-        "paigow.delivery_styles",
-        "names",
-        "5324.50(g)(9), (g)(11); 13:69F-10.8(i), (k)",
-        choices=DELIVERY_STYLES,
-    ),
-    _Spec("paigow.dragons_eye", "bool", "13:69F-10.7(l)"),
-    _Spec(
-        "paigow.dragons_eye_method",
-        "int",
-        "13:69F-10.7(l)1-2",
-        choices=(1, 2),
-        inactive=_when_dragons_eye,
-    ),
-    _Spec(
-        "paigow.zero_low_conflict",
-        "choice",
-        "5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
-        choices=ZERO_LOW_CONFLICT_SETTINGS,
-    ),
-    _Spec(
-        "paigow.vig_cent_rounding",
-        "choice",
-        "5324.50(f)(10) (no direction for a sub-cent)",
-        choices=VIG_CENT_ROUNDING_CHOICES,
-        inactive=_when_not_quarter,
-    ),
-    _Spec(
-        "paigow.co_bank_shortfall_odd_cent",
-        "choice",
-        "5324.50(g)(16); 13:69F-10.8(p)",
-        choices=CO_BANK_ODD_CENT_CHOICES,
-        inactive=_when_cobank,
-    ),
-    _Spec(
-        "paigow.surrender_against_bank",
-        "choice",
-        "5324.50(f)(5), (g)(15)-(16)",
-        choices=SURRENDER_AGAINST_BANK_CHOICES,
-        inactive=_when_bank_surrender,
-    ),
-    _Spec(
-        "paigow.bank_rotation_includes_dealer",
-        "bool",
-        "5324.50(g)(3); 13:69F-10.8(b)",
-        inactive=_when_bank,
-    ),
-    _Spec("baccarat.decks", "int", "5324.20(a)(4) (at least six)", lo=6, hi=8),
-    _Spec("baccarat.vig_percent", "int", "5324.20(d)(2)", choices=(4, 5), inactive=_when_not_ez),
-    _Spec(
-        "baccarat.vig_step_cents",
-        "int",
-        "5324.20(d)(2), (d)(2)(ii)",
-        choices=(20, 25),
-        inactive=_when_not_ez,
-    ),
-    _Spec("baccarat.tie_pays", "int", "5324.20(a)(2)(iii) (posted; not fixed)", lo=8, hi=9),
-    _Spec("baccarat.dragon_pay_table", "choice", "5324.20(d)(5)", choices=DRAGON_PAY_TABLE_CHOICES),
-    _Spec("baccarat.ez", "bool", "5324.20(a)(2)(vii), (b)(1)(v)-(vi), (d)(3)"),
-    _Spec(
-        "baccarat.dragon7_pays",
-        "int",
-        "5324.20(b)(1)(v) (payout not fixed)",
-        lo=1,
-        hi=100,
-        inactive=_when_ez,
-    ),
-    _Spec("baccarat.panda8_offered", "bool", "5324.20(a)(2)(vii)(c)", inactive=_when_ez),
-    _Spec(
-        "baccarat.panda8_pays",
-        "int",
-        "5324.20(d)(4)",
-        choices=(PANDA8_PAYS,),
-        inactive=_when_panda8,
-    ),
-    _Spec("baccarat.deferred_vig", "bool", "5324.20(d)(2)", inactive=_when_not_ez),
-    _Spec(
-        "baccarat.pay_order",
-        "choice",
-        "5324.20(g)(2)(i)-(iv), (g)(3)",
-        choices=tuple(PAYING_PROCEDURES),
-    ),
-    _Spec(
-        "baccarat.error_card_count",
-        "choice",
-        "5324.20(i)(3) (count of the card in error)",
-        choices=ERROR_CARD_COUNT_CHOICES,
-    ),
-    _Spec(
-        "baccarat.face_up_burn_from",
-        "choice",
-        "5324.20(i)(1)(i) (card found face up)",
-        choices=BURN_FROM_CHOICES,
-    ),
-    _Spec("baccarat.hands_after_cover", "int", '5324.20(f)(9) ("last hand")', choices=(0, 1)),
-    _Spec("baccarat.offer_back_to_previous", "bool", "5324.20(h)(2)"),
-    _Spec("baccarat.dead_hand_compels_pass", "bool", "5324.20(h)(1)(i), (i)(1)(ii)"),
-    *_LIMIT_SPECS,
-)
+@dataclass(frozen=True)
+class PaigowSettings:
+    """Pai gow tiles settings (9 NYCRR 5324.50; N.J.A.C. 13:69F-10.7, 10.8)."""
 
-_BY_KEY: Final[Mapping[str, _Spec]] = {s.key: s for s in _SPECS}
-#: Every setting's key, in ``config show`` order.
-SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
+    vig_percent: int = setting(
+        OneOf((5,)), 5, ref="5324.50(f)(10); 13:69F-10.7(k)", doc="the vigorish on a win"
+    )
+    round_vig_to_quarter: bool = setting(
+        Bool(),
+        False,
+        ref="5324.50(f)(10); 13:69F-10.7(k)",
+        doc="round the vigorish to 25 cents",
+    )
+    house_way_policy: str = setting(
+        OneOf(_house_way_choices()),
+        "default",
+        ref="5324.50(f)(4); 13:69F-10.7(d)-(e)",
+        doc="the dealer's house way: default, or a shipped policy"
+        " (controller/games/paigow/houseway.py)",
+    )
+    zero_value: str = setting(
+        OneOf(ZERO_VALUE_SETTINGS),
+        DEFAULT_ZERO_VALUE,
+        ref="5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
+        doc="which hands are of value zero",
+    )
+    surrender_offered: bool = setting(
+        Bool(), False, ref="5324.50(f)(5); 13:69F-10.7(f)", doc="players may surrender"
+    )
+    bank_offered: bool = setting(
+        Bool(), True, ref="5324.50(g)(1); 13:69F-10.8(a)", doc="players may bank"
+    )
+    cobank_offered: bool = setting(
+        Bool(),
+        False,
+        ref="5324.50(g)(5); 13:69F-10.8(e)",
+        doc="the dealer may co-bank with a player (needs bank_offered)",
+    )
+    delivery_styles: tuple[str, ...] = setting(
+        Names(DELIVERY_STYLES),
+        DELIVERY_STYLES,
+        ref="5324.50(g)(9), (g)(11); 13:69F-10.8(i), (k)",
+        doc="the styles a bank may choose; must include house_way_from_right",
+        default_text="all",
+    )
+    dragons_eye: bool = setting(
+        Bool(), False, ref="13:69F-10.7(l)", doc="the dragon's eye variation (NJ, dice)"
+    )
+    dragons_eye_method: int = setting(
+        OneOf((1, 2)),
+        1,
+        ref="13:69F-10.7(l)1-2",
+        doc="how the dragon's eye is decided",
+        inactive=_when_dragons_eye,
+    )
+    zero_low_conflict: str = setting(
+        OneOf(ZERO_LOW_CONFLICT_SETTINGS),
+        DEFAULT_ZERO_LOW_CONFLICT,
+        ref="5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
+        doc="a zero low that outranks the dealer's with a high that does not win",
+    )
+    vig_cent_rounding: str = setting(
+        OneOf(VIG_CENT_ROUNDING_CHOICES),
+        _ENGINE.vig_cent_rounding,
+        ref="5324.50(f)(10) (no direction for a sub-cent)",
+        doc="a vigorish of a fraction of a cent",
+        inactive=_when_not_quarter,
+    )
+    co_bank_shortfall_odd_cent: str = setting(
+        OneOf(CO_BANK_ODD_CENT_CHOICES),
+        _ENGINE.co_bank_shortfall_odd_cent,
+        ref="5324.50(g)(16); 13:69F-10.8(p)",
+        doc="who puts in the odd cent of a co-bank shortfall",
+        inactive=_when_cobank,
+    )
+    surrender_against_bank: str = setting(
+        OneOf(SURRENDER_AGAINST_BANK_CHOICES),
+        _ENGINE.surrender_against_bank,
+        ref="5324.50(f)(5), (g)(15)-(16)",
+        doc="where a wager surrendered against a player bank goes",
+        inactive=_when_bank_surrender,
+    )
+    bank_rotation_includes_dealer: bool = setting(
+        Bool(),
+        _ENGINE.bank_rotation_includes_dealer,
+        ref="5324.50(g)(3); 13:69F-10.8(b)",
+        doc="the house banks one round when the offer returns to the dealer",
+        inactive=_when_bank,
+    )
+    # the table's posted limits (above)
+    wager_min_cents: int = _limit(2_500, "5324.50(c) (posted table limits)", "minimum wager")
+    wager_max_cents: int = _limit(500_000, "5324.50(c) (posted table limits)", "maximum wager")
+
+
+@dataclass(frozen=True)
+class BaccaratSettings:
+    """Baccarat settings (9 NYCRR 5324.20)."""
+
+    decks: int = setting(Int(6, 8), 8, ref="5324.20(a)(4) (at least six)", doc="decks in a shoe")
+    vig_percent: int = setting(
+        OneOf((4, 5)),
+        5,
+        ref="5324.20(d)(2)",
+        doc="the vigorish on a banker win",
+        inactive=_when_not_ez,
+    )
+    vig_step_cents: int = setting(
+        OneOf((20, 25)),
+        25,
+        ref="5324.20(d)(2), (d)(2)(ii)",
+        doc="the vigorish's step; follows vig_percent",
+        inactive=_when_not_ez,
+        default_text="20 at 4%, 25 at 5%",
+    )
+    tie_pays: int = setting(
+        Int(8, 9), 8, ref="5324.20(a)(2)(iii) (posted; not fixed)", doc="a tie pays N to 1"
+    )
+    dragon_pay_table: str = setting(
+        OneOf(DRAGON_PAY_TABLE_CHOICES),
+        "none",
+        ref="5324.20(d)(5)",
+        doc="the dragon bonus pay table",
+    )
+    ez: bool = setting(
+        Bool(),
+        False,
+        ref="5324.20(a)(2)(vii), (b)(1)(v)-(vi), (d)(3)",
+        doc="EZ baccarat: no vigorish, the dragon 7 and panda 8",
+    )
+    dragon7_pays: int = setting(
+        Int(1, 100),
+        40,
+        ref="5324.20(b)(1)(v) (payout not fixed)",
+        doc="the dragon 7 pays N to 1",
+        inactive=_when_ez,
+    )
+    panda8_offered: bool = setting(
+        Bool(), True, ref="5324.20(a)(2)(vii)(c)", doc="the panda 8 wager", inactive=_when_ez
+    )
+    panda8_pays: int = setting(
+        OneOf((PANDA8_PAYS,)),
+        PANDA8_PAYS,
+        ref="5324.20(d)(4)",
+        doc="the panda 8 pays N to 1",
+        inactive=_when_panda8,
+    )
+    deferred_vig: bool = setting(
+        Bool(),
+        False,
+        ref="5324.20(d)(2)",
+        doc="the vigorish collected later (lammers)",
+        inactive=_when_not_ez,
+    )
+    pay_order: str = setting(
+        OneOf(tuple(PAYING_PROCEDURES)),
+        "i",
+        ref="5324.20(g)(2)(i)-(iv), (g)(3)",
+        doc="the paying procedure",
+    )
+    error_card_count: str = setting(
+        OneOf(ERROR_CARD_COUNT_CHOICES),
+        ERROR_CARD_COUNT.name.lower(),
+        ref="5324.20(i)(3) (count of the card in error)",
+        doc="how a player's third card dealt in error counts",
+    )
+    face_up_burn_from: str = setting(
+        OneOf(BURN_FROM_CHOICES),
+        FACE_UP_BURN_FROM.name.lower(),
+        ref="5324.20(i)(1)(i) (card found face up)",
+        doc="where the burn starts after a card found face up",
+    )
+    hands_after_cover: int = setting(
+        OneOf((0, 1)),
+        HANDS_AFTER_COVER,
+        ref='5324.20(f)(9) ("last hand")',
+        doc="hands dealt after the cover card",
+    )
+    offer_back_to_previous: bool = setting(
+        Bool(),
+        OFFER_BACK_TO_PREVIOUS,
+        ref="5324.20(h)(2)",
+        doc="the shoe offered back to the previous holder",
+    )
+    dead_hand_compels_pass: bool = setting(
+        Bool(),
+        DEAD_HAND_COMPELS_PASS,
+        ref="5324.20(h)(1)(i), (i)(1)(ii)",
+        doc="a dead hand makes the shoe pass",
+    )
+    # the table's posted limits (above)
+    banker_min_cents: int = _limit(2_500, "5324.20(b)(1)(i), (d)(2) ($5 steps)", "banker minimum")
+    banker_max_cents: int = _limit(500_000, "5324.20(b)(1)(i), (d)(2) ($5 steps)", "banker maximum")
+    player_min_cents: int = _limit(2_500, "5324.20(b)(1)(ii), (d)(2) ($5 steps)", "player minimum")
+    player_max_cents: int = _limit(
+        500_000, "5324.20(b)(1)(ii), (d)(2) ($5 steps)", "player maximum"
+    )
+    tie_min_cents: int = _limit(500, "5324.20(b)(1)(iii), (d)(2) ($5 steps)", "tie minimum")
+    tie_max_cents: int = _limit(50_000, "5324.20(b)(1)(iii), (d)(2) ($5 steps)", "tie maximum")
+    dragon_min_cents: int = _limit(
+        500, "5324.20(b)(1)(iv), (d)(2)", "dragon bonus minimum", _when_dragon
+    )
+    dragon_max_cents: int = _limit(
+        50_000, "5324.20(b)(1)(iv), (d)(2)", "dragon bonus maximum", _when_dragon
+    )
+    dragon7_min_cents: int = _limit(500, "5324.20(b)(1)(v), (d)(2)", "dragon 7 minimum", _when_ez)
+    dragon7_max_cents: int = _limit(
+        25_000, "5324.20(b)(1)(v), (d)(2)", "dragon 7 maximum", _when_ez
+    )
+    panda8_min_cents: int = _limit(
+        500, "5324.20(b)(1)(vi), (d)(2)", "panda 8 minimum", _when_panda8
+    )
+    panda8_max_cents: int = _limit(
+        25_000, "5324.20(b)(1)(vi), (d)(2)", "panda 8 maximum", _when_panda8
+    )
+
+
+@dataclass(frozen=True)
+class BaccaratShoeOptions:
+    """The baccarat shoe readings as the engines take them (:meth:`RuleSettings.
+    baccarat_shoe_options`): ``irregularities.player_third_in_error(count=)``,
+    ``face_up_in_shoe(burn_from=)``, ``shoe.LastHandRule(hands_after_cover)``,
+    ``shoe_passing`` ``offer_back=`` and ``dead_hand_compels=``."""
+
+    error_card_count: ErrorCardCount
+    face_up_burn_from: BurnFrom
+    hands_after_cover: int
+    offer_back_to_previous: bool
+    dead_hand_compels_pass: bool
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """One rule setting by its dotted key, as its declaration says: its kind, the regulation
+    it comes from, what it does, and when it has no effect."""
+
+    key: str
+    kind: Kind
+    cite: str
+    doc: str = ""
+    inactive: Callable[[RuleSettings], str | None] | None = None
+    default_text: str | None = None
+
+    @property
+    def tag(self) -> str:
+        return self.kind.tag
+
+    @property
+    def lo(self) -> Any:
+        return self.kind.lo
+
+    @property
+    def hi(self) -> Any:
+        return self.kind.hi
+
+    @property
+    def choices(self) -> tuple[Any, ...]:
+        return self.kind.choices
+
+    def range_text(self) -> str:
+        return self.kind.range_text()
+
+
+def _specs() -> Iterator[RuleSpec]:
+    """Every rule setting's declaration, in ``config show`` order: the table's own, then pai
+    gow's, then baccarat's."""
+    for prefix, cls in (
+        ("", RuleSettings),
+        ("paigow.", PaigowSettings),
+        ("baccarat.", BaccaratSettings),
+    ):
+        for d in declared(cls):
+            s = d.spec
+            yield RuleSpec(prefix + d.name, s.kind, s.ref, s.doc, s.inactive, s.default_text)
+
+
 _NAMESPACES: Final = ("paigow", "baccarat")
 
 
@@ -447,14 +509,30 @@ class RuleSettings:
     :func:`dataclasses.replace`) checks each value's type and range and the cross-field rules,
     raising :class:`ConfigError`."""
 
-    jurisdiction: str = "NY"
-    start_mode: str = "rng"
-    recall_depth: int = 20
+    jurisdiction: str = setting(
+        OneOf(JURISDICTIONS),
+        "NY",
+        ref="NY 9 NYCRR 5324; NJ N.J.A.C. 13:69F",
+        doc="whose rules the table plays",
+    )
+    start_mode: str = setting(
+        OneOf(START_MODES),
+        "rng",
+        ref="5324.50(a)(3)-(4); NJ: 13:69F-10.8(i)",
+        doc="pai gow's starting position: the certified RNG or the dice (NJ: dice only)",
+        default_text="rng (NY), dice (NJ)",
+    )
+    recall_depth: int = setting(
+        Int(10, 1000),
+        20,
+        ref="5324.50(f)(11) (at least 10 rounds)",
+        doc="rounds game recall shows (and at most)",
+    )
     paigow: PaigowSettings = field(default_factory=PaigowSettings)
     baccarat: BaccaratSettings = field(default_factory=BaccaratSettings)
 
     def __post_init__(self) -> None:
-        for spec in _SPECS:
+        for spec in RULE_SETTINGS:
             _check_value(spec, self.get(spec.key))
         _check_whole(self)
 
@@ -483,7 +561,7 @@ class RuleSettings:
         """One line per setting for ``config show``: value, default, range, regulation."""
         default = RuleSettings()
         lines = []
-        for spec in _SPECS:
+        for spec in RULE_SETTINGS:
             line = (
                 f"{spec.key} = {self.get_text(spec.key)}  (default"
                 f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})"
@@ -532,11 +610,36 @@ class RuleSettings:
         dotted keys). Unset keys take their defaults; ``start_mode`` defaults to ``dice`` in NJ
         and ``baccarat.vig_step_cents`` to the step of ``baccarat.vig_percent``. An unknown key,
         a value of the wrong type or range, or a key that has no effect is a
-        :class:`ConfigError` naming ``source`` and the key."""
-        given = dict(_flatten(mapping, source))
+        :class:`ConfigError` naming ``source`` and the key (the first of :meth:`read`'s)."""
+        result, problems = cls.read(mapping, source)
+        if problems:
+            raise problems[0]
+        return result
+
+    @classmethod
+    def read(
+        cls, mapping: Mapping[str, Any], source: str = ""
+    ) -> tuple[RuleSettings, list[ConfigError]]:
+        """:meth:`from_mapping` that reports every problem instead of the first: the settings
+        read without the keys that are wrong (the defaults stand in), and each problem (an
+        unknown key, a wrong type, a value out of range, a contradiction, a key with no
+        effect), so one run of ``check-profile`` names them all."""
+        problems: list[ConfigError] = []
+        given: dict[str, Any] = {}
+        for key, raw in _flatten(mapping, source, problems):
+            try:
+                given[key] = _from_toml(_spec(key, source), raw, source)
+            except ConfigError as exc:
+                problems.append(exc)
         values: dict[str, Any] = {}
-        for key, raw in given.items():
-            values[key] = _from_toml(_spec(key, source), raw, source)
+        for spec in RULE_SETTINGS:  # one value at a time, in config show order
+            if spec.key in given:
+                try:
+                    _check_value(spec, given[spec.key])
+                except ConfigError as exc:
+                    problems.append(ConfigError(exc.code, exc.key, exc.reason, source))
+                else:
+                    values[spec.key] = given[spec.key]
         if "start_mode" not in values and values.get("jurisdiction") == "NJ":
             values["start_mode"] = "dice"
         if "baccarat.vig_step_cents" not in values:
@@ -546,12 +649,17 @@ class RuleSettings:
         try:
             result = _build(cls(), values, blame=None)
         except ConfigError as exc:
-            raise ConfigError(exc.code, exc.key, exc.reason, source) from None
-        for key in given:
+            problems.append(ConfigError(exc.code, exc.key, exc.reason, source))
+            return cls(), problems
+        for key in values:
+            if key not in given:
+                continue  # set here, not by the profile
             why = result.inactive_reason(key)
             if why:
-                raise ConfigError("RANGE", key, f"is set but has no effect: {why}", source)
-        return result
+                problems.append(
+                    ConfigError("RANGE", key, f"is set but has no effect: {why}", source)
+                )
+        return result, problems
 
     def wager_limits(self, game: str) -> tuple[WagerLimit, ...]:
         """The posted limits of each wager ``game``'s table offers now, in layout order."""
@@ -561,7 +669,7 @@ class RuleSettings:
                 self.get(f"{prefix}_min_cents"),
                 self.get(f"{prefix}_max_cents"),
             )
-            for limit_game, wager, prefix, _inactive, _cite in _LIMITS
+            for limit_game, wager, prefix in _LIMITS
             if limit_game == game and self.inactive_reason(f"{prefix}_min_cents") is None
         )
 
@@ -622,6 +730,13 @@ class RuleSettings:
         )
 
 
+#: Every rule setting, in ``config show`` order.
+RULE_SETTINGS: Final[tuple[RuleSpec, ...]] = tuple(_specs())
+_BY_KEY: Final[Mapping[str, RuleSpec]] = {s.key: s for s in RULE_SETTINGS}
+#: Every setting's key, in ``config show`` order.
+SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
+
+
 def _lit(value: str, choices: tuple[str, ...]) -> Any:
     """A checked setting text as the engine's ``Literal`` (the settings check it on build)."""
     assert value in choices
@@ -631,7 +746,7 @@ def _lit(value: str, choices: tuple[str, ...]) -> Any:
 # -- checking ----------------------------------------------------------------------------------
 
 
-def _spec(key: str, source: str = "") -> _Spec:
+def _spec(key: str, source: str = "") -> RuleSpec:
     spec = _BY_KEY.get(key) if isinstance(key, str) else None
     if spec is None:
         near = difflib.get_close_matches(str(key), SETTING_KEYS, n=1)
@@ -644,19 +759,19 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _check_value(spec: _Spec, v: object) -> None:
+def _check_value(spec: RuleSpec, v: object) -> None:
     """Type (SYNTAX) and range (RANGE) of one value, on its own."""
-    if spec.kind == "bool":
+    if spec.tag == "bool":
         ok_type = isinstance(v, bool)
-    elif spec.kind == "names":
+    elif spec.tag == "names":
         ok_type = isinstance(v, tuple) and all(isinstance(x, str) for x in v)
-    elif spec.kind == "int" or _is_int(spec.choices[0]):
+    elif spec.tag == "int" or _is_int(spec.choices[0]):
         ok_type = _is_int(v)
     else:
         ok_type = isinstance(v, str)
     if not ok_type:
         raise ConfigError("SYNTAX", spec.key, f"expected {_type_name(spec)}, got {v!r}")
-    if spec.kind == "names":
+    if spec.tag == "names":
         assert isinstance(v, tuple)
         if not v:
             raise ConfigError("RANGE", spec.key, "must name at least one")
@@ -674,7 +789,7 @@ def _check_value(spec: _Spec, v: object) -> None:
                 spec.key,
                 f"{_show(v)} is not allowed; expected {spec.range_text()} ({spec.cite})",
             )
-    elif spec.kind == "int":
+    elif spec.tag == "int":
         assert isinstance(v, int)
         if (spec.lo is not None and v < spec.lo) or (spec.hi is not None and v > spec.hi):
             raise ConfigError(
@@ -757,52 +872,54 @@ def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) ->
 # -- text and TOML -----------------------------------------------------------------------------
 
 
-def _type_name(spec: _Spec) -> str:
-    if spec.kind == "names":
+def _type_name(spec: RuleSpec) -> str:
+    if spec.tag == "names":
         return "a list of names"
-    if spec.kind == "choice":
+    if spec.tag == "choice":
         return "a string"
-    return {"bool": "true or false", "int": "a whole number"}[spec.kind]
+    return {"bool": "true or false", "int": "a whole number"}[spec.tag]
 
 
 def _show(v: object) -> str:
     return v if isinstance(v, str) else repr(v)
 
 
-def _to_text(spec: _Spec, v: Any) -> str:
-    if spec.kind == "bool":
+def _to_text(spec: RuleSpec, v: Any) -> str:
+    if spec.tag == "bool":
         return "true" if v else "false"
-    if spec.kind == "names":
+    if spec.tag == "names":
         return ",".join(v)
     return str(v)
 
 
-def _default_text(default: RuleSettings, spec: _Spec) -> str:
-    if spec.key == "start_mode":
-        return "rng (NY), dice (NJ)"
-    if spec.key == "baccarat.vig_step_cents":
-        return "20 at 4%, 25 at 5%"
-    if spec.kind == "names" and default.get(spec.key) == spec.choices:
-        return "all"
+def default_text(spec: RuleSpec) -> str:
+    """A setting's default as ``config show`` says it (one that depends on another setting
+    says how)."""
+    return _default_text(RuleSettings(), spec)
+
+
+def _default_text(default: RuleSettings, spec: RuleSpec) -> str:
+    if spec.default_text is not None:
+        return spec.default_text
     return default.get_text(spec.key)
 
 
-def _parse_text(spec: _Spec, text: str) -> Any:
+def _parse_text(spec: RuleSpec, text: str) -> Any:
     """Console text to a value; SYNTAX when it is not a value of the type at all."""
     if not isinstance(text, str) or not text.strip():
         raise ConfigError("SYNTAX", spec.key, "a value is needed")
     t = text.strip()
-    if spec.kind == "bool":
+    if spec.tag == "bool":
         if t.lower() in _TRUE:
             return True
         if t.lower() in _FALSE:
             return False
         raise ConfigError("SYNTAX", spec.key, f"{t!r} is not true or false")
-    if spec.kind == "int" or (spec.kind == "choice" and _is_int(spec.choices[0])):
+    if spec.tag == "int" or (spec.tag == "choice" and _is_int(spec.choices[0])):
         if not re.fullmatch(r"[+-]?\d+", t):
             raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a whole number")
         return int(t)
-    if spec.kind == "names":
+    if spec.tag == "names":
         if t == "all":
             return tuple(spec.choices)
         items = tuple(x.strip() for x in t.split(","))
@@ -812,9 +929,9 @@ def _parse_text(spec: _Spec, text: str) -> Any:
     return t
 
 
-def _from_toml(spec: _Spec, raw: object, source: str) -> Any:
+def _from_toml(spec: RuleSpec, raw: object, source: str) -> Any:
     """A TOML value to a setting value; wrong types are SYNTAX errors naming the key."""
-    if spec.kind == "names":
+    if spec.tag == "names":
         if isinstance(raw, str):
             try:
                 return _parse_text(spec, raw)
@@ -823,8 +940,8 @@ def _from_toml(spec: _Spec, raw: object, source: str) -> Any:
         if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
             return tuple(raw)
         raise ConfigError("SYNTAX", spec.key, f"expected a list of names, got {raw!r}", source)
-    expect_int = spec.kind == "int" or (spec.kind == "choice" and _is_int(spec.choices[0]))
-    if spec.kind == "bool":
+    expect_int = spec.tag == "int" or (spec.tag == "choice" and _is_int(spec.choices[0]))
+    if spec.tag == "bool":
         ok = isinstance(raw, bool)
     elif expect_int:
         ok = _is_int(raw)
@@ -836,21 +953,31 @@ def _from_toml(spec: _Spec, raw: object, source: str) -> Any:
     return raw
 
 
-def _flatten(mapping: Mapping[str, Any], source: str) -> Iterator[tuple[str, Any]]:
+def _flatten(
+    mapping: Mapping[str, Any], source: str, problems: list[ConfigError]
+) -> Iterator[tuple[str, Any]]:
+    """The dotted keys and values of a ``[rules]`` table; what is wrong with a key (unknown,
+    set twice, a namespace that is not a table) goes to ``problems`` and the key is left out."""
     seen: set[str] = set()
     for k, v in mapping.items():
         if k in _NAMESPACES:
             if not isinstance(v, Mapping):
-                raise ConfigError(
-                    "SYNTAX", k, f"expected a table of {k} settings, got {v!r}", source
+                problems.append(
+                    ConfigError("SYNTAX", k, f"expected a table of {k} settings, got {v!r}", source)
                 )
+                continue
             items: Iterable[tuple[str, Any]] = ((f"{k}.{sk}", sv) for sk, sv in v.items())
         else:
             items = ((k, v),)
         for key, value in items:
-            _spec(key, source)
+            try:
+                _spec(key, source)
+            except ConfigError as exc:
+                problems.append(exc)
+                continue
             if key in seen:
-                raise ConfigError("SYNTAX", key, "is set twice", source)
+                problems.append(ConfigError("SYNTAX", key, "is set twice", source))
+                continue
             seen.add(key)
             yield key, value
 

@@ -1,4 +1,4 @@
-"""The console's reply codes and the error a refused command raises (DESIGN.md "Technician
+"""The console's reply codes and the error a refused command raises (docs/design.md "Technician
 console": every reply ends ``OK`` or ``ERR <CODE> <reason>``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The technician console's command interpreter (DESIGN.md "Technician console").
+"""The technician console's command interpreter (docs/design.md "Technician console").
 
 ``Console.execute(text, source)`` runs one line on the loop thread and returns the reply lines;
 the last is always ``OK`` or ``ERR <CODE> <reason>`` with a code from

@@ -1,7 +1,7 @@
 """Console transports: read lines from stdio or a serial port and post them to the loop.
 
 The transport frames lines and writes replies; the command interpreter runs on the loop thread
-(controller.console.interpreter). Two line disciplines (DESIGN.md "Technician console"):
+(controller.console.interpreter). Two line disciplines (docs/design.md "Technician console"):
 
 * a terminal line (:class:`LineEditor`, ``[console] line_editing = true``, the default): what a
   technician's terminal (screen, minicom, PuTTY) needs. It echoes what is typed, shows a ``> ``
@@ -86,7 +86,7 @@ class LineFramer:
 
 def decode_line(raw: bytes) -> str | None:
     """The line as text, or None when it holds a byte that is not printable ASCII (a TAB or any
-    other control byte included: DESIGN.md refuses non-printable bytes)."""
+    other control byte included: docs/console.md refuses non-printable bytes)."""
     if any(b < 0x20 or b > 0x7E for b in raw):
         return None
     return raw.decode("ascii")

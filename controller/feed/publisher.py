@@ -1,4 +1,4 @@
-"""The table's publisher: the journal to the casino's broker (DESIGN.md "Host feed (MQTT)").
+"""The table's publisher: the journal to the casino's broker (docs/design.md "Host feed (MQTT)").
 
 The journal is the outbox. On its own thread the publisher reads the rows (and signed heads)
 after the last ones the broker acknowledged, publishes them in order with QoS 1, and records the

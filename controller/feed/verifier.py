@@ -13,7 +13,7 @@ then stored or refused with an alarm (docs/feed.md "What the collector checks").
 - A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
   ``malformed``; a table that sends nothing that verifies for ``silence_s`` is ``silent``.
 - "Last seen" is the time of the newest message that proved the table alive: a row stored on
-  the chain, a newly stored head whose signature verifies, or an ``online`` status (DESIGN.md
+  the chain, a newly stored head whose signature verifies, or an ``online`` status (docs/design.md
   "Host feed (MQTT)": the publisher repeats it every minute; only the table's own certificate
   may publish on its topics, by the broker's TLS and ACL, so an idle table that is connected is
   heard, and is not alarmed every night). A refused, held or duplicate message does not count:

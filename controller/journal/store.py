@@ -533,7 +533,7 @@ class Journal:
     def watch_clock(self) -> str | None:
         """Loop, every tick: a wall clock that moved against the monotonic clock by
         :data:`CLOCK_JUMP_NS` or more since the last call (a jump either way: NTP setting a Pi's
-        clock, a technician's ``date``) is journaled as a warning when it happens (DESIGN.md
+        clock, a technician's ``date``) is journaled as a warning when it happens (docs/design.md
         "Time"); returns the warning."""
         offset = self._wall_ns() - self._mono_ns()
         last, self._clock_offset_ns = self._clock_offset_ns, offset

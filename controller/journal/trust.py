@@ -35,7 +35,7 @@ from controller.journal.verify import VerifyResult, startup_check
 
 log = logging.getLogger("controller.journal")
 
-#: A signed head at least this often while rows are added (DESIGN.md: once a minute).
+#: A signed head at least this often while rows are added (docs/design.md: once a minute).
 HEAD_EVERY_S: Final = 60.0
 #: Signed heads wait for the next event's transaction to be stored; at most this long.
 STORE_HEADS_AFTER_S: Final = 5.0

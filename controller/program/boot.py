@@ -8,10 +8,10 @@ isolated (``-I -S -B``: none of those hooks run) from its install root, and the 
 (``bin/table-controller``) calls :func:`boot` first: it records the release's root, checks that
 the interpreter really is isolated and runs from the root, and, for ``run``, hashes every file of
 the root against the release's manifest. Whatever it finds is raised as a program fault when the
-application starts (:func:`controller.program.manifest.startup_problems`), which stops play.
+application starts (:func:`startup_problems`), which stops play.
 
-The state kept here is the process's: which release it was started from and what that release
-looked like when its code was loaded.
+What it found is kept as the process's record (:mod:`controller.program.origin`): which release
+it was started from and what that release looked like when its code was loaded.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
 from controller.program import manifest as mf
+from controller.program.origin import BootCheck, boot_check, record, release_root
 
 #: The interpreter of a release, relative to its install root.
 INTERPRETER: Final = "python/bin/python3.11"
@@ -33,36 +34,11 @@ CHECKED_COMMANDS: Final = frozenset({"run"})
 LOADER_HOOKS: Final = ("LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT")
 
 
-@dataclass
-class BootCheck:
-    """What the start-up check of a release found, and what it cost."""
-
-    root: Path
-    problems: list[str] = field(default_factory=list)
-    files: int = 0
-    bytes: int = 0
-    seconds: float = 0.0
-    checked: bool = False
-
-
-_state: list[BootCheck] = []
-
-
-def release_root() -> Path | None:
-    """The install root of the release this process was started from, or None."""
-    return _state[0].root if _state else None
-
-
-def boot_check() -> BootCheck | None:
-    """The start-up check of this process's release (None outside a release)."""
-    return _state[0] if _state else None
-
-
 def boot(root: str | os.PathLike[str], argv: list[str]) -> BootCheck:
     """Called by a release's entry script before anything of the application is imported:
     record the release, check the interpreter's isolation and (for ``run``) every file."""
     check = BootCheck(Path(root).resolve())
-    _state[:] = [check]
+    record(check)
     check.problems.extend(isolation_problems(check.root))
     if argv[:1] and argv[0] in CHECKED_COMMANDS:
         started = time.monotonic()
@@ -139,6 +115,20 @@ def boot_problems() -> list[str]:
         return problems
     problems.extend(p for p in loaded_outside(check.root, listed) if p not in problems)
     return problems
+
+
+def startup_problems(
+    profile_files: Sequence[str | os.PathLike[str]], environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """For Application.__init__: the mismatches to raise as faults (none without a manifest).
+
+    Started from a release, the program was checked before the application was imported (the
+    boot check); a manifest named by ``$TABLE_CONTROLLER_MANIFEST`` is checked here.
+    """
+    if release_root() is not None:
+        return [*boot_problems(), *mf.check_profile(profile_files)]
+    path = mf.configured_manifest(environ)
+    return [] if path is None else mf.check_manifest(path, profile_files)
 
 
 def _inside(path: Path, root: Path) -> bool:

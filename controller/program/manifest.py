@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from controller.program.origin import release_root
+
 if TYPE_CHECKING:
     import argparse
 
@@ -105,9 +107,7 @@ def _name_key(item: FileItem) -> bytes:
 
 def installed_root() -> Path:
     """What this process's program verification covers: the install root of the release it was
-    started from (:mod:`controller.program.boot`), else the directory holding the packages."""
-    from controller.program.boot import release_root
-
+    started from (:mod:`controller.program.origin`), else the directory holding the packages."""
     root = release_root()
     return root if root is not None else Path(__file__).resolve().parents[2]
 
@@ -405,30 +405,12 @@ def manifest_digest(manifest_path: str | os.PathLike[str]) -> str:
 def configured_manifest(environ: Mapping[str, str] | None = None) -> Path | None:
     """The manifest this process is checked against: its release's (started from a release's
     entry point), else ``$TABLE_CONTROLLER_MANIFEST`` if set, else None (a development tree)."""
-    from controller.program.boot import release_root
-
     root = release_root()
     if root is not None:
         return root / MANIFEST_NAME
     env = os.environ if environ is None else environ
     named = env.get(MANIFEST_ENV, "")
     return Path(named) if named else None
-
-
-def startup_problems(
-    profile_files: Sequence[str | os.PathLike[str]], environ: Mapping[str, str] | None = None
-) -> list[str]:
-    """For Application.__init__: the mismatches to raise as faults (none without a manifest).
-
-    Started from a release, the program was checked before the application was imported (the
-    boot check); a manifest named by ``$TABLE_CONTROLLER_MANIFEST`` is checked here.
-    """
-    from controller.program.boot import boot_problems, release_root
-
-    if release_root() is not None:
-        return [*boot_problems(), *check_profile(profile_files)]
-    path = configured_manifest(environ)
-    return [] if path is None else check_manifest(path, profile_files)
 
 
 # -- the lab's HMAC ------------------------------------------------------------------------------

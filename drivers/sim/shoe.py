@@ -1,6 +1,6 @@
 """Simulated card shoe: the reference shoe protocol's shoe side (revision 2), with faults on demand.
 
-It shuffles N decks, places the cover card, and speaks DESIGN.md "Reference shoe protocol,
+It shuffles N decks, places the cover card, and speaks docs/design.md "Reference shoe protocol,
 revision 2" on a serial port or on a pseudo-terminal it creates. At every power-up it draws a
 new session id; it keeps every frame until it is acknowledged (across a cable pull too), never
 drops one, and locks its card gate with ``$FLT,FULL`` when its buffer is full. The stimulus
@@ -48,8 +48,8 @@ RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 COVER = "COVER"  # a cover card in the dealing stack
 RECEIVED_MAX = 4096  # ACK/NAK frames remembered in ``received`` (the newest)
-MIN_KEEP = 64  # DESIGN.md: the shoe holds at least 64 unacknowledged frames
-DEFAULT_BAUD = 115200  # DESIGN.md: 115200 by default
+MIN_KEEP = 64  # docs/design.md: the shoe holds at least 64 unacknowledged frames
+DEFAULT_BAUD = 115200  # docs/design.md: 115200 by default
 DISCONNECT_S = 1.0  # how long the ``disconnect`` fault keeps the cable out
 STATE_VERSION = 1
 
@@ -246,7 +246,7 @@ class SimShoe:
         randbytes: Callable[[int], bytes] = os.urandom,
     ) -> None:
         if keep < MIN_KEEP:
-            raise SimShoeError(f"keep must be at least {MIN_KEEP} (DESIGN.md), got {keep}")
+            raise SimShoeError(f"keep must be at least {MIN_KEEP} (docs/design.md), got {keep}")
         if not 0 <= start_seq < SEQ_MOD:
             raise SimShoeError(f"start_seq must be 0-9999, got {start_seq}")
         self._randbytes = randbytes
@@ -624,7 +624,7 @@ class SimShoe:
 
     def _room(self, frames: int) -> None:
         """Refuse ``frames`` new frames that would not fit: the last slot is kept for
-        ``$FLT,FULL`` (DESIGN.md: the shoe never drops a frame; it locks its gate)."""
+        ``$FLT,FULL`` (docs/design.md: the shoe never drops a frame; it locks its gate)."""
         if self._full:
             raise SimShoeError(
                 f"FULL: the card gate is locked, {len(self._unacked)} frames unacknowledged"
@@ -730,7 +730,7 @@ class SimShoe:
             self._counts["bad"] += 1
             return
         if frame.sid != self._sid:
-            # DESIGN.md: an $ACK or $NAK naming another SID is ignored (a controller that
+            # docs/design.md: an $ACK or $NAK naming another SID is ignored (a controller that
             # still knows our previous power-up); it does not end our silence either
             self._counts["foreign"] += 1
             return
@@ -785,7 +785,7 @@ class SimShoe:
                     if not self._full and len(self._unacked) < self._keep - 1:
                         self._emit("HBT")
                 if self._unacked and now - self._quiet_from >= self._resend_after:
-                    self._resend_from(None)  # DESIGN.md: resend after 500 ms of silence
+                    self._resend_from(None)  # docs/design.md: resend after 500 ms of silence
 
     # -- the state file ----------------------------------------------------------------------
 

@@ -116,7 +116,7 @@ def test_long_and_binary_lines_are_refused_and_the_console_goes_on(console: Rig)
     console.port.write(b"status\x01\r\n")
     assert console.read_reply().status == "ERR SYNTAX line holds non-printable bytes"
     console.ok("status")
-    # Bad input is journaled too (DESIGN.md); read the journal the way an auditor would.
+    # Bad input is journaled too (docs/console.md); read the journal the way an auditor would.
     import sqlite3
 
     db = sqlite3.connect(f"file:{console.state_dir / 'journal.sqlite'}?mode=ro", uri=True)

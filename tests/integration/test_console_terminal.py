@@ -1,5 +1,5 @@
 """The console as a technician's terminal sees it, against the real process over a
-pseudo-terminal (DESIGN.md "Technician console"): echo, the ``> `` prompt, BS/DEL, Ctrl-U,
+pseudo-terminal (docs/design.md "Technician console"): echo, the ``> `` prompt, BS/DEL, Ctrl-U,
 Ctrl-C, ``!`` lines, and a serial console whose device is unplugged and plugged back; and in
 tmux, a real terminal emulator: history and in-line editing as the screen shows them."""
 

@@ -1,5 +1,5 @@
 """The real process on the sim profile: draw, SIGKILL, restart -- the same round shows the same
-number (issue 4 "Done means"; DESIGN.md "a power cycle can never re-roll a draw")."""
+number (docs/design.md "Durability and trust": a power cycle can never re-roll a draw)."""
 
 from __future__ import annotations
 

@@ -200,14 +200,20 @@ def start_and_check(work: Path, copy: Path, drawn_round: int) -> Application:
     return app
 
 
-def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) -> None:
-    copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
-    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+def delete_from(db: Path, seq: int) -> None:
+    """Delete every row and head from ``seq`` on, as someone holding the disk can (the
+    append-only triggers dropped first)."""
+    raw = sqlite3.connect(db, isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_delete")
     raw.execute("DROP TRIGGER heads_no_delete")
-    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))  # the draw and after
-    raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
+    raw.execute("DELETE FROM rows WHERE seq >= ?", (seq,))
+    raw.execute("DELETE FROM heads WHERE seq >= ?", (seq,))
     raw.close()
+
+
+def test_a_tail_delete_is_caught_and_the_round_is_not_drawn_again(work: Path) -> None:
+    copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
+    delete_from(copy / "journal.sqlite", drawn_seq)  # the draw and after
     assert verify_exit(work, copy) == 1
     app = start_and_check(work, copy, drawn_round)
     app.close()
@@ -223,12 +229,7 @@ def test_a_cut_from_the_draw_on_needs_the_supervisor_and_is_a_void_after_the_dra
     the supervisor's `void` after the draw does (docs/paigow-table.md); a restart keeps the
     count."""
     copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
-    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
-    raw.execute("DROP TRIGGER rows_no_delete")
-    raw.execute("DROP TRIGGER heads_no_delete")
-    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))
-    raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
-    raw.close()
+    delete_from(copy / "journal.sqlite", drawn_seq)
     profile = load_profile(PROFILES / "sim-paigow.toml")
     said: list[str] = []
     app = Application(profile, copy, console_port="none", output=said.append)
@@ -279,12 +280,7 @@ def test_deleting_the_finding_row_does_not_forget_the_loss(work: Path) -> None:
     """The finding's own row deleted (with every row after it) between two starts: the anchor,
     which the faulted run left alone, still proves the loss."""
     copy, drawn_round, drawn_seq = power_cut_after_a_draw(work)
-    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
-    raw.execute("DROP TRIGGER rows_no_delete")
-    raw.execute("DROP TRIGGER heads_no_delete")
-    raw.execute("DELETE FROM rows WHERE seq >= ?", (drawn_seq,))
-    raw.execute("DELETE FROM heads WHERE seq >= ?", (drawn_seq,))
-    raw.close()
+    delete_from(copy / "journal.sqlite", drawn_seq)
     start_faulted(copy, drawn_round).close()
     raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER rows_no_delete")  # the journal put them back

@@ -132,7 +132,7 @@ class DealerActions:
     # -- buttons and console actions -----------------------------------------------------------
 
     def _confirmed(self, what: str) -> None:
-        """DESIGN.md revision 2: after a new shoe session at a quiet moment the table goes on
+        """docs/design.md: after a new shoe session at a quiet moment the table goes on
         only once the dealer confirms that no card left the shoe while it was off."""
         sid = self._s.data.shoe_unconfirmed
         if sid is not None and what in _DEALS:

@@ -66,7 +66,7 @@ class CoupPlay:
     # -- shoe frames ---------------------------------------------------------------------------
 
     def apply_session(self, sid: str, model: str, renewed: bool) -> None:
-        """DESIGN.md revision 2: a new session (``renewed``: another came before it) means the
+        """docs/design.md: a new session (``renewed``: another came before it) means the
         shoe powered up, and the frames the old session had not delivered are gone with its
         power. During a burn, a coup, or while a card is due that is an irregularity the table
         cannot repair: it halts (and voids the coup). At a quiet moment the table goes on once

@@ -80,7 +80,7 @@ class ShoeData:
     #: supervisor's `shift start` (docs/baccarat-table.md "Voids during a coup").
     voids_mid_coup: int = 0
     # A new shoe session (the SID) seen at a quiet moment, until the dealer confirms with
-    # `shoe resume` that no card left the shoe while it was off (DESIGN.md, revision 2).
+    # `shoe resume` that no card left the shoe while it was off (docs/design.md).
     shoe_unconfirmed: str | None = None
     # The journal rows whose settings this shoe (hands_after_cover) and this coup (the rules,
     # the irregularity readings, shoe passing) use: ConfigStore.as_of(seq). None: the current.

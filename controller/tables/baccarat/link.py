@@ -1,4 +1,4 @@
-"""The table's end of the card shoe's serial link (DESIGN.md "Reference shoe protocol, revision
+"""The table's end of the card shoe's serial link (docs/design.md "Reference shoe protocol, revision
 2", docs/shoe-protocol.md): each frame the driver accepted is journaled, then acknowledged to the
 shoe, then played; a new session is journaled with where the old one stood and handed to the
 table's rules; heartbeats, refused frames, the link's state and the watchdog are journaled as
@@ -41,7 +41,7 @@ from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
 
 SHOE_EVENTS = (ShoeFrameAccepted, ShoeSession, ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog)
 
-#: A shoe holds at least 64 unacknowledged frames (DESIGN.md). Heartbeats accepted since the last
+#: A shoe holds 64 or more unacknowledged frames (docs/design.md). Heartbeats taken since the last
 #: journaled row are acknowledged by the next row; one is written once this many are waiting, so
 #: the shoe never holds more than 60 + what is in flight: a margin of 4 frames (4 s of 1 Hz
 #: heartbeats) for the row's commit and the $ACK to reach it.
@@ -199,7 +199,7 @@ class ShoeLink:
     # -- frames --------------------------------------------------------------------------------
 
     def _session(self, event: ShoeSession) -> None:
-        """DESIGN.md: a $HELO of a new SID starts a new session; it is journaled with where the
+        """docs/design.md: a $HELO of a new SID starts a new session; it is journaled with where the
         old session stood, acknowledged, and the table's rules decide what it means."""
         previous = event.previous or self.position
         row: dict[str, Any] = {
@@ -240,7 +240,7 @@ class ShoeLink:
             )
 
     def _frame(self, event: ShoeFrameAccepted) -> None:
-        # the SID is that of the session row before it (rows are small: DESIGN.md)
+        # the SID is that of the session row before it (rows are small: docs/design.md)
         row: dict[str, Any] = {"seq": event.seq, "type": event.type, "fields": list(event.fields)}
         if not event.known:
             row["known"] = False

@@ -7,7 +7,7 @@ written again (a power cut may have kept the last few from the journal: those ar
 A move of the certified sequence is journaled in the decision row that follows it within the
 same input (``"moved": ["from>to"]``; the input names the trigger), or, if none follows, in a
 ``baccarat.state`` row at the end of the input: every move is journaled, without a row of its
-own each (DESIGN.md: rows are small).
+own each (docs/design.md "Durability and trust": rows are small).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Record:
 
     def head(self, reason: str) -> None:
         """Ask for a signed head after this input's commit: ``boundary`` at a coup's or a
-        shoe's end, ``decision`` for a result the anchor must learn of soon (DESIGN.md)."""
+        shoe's end, ``decision`` for a result the anchor must learn of soon (docs/design.md)."""
         if self.replay is None:
             self.journal.want_head(reason)
 

@@ -5,7 +5,7 @@ technician console; applies the drawing rules of (f)(10)-(13) (controller.games.
 irregularities of (i), the cover card of (f)(9), settles wagers in integer cents and journals every
 input and every decision. docs/baccarat-table.md has the state table and the recovery rules.
 
-Durability (DESIGN.md "Durability and trust"): every input is journaled BEFORE it is acted on;
+Durability (docs/design.md "Durability and trust"): every input is journaled BEFORE it is acted on;
 a shoe frame is journaled, then acknowledged to the shoe, then applied. The table is rebuilt at
 start-up from the last snapshot row (written at coup boundaries) plus the input rows after it,
 replayed through the same code with the journal, the display and the alarms switched off, so a
@@ -102,7 +102,7 @@ class BaccaratTable:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
             # that session's frames from there; a shoe of another session (powered up while
             # the controller was down) ignores the NAK and brings its $HELO by its silence
-            # resend (DESIGN.md revision 2, docs/shoe-protocol.md).
+            # resend (docs/design.md, shoe protocol revision 2; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
         sim = devices.get("shoe_sim")

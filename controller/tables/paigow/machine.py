@@ -70,7 +70,7 @@ class PaigowRound:
 
     def dice_required(self) -> bool:
         """5324.50(a)(3): dice where the setting requires the shaker, or while the RNG is in
-        fault (DESIGN.md "Certified RNG")."""
+        fault (docs/design.md "Certified RNG")."""
         return bool(
             self._settings().start_mode == "dice"
             or self.rng_fault is not None

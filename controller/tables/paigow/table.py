@@ -8,7 +8,7 @@ the collection of unwagered stacks ((e)(4)-(5)), the players setting their hands
 the dealer's or bank's hands, surrender and settlement ((f)(3)-(11), (g)(14)-(16)), and the
 next round's wash.
 
-Who does what (STYLE.md "State machines", "One owner of state"):
+Who does what (docs/design.md "State machines", "One owner of state"):
 
 * :class:`PaigowRound` is the model: every fact of the table (state, round id, the round's record,
   the bank rotation, the latched RNG fault) lives there and nowhere else. Its guards are pure

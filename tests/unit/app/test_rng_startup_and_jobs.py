@@ -66,6 +66,21 @@ def ask(app: Application, text: str, timeout: float = 30.0) -> Answer:
     return answer
 
 
+@pytest.fixture
+def running(slow_app: tuple[Application, SlowGenerator]) -> Iterator[Application]:
+    """The slow-generator application started, its loop running, a technician logged in."""
+    app, _gen = slow_app
+    app.start()
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    try:
+        assert ask(app, f"passwd {PIN}").reply[-1] == "OK"
+        yield app
+    finally:
+        app.post(Shutdown("test over"))
+        loop.join(10)
+
+
 def test_the_start_up_test_runs_before_ready_on_a_slow_generator(
     slow_app: tuple[Application, SlowGenerator],
 ) -> None:
@@ -79,81 +94,53 @@ def test_the_start_up_test_runs_before_ready_on_a_slow_generator(
 
 
 def test_a_capture_runs_off_the_loop_with_progress_and_latches_no_fault(
-    slow_app: tuple[Application, SlowGenerator],
+    running: Application,
 ) -> None:
-    app, _gen = slow_app
-    app.start()
-    loop = threading.Thread(target=app.run, daemon=True)
-    loop.start()
-    try:
-        assert ask(app, f"passwd {PIN}").reply[-1] == "OK"
-        capture = Answer()
-        started = time.monotonic()
-        app.post(capture.line("rng capture raw 9000 slow.bin"))  # ~3 s of hardware bytes
-        # the loop answers other work at once while the capture runs
-        waits = []
-        while not capture.done.is_set():
-            t0 = time.monotonic()
-            app.call(lambda: None, timeout=5.0)
-            waits.append(time.monotonic() - t0)
-            status = ask(app, "status").reply
-            assert "faults: none" in status
-            time.sleep(0.2)
-            assert time.monotonic() - started < 60, "the capture did not finish"
-        assert max(waits) < 1.0, waits
-        assert len(waits) >= 3, "the capture ended before the loop was asked anything"
-        assert capture.reply[-1] == "OK", capture.reply
-        assert capture.reply[0].startswith("captured 9,000 raw bytes to ")
-        assert capture.progress[0].startswith("rng capture: 9,000 raw bytes: started")
-        assert any("of 9,000 bytes" in line for line in capture.progress[1:]), capture.progress
-        assert (app.state_dir / "captures" / "slow.bin").stat().st_size == 9000
-        assert app.rng is not None and not app.rng.faulted
-        row = app.journal.last(["rng.capture"])
-        assert row is not None and row.data["count"] == 9000
-    finally:
-        app.post(Shutdown("test over"))
-        loop.join(10)
+    app = running
+    capture = Answer()
+    started = time.monotonic()
+    app.post(capture.line("rng capture raw 9000 slow.bin"))  # ~3 s of hardware bytes
+    # the loop answers other work at once while the capture runs
+    waits = []
+    while not capture.done.is_set():
+        t0 = time.monotonic()
+        app.call(lambda: None, timeout=5.0)
+        waits.append(time.monotonic() - t0)
+        status = ask(app, "status").reply
+        assert "faults: none" in status
+        time.sleep(0.2)
+        assert time.monotonic() - started < 60, "the capture did not finish"
+    assert max(waits) < 1.0, waits
+    assert len(waits) >= 3, "the capture ended before the loop was asked anything"
+    assert capture.reply[-1] == "OK", capture.reply
+    assert capture.reply[0].startswith("captured 9,000 raw bytes to ")
+    assert capture.progress[0].startswith("rng capture: 9,000 raw bytes: started")
+    assert any("of 9,000 bytes" in line for line in capture.progress[1:]), capture.progress
+    assert (app.state_dir / "captures" / "slow.bin").stat().st_size == 9000
+    assert app.rng is not None and not app.rng.faulted
+    row = app.journal.last(["rng.capture"])
+    assert row is not None and row.data["count"] == 9000
 
 
-def test_a_table_draw_is_not_held_by_a_running_test(
-    slow_app: tuple[Application, SlowGenerator],
-) -> None:
-    app, _gen = slow_app
-    app.start()
-    loop = threading.Thread(target=app.run, daemon=True)
-    loop.start()
-    try:
-        assert ask(app, f"passwd {PIN}").reply[-1] == "OK"
-        test = Answer()
-        app.post(test.line("rng test 8000"))
-        time.sleep(0.5)
-        assert not test.done.is_set()
-        for step in ("shuffled", "no_more_bets", "draw"):
-            reply = ask(app, f"sim button {step}", timeout=10).reply
-            assert reply[-1] == "OK", reply
-        assert app.call(lambda: app.table.status()["state"]) == "dealing"
-        assert test.done.wait(60), "rng test did not finish"
-        assert test.reply[-1] in ("OK", "ERR FAULT the statistical check failed"), test.reply
-    finally:
-        app.post(Shutdown("test over"))
-        loop.join(10)
+def test_a_table_draw_is_not_held_by_a_running_test(running: Application) -> None:
+    app = running
+    test = Answer()
+    app.post(test.line("rng test 8000"))
+    time.sleep(0.5)
+    assert not test.done.is_set()
+    for step in ("shuffled", "no_more_bets", "draw"):
+        reply = ask(app, f"sim button {step}", timeout=10).reply
+        assert reply[-1] == "OK", reply
+    assert app.call(lambda: app.table.status()["state"]) == "dealing"
+    assert test.done.wait(60), "rng test did not finish"
+    assert test.reply[-1] in ("OK", "ERR FAULT the statistical check failed"), test.reply
 
 
-def test_a_second_job_while_one_runs_is_refused(
-    slow_app: tuple[Application, SlowGenerator],
-) -> None:
-    app, _gen = slow_app
-    app.start()
-    loop = threading.Thread(target=app.run, daemon=True)
-    loop.start()
-    try:
-        assert ask(app, f"passwd {PIN}").reply[-1] == "OK"
-        first = Answer()
-        app.post(first.line("rng capture raw 6000 one.bin"))
-        time.sleep(0.3)
-        second = ask(app, "rng test 100").reply
-        assert second[-1].startswith("ERR STATE rng capture: 6,000 raw bytes is still running")
-        assert first.done.wait(60)
-    finally:
-        app.post(Shutdown("test over"))
-        loop.join(10)
+def test_a_second_job_while_one_runs_is_refused(running: Application) -> None:
+    app = running
+    first = Answer()
+    app.post(first.line("rng capture raw 6000 one.bin"))
+    time.sleep(0.3)
+    second = ask(app, "rng test 100").reply
+    assert second[-1].startswith("ERR STATE rng capture: 6,000 raw bytes is still running")
+    assert first.done.wait(60)

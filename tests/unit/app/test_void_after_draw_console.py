@@ -73,15 +73,14 @@ class Console:
         return found[0]
 
 
-@pytest.fixture
-def table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _running(
+    profile: str, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Application, Console, Watcher]]:
+    """The application on ``profile`` running its loop, a technician logged in and a
+    supervisor PIN set; shut down and closed after."""
     monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    app = Application(
-        load_profile(ROOT / "hw_profiles" / "sim-paigow.toml"), tmp_path, console_port="none"
-    )
+    app = Application(load_profile(ROOT / "hw_profiles" / profile), state, console_port="none")
     watcher = Watcher()
     app.attach_console(watcher)
     app.start()
@@ -98,53 +97,11 @@ def table(
         app.close()
 
 
-def to_the_draw(console: Console) -> None:
-    for button in ("shuffled", "no_more_bets", "draw"):
-        console.ok(f"sim button {button}")
-
-
-AUTH = "a void after the draw needs a supervisor's login at the console"
-
-
-@pytest.mark.parametrize(
-    "command", ["expose dealer", "expose dead", "expose unwagered", "void tiles knocked over"]
-)
-def test_a_void_after_the_draw_needs_the_supervisor_raises_an_alarm_and_is_counted(
-    table: tuple[Application, Console, Watcher], command: str
-) -> None:
-    app, console, watcher = table
-    to_the_draw(console)
-    number = console.status("number").removeprefix("number: ")
-    assert number.isdigit()
-    # a technician: the same ERR AUTH for every path, and nothing voided, alarmed or counted
-    said = console.err(command, "AUTH")
-    assert f"the number {number} is out: {AUTH}" in said
-    void = console.err("void", "AUTH")
-    assert f"the number {number} is out: {AUTH}" in void
-    assert console.status("state") == "state: dealing"
-    assert console.status("voids_after_draw") == "voids_after_draw: 0 this shift"
-    assert watcher.alarms() == []
-    assert app.journal.last(["paigow.void_after_draw"]) is None
-    # the supervisor
-    assert console.ok(f"login {SUPER_PIN}")[0] == "logged in as supervisor"
-    lines = console.ok(command)
-    assert lines[0] == "round 2 washing" and "round 1 voided" in lines[1]
-    app.call(lambda: None)  # the alarm goes out after the commit
-    alarms = watcher.alarms()
-    assert len(alarms) == 1, watcher.lines
-    assert alarms[0].startswith(
-        f"!ALARM void after the draw: round 1 (rng {number} shown) voided by supervisor@serial: "
-    )
-    assert alarms[0].endswith("; 1 void after a draw this shift")
-    row = app.journal.last(["paigow.void_after_draw"])
-    assert row is not None and row.round == 1
-    assert (row.data["who"], row.data["number"], row.data["shift_count"]) == (
-        "supervisor@serial",
-        int(number),
-        1,
-    )
-    assert row.data["reason"]  # a reason: the one given, or the exposure
-    assert console.status("voids_after_draw").startswith("voids_after_draw: 1 this shift")
+@pytest.fixture
+def table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Application, Console, Watcher]]:
+    yield from _running("sim-paigow.toml", tmp_path, monkeypatch)
 
 
 def test_before_the_draw_a_technician_voids_as_before(
@@ -166,25 +123,7 @@ def test_before_the_draw_a_technician_voids_as_before(
 def baccarat(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Application, Console, Watcher]]:
-    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
-    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
-    app = Application(
-        load_profile(ROOT / "hw_profiles" / "sim-baccarat.toml"), tmp_path, console_port="none"
-    )
-    watcher = Watcher()
-    app.attach_console(watcher)
-    app.start()
-    loop = threading.Thread(target=app.run, daemon=True)
-    loop.start()
-    console = Console(app)
-    try:
-        console.ok(f"passwd {PIN}")
-        console.ok(f"passwd supervisor {SUPER_PIN}")
-        yield app, console, watcher
-    finally:
-        app.post(Shutdown("test over"))
-        loop.join(10)
-        app.close()
+    yield from _running("sim-baccarat.toml", tmp_path, monkeypatch)
 
 
 def test_a_baccarat_void_during_a_coup_needs_the_supervisor_raises_an_alarm_and_is_counted(

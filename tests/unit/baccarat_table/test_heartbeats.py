@@ -27,7 +27,7 @@ def test_an_idle_hour_of_1_hz_heartbeats_is_60_rows(rig: Rig) -> None:
     first = rig.seq
     beats(rig, 3600, S)
     rows = list(rig.journal.events(since_seq=before))
-    assert len(rows) <= 60  # DESIGN.md revision 2: <= 60 rows an hour on an idle table
+    assert len(rows) <= 60  # docs/shoe-protocol.md: <= 60 rows an hour on an idle table
     assert {r.kind for r in rows} == {K_HEARTBEATS}
     counts = [r.data["count"] for r in rows]
     assert sum(counts) == 3600 and max(counts) <= HEARTBEATS_PER_ROW

@@ -1,6 +1,6 @@
 """A journal write that fails for one shoe frame (a full disk, an I/O error) must not lose the
 card: the frame was neither acknowledged nor acted on, so the controller has the shoe resend it,
-and every card ends up journaled exactly once, in order (DESIGN.md "Durability and trust";
+and every card ends up journaled exactly once, in order (docs/design.md "Durability and trust";
 5324.20 "the controller never silently drops a card"). Real SerialShoe and SimShoe over a pty."""
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def test_a_new_session_ends_the_old_sessions_shoe_faults(rig: Rig) -> None:
 
 
 class TestANewSession:
-    """DESIGN.md revision 2: a new session during a burn, a coup, or while cards are due is an
+    """docs/design.md: a new session during a burn, a coup, or while cards are due is an
     irregularity (halt, void); at a quiet moment the dealer confirms (`shoe resume`)."""
 
     def test_at_a_quiet_moment_the_dealer_confirms(self, rig: Rig) -> None:

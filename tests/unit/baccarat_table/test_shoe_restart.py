@@ -1,5 +1,5 @@
 """The table and the shoe across restarts and power cycles, through the real SerialShoe and
-SimShoe over a pseudo-terminal (DESIGN.md "Reference shoe protocol, revision 2";
+SimShoe over a pseudo-terminal (docs/design.md "Reference shoe protocol, revision 2";
 docs/shoe-protocol.md, "Start, restart, power-up"):
 
 * a controller crash between journaling frames and acknowledging any of them: the resent

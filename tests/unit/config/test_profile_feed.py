@@ -172,7 +172,7 @@ def test_no_feed_table_leaves_the_journal_on_the_profile_name(tmp_path: Path) ->
 
 
 def test_the_design_names_the_key_table_not_table_id(tmp_path: Path) -> None:
-    # DESIGN.md "Host feed (MQTT)": topics tc/<site>/<table>/..., "<table> comes from the
+    # docs/design.md "Host feed (MQTT)": topics tc/<site>/<table>/..., "<table> comes from the
     # profile": the key is feed.table; the journal's key table_id written under [feed] is
     # refused with the right name, never silently ignored.
     e = refused(profile(tmp_path, 'broker = "mqtt://127.0.0.1"\nsite = "s"\ntable_id = "t1"\n'))

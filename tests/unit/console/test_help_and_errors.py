@@ -77,7 +77,7 @@ def test_config_show_key_gives_value_default_range_and_reference(rig: Rig) -> No
         "recall_depth = 30",
         "  default: 20",
         "  range: 10..1000",
-        "  reference: 5324.50(f)(11); issue 6 (at least 10)",
+        "  reference: 5324.50(f)(11) (at least 10 rounds)",
     ]
     lines = rig.ok("config show baccarat.dragon7_pays")
     assert lines[-1].startswith("  inactive: needs baccarat.ez = true")

@@ -1,4 +1,4 @@
-"""The console's terminal line (DESIGN.md "Technician console"): what a technician's terminal
+"""The console's terminal line (docs/design.md "Technician console"): what a technician's terminal
 sends, byte for byte, and what the console echoes and runs. The same discipline runs against
 the real process over a pseudo-terminal in tests/integration/test_console_terminal.py."""
 

@@ -55,7 +55,7 @@ def test_fault_clear_clears_application_faults_on_a_table_without_faults(rig: Ri
 
 
 def test_tab_and_control_bytes_are_not_printable_and_long_lines_are_refused() -> None:
-    """DESIGN.md: lines over 200 bytes and non-printable bytes are refused (TAB included)."""
+    """docs/console.md: lines over 200 bytes and non-printable bytes are refused (TAB included)."""
     from controller.console.transport import LineFramer, decode_line
 
     assert decode_line(b"status\tx") is None

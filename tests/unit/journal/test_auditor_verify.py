@@ -45,6 +45,16 @@ def _auditor_copy(state: Path, copy: Path) -> Path:
     return copy
 
 
+def _copy_with_key(
+    tmp: Path, capsys: pytest.CaptureFixture[str], rows: int, starts: int = 1
+) -> tuple[Path, Path]:
+    """A table's journal of ``rows`` rows over ``starts`` starts, its public key exported, and
+    the auditor's copy of it without the private key: (copy, public key)."""
+    _table(tmp / "table", rows=rows, starts=starts)
+    pub = _pubkey(tmp / "table", tmp / "table.pub", capsys)
+    return _auditor_copy(tmp / "table", tmp / "copy"), pub
+
+
 def _change_one_byte(db: Path, seq: int) -> None:
     """One byte of row ``seq``'s data changed in place (the append-only trigger dropped, as an
     editor of the file would)."""
@@ -88,9 +98,7 @@ def _row_seq(db: Path, i: int) -> int:
 def test_a_copy_without_the_private_key_verifies_with_the_public_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _table(tmp_path / "table", rows=30)
-    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
-    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=30)
     code, text = _verify(copy, pub, capsys)
     assert code == 0, text
     assert "journal verified" in text and "BROKEN" not in text
@@ -101,9 +109,7 @@ def test_a_copy_without_the_private_key_verifies_with_the_public_key(
 def test_the_same_copy_with_one_byte_of_a_row_changed_still_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _table(tmp_path / "table", rows=30)
-    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
-    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=30)
     seq = _row_seq(copy / "journal.sqlite", 7)
     _change_one_byte(copy / "journal.sqlite", seq)
     code, text = _verify(copy, pub, capsys)
@@ -159,9 +165,7 @@ def test_one_forged_head_under_the_right_key_is_still_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The key is told wrong only when no head verifies: a single forged head is a forgery."""
-    _table(tmp_path / "table", rows=10, starts=3)
-    pub = _pubkey(tmp_path / "table", tmp_path / "table.pub", capsys)
-    copy = _auditor_copy(tmp_path / "table", tmp_path / "copy")
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=10, starts=3)
     raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
     raw.execute("DROP TRIGGER heads_no_update")
     (seq,) = raw.execute("SELECT min(seq) FROM heads").fetchone()

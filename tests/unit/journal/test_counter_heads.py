@@ -72,6 +72,17 @@ def _play_to_the_draw(app: Application) -> None:
     assert app.trust.notary.wait_idle(10)
 
 
+def _played(state: Path, monkeypatch: pytest.MonkeyPatch) -> SimCounter:
+    """A table on ``state`` played to the draw with a fresh counter and closed: its counter."""
+    counter = SimCounter()
+    app = _app(state, counter, monkeypatch)
+    try:
+        _play_to_the_draw(app)
+    finally:
+        app.close()
+    return counter
+
+
 def test_every_anchored_head_takes_the_next_value_off_the_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,12 +115,7 @@ def test_every_anchored_head_takes_the_next_value_off_the_loop(
 def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    counter = SimCounter()
-    app = _app(tmp_path, counter, monkeypatch)
-    try:
-        _play_to_the_draw(app)
-    finally:
-        app.close()
+    counter = _played(tmp_path, monkeypatch)
     anchored = counter.read()
     lost_increment = SimCounter(anchored - 1)  # the anchor was synced, the increment lost
     app = _app(tmp_path, lost_increment, monkeypatch)
@@ -131,12 +137,7 @@ def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
 def test_a_journal_and_a_counter_that_disagree_are_a_finding(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delta: int, said: str
 ) -> None:
-    counter = SimCounter()
-    app = _app(tmp_path, counter, monkeypatch)
-    try:
-        _play_to_the_draw(app)
-    finally:
-        app.close()
+    counter = _played(tmp_path, monkeypatch)
     app = _app(tmp_path, SimCounter(counter.read() + delta), monkeypatch)
     try:
         app.start()

@@ -303,7 +303,7 @@ def test_clock_unset_and_backwards_are_journaled(tmp_path: Path) -> None:
 
 
 def test_a_clock_jump_while_running_is_journaled_when_it_happens(tmp_path: Path) -> None:
-    """DESIGN.md "Time": a jump either way is journaled when it happens, not at the next
+    """docs/design.md "Time": a jump either way is journaled when it happens, not at the next
     start; a wall clock that keeps pace with the monotonic clock (or drifts under the
     threshold) is not a jump."""
     wall = [1_800_000_000 * 10**9]

@@ -18,6 +18,7 @@ from controller.games.paigow.banking import (
     HOUSE,
     BankingError,
     BankRotation,
+    BankRoundSettlement,
     BankShortfallError,
     BankWager,
     Transfer,
@@ -36,6 +37,11 @@ BANK_Q = PaigowRules(player_bank_offered=True, co_bank_offered=True, round_vig_t
 
 def W(player: str, stake: int, outcome: str) -> BankWager:
     return BankWager(player=player, stake_cents=stake, outcome=outcome)
+
+
+def co_bank_round(wagers: list[BankWager], chips: int) -> BankRoundSettlement:
+    """A round co-banked by the dealer and seat6, which puts up ``chips`` cents ((g)(16))."""
+    return settle_bank_round(wagers, bank="seat6", bank_chips_cents=chips, rules=BANK, co_bank=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,12 +197,8 @@ def test_co_bank_surplus_half_to_the_tray_then_five_percent_then_the_co_bank() -
 
     Seat1 $20 and seat2 $10 lose, seat3 $10 wins. Surplus $20: $10 to the tray, 50c vigorish on
     the other $10, $9.50 to the co-bank."""
-    s = settle_bank_round(
-        [W("seat1", 2000, "lose"), W("seat2", 1000, "lose"), W("seat3", 1000, "win")],
-        bank="seat6",
-        bank_chips_cents=5000,
-        rules=BANK,
-        co_bank=True,
+    s = co_bank_round(
+        [W("seat1", 2000, "lose"), W("seat2", 1000, "lose"), W("seat3", 1000, "win")], 5000
     )
     assert (s.surplus_cents, s.house_half_cents, s.surplus_vig_cents, s.bank_receives_cents) == (
         2000,
@@ -215,13 +217,7 @@ def test_co_bank_surplus_half_to_the_tray_then_five_percent_then_the_co_bank() -
 def test_co_bank_odd_cent_of_a_surplus_goes_to_the_house() -> None:
     """Surplus $10.01: the tray's half is $5.01 (the odd cent to the house), 5% of the other
     $5.00 is 25c, the co-bank gets $4.75."""
-    s = settle_bank_round(
-        [W("seat1", 2001, "lose"), W("seat2", 1000, "win")],
-        bank="seat6",
-        bank_chips_cents=0,
-        rules=BANK,
-        co_bank=True,
-    )
+    s = co_bank_round([W("seat1", 2001, "lose"), W("seat2", 1000, "win")], 0)
     assert (s.surplus_cents, s.house_half_cents, s.surplus_vig_cents, s.bank_receives_cents) == (
         1001,
         501,
@@ -236,13 +232,7 @@ def test_co_bank_shortfall_half_and_half() -> None:
     remaining winning wagers from the chip tray".
 
     Seat1 $30 wins, seat2 $10 loses: shortfall $20, $10 from the co-bank, $10 from the tray."""
-    s = settle_bank_round(
-        [W("seat1", 3000, "win"), W("seat2", 1000, "lose")],
-        bank="seat6",
-        bank_chips_cents=1000,
-        rules=BANK,
-        co_bank=True,
-    )
+    s = co_bank_round([W("seat1", 3000, "win"), W("seat2", 1000, "lose")], 1000)
     assert (s.shortfall_cents, s.bank_shortfall_cents, s.house_shortfall_cents) == (
         2000,
         1000,
@@ -256,25 +246,13 @@ def test_co_bank_shortfall_half_and_half() -> None:
 
 def test_co_bank_odd_cent_of_a_shortfall_is_decided_for_the_house() -> None:
     """Shortfall $20.01: the co-bank puts in $10.01, the house $10.00."""
-    s = settle_bank_round(
-        [W("seat1", 3001, "win"), W("seat2", 1000, "lose")],
-        bank="seat6",
-        bank_chips_cents=1001,
-        rules=BANK,
-        co_bank=True,
-    )
+    s = co_bank_round([W("seat1", 3001, "win"), W("seat2", 1000, "lose")], 1001)
     assert (s.bank_shortfall_cents, s.house_shortfall_cents) == (1001, 1000)
 
 
 def test_co_bank_shortfall_it_cannot_cover_is_an_error() -> None:
     with pytest.raises(BankShortfallError, match=r"must put 1001 cents .*\(g\)\(16\).* only 1000"):
-        settle_bank_round(
-            [W("seat1", 3001, "win"), W("seat2", 1000, "lose")],
-            bank="seat6",
-            bank_chips_cents=1000,
-            rules=BANK,
-            co_bank=True,
-        )
+        co_bank_round([W("seat1", 3001, "win"), W("seat2", 1000, "lose")], 1000)
 
 
 def test_no_dealer_wager_against_a_co_bank() -> None:

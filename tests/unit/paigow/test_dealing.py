@@ -106,13 +106,53 @@ def test_ii_house_way_from_the_left() -> None:
     assert hands("house_way_from_left") == [stack(s) for s in (1, 2, 3, 4, 5, 6, 7, 8)]
 
 
-def test_iii_cup_say_from_the_right() -> None:
-    """(iii) "pushing forward the first two stacks of tiles on the dealer's right. The dealer
-    shall deliver the top two tiles from each of the two stacks pushed forward to the starting
-    position. The four remaining tiles pushed forward shall be delivered to the next position.
-    The remaining stacks of tiles shall be delivered from the dealer's right to left in the same
-    manner as the first two stacks." """
-    assert hands("cup_say_from_right") == [
+def two_stack_hands(*pairs: tuple[int, int]) -> list[set[str]]:
+    """The hands of a style that pushes two stacks forward at a time: the top two tiles of each
+    to one position, the two below them to the next (styles (iii)-(vi))."""
+    return [H(*layer([a, b], t), *layer([a, b], t + 1)) for a, b in pairs for t in (1, 3)]
+
+
+@pytest.mark.parametrize(
+    ("style", "pairs"),
+    [
+        # (iii) "pushing forward the first two stacks of tiles on the dealer's right. The dealer
+        # shall deliver the top two tiles from each of the two stacks pushed forward to the
+        # starting position. The four remaining tiles pushed forward shall be delivered to the
+        # next position. The remaining stacks of tiles shall be delivered from the dealer's right
+        # to left in the same manner as the first two stacks."
+        pytest.param("cup_say_from_right", [(8, 7), (6, 5), (4, 3), (2, 1)], id="iii"),
+        # (iv) the same "pushing forward the first two stacks of tiles on the dealer's left" and
+        # "from the dealer's left to right".
+        pytest.param("cup_say_from_left", [(1, 2), (3, 4), (5, 6), (7, 8)], id="iv"),
+        # (v) "pushing forward the fourth stack of tiles from the dealer's right and the fourth
+        # stack of tiles from the dealer's left (the two center stacks of the eight). The dealer
+        # shall deliver the top two tiles from each of the two stacks pushed forward to the
+        # starting position. The four remaining tiles pushed forward shall be delivered to the
+        # next position. The remaining stacks shall be pushed together and the two new center
+        # stacks shall be pushed forward and delivered in the same manner as the first two
+        # stacks. This procedure shall be repeated until all eight stacks of tiles have been
+        # delivered." Fourth from the right = S5, fourth from the left = S4; then S6 and S3 are
+        # the new center, then S7 and S2, then S8 and S1.
+        pytest.param("jung_quat", [(5, 4), (6, 3), (7, 2), (8, 1)], id="v"),
+        # (vi) "pushing forward the first stack of tiles on the dealer's right and the first
+        # stack of tiles on the dealer's left. ... The dealer shall deliver the top two tiles
+        # from each of the two centered stacks to the starting position. The four remaining
+        # tiles from the two centered stacks shall be delivered to the next position. The dealer
+        # shall then center and deliver the first stack remaining on the dealer's right and the
+        # first stack remaining on the dealer's left in the same manner. This procedure shall be
+        # repeated until all eight stacks of tiles have been delivered."
+        pytest.param("chee_yee", [(8, 1), (7, 2), (6, 3), (5, 4)], id="vi"),
+    ],
+)
+def test_two_stacks_at_a_time(style: str, pairs: list[tuple[int, int]]) -> None:
+    """(iii) cup say from the right, (iv) from the left, (v) jung quat (take the heart),
+    (vi) chee yee (chop the ears): each pair of stacks makes two hands."""
+    assert hands(style) == two_stack_hands(*pairs)
+
+
+def test_two_stack_hands_spells_out_the_positions() -> None:
+    """The helper above, checked against (iii) written out tile by tile."""
+    assert two_stack_hands((8, 7), (6, 5), (4, 3), (2, 1)) == [
         H("S8T1", "S8T2", "S7T1", "S7T2"),
         H("S8T3", "S8T4", "S7T3", "S7T4"),
         H("S6T1", "S6T2", "S5T1", "S5T2"),
@@ -121,67 +161,6 @@ def test_iii_cup_say_from_the_right() -> None:
         H("S4T3", "S4T4", "S3T3", "S3T4"),
         H("S2T1", "S2T2", "S1T1", "S1T2"),
         H("S2T3", "S2T4", "S1T3", "S1T4"),
-    ]
-
-
-def test_iv_cup_say_from_the_left() -> None:
-    """(iv) "pushing forward the first two stacks of tiles on the dealer's left. The dealer shall
-    deliver the top two tiles from each of the two stacks pushed forward to the starting
-    position. The four remaining tiles pushed forward shall be delivered to the next position.
-    The remaining stacks of tiles shall be delivered from the dealer's left to right in the same
-    manner as the first two stacks." """
-    assert hands("cup_say_from_left") == [
-        H("S1T1", "S1T2", "S2T1", "S2T2"),
-        H("S1T3", "S1T4", "S2T3", "S2T4"),
-        H("S3T1", "S3T2", "S4T1", "S4T2"),
-        H("S3T3", "S3T4", "S4T3", "S4T4"),
-        H("S5T1", "S5T2", "S6T1", "S6T2"),
-        H("S5T3", "S5T4", "S6T3", "S6T4"),
-        H("S7T1", "S7T2", "S8T1", "S8T2"),
-        H("S7T3", "S7T4", "S8T3", "S8T4"),
-    ]
-
-
-def test_v_jung_quat_take_the_heart() -> None:
-    """(v) "pushing forward the fourth stack of tiles from the dealer's right and the fourth
-    stack of tiles from the dealer's left (the two center stacks of the eight). The dealer shall
-    deliver the top two tiles from each of the two stacks pushed forward to the starting
-    position. The four remaining tiles pushed forward shall be delivered to the next position.
-    The remaining stacks shall be pushed together and the two new center stacks shall be pushed
-    forward and delivered in the same manner as the first two stacks. This procedure shall be
-    repeated until all eight stacks of tiles have been delivered."
-
-    Fourth from the right = S5, fourth from the left = S4; then S6 and S3 are the new center,
-    then S7 and S2, then S8 and S1."""
-    assert hands("jung_quat") == [
-        H("S5T1", "S5T2", "S4T1", "S4T2"),
-        H("S5T3", "S5T4", "S4T3", "S4T4"),
-        H("S6T1", "S6T2", "S3T1", "S3T2"),
-        H("S6T3", "S6T4", "S3T3", "S3T4"),
-        H("S7T1", "S7T2", "S2T1", "S2T2"),
-        H("S7T3", "S7T4", "S2T3", "S2T4"),
-        H("S8T1", "S8T2", "S1T1", "S1T2"),
-        H("S8T3", "S8T4", "S1T3", "S1T4"),
-    ]
-
-
-def test_vi_chee_yee_chop_the_ears() -> None:
-    """(vi) "pushing forward the first stack of tiles on the dealer's right and the first stack
-    of tiles on the dealer's left. ... The dealer shall deliver the top two tiles from each of
-    the two centered stacks to the starting position. The four remaining tiles from the two
-    centered stacks shall be delivered to the next position. The dealer shall then center and
-    deliver the first stack remaining on the dealer's right and the first stack remaining on the
-    dealer's left in the same manner. This procedure shall be repeated until all eight stacks of
-    tiles have been delivered." """
-    assert hands("chee_yee") == [
-        H("S8T1", "S8T2", "S1T1", "S1T2"),
-        H("S8T3", "S8T4", "S1T3", "S1T4"),
-        H("S7T1", "S7T2", "S2T1", "S2T2"),
-        H("S7T3", "S7T4", "S2T3", "S2T4"),
-        H("S6T1", "S6T2", "S3T1", "S3T2"),
-        H("S6T3", "S6T4", "S3T3", "S3T4"),
-        H("S5T1", "S5T2", "S4T1", "S4T2"),
-        H("S5T3", "S5T4", "S4T3", "S4T4"),
     ]
 
 

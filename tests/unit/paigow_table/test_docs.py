@@ -1,5 +1,5 @@
 """docs/paigow-table.md is generated from the machine's definition: snapshot tests, so a change
-to the certified sequence is a reviewable diff (STYLE.md "State machines")."""
+to the certified sequence is a reviewable diff (docs/design.md "State machines")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Recovery from the journal: cut the journal after every row of real rounds, power up a new
-table on it, and check the state, the round and the display (DESIGN.md "Durability and trust")."""
+table on it, and check the state, the round and the display (docs/design.md, durability)."""
 
 from __future__ import annotations
 

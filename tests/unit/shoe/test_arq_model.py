@@ -1,6 +1,6 @@
 """Model check of the protocol's delivery guarantee (revision 2), with no threads and no ports.
 
-A shoe that follows DESIGN.md's rules and a receiver built on SequenceTracker (acknowledging
+A shoe that keeps docs/design.md's rules and a receiver built on SequenceTracker (acknowledging
 the way SerialShoe and the table do: only what was journaled, heartbeats in counted summaries,
 an ``$ACK`` of the journaled SEQ on every heartbeat and repeat) exchange frames over channels
 that drop, corrupt, duplicate and add garbage in both directions, any frame included (a lost
@@ -57,7 +57,7 @@ class Channel:
 
 
 class ModelShoe:
-    """DESIGN.md's shoe: a new SID at every power-up; keeps every unacknowledged frame,
+    """The shoe of docs/design.md: a new SID at every power-up; keeps every unacknowledged frame,
     resends on a NAK of its SID and after silence; ignores ACK/NAK of another SID."""
 
     def __init__(self, line: Channel, start_seq: int) -> None:

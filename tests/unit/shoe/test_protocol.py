@@ -44,7 +44,7 @@ def feed_all(data: bytes) -> list[Frame | BadFrame]:
 
 
 def test_design_examples_encode_byte_for_byte() -> None:
-    """DESIGN.md revision 2: "Example (checksums are real)"."""
+    """docs/design.md "Reference shoe protocol, revision 2": its examples, checksums included."""
     assert encode("HELO", 0, SID, "REF-SHOE", "2.0") == b"$HELO,0,1A2B3C4D,REF-SHOE,2.0*7F\r\n"
     assert encode("CARD", 1, SID, "QH") == b"$CARD,1,1A2B3C4D,QH*10\r\n"
     assert encode("HBT", 2, SID) == b"$HBT,2,1A2B3C4D*6C\r\n"
@@ -353,7 +353,7 @@ def test_ack_and_nak_from_the_shoe_are_wrong_direction() -> None:
 
 
 def test_frames_of_another_session_are_foreign_whatever_their_seq() -> None:
-    """DESIGN.md: a frame of any other SID, other than a $HELO, is discarded without a reply,
+    """docs/design.md: a frame of any other SID, other than a $HELO, is discarded without a reply,
     even at exactly the SEQ the current session expects (revision 1 took that one)."""
     tracker = at(7)
     for seq in (7, 8, 6, 0, 9999):

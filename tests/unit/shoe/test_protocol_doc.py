@@ -1,4 +1,4 @@
-"""Every frame example in docs/shoe-protocol.md (and DESIGN.md's, copied there) is revision 2 and
+"""Every frame example in docs/shoe-protocol.md (and docs/design.md's) is revision 2 and
 its checksum is right: each ``$TYPE,...*HH`` parses as a frame with a session id, and every frame
 written schematically (``$NAK,next,SID``) names its SID."""
 
@@ -20,7 +20,7 @@ SCHEMATIC = re.compile(r"`(\$(?:" + "|".join(sorted(KNOWN_TYPES)) + r"),[^`]*)`"
 def test_every_frame_example_is_revision_2_with_the_right_checksum() -> None:
     text = DOC.read_text(encoding="utf-8")
     examples = EXAMPLE.findall(text)
-    assert len(examples) >= 7, examples  # DESIGN.md's four, and the doc's own
+    assert len(examples) >= 7, examples  # docs/design.md's four, and the doc's own
     for example in examples:
         frame = parse_frame(example.encode("ascii") + b"\r\n")
         assert isinstance(frame, Frame), (example, frame)

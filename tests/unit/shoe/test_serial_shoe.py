@@ -1,5 +1,5 @@
 """SerialShoe against an in-memory port: durability of ACKs, session ids, NAK rules, link loss,
-watchdog (DESIGN.md "Reference shoe protocol, revision 2")."""
+watchdog (docs/design.md "Reference shoe protocol, revision 2")."""
 
 from __future__ import annotations
 

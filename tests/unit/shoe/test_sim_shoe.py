@@ -85,7 +85,7 @@ def test_a_foreign_card_is_one_the_tables_inventory_refuses() -> None:
 
 
 def test_a_full_buffer_locks_the_gate_with_full_and_drops_nothing() -> None:
-    """DESIGN.md: the shoe holds at least 64 frames and, when full, locks its card gate and
+    """docs/design.md: the shoe holds at least 64 frames and, when full, locks its card gate and
     shows FULL until frames are acknowledged; it never drops one."""
     shoe = SimShoe(seed=2, keep=64, heartbeat_s=None)
     dealt = shoe.deal(63)  # no controller: nothing is acknowledged
@@ -146,7 +146,7 @@ def test_resends_from_the_nakked_seq_with_original_seqs() -> None:
 
 
 def test_an_ack_or_nak_of_another_sid_is_ignored() -> None:
-    """DESIGN.md: the shoe ignores an $ACK or $NAK naming another SID (here the SID of its
+    """docs/design.md: the shoe ignores an $ACK or $NAK naming another SID (here the SID of its
     previous power-up, as a controller that missed the power cycle would send), and such a
     frame does not end its silence: it still resends after 500 ms."""
     shoe = SimShoe(seed=4, heartbeat_s=None, resend_after_s=0.3)
