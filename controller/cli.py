@@ -615,14 +615,15 @@ def _start_scoreboard(app: Application) -> ScoreboardServer | None:
             },
         )
 
-    def failed(why: str) -> None:  # at start, before the loop runs
+    def failed(why: str) -> None:  # at start, before the loop and the consoles run
         app.journal.append(
             "scoreboard.error", {"address": settings.address, "port": settings.port, "error": why}
         )
-        app.alarm(
+        alarm = (
             f"ALARM scoreboard not served on {where}: {why}; the monitor shows nothing until"
             f" the port is free (tried again every {BIND_RETRY_S:.0f} s; the table plays on)"
         )
+        app.post(Call(lambda: app.alarm(alarm)))  # said once the consoles are up
 
     def served_later() -> None:  # on the server's thread: the loop journals and says it
         def on_loop() -> None:
