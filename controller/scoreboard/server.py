@@ -585,8 +585,8 @@ class ScoreboardServer:
     ) -> bool:
         """Bind now, or (the port in use, the address not there yet) call ``on_failed`` with
         why, once, and try again every ``retry_s`` on a thread of its own until bound (then
-        ``on_served``) or closed. True when served at once. The callbacks run on this server's
-        threads: they must only post to the loop."""
+        ``on_served``) or closed. True when served at once. ``on_failed`` runs on the caller's
+        thread; ``on_served`` on the server's own, so it must only post to the loop."""
         try:
             self.start()
         except OSError as exc:
