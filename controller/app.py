@@ -168,6 +168,8 @@ class Application:
         #: What the table's monitor shows, for the scoreboard server's threads.
         self.publication = Publication()
         self._publish_error: str | None = None
+        self._limits_of: object = None  # the settings _limits were read from
+        self._limits: tuple[tuple[str, int, int], ...] = ()
         self._status_lines: dict[str, Callable[[], str]] = {}
         #: The host feed's publisher (docs/feed.md), started with the table when the profile
         #: has a [feed] section.
@@ -469,7 +471,7 @@ class Application:
         failing view never stops the loop; it is journaled and alarmed once per distinct
         error, not at every tick."""
         try:
-            self.publication.publish(self.table.published())
+            self.publication.publish(self._monitor_view())
         except Exception as exc:  # noqa: BLE001 - the monitor must never stop the table
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             if detail != self._publish_error:
@@ -485,6 +487,20 @@ class Application:
                 self.alarm(f"ERROR scoreboard view: {detail}")
         else:
             self._publish_error = None
+
+    def _monitor_view(self) -> dict[str, object]:
+        """The table's view with the posted limits of its wagers (rule settings, so a
+        ``config set`` shows on the monitor at once); new objects every call."""
+        settings = self.config.current()
+        if settings is not self._limits_of:
+            self._limits_of = settings
+            self._limits = tuple(
+                (w.wager, w.min_cents, w.max_cents)
+                for w in settings.wager_limits(self.profile.game)
+            )
+        view = dict(self.table.published())
+        view["limits"] = [{"wager": w, "min": lo, "max": hi} for w, lo, hi in self._limits]
+        return view
 
     def _rng_startup(self) -> str:
         """The RNG's start-up health test (SP 800-90B 4.3) before the table is ready, so the

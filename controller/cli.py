@@ -317,6 +317,12 @@ def _check_profile(path: str) -> int:
         for error in exc.errors:  # every error of the profile, in one run: a line each
             print(f"profile error: {error}", file=sys.stderr)
         return 1
+    # the monitor's texts against its font (controller/scoreboard: not the profile's to know)
+    from controller.config.profile import load_profile
+    from controller.scoreboard.labels import text_warnings
+
+    for warning in text_warnings(load_profile(path).scoreboard):
+        print(f"WARNING {warning}")
     return 0
 
 
@@ -652,7 +658,8 @@ def _serve(app: Application, game: str, name: str) -> int:
                 file=sys.stderr,
             )
         if board is not None:
-            print(f"scoreboard: {board.url}", file=sys.stderr)
+            shown = board.url if board.bind_error is None else board.describe()
+            print(f"scoreboard: {shown}", file=sys.stderr)
         print(f"tpm counter: {app.trust.counter_line()}", file=sys.stderr)
         for note in notes:
             print(f"recovery: {note}", file=sys.stderr)
@@ -668,31 +675,56 @@ def _serve(app: Application, game: str, name: str) -> int:
 
 def _start_scoreboard(app: Application) -> ScoreboardServer | None:
     """The monitor pages (controller/scoreboard) when the profile enables them, reading the
-    application's publication. A port that cannot be bound is journaled and alarmed, and the
-    table runs on without its monitor: the game never depends on the scoreboard."""
+    application's publication. A port that cannot be bound is a fault of the monitor: journaled
+    (``scoreboard.error``), alarmed (``!ALARM``) and shown on ``status``, and tried again every
+    few seconds until the monitor is served (journaled ``scoreboard.start``, said on every
+    console); the table plays on meanwhile: the game never depends on the scoreboard."""
     settings = app.profile.scoreboard
     if not settings.enabled:
         return None
     from controller.config.profile import profile_warnings
-    from controller.scoreboard.server import ScoreboardServer
+    from controller.events import Call
+    from controller.scoreboard.labels import text_warnings
+    from controller.scoreboard.server import BIND_RETRY_S, ScoreboardServer
 
-    for warning in profile_warnings(app.profile):
+    for warning in [*profile_warnings(app.profile), *text_warnings(settings)]:
         print(f"WARNING {warning}", file=sys.stderr)
-    board = ScoreboardServer(settings, app.publication, app.profile.game)
-    try:
-        board.start()
-    except OSError as exc:
+    table_id = app.profile.journal.table_id or app.profile.name
+    board = ScoreboardServer(settings, app.publication, app.profile.game, table_id)
+    where = f"{settings.address}:{settings.port}"
+
+    def started() -> None:
+        host, port = board.address
         app.journal.append(
-            "scoreboard.error",
-            {"address": settings.address, "port": settings.port, "error": str(exc)},
+            "scoreboard.start",
+            {
+                "address": host,
+                "port": port,
+                "url": board.url,
+                "max_clients": settings.max_clients,
+                "table": table_id,
+            },
         )
-        app.alarm(f"WARN scoreboard not served on {settings.address}:{settings.port}: {exc}")
-        return None
-    host, port = board.address
-    app.journal.append(
-        "scoreboard.start",
-        {"address": host, "port": port, "url": board.url, "max_clients": settings.max_clients},
-    )
+
+    def failed(why: str) -> None:  # at start, before the loop and the consoles run
+        app.journal.append(
+            "scoreboard.error", {"address": settings.address, "port": settings.port, "error": why}
+        )
+        alarm = (
+            f"ALARM scoreboard not served on {where}: {why}; the monitor shows nothing until"
+            f" the port is free (tried again every {BIND_RETRY_S:.0f} s; the table plays on)"
+        )
+        app.post(Call(lambda: app.alarm(alarm)))  # said once the consoles are up
+
+    def served_later() -> None:  # on the server's thread: the loop journals and says it
+        def on_loop() -> None:
+            started()
+            app.alarm(f"scoreboard served on {board.url}: the monitor is back")
+
+        app.post(Call(on_loop))
+
+    if board.serve(failed, served_later):
+        started()
     app.add_status("scoreboard", board.describe)
     return board
 

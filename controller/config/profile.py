@@ -16,6 +16,7 @@ import ipaddress
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -109,6 +110,12 @@ SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
 TOPIC_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 #: Hosts a plain-TCP (``mqtt://``) broker may be on: this machine only (development).
 LOOPBACK_HOSTS: Final = ("127.0.0.1", "localhost", "::1")
+#: The monitor's languages (controller/scoreboard/labels.py): English, traditional and
+#: simplified Chinese; a page shows one or two of them.
+SCOREBOARD_LANGUAGES: Final = ("en", "zh-Hant", "zh-Hans")
+#: The monitor's densities: big-road columns across the screen at the start of a shoe
+#: (docs/scoreboard.md; standard and dense grow to hold a long shoe whole, large scrolls).
+SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
@@ -364,6 +371,72 @@ class ShoeSettings:
 
 
 @dataclass(frozen=True)
+class DisplayText(Text):
+    """A text the monitor shows: at most ``most`` characters, none of them a control character
+    (a line break or an escape would break the page's layout; it is only ever text there)."""
+
+    most: int = 60
+    empty: bool = False
+
+    def convert(self, raw: object) -> str:
+        if isinstance(raw, str) and not raw and self.empty:
+            return raw
+        return super().convert(raw)
+
+    def problem(self, value: str) -> str | None:
+        if len(value) > self.most:
+            return f"{len(value)} characters: at most {self.most} fit the monitor"
+        bad = [ch for ch in value if unicodedata.category(ch).startswith("C")]
+        return f"holds a control character ({ascii(bad[0])})" if bad else None
+
+    def range_text(self) -> str:
+        return f"at most {self.most} characters"
+
+
+@dataclass(frozen=True)
+class Languages(ListOf):
+    """One or two of :data:`SCOREBOARD_LANGUAGES`, each once (two: every label shows both)."""
+
+    item: Kind = OneOf(SCOREBOARD_LANGUAGES)
+    most: int = 2
+
+    @property
+    def type_name(self) -> str:  # type: ignore[override]
+        return "a list of one or two languages"
+
+    def convert(self, raw: object) -> tuple[Any, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.wrong_type(raw)
+        return super().convert(raw)
+
+    def read(self, raw: object) -> tuple[Any, ...]:
+        langs = super().read(raw)
+        if len(set(langs)) != len(langs):
+            raise Invalid("RANGE", "names a language twice")
+        return langs
+
+    def range_text(self) -> str:
+        return "one or two of " + ", ".join(SCOREBOARD_LANGUAGES)
+
+
+@dataclass(frozen=True)
+class IdleMinutes(Float):
+    """0 (never idle) or 0.05 to 1440 minutes (a fraction of a minute for a test bench)."""
+
+    lo: float = 0.0
+    hi: float = 1440.0
+
+    def read(self, raw: object) -> float:
+        value = super().read(raw)
+        if 0 < value < 0.05:
+            raise Invalid("RANGE", f"{raw} is out of range: 0 (never) or 0.05..1440")
+        return value
+
+    def range_text(self) -> str:
+        return "0 (never) or 0.05..1440"
+
+
+@dataclass(frozen=True)
 class ScoreboardSettings:
     """The table's monitor pages (controller/scoreboard, docs/scoreboard.md): served on
     ``address``:``port`` while ``enabled``; port 0 takes any free port (tests run several
@@ -408,6 +481,40 @@ class ScoreboardSettings:
         (),
         ref='docs/scoreboard.md "Keeping the monitor lit"',
         doc="DNS names the page is reached by (any other Host is refused)",
+    )
+    # What the monitor shows besides the table's state: its name in the header, the labels'
+    # languages, the idle screen and how many big-road columns a screen holds (a monitor's
+    # address may choose its own languages and density).
+    table_name: str = setting(
+        DisplayText(32, empty=True),
+        "",
+        ref='docs/scoreboard.md "The baccarat board"',
+        doc="the header's name of the table",
+        default_text='"" (the table\'s id)',
+    )
+    languages: tuple[str, ...] = setting(
+        Languages(),
+        ("en",),
+        ref='docs/scoreboard.md "Languages and the Chinese font"',
+        doc="the labels' languages: with two, every label shows both",
+    )
+    idle_minutes: float = setting(
+        IdleMinutes(),
+        10.0,
+        ref='docs/scoreboard.md "Idle screen and burn-in"',
+        doc="the idle screen after this long without a change, between rounds",
+    )
+    idle_text: tuple[str, ...] = setting(
+        ListOf(DisplayText(60)),
+        (),
+        ref='docs/scoreboard.md "Idle screen and burn-in"',
+        doc="texts the idle screen shows in turn",
+    )
+    density: str = setting(
+        OneOf(tuple(SCOREBOARD_DENSITIES)),
+        "standard",
+        ref='docs/scoreboard.md "The baccarat board"',
+        doc="standard: the whole shoe; large: bigger cells, the newest columns; dense",
     )
 
     @property

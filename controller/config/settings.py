@@ -70,6 +70,7 @@ __all__ = [
     "SETTING_KEYS",
     "default_text",
     "START_MODES",
+    "WagerLimit",
 ]
 
 ErrorCode = Literal["UNKNOWN", "SYNTAX", "RANGE"]
@@ -150,6 +151,78 @@ def _when_bank_surrender(s: RuleSettings) -> str | None:
 
 def _house_way_choices() -> tuple[str, ...]:
     return ("default", *policy_names())
+
+
+# -- the table's posted limits -----------------------------------------------------------------
+# A minimum and a maximum for each wager the table offers, in whole cents, shown on the table's
+# monitor (controller/scoreboard) as a limit sign shows them; declared with the other settings
+# of the game (the last fields of PaigowSettings and BaccaratSettings). Baccarat stakes go in
+# $5 steps (5324.20(d)(2)), so its limits are multiples of 500 cents; a minimum above its
+# maximum is refused whichever of the two is changed (_check_limits). A wager the table does not
+# offer has its limits inactive (dragon bonus without a pay table, dragon 7 and panda 8 off an
+# EZ table).
+
+#: The largest limit a setting takes: $1,000,000.
+LIMIT_MAX_CENTS: Final = 100_000_000
+_LIMIT_CENTS: Final = Int(100, LIMIT_MAX_CENTS)
+
+
+def _when_dragon(s: RuleSettings) -> str | None:
+    return (
+        None
+        if s.baccarat.dragon_pay_table != "none"
+        else "needs a baccarat.dragon_pay_table (5324.20(d)(5))"
+    )
+
+
+def _limit(default: int, ref: str, what: str, inactive: Any = None) -> Any:
+    """A posted limit's declaration: cents, 100..LIMIT_MAX_CENTS."""
+    return setting(
+        _LIMIT_CENTS, default, ref=ref, doc=f"the posted {what}, in cents", inactive=inactive
+    )
+
+
+#: (game, wager as the monitor names it, setting prefix): the limits the monitor shows.
+_LIMITS: Final = (
+    ("paigow", "wager", "paigow.wager"),
+    ("baccarat", "banker", "baccarat.banker"),
+    ("baccarat", "player", "baccarat.player"),
+    ("baccarat", "tie", "baccarat.tie"),
+    ("baccarat", "dragon", "baccarat.dragon"),
+    ("baccarat", "dragon7", "baccarat.dragon7"),
+    ("baccarat", "panda8", "baccarat.panda8"),
+)
+
+
+@dataclass(frozen=True)
+class WagerLimit:
+    """One wager's posted limits: ``wager`` as the monitor names it (``banker``, ``tie``,
+    ``wager`` at pai gow), the minimum and maximum stake in cents."""
+
+    wager: str
+    min_cents: int
+    max_cents: int
+
+
+def _check_limits(s: RuleSettings) -> None:
+    """Every wager's minimum at most its maximum; baccarat's in $5 steps (5324.20(d)(2))."""
+    for game, _wager, prefix in _LIMITS:
+        lo, hi = s.get(f"{prefix}_min_cents"), s.get(f"{prefix}_max_cents")
+        if lo > hi:
+            raise ConfigError(
+                "RANGE",
+                f"{prefix}_min_cents",
+                f"{lo} is above {prefix}_max_cents {hi}: a minimum cannot exceed its maximum",
+            )
+        if game == "baccarat":
+            for end, value in (("min", lo), ("max", hi)):
+                if value % 500:
+                    raise ConfigError(
+                        "RANGE",
+                        f"{prefix}_{end}_cents",
+                        f"{value} is not a multiple of 500: baccarat wagers are accepted in"
+                        f" $5 increments only ({_spec(f'{prefix}_{end}_cents').cite})",
+                    )
 
 
 @dataclass(frozen=True)
@@ -241,6 +314,9 @@ class PaigowSettings:
         doc="the house banks one round when the offer returns to the dealer",
         inactive=_when_bank,
     )
+    # the table's posted limits (above)
+    wager_min_cents: int = _limit(2_500, "5324.50(c) (posted table limits)", "minimum wager")
+    wager_max_cents: int = _limit(500_000, "5324.50(c) (posted table limits)", "maximum wager")
 
 
 @dataclass(frozen=True)
@@ -337,6 +413,31 @@ class BaccaratSettings:
         DEAD_HAND_COMPELS_PASS,
         ref="5324.20(h)(1)(i), (i)(1)(ii)",
         doc="a dead hand makes the shoe pass",
+    )
+    # the table's posted limits (above)
+    banker_min_cents: int = _limit(2_500, "5324.20(b)(1)(i), (d)(2) ($5 steps)", "banker minimum")
+    banker_max_cents: int = _limit(500_000, "5324.20(b)(1)(i), (d)(2) ($5 steps)", "banker maximum")
+    player_min_cents: int = _limit(2_500, "5324.20(b)(1)(ii), (d)(2) ($5 steps)", "player minimum")
+    player_max_cents: int = _limit(
+        500_000, "5324.20(b)(1)(ii), (d)(2) ($5 steps)", "player maximum"
+    )
+    tie_min_cents: int = _limit(500, "5324.20(b)(1)(iii), (d)(2) ($5 steps)", "tie minimum")
+    tie_max_cents: int = _limit(50_000, "5324.20(b)(1)(iii), (d)(2) ($5 steps)", "tie maximum")
+    dragon_min_cents: int = _limit(
+        500, "5324.20(b)(1)(iv), (d)(2)", "dragon bonus minimum", _when_dragon
+    )
+    dragon_max_cents: int = _limit(
+        50_000, "5324.20(b)(1)(iv), (d)(2)", "dragon bonus maximum", _when_dragon
+    )
+    dragon7_min_cents: int = _limit(500, "5324.20(b)(1)(v), (d)(2)", "dragon 7 minimum", _when_ez)
+    dragon7_max_cents: int = _limit(
+        25_000, "5324.20(b)(1)(v), (d)(2)", "dragon 7 maximum", _when_ez
+    )
+    panda8_min_cents: int = _limit(
+        500, "5324.20(b)(1)(vi), (d)(2)", "panda 8 minimum", _when_panda8
+    )
+    panda8_max_cents: int = _limit(
+        25_000, "5324.20(b)(1)(vi), (d)(2)", "panda 8 maximum", _when_panda8
     )
 
 
@@ -560,6 +661,18 @@ class RuleSettings:
                 )
         return result, problems
 
+    def wager_limits(self, game: str) -> tuple[WagerLimit, ...]:
+        """The posted limits of each wager ``game``'s table offers now, in layout order."""
+        return tuple(
+            WagerLimit(
+                wager,
+                self.get(f"{prefix}_min_cents"),
+                self.get(f"{prefix}_max_cents"),
+            )
+            for limit_game, wager, prefix in _LIMITS
+            if limit_game == game and self.inactive_reason(f"{prefix}_min_cents") is None
+        )
+
     # -- the rules engines' own settings objects -----------------------------------------------
 
     def paigow_rules(self) -> PaigowEngineRules:
@@ -723,6 +836,7 @@ def _check_whole(s: RuleSettings) -> None:
             f" {DEFAULT_DELIVERY_STYLE}, the style used when the bank names none"
             " (5324.50(g)(9))",
         )
+    _check_limits(s)
     if b.vig_step_cents != VIG_STEP_FOR_PERCENT[b.vig_percent]:
         raise ConfigError(
             "RANGE",

@@ -5,9 +5,10 @@ The transport frames lines and writes replies; the command interpreter runs on t
 
 * a terminal line (:class:`LineEditor`, ``[console] line_editing = true``, the default): what a
   technician's terminal (screen, minicom, PuTTY) needs. It echoes what is typed, shows a ``> ``
-  prompt when idle, erases with BS or DEL, clears the line with Ctrl-U, cancels it with Ctrl-C,
-  ignores the escape sequences of arrow and function keys and rings the bell for any other
-  control byte or a line past ``MAX_LINE``. An ``!`` line that arrives while a technician is
+  prompt when idle, edits at the cursor (Left/Right, Home/End, BS or DEL before it, the Delete
+  key under it), recalls earlier lines with Up/Down, clears the line with Ctrl-U, cancels it
+  with Ctrl-C, skips function keys and rings the bell for any other control byte or a line
+  past ``MAX_LINE``. An ``!`` line that arrives while a technician is
   typing is printed over the prompt and the typed text is shown again under it.
 * a machine peer (:class:`LineFramer`, ``line_editing = false``: the HIL rig, a host script):
   no echo, no prompt; a line over ``MAX_LINE`` bytes or with a non-printable byte is refused
@@ -96,10 +97,17 @@ def decode_line(raw: bytes) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Echo:
-    """Bytes to write back to the terminal; ``shown`` is the typed text on screen after them."""
+    """Bytes to write back to the terminal; ``shown`` is the typed text on screen after them
+    and ``cursor`` where in it the terminal's cursor then stands (0: after the prompt)."""
 
     data: bytes
     shown: str
+    cursor: int = -1
+
+    @property
+    def back(self) -> int:
+        """How many columns the cursor stands left of the end of the text shown."""
+        return 0 if self.cursor < 0 else len(self.shown) - self.cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,83 +125,134 @@ class EndOfInput:
 EditorOutput = Echo | Submit | EndOfInput
 
 
-#: Commands whose arguments are a PIN: the line editor echoes them as ``*``.
+#: Commands whose arguments are a PIN: the line editor echoes them as ``*`` and never keeps
+#: such a line in its history.
 SECRET_COMMANDS: Final = frozenset({"login", "passwd"})
+#: Lines the terminal line keeps for Up and Down (this session's, in memory only).
+HISTORY: Final = 50
+
+#: Keys sent as escape sequences (ECMA-48 CSI ``ESC [ params final`` or SS3 ``ESC O final``,
+#: as VT100, xterm, PuTTY, minicom and screen send them), by (params, final byte).
+_KEYS: Final[dict[tuple[bytes, int], str]] = {
+    **{
+        (b"", ord(final)): key
+        for final, key in zip("ABCDHF", ("up", "down", "right", "left", "home", "end"), strict=True)
+    },
+    (b"1", 0x7E): "home",
+    (b"7", 0x7E): "home",
+    (b"4", 0x7E): "end",
+    (b"8", 0x7E): "end",
+    (b"3", 0x7E): "delete",
+}
 
 
 class LineEditor:
     """A terminal line discipline, pure: keystrokes in, what to echo and the lines out.
 
-    Printable ASCII is echoed (a PIN as ``*``: :attr:`shown`) and kept (up to ``max_line``
-    characters, then the bell); CR, LF or
-    CRLF ends the line (an empty line only shows the prompt again); BS and DEL erase one
-    character; Ctrl-U erases the line; Ctrl-C cancels it (``^C`` and a new prompt); Ctrl-D on
-    an empty line is the end of input; ESC sequences (arrows, function keys) are skipped; any
-    other control byte, or a byte above 0x7E, rings the bell and is dropped.
+    Printable ASCII is inserted at the cursor and echoed (a PIN as ``*``: :attr:`shown`), up to
+    ``max_line`` characters, then the bell; CR, LF or CRLF ends the line (an empty line only
+    shows the prompt again); Left/Right move the cursor, Home/End to either end; BS and DEL
+    erase the character before the cursor, the Delete key the one under it; Up and Down walk
+    through the last ``history`` lines run (never one with a PIN), and Down past the newest
+    brings back what was being typed; Ctrl-U erases the line; Ctrl-C cancels it (``^C`` and a
+    new prompt); Ctrl-D on an empty line is the end of input; other escape sequences (function
+    keys) are skipped; any other control byte, or a byte above 0x7E, rings the bell and is
+    dropped. The terminal is driven with BS, spaces and the characters themselves only, so
+    any terminal that shows what it is sent keeps the line right.
     """
 
-    def __init__(self, max_line: int = MAX_LINE, prompt: str = PROMPT) -> None:
-        self._buf = bytearray()
+    def __init__(
+        self, max_line: int = MAX_LINE, prompt: str = PROMPT, history: int = HISTORY
+    ) -> None:
+        self._buf = ""
+        self._cursor = 0
         self._max = max_line
         self._prompt = prompt.encode("ascii")
         self._last_cr = False
         self._escape = 0  # 0 none, 1 after ESC, 2 in a CSI sequence, 3 after ESC O
-        self._escape_len = 0
+        self._params = bytearray()
+        self._history: list[str] = []
+        self._keep = history
+        self._recalled: int | None = None  # the history line shown, None: the draft
+        self._draft = ("", False)  # what was being typed before Up, and whether it is secret
+        self._secret = False  # this line has held a PIN: it stays hidden until it ends
 
     @property
     def text(self) -> str:
         """The line typed so far."""
-        return self._buf.decode("ascii")
+        return self._buf
+
+    @property
+    def cursor(self) -> int:
+        """Where the next character goes (0: the start of the line)."""
+        return self._cursor
+
+    @property
+    def history(self) -> tuple[str, ...]:
+        """The lines Up recalls, oldest first."""
+        return tuple(self._history)
 
     @property
     def shown(self) -> str:
         """The line as the terminal shows it: a PIN is never echoed (``login PIN``,
         ``passwd [supervisor] [CURRENT-PIN] NEW-PIN``: everything after the command word
-        shows as ``*``, so both PINs of a change are hidden)."""
-        text = self.text
+        shows as ``*``, so both PINs of a change are hidden). A line that held a PIN stays
+        hidden, all of it once its command word is edited away, until it is run or erased."""
+        text = self._buf
         head, space, rest = text.lstrip(" ").partition(" ")
         if space and head.lower() in SECRET_COMMANDS:
-            shown_head = text[: len(text) - len(rest)]
-            return shown_head + "*" * len(rest)
-        return text
+            return text[: len(text) - len(rest)] + "*" * len(rest)
+        return "*" * len(text) if self._secret else text
+
+    def _is_secret(self) -> bool:
+        head, space, _ = self._buf.lstrip(" ").partition(" ")
+        return bool(space) and head.lower() in SECRET_COMMANDS
 
     def feed(self, data: bytes) -> list[EditorOutput]:
         """Echoes (consecutive ones merged), finished lines and end of input, in order."""
         out: list[EditorOutput] = []
 
         def echo(data: bytes) -> None:
-            shown = self.shown
+            if not data:
+                return
+            shown, cursor = self.shown, self._cursor
             if out and isinstance(out[-1], Echo):
-                out[-1] = Echo(out[-1].data + data, shown)
+                out[-1] = Echo(out[-1].data + data, shown, cursor)
             else:
-                out.append(Echo(data, shown))
+                out.append(Echo(data, shown, cursor))
 
         for byte in data:
-            if self._escape and self._skip_escape(byte):
-                continue
+            if self._escape:
+                key = self._escape_key(byte)
+                if key is not None:
+                    if key:
+                        echo(self._key(key))
+                    continue
             if byte == _LF and self._last_cr:
                 self._last_cr = False
                 continue
             self._last_cr = byte == _CR
             if byte in (_CR, _LF):
-                line = self.text
-                self._buf.clear()
+                line, secret = self._buf, self._secret or self._is_secret()
+                self._set("", 0)
+                self._secret, self._recalled = False, None
                 if line.strip():
                     echo(b"\r\n")
+                    if not secret and (not self._history or self._history[-1] != line):
+                        self._history = [*self._history, line][-self._keep :]
                     out.append(Submit(line))
                 else:
                     echo(b"\r\n" + self._prompt)
             elif byte in (_BS, _DEL):
-                if self._buf:
-                    self._buf.pop()
-                    echo(b"\b \b")
+                if self._cursor:
+                    c = self._cursor
+                    echo(self._edit(self._buf[: c - 1] + self._buf[c:], c - 1))
             elif byte == _CTRL_U:
-                n = len(self._buf)
-                self._buf.clear()
-                if n:
-                    echo(b"\b" * n + b" " * n + b"\b" * n)
+                echo(self._edit("", 0))
+                self._secret = False
             elif byte == _CTRL_C:
-                self._buf.clear()
+                self._set("", 0)
+                self._secret, self._recalled = False, None
                 echo(b"^C\r\n" + self._prompt)
             elif byte == _CTRL_D:
                 if self._buf:
@@ -201,32 +260,106 @@ class LineEditor:
                 else:
                     out.append(EndOfInput())
             elif byte == _ESC:
-                self._escape, self._escape_len = 1, 0
+                self._escape = 1
+                self._params.clear()
             elif 0x20 <= byte <= 0x7E:
                 if len(self._buf) < self._max:
-                    self._buf.append(byte)
-                    echo(self.shown[-1:].encode("ascii"))
+                    c = self._cursor
+                    echo(self._edit(self._buf[:c] + chr(byte) + self._buf[c:], c + 1))
                 else:
                     echo(_BEL)
             else:
                 echo(_BEL)
         return out
 
-    def _skip_escape(self, byte: int) -> bool:
-        """True when ``byte`` belongs to the escape sequence being skipped (ECMA-48: ESC [
-        parameters final, or ESC O final); False ends the sequence and leaves ``byte`` to be
-        handled as typed."""
-        self._escape_len += 1
+    def _escape_key(self, byte: int) -> str | None:
+        """Take ``byte`` into the escape sequence being read: the key it ends (``""`` for one
+        this line does not use, or while the sequence goes on), or None when ``byte`` is not
+        part of a sequence and is to be handled as typed."""
         if self._escape == 1:
             self._escape = 2 if byte == 0x5B else 3 if byte == 0x4F else 0
-            return self._escape != 0
-        if self._escape == 3 or 0x40 <= byte <= 0x7E or self._escape_len > _MAX_ESCAPE:
+            return "" if self._escape else None
+        if self._escape == 3:
             self._escape = 0
-            return 0x20 <= byte <= 0x7E
-        if 0x20 <= byte <= 0x3F:
-            return True
-        self._escape = 0
-        return False
+            if not 0x20 <= byte <= 0x7E:
+                return None
+            return _KEYS.get((b"", byte), "")
+        if 0x40 <= byte <= 0x7E:
+            self._escape = 0
+            return _KEYS.get((bytes(self._params), byte), "")
+        if 0x20 <= byte <= 0x3F and len(self._params) < _MAX_ESCAPE:
+            self._params.append(byte)
+            return ""
+        self._escape = 0  # not a sequence after all (or a runaway one): drop it
+        return None if byte < 0x20 or byte > 0x7E else ""
+
+    def _key(self, key: str) -> bytes:
+        """What a cursor, editing or history key does to the line, as bytes to echo."""
+        c, n = self._cursor, len(self._buf)
+        if key == "left":
+            return self._edit(self._buf, c - 1) if c else b""
+        if key == "right":
+            return self._edit(self._buf, c + 1) if c < n else b""
+        if key == "home":
+            return self._edit(self._buf, 0)
+        if key == "end":
+            return self._edit(self._buf, n)
+        if key == "delete":
+            return self._edit(self._buf[:c] + self._buf[c + 1 :], c) if c < n else b""
+        if key == "up":
+            if self._recalled == 0 or not self._history:
+                return _BEL
+            if self._recalled is None:
+                self._draft = (self._buf, self._secret)
+                self._recalled = len(self._history)
+            self._recalled -= 1
+            return self._replace(self._history[self._recalled], False)
+        if key == "down":
+            if self._recalled is None:
+                return _BEL
+            if self._recalled + 1 < len(self._history):
+                self._recalled += 1
+                return self._replace(self._history[self._recalled], False)
+            self._recalled = None
+            return self._replace(*self._draft)
+        return b""
+
+    def _replace(self, text: str, secret: bool) -> bytes:
+        """The whole line replaced (a history line, or the draft back), the cursor at its end."""
+        old_shown, old_cursor = self.shown, self._cursor
+        self._set(text, len(text))
+        self._secret = secret
+        return _redraw(old_shown, old_cursor, self.shown, self._cursor)
+
+    def _edit(self, text: str, cursor: int) -> bytes:
+        """Change the line and the cursor; the bytes that bring the terminal from the old line
+        to the new one. A line that shows a PIN hidden stays hidden (:attr:`shown`)."""
+        old_shown, old_cursor = self.shown, self._cursor
+        self._secret = self._secret or self._is_secret()
+        self._set(text, cursor)
+        self._secret = self._secret or self._is_secret()
+        return _redraw(old_shown, old_cursor, self.shown, self._cursor)
+
+    def _set(self, text: str, cursor: int) -> None:
+        self._buf = text
+        self._cursor = max(0, min(cursor, len(text)))
+
+
+def _redraw(old: str, old_cursor: int, new: str, new_cursor: int) -> bytes:
+    """The bytes that turn line ``old`` with the cursor at ``old_cursor`` into ``new`` with
+    the cursor at ``new_cursor`` on a terminal: BS moves left, a character written moves right
+    (what is already there is written again), spaces blank what the line lost."""
+    if old == new:
+        step = new_cursor - old_cursor
+        return ("\b" * -step if step < 0 else new[old_cursor:new_cursor]).encode("ascii")
+    same = 0
+    while same < min(len(old), len(new)) and old[same] == new[same]:
+        same += 1
+    out = "\b" * (old_cursor - same) if same < old_cursor else ""
+    out += new[min(same, old_cursor) :]
+    end = max(len(old), len(new))
+    out += " " * (end - len(new)) + "\b" * (end - new_cursor)
+    return out.encode("ascii")
 
 
 # -- transports --------------------------------------------------------------------------------
@@ -246,6 +379,7 @@ class ConsoleTransport:
         self._editor: LineEditor | None = LineEditor() if line_editing else None
         self._idle = False  # a terminal line shows the prompt (no command in flight)
         self._shown = ""  # what the technician has typed after that prompt
+        self._back = 0  # how far left of its end the cursor stands in it
 
     @property
     def line_editing(self) -> bool:
@@ -296,14 +430,14 @@ class ConsoleTransport:
             if isinstance(item, Echo):
                 with self._lock:
                     self._write_quietly(item.data)
-                    self._shown = item.shown
+                    self._shown, self._back = item.shown, item.back
             elif isinstance(item, EndOfInput):
                 if self._eof():
                     return False
             else:
                 with self._lock:
                     self._idle = False
-                    self._shown = ""
+                    self._shown, self._back = "", 0
                 self._submit(item.text)
         return True
 
@@ -365,7 +499,7 @@ class ConsoleTransport:
     def _show_prompt(self) -> None:
         with self._lock:
             self._idle = True
-            self._shown = ""
+            self._shown, self._back = "", 0
             self._write_quietly(PROMPT.encode("ascii"))
 
     def send_raw(self, data: bytes) -> None:
@@ -385,13 +519,14 @@ class ConsoleTransport:
             if self._editor is not None:
                 data += PROMPT
                 self._idle = True
-                self._shown = ""
+                self._shown, self._back = "", 0
             self._write_quietly(data.encode("ascii", "replace"))
 
     def send_unsolicited(self, lines: list[str]) -> None:
         """``!`` lines the table sends unasked. On a terminal line that shows the prompt, they
         are written over it and the prompt and what was typed are shown again below them, so a
-        technician never finds an alarm glued to half a command."""
+        technician never finds an alarm glued to half a command (the cursor back where it was
+        in the line)."""
         if not lines:
             return
         with self._lock:
@@ -401,7 +536,7 @@ class ConsoleTransport:
                 typed = len(PROMPT) + len(self._shown)
                 first = lines[0].ljust(typed)
                 data = "\r" + "".join(line + "\r\n" for line in [first, *lines[1:]])
-                data += PROMPT + self._shown
+                data += PROMPT + self._shown + "\b" * self._back
             self._write_quietly(data.encode("ascii", "replace"))
 
     def close(self, timeout: float = 2.0) -> None:

@@ -6,7 +6,8 @@ route table, template engine or async framework is needed, and nothing is added 
 program manifest verifies or the Pi must install. What a framework would have given is written
 here in a few lines each, and tested (tests/unit/scoreboard/test_server.py):
 
-* only GET and HEAD (anything else 405), four paths (anything else 404);
+* only GET and HEAD (anything else 405), six paths: the page, the event stream, the state,
+  the health check and the two Chinese fonts (anything else 404);
 * the request line at most :data:`MAX_REQUEST_LINE` bytes (414) and the whole head at most
   :data:`MAX_HEAD` bytes (431); its first byte within :data:`FIRST_BYTE_S` and all of it
   within :data:`HEAD_TIMEOUT_S` of the accept (a slow client is dropped);
@@ -44,8 +45,9 @@ from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
 from controller.config.profile import ScoreboardSettings
+from controller.scoreboard import fonts
 from controller.scoreboard.content import document, encode
-from controller.scoreboard.pages import page
+from controller.scoreboard.pages import PageConfig, page
 
 log = logging.getLogger("controller.scoreboard")
 
@@ -68,6 +70,13 @@ RETRY_MS: Final = 1000
 #: New connections accepted per second, and the burst allowed above it.
 ACCEPT_RATE: Final = 50.0
 ACCEPT_BURST: Final = 25
+#: A port that cannot be bound is tried again this often (ScoreboardServer.serve).
+BIND_RETRY_S: Final = 10.0
+#: The Chinese fonts the pages use (controller/scoreboard/fonts.py), by path.
+FONTS: Final[Mapping[str, bytes]] = {
+    "/fonts/zh-Hant.woff2": fonts.ZH_HANT,
+    "/fonts/zh-Hans.woff2": fonts.ZH_HANS,
+}
 #: How often a waiting event stream looks whether the server is closing.
 _WAKE_S: Final = 0.5
 #: After an error reply, how long and how much of the client's remaining input is read.
@@ -80,7 +89,7 @@ _SECURITY_HEADERS: Final = (
     (
         "Content-Security-Policy",
         "default-src 'none'; style-src 'unsafe-inline'; "
-        "script-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+        "script-src 'unsafe-inline'; connect-src 'self'; img-src data:; font-src 'self'",
     ),
 )
 
@@ -93,6 +102,8 @@ class PublishedState(Protocol):
     def wait_newer(self, version: int, timeout: float) -> tuple[int, Mapping[str, object]]: ...
 
     def beat(self) -> tuple[int, int]: ...
+
+    def published_ns(self) -> int: ...
 
     @property
     def closed(self) -> bool: ...
@@ -121,9 +132,10 @@ class Stats:
 class _Documents:
     """The encoded document of the latest version, built once and sent to every client."""
 
-    def __init__(self, game: str) -> None:
+    def __init__(self, game: str, table: Mapping[str, object]) -> None:
         self._lock = threading.Lock()
         self._game = game
+        self._table = dict(table)
         self._version = -1
         self._body = b""
 
@@ -131,13 +143,14 @@ class _Documents:
         with self._lock:
             if version != self._version:
                 try:
-                    body = encode(document(version, view))
+                    body = encode(document(version, view, self._table))
                 except Exception as exc:  # noqa: BLE001 - a bad view must not kill a stream
                     log.exception("scoreboard document for version %d", version)
                     body = encode(
                         {
                             "version": version,
                             "game": self._game,
+                            **self._table,
                             "error": f"{type(exc).__name__}: {exc}",
                         }
                     )
@@ -366,6 +379,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(board)
         elif path == "/healthz":
             self._send(200, "text/plain; charset=utf-8", b"ok\n")
+        elif path in FONTS:
+            self._send(200, "font/woff2", FONTS[path])
         else:
             self._error(404, "no such page")
 
@@ -486,12 +501,18 @@ class _Handler(BaseHTTPRequestHandler):
         """A ``heartbeat`` event when the loop has beaten since ``sent`` (its count at the
         last heartbeat) and its last beat is at most :data:`BEAT_FRESH_S` old; the count now.
         Only the loop thread moves the count (Publication.beat), so this thread, alive while
-        the loop is hung, sends nothing; the event carries the count and the beat's age."""
+        the loop is hung, sends nothing; the event carries the count, the beat's age and how
+        long the table's view has not changed (``quiet_ms``: the page's idle mode)."""
         beats, at_ns = board.publication.beat()
-        age_ms = (time.monotonic_ns() - at_ns) // 1_000_000
+        now_ns = time.monotonic_ns()
+        age_ms = (now_ns - at_ns) // 1_000_000
         if beats == sent or beats == 0 or age_ms > BEAT_FRESH_S * 1000:
             return sent
-        self.wfile.write(b'event: heartbeat\ndata: {"beat":%d,"age_ms":%d}\n\n' % (beats, age_ms))
+        quiet_ms = (now_ns - board.publication.published_ns()) // 1_000_000
+        self.wfile.write(
+            b'event: heartbeat\ndata: {"beat":%d,"age_ms":%d,"quiet_ms":%d}\n\n'
+            % (beats, age_ms, quiet_ms)
+        )
         self.wfile.flush()
         return beats
 
@@ -510,16 +531,25 @@ class _Handler(BaseHTTPRequestHandler):
 class ScoreboardServer:
     """The pages of ``game``'s table on ``settings.address``:``settings.port`` (0: any free
     port), served from threads of their own. :meth:`start` binds (raising ``OSError`` when it
-    cannot) and returns at once; :meth:`close` stops accepting and ends the streams."""
+    cannot) and returns at once; :meth:`serve` does the same but, when the port cannot be
+    bound, says so and tries again every :data:`BIND_RETRY_S` until it can; :meth:`close`
+    stops accepting and ends the streams. ``table_id`` is the table's id (the journal's): the
+    page and every document carry it, so a monitor can tell another table's page."""
 
     def __init__(
-        self, settings: ScoreboardSettings, publication: PublishedState, game: str
+        self,
+        settings: ScoreboardSettings,
+        publication: PublishedState,
+        game: str,
+        table_id: str = "",
     ) -> None:
         self.settings = settings
         self.publication = publication
         self.game = game
-        self.page = page(game)
-        self.documents = _Documents(game)
+        self.table_id = table_id
+        table = {"table": table_id, "table_name": settings.table_name or table_id}
+        self.page = page(game, PageConfig.of(settings, table_id))
+        self.documents = _Documents(game, table)
         self.stats = Stats()
         self._slots = _Slots(
             settings.max_clients,
@@ -532,6 +562,9 @@ class ScoreboardServer:
         self._stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._binder: threading.Thread | None = None
+        #: Why the port could not be bound (None: served, or not tried yet).
+        self.bind_error: str | None = None
 
     def start(self) -> None:
         self._httpd = _HTTPServer(self, (self.settings.address, self.settings.port))
@@ -543,6 +576,39 @@ class ScoreboardServer:
             daemon=True,
         )
         self._thread.start()
+
+    def serve(
+        self,
+        on_failed: Callable[[str], None],
+        on_served: Callable[[], None],
+        retry_s: float = BIND_RETRY_S,
+    ) -> bool:
+        """Bind now, or (the port in use, the address not there yet) call ``on_failed`` with
+        why, once, and try again every ``retry_s`` on a thread of its own until bound (then
+        ``on_served``) or closed. True when served at once. ``on_failed`` runs on the caller's
+        thread; ``on_served`` on the server's own, so it must only post to the loop."""
+        try:
+            self.start()
+        except OSError as exc:
+            self.bind_error = str(exc) or type(exc).__name__
+            on_failed(self.bind_error)
+        else:
+            return True
+
+        def retry() -> None:
+            while not self._stopping.wait(retry_s):
+                try:
+                    self.start()
+                except OSError as exc:
+                    self.bind_error = str(exc) or type(exc).__name__
+                    continue
+                self.bind_error = None
+                on_served()
+                return
+
+        self._binder = threading.Thread(target=retry, name="scoreboard-bind", daemon=True)
+        self._binder.start()
+        return False
 
     @property
     def address(self) -> tuple[str, int]:
@@ -593,7 +659,13 @@ class ScoreboardServer:
         return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
     def describe(self) -> str:
-        """One line for the console's ``status``."""
+        """One line for the console's ``status``: the address and counters, or the fault."""
+        if self.bind_error is not None:
+            return (
+                f"FAULT not served on {self.settings.address}:{self.settings.port}:"
+                f" {self.bind_error}; trying again every {BIND_RETRY_S:.0f} s (the table plays"
+                " on; free the port or change [scoreboard] port)"
+            )
         s = self.stats
         return (
             f"{self.url} ({s.streaming} streaming; {s.pages} pages, {s.streams} streams;"
@@ -609,6 +681,8 @@ class ScoreboardServer:
             self._httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+        if self._binder is not None:
+            self._binder.join(timeout=5.0)
 
 
 def _split_head(buf: bytes) -> tuple[bytes, bytes] | int | None:

@@ -2,7 +2,12 @@
 # Install the table's monitor on a Raspberry Pi with a desktop (Raspberry Pi OS Bookworm):
 # Chromium in kiosk mode on the scoreboard page, started at login by the desktop's autostart.
 #
-#   sudo systemd/kiosk/install-kiosk.sh --user pi [--url http://127.0.0.1:8080/] [--no-autologin]
+#   sudo systemd/kiosk/install-kiosk.sh --user pi [--url http://127.0.0.1:8080/] [--table ID]
+#        [--lang zh-Hant,en] [--density standard|large|dense] [--no-autologin]
+#
+# --table names the table this monitor belongs to (its journal table id, else its profile's
+# name): a page of another table reached on that address shows WRONG TABLE. --lang and
+# --density are this monitor's own (the profile's [scoreboard] gives the defaults).
 #
 # The kiosk script comes with the release (/opt/table-controller/share/kiosk/, covered by its
 # manifest: nothing else may be added to the release's tree); this installs the autostart entry
@@ -13,19 +18,26 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 --user NAME [--url URL] [--no-autologin] [--stage DIR]" >&2
+    echo "usage: $0 --user NAME [--url URL] [--table ID] [--lang L[,L]]" \
+         "[--density standard|large|dense] [--no-autologin] [--stage DIR]" >&2
     exit 2
 }
 
 SRC="$(cd "$(dirname "$0")" && pwd)"
 KIOSK_USER=""
 URL=""
+TABLE=""
+LANGS=""
+DENSITY=""
 AUTOLOGIN=1
 STAGE=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --user) KIOSK_USER="${2:-}"; shift 2 ;;
         --url) URL="${2:-}"; shift 2 ;;
+        --table) TABLE="${2:-}"; shift 2 ;;
+        --lang) LANGS="${2:-}"; shift 2 ;;
+        --density) DENSITY="${2:-}"; shift 2 ;;
         --no-autologin) AUTOLOGIN=0; shift ;;
         --stage) STAGE="${2:-}"; shift 2 ;;
         *) usage ;;
@@ -36,6 +48,12 @@ case "$URL" in
     ""|http://*|https://*) ;;
     *) echo "--url must start with http:// or https://" >&2; exit 2 ;;
 esac
+check() {  # OPTION VALUE PATTERN
+    [ -z "$2" ] || printf '%s' "$2" | grep -Eqx "$3" || { echo "$1 $2: not allowed" >&2; exit 2; }
+}
+check --table "$TABLE" '[A-Za-z0-9][A-Za-z0-9._-]{0,63}'
+check --lang "$LANGS" '(en|zh-Hant|zh-Hans)(,(en|zh-Hant|zh-Hans))?'
+check --density "$DENSITY" 'standard|large|dense'
 
 ROOT="${STAGE%/}"
 if [ -z "$STAGE" ]; then
@@ -53,10 +71,12 @@ if [ -z "$STAGE" ] && [ ! -x "$BIN" ]; then
     exit 1
 fi
 mkdir -p "$AUTOSTART"
-exec_line="Exec=$BIN${URL:+ $URL}"
+vars="${TABLE:+SCOREBOARD_TABLE=$TABLE }${LANGS:+SCOREBOARD_LANG=$LANGS }"
+vars="$vars${DENSITY:+SCOREBOARD_DENSITY=$DENSITY }"
+exec_line="Exec=${vars:+env $vars}$BIN${URL:+ $URL}"
 sed "s|^Exec=.*|$exec_line|" "$SRC/scoreboard-kiosk.desktop" > "$AUTOSTART/scoreboard-kiosk.desktop"
 chmod 0644 "$AUTOSTART/scoreboard-kiosk.desktop"
-echo "== autostart $AUTOSTART/scoreboard-kiosk.desktop: $BIN ${URL:-(default URL)}"
+echo "== autostart $AUTOSTART/scoreboard-kiosk.desktop: ${vars}$BIN ${URL:-(default URL)}"
 
 if [ -n "$STAGE" ]; then
     echo "staged under $ROOT"

@@ -4,6 +4,12 @@
 #
 #   scoreboard-kiosk.sh [URL]        default $SCOREBOARD_URL, else http://127.0.0.1:8080/
 #
+# This monitor's own choices, added to the page's address (docs/scoreboard.md):
+#              SCOREBOARD_TABLE   the table id this monitor belongs to (the journal's table id,
+#                                 else the profile's name): another table's page on that
+#                                 address is shown as WRONG TABLE, never as this table's;
+#              SCOREBOARD_LANG    its languages, e.g. zh-Hant,en (default: the profile's);
+#              SCOREBOARD_DENSITY standard, large or dense (default: the profile's).
 # Environment: SCOREBOARD_WAIT_S  give up when the page has not answered for this many seconds
 #                                 (default 0: wait for as long as it takes: at boot the
 #                                 controller may start after the desktop);
@@ -20,6 +26,25 @@ BROWSER="${SCOREBOARD_BROWSER:-$(command -v chromium || command -v chromium-brow
 
 log() { echo "scoreboard-kiosk: $*" >&2; }
 
+# The page's address with this monitor's choices; each checked, so nothing else gets in.
+BASE="${URL%%\?*}"
+BASE="${BASE%/}"
+PAGE="$URL"
+sep="?"
+case "$URL" in *\?*) sep="&" ;; esac
+add() {  # NAME VALUE PATTERN
+    [ -n "$2" ] || return 0
+    if ! printf '%s' "$2" | grep -Eqx "$3"; then
+        log "SCOREBOARD_$(echo "$1" | tr a-z A-Z)=$2 is not allowed"
+        exit 2
+    fi
+    PAGE="$PAGE$sep$1=$2"
+    sep="&"
+}
+add table "${SCOREBOARD_TABLE:-}" '[A-Za-z0-9][A-Za-z0-9._-]{0,63}'
+add lang "${SCOREBOARD_LANG:-}" '(en|zh-Hant|zh-Hans)(,(en|zh-Hant|zh-Hans))?'
+add density "${SCOREBOARD_DENSITY:-}" 'standard|large|dense'
+
 [ -n "$BROWSER" ] || { log "no chromium: apt-get install chromium"; exit 1; }
 
 # Screen blanking off for this session on X11. On Wayland (labwc, wayfire) the compositor's
@@ -35,7 +60,7 @@ fi
 # that does not retry. (Once loaded, the page reconnects by itself.)
 waited=0
 until python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
-        "${URL%/}/healthz" >/dev/null 2>&1; do
+        "$BASE/healthz" >/dev/null 2>&1; do
     if [ "$WAIT_S" -gt 0 ] && [ "$waited" -ge "$WAIT_S" ]; then
         log "no answer from $URL after $WAIT_S s"
         exit 1
@@ -60,7 +85,7 @@ while :; do
         --disable-session-crashed-bubble --disable-translate --disable-features=Translate \
         --check-for-update-interval=31536000 --overscroll-history-navigation=0 \
         --password-store=basic --ozone-platform-hint=auto \
-        --user-data-dir="$DATA_DIR" ${SCOREBOARD_EXTRA_ARGS:-} "$URL"
+        --user-data-dir="$DATA_DIR" ${SCOREBOARD_EXTRA_ARGS:-} "$PAGE"
     status=$?
     [ "${SCOREBOARD_ONCE:-0}" = 1 ] && exit "$status"
     log "browser exited ($status); starting it again"

@@ -25,16 +25,21 @@ PAGE_TIMEOUT_S = 30.0
 WAIT_S = 15.0
 
 
-@pytest.fixture
-def monitor(chromium_browser: Any) -> Callable[[], Any]:
-    """A factory of headless Chromium WebDrivers (tests/services' ``chromium_browser``: Debian's
-    browser and driver, nothing downloaded) whose viewport is exactly a 1080p monitor in kiosk
-    mode; the services fixture quits them all at the end of the test."""
+SMALL = (1024, 600)  # the smallest monitor the page is made for (a 7-inch panel)
 
-    def make() -> Any:
+
+@pytest.fixture
+def monitor(chromium_browser: Any) -> Callable[..., Any]:
+    """A factory of headless Chromium WebDrivers (tests/services' ``chromium_browser``: Debian's
+    browser and driver, nothing downloaded) whose viewport is exactly a monitor in kiosk mode,
+    1080p unless ``size`` says otherwise; the services fixture quits them all at the end of the
+    test."""
+
+    def make(size: tuple[int, int] = (WIDTH, HEIGHT)) -> Any:
+        width, height = size
         driver = chromium_browser.new_driver(
-            width=WIDTH,
-            height=HEIGHT,
+            width=width,
+            height=height,
             extra_args=("--hide-scrollbars", "--force-device-scale-factor=1"),
         )
         driver.set_page_load_timeout(PAGE_TIMEOUT_S)
@@ -42,7 +47,7 @@ def monitor(chromium_browser: Any) -> Callable[[], Any]:
         # A headless window's size includes its toolbars: set the viewport itself.
         driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
         )
         return driver
 
@@ -96,6 +101,12 @@ class Page:
             )
         )
 
+    def off_screen(self, selector: str) -> list[dict[str, Any]]:
+        """The elements matching ``selector`` that are not wholly on the screen: outside the
+        viewport, outside their road's panel (clipped), or hidden."""
+        found: list[dict[str, Any]] = self.js(OFF_SCREEN, selector)
+        return found
+
     def foreign_resources(self) -> list[str]:
         """Everything the page loaded from anywhere but its own server."""
         names: list[str] = self.js(
@@ -114,6 +125,29 @@ class Page:
         return path
 
 
+#: For every element matching the selector: its box against the viewport and against the
+#: SVG (the road's panel) it is drawn in; a cell partly outside either is off the screen.
+OFF_SCREEN = """
+const out = [];
+for (const e of document.querySelectorAll(arguments[0])) {
+  const r = e.getBoundingClientRect();
+  const svg = e.ownerSVGElement;
+  const p = svg ? svg.getBoundingClientRect() : {left: 0, top: 0, right: innerWidth,
+                                                 bottom: innerHeight};
+  const slack = 1;
+  const inside = (b) => r.left >= b.left - slack && r.top >= b.top - slack &&
+    r.right <= b.right + slack && r.bottom <= b.bottom + slack;
+  const shown = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
+  if (!shown || !inside({left: 0, top: 0, right: innerWidth, bottom: innerHeight}) ||
+      !inside(p)) {
+    out.push(Object.assign({left: r.left, top: r.top, right: r.right, bottom: r.bottom},
+                           e.dataset));
+  }
+}
+return out;
+"""
+
+
 def scoreboard_url(rig: Rig) -> str:
     """The page's address, as the controller reports it on ``status``."""
     line = rig.status()["scoreboard"]
@@ -122,11 +156,12 @@ def scoreboard_url(rig: Rig) -> str:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
-    """``table(game, extra="", port=0)`` -> the real controller on sim-GAME with its console on
-    a pseudo-terminal and its scoreboard on ``port`` (0: any free port)."""
+    """``table(game, extra="", port=0, state="state")`` -> the real controller on sim-GAME with
+    its console on a pseudo-terminal, its scoreboard on ``port`` (0: any free port) and its
+    journal in the test's folder ``state`` (another table: another folder)."""
     rigs: list[Rig] = []
 
-    def make(game: str, extra: str = "", port: int = 0) -> Rig:
+    def make(game: str, extra: str = "", port: int = 0, state: str = "state") -> Rig:
         pty = PtyMaster()
         folder = tmp_path / f"rig{len(rigs)}"
         folder.mkdir()
@@ -134,7 +169,7 @@ def table(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
             override_profile(
                 folder, PROFILES / f"sim-{game}.toml", pty.slave_path, extra, scoreboard_port=port
             ),
-            tmp_path / "state",
+            tmp_path / state,
             pty,
         )
         rigs.append(rig)

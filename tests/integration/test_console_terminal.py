@@ -1,15 +1,18 @@
 """The console as a technician's terminal sees it, against the real process over a
 pseudo-terminal (docs/design.md "Technician console"): echo, the ``> `` prompt, BS/DEL, Ctrl-U,
-Ctrl-C, ``!`` lines, and a serial console whose device is unplugged and plugged back."""
+Ctrl-C, ``!`` lines, and a serial console whose device is unplugged and plugged back; and in
+tmux, a real terminal emulator: history and in-line editing as the screen shows them."""
 
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,12 +104,21 @@ def test_the_console_prompts_echoes_and_edits_like_a_terminal_line(
     # Ctrl-C cancels the line and prompts again
     t.type(b"passwd 48151623\x03")
     assert t.expect(b"^C\r\n> ") == b"passwd ********^C\r\n> "  # a PIN is never echoed
-    # an empty line only prompts again; arrow keys are skipped
-    t.type(b"\r\x1b[A\x1b[Dstatus\r")
+    # an empty line only prompts again; a function key is skipped
+    t.type(b"\r\x1bOPstatus\r")
     assert t.expect(b"status\r\n") == b"\r\n> status\r\n"
     assert b"console: not logged in" in t.expect(b"OK\r\n> ")
     # what was cancelled or cleared never reached the table: no PIN, no refused command
     assert journal_kinds(rig.state_dir, "console.pin_set", "console.refused") == []
+    # Up recalls the last line (never the PIN's), Left and a typed character edit it in place
+    t.type(b"\x1b[A")
+    assert t.expect(b"status") == b"status"
+    t.type(b"\x1b[D\x1b[D\x1b[D\x1b[3~\x1b[Ft\x7f\r")  # delete the 't' of "sta|tus"; End
+    echoed = t.expect(b"\r\n")
+    assert echoed == b"\b\b\bus \b\b\b" + b"us" + b"t\b \b" + b"\r\n"
+    assert b"ERR UNKNOWN" in t.expect(b"> ")  # "staus" ran as shown, and was refused
+    refused = journal_kinds(rig.state_dir, "console.refused")
+    assert [r["command"] for r in refused] == ["staus"]
 
 
 def test_an_unplugged_serial_console_is_reopened_and_the_loss_journaled(tmp_path: Path) -> None:
@@ -209,3 +221,137 @@ def test_run_sim_prompts_echoes_and_says_what_the_display_shows(tmp_path: Path) 
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(fd)
+
+
+class Tmux:
+    """A tmux server of its own (its socket in the test's directory) with one 100x30 window
+    running ``command``: keys go in as tmux sends a terminal's keys, the screen comes back as
+    tmux's terminal emulator draws it (``capture-pane``)."""
+
+    def __init__(self, tmux: str, folder: Path, command: list[str], env: dict[str, str]) -> None:
+        import shlex
+        import subprocess
+
+        self._run_cmd = subprocess.run
+        self.tmux = tmux
+        self.socket = folder / "tmux.sock"
+        line = " ".join(shlex.quote(c) for c in command)
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        self.run("new-session", "-d", "-x", "100", "-y", "30", f"env {exports} {line}")
+
+    def run(self, *args: str) -> str:
+        out = self._run_cmd(
+            [self.tmux, "-S", str(self.socket), "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=True,
+        )
+        return out.stdout
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", *keys)
+
+    def screen(self) -> list[str]:
+        return [line.rstrip() for line in self.run("capture-pane", "-p").splitlines()]
+
+    def cursor(self) -> tuple[int, int]:
+        x, y = self.run("display-message", "-p", "#{cursor_x} #{cursor_y}").split()
+        return int(x), int(y)
+
+    def wait(self, ready: Any, what: str) -> list[str]:
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            lines = self.screen()
+            if ready(lines):
+                return lines
+            if time.monotonic() > deadline:
+                raise AssertionError(f"tmux never showed {what}; screen:\n" + "\n".join(lines))
+            time.sleep(0.1)
+
+    def prompt_line(self) -> str:
+        """The line the cursor is on (the one being typed)."""
+        return self.screen()[self.cursor()[1]]
+
+    def close(self) -> None:
+        self._run_cmd(
+            [self.tmux, "-S", str(self.socket), "kill-server"], capture_output=True, timeout=10
+        )
+
+
+def test_history_and_in_line_editing_in_a_real_terminal(tmp_path: Path) -> None:
+    """The controller on sim-paigow with its console on tmux's terminal (raw mode, as
+    ``./run-sim`` runs it): Up/Down recall earlier lines, Left/Right/Home/End move in the line,
+    BS erases before the cursor and Delete under it, typing inserts; what the screen shows is
+    what runs. tmux sends each key as its terminal does (``send-keys Up`` etc.)."""
+    from tests.services._common import missing, which
+
+    tmux = which("tmux")
+    if tmux is None:
+        missing("tmux", "tmux", "tmux")
+    repo = Path(__file__).resolve().parents[2]
+    profile = terminal_profile(tmp_path, "stdio")
+    command = [
+        sys.executable,
+        "-m",
+        "controller",
+        "run",
+        "--profile",
+        str(profile),
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--console",
+        "stdio",
+        "--log-level",
+        "error",
+    ]
+    env = {"PYTHONPATH": str(repo), "TERM": "screen"}
+    term = Tmux(tmux, tmp_path, command, env)
+    try:
+        term.wait(lambda s: any(line == ">" for line in s), "the first prompt")
+        term.keys("-l", "help status")
+        term.keys("Enter")
+        term.wait(lambda s: term.prompt_line() == ">", "help's reply and a new prompt")
+        term.keys("-l", "statsu")
+        term.wait(lambda s: term.prompt_line() == "> statsu", "the typing")
+        term.keys("Left", "BSpace", "Right")  # "stats|u" -> "stat|u" -> "statu|"
+        term.keys("-l", "s")
+        term.wait(lambda s: term.prompt_line() == "> status", "the line edited")
+        assert term.cursor()[0] == len("> status")
+        term.keys("Home")
+        term.keys("-l", "x")
+        term.wait(lambda s: term.prompt_line() == "> xstatus", "x inserted at the start")
+        assert term.cursor()[0] == 3
+        term.keys("Left", "DC", "End")  # Delete under the cursor: the x goes
+        term.wait(lambda s: term.prompt_line() == "> status", "the x deleted")
+        term.wait(lambda s: term.cursor()[0] == len("> status"), "the cursor at the end")
+        term.keys("Enter")
+        term.wait(lambda s: any(line.startswith("state: inspection") for line in s), "status")
+        term.wait(lambda s: term.prompt_line() == ">", "a new prompt")
+        # the PIN is set (so a login line is typed) and never comes back with Up
+        term.keys("-l", "passwd 48151623")
+        term.keys("Enter")
+        term.wait(lambda s: any("PIN set; logged in" in line for line in s), "the PIN set")
+        term.wait(lambda s: term.prompt_line() == ">", "a new prompt")
+        term.keys("Up")
+        term.wait(lambda s: term.prompt_line() == "> status", "the last line but the PIN's")
+        term.keys("Up")
+        term.wait(lambda s: term.prompt_line() == "> help status", "the line before")
+        term.keys("Up")  # nothing older: the line stays
+        time.sleep(0.3)
+        assert term.prompt_line() == "> help status"
+        term.keys("Down", "Down")
+        term.wait(lambda s: term.prompt_line() == ">", "the empty draft back")
+        term.keys("-l", "confi")
+        term.keys("Up", "Down")
+        term.wait(lambda s: term.prompt_line() == "> confi", "the draft kept across Up/Down")
+        term.keys("-l", "g show recall_depth")
+        term.keys("Enter")
+        term.wait(lambda s: any(line == "recall_depth = 20" for line in s), "the setting")
+        screen = "\n".join(term.screen())
+        assert "48151623" not in screen  # the PIN was never on screen
+        assert "ERR" not in screen
+    finally:
+        term.close()
+    kinds = journal_kinds(tmp_path / "state", "console.refused")
+    assert kinds == []  # every line that ran was the one shown

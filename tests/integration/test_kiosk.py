@@ -49,7 +49,12 @@ def board() -> Iterator[ScoreboardServer]:
 
 
 def run_kiosk(
-    tmp_path: Path, url: str, browser: str, extra: str = "", wait_s: int = 10
+    tmp_path: Path,
+    url: str,
+    browser: str,
+    extra: str = "",
+    wait_s: int = 10,
+    **monitor: str,
 ) -> subprocess.CompletedProcess[str]:
     env = dict(
         os.environ,
@@ -58,6 +63,7 @@ def run_kiosk(
         SCOREBOARD_WAIT_S=str(wait_s),
         SCOREBOARD_BROWSER=browser,
         SCOREBOARD_EXTRA_ARGS=extra,
+        **{f"SCOREBOARD_{k.upper()}": v for k, v in monitor.items()},
     )
     env.pop("DISPLAY", None)
     # Its own process group: on a timeout the browser goes too, not only the script.
@@ -113,6 +119,25 @@ def test_the_kiosk_waits_for_the_page_then_starts_the_browser_in_kiosk_mode(
     assert f"--user-data-dir={tmp_path}/.cache/scoreboard-kiosk" in argv
 
 
+def test_the_kiosk_opens_the_page_with_the_table_it_expects_and_its_own_choices(
+    tmp_path: Path, board: ScoreboardServer
+) -> None:
+    fake, record = stand_in_browser(tmp_path)
+    done = run_kiosk(
+        tmp_path, board.url, str(fake), table="PG-3", lang="zh-Hant,en", density="large"
+    )
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines()[-1] == (
+        board.url + "?table=PG-3&lang=zh-Hant,en&density=large"
+    )
+    # nothing but a table id, a language list and a density gets into the address
+    record.unlink()
+    for bad in ({"table": "PG-3&lang=x"}, {"lang": "fr"}, {"density": "huge"}):
+        done = run_kiosk(tmp_path, board.url, str(fake), **bad)
+        assert done.returncode == 2 and "is not allowed" in done.stderr, bad
+        assert not record.exists()
+
+
 def test_no_page_no_browser(tmp_path: Path) -> None:
     fake, record = stand_in_browser(tmp_path)
     done = run_kiosk(tmp_path, "http://127.0.0.1:9/", str(fake), wait_s=2)
@@ -165,6 +190,31 @@ def test_install_kiosk_stages_the_script_and_the_autostart_entry(tmp_path: Path)
     assert (
         "Exec=/opt/table-controller/share/kiosk/scoreboard-kiosk.sh http://127.0.0.1:8081/\n"
         in entry
+    )
+    done = subprocess.run(
+        [
+            "bash",
+            str(KIOSK / "install-kiosk.sh"),
+            "--user",
+            "table",
+            "--table",
+            "BAC-7",
+            "--lang",
+            "zh-Hant,en",
+            "--stage",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    entry = (
+        tmp_path / "home" / "table" / ".config" / "autostart" / "scoreboard-kiosk.desktop"
+    ).read_text()
+    assert (
+        "Exec=env SCOREBOARD_TABLE=BAC-7 SCOREBOARD_LANG=zh-Hant,en"
+        " /opt/table-controller/share/kiosk/scoreboard-kiosk.sh\n" in entry
     )
     bad = subprocess.run(
         [

@@ -1,12 +1,14 @@
 """The scoreboard in the real ``table-controller run`` process: the bound address journaled and on
-``status``; a port already taken leaves the table running without its monitor (journaled and
-alarmed); a non-loopback address is warned about at start; the pages are only read."""
+``status``; a port already taken is a fault of the monitor (on ``status``, alarmed, journaled)
+while the table plays on, until the port is free; a non-loopback address is warned about at
+start; the pages are only read."""
 
 from __future__ import annotations
 
 import json
 import socket
 import sqlite3
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.scoreboard.server import BIND_RETRY_S
 from tests.hil.rig import PROFILES, PtyMaster, Rig, override_profile
 
 
@@ -73,22 +76,47 @@ def test_the_bound_port_is_journaled_and_on_status(start: Callable[..., Rig]) ->
     assert "refused 1" in rig.status()["scoreboard"]
 
 
-def test_a_taken_port_leaves_the_table_running_without_its_monitor(
+def test_a_taken_port_is_a_fault_of_the_monitor_until_it_is_free(
     start: Callable[..., Rig],
 ) -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    """The port taken: a fault line on ``status``, ``!ALARM`` on the console, journaled; the
+    table plays on; once the port is free (tried again every BIND_RETRY_S) the monitor is
+    served, journaled and said, and ``status`` shows its address."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
         rig = start(port=port)
         status = rig.status()
-        assert "scoreboard" not in status and status["state"] == "inspection"
+        line = status["scoreboard"]
+        assert line.startswith(f"FAULT not served on 127.0.0.1:{port}: "), line
+        assert "in use" in line.lower() and "the table plays on" in line
+        assert status["state"] == "inspection"
+        # on the console (the alarm waits for the consoles to be up)
+        assert any(
+            a.startswith(f"!ALARM scoreboard not served on 127.0.0.1:{port}") for a in rig.alarms
+        ), rig.alarms
         error = journal_rows(rig, "scoreboard.error")[-1]
         assert error["port"] == port and "in use" in str(error["error"]).lower()
         assert not journal_rows(rig, "scoreboard.start")
         rig.login()
         rig.ok("sim button shuffled")
         rig.wait_status("state", "betting")  # the game goes on
+    finally:
+        holder.close()
+    deadline = time.monotonic() + BIND_RETRY_S + 10
+    while not rig.status()["scoreboard"].startswith("http://"):
+        assert time.monotonic() < deadline, "the monitor was not served once the port was free"
+        time.sleep(0.5)
+    url = rig.status()["scoreboard"].split()[0]
+    assert url == f"http://127.0.0.1:{port}/"
+    started = journal_rows(rig, "scoreboard.start")[-1]
+    assert started["port"] == port and started["url"] == url
+    rig.command("status")  # collects the unsolicited lines that came meanwhile
+    assert any(a.startswith(f"!scoreboard served on {url}") for a in rig.alarms), rig.alarms
+    with urllib.request.urlopen(url + "state", timeout=10) as reply:
+        assert json.loads(reply.read())["state"] == "betting"
 
 
 def test_a_non_loopback_address_is_warned_about_at_start(start: Callable[..., Rig]) -> None:

@@ -165,6 +165,7 @@ class DealerActions:
             d.shoe_no += 1
             d.coup_no = 0
             d.cards_out, d.marks, d.faults, d.results = [], [], [], []
+            d.last_totals = []
             d.burn_face_up, d.burn_count, d.burned = None, None, []
             d.shoe_in_play = True
             d.burn_reason = "shoe"

@@ -364,6 +364,7 @@ class CoupPlay:
         text = self._result_text(coup)
         d.last_result = f"{coup}"
         d.last_winner = coup.winner
+        d.last_totals = [coup.player_total, coup.banker_total]
         d.results.append(baccarat.result_of(coup).code)
         self._rec.emit(
             "baccarat.coup.result",

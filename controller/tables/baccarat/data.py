@@ -68,6 +68,8 @@ class ShoeData:
     #: This shoe's results for the scoreboard, one ``roads.Result.code`` per coup ("B", "Tpn").
     results: list[str] = field(default_factory=list)
     last_winner: str = ""
+    #: The last coup's totals, player then banker (the monitor's ``P 5 - B 7``); [] before one.
+    last_totals: list[int] = field(default_factory=list)
     announce: tuple[str, str] = ("", "")
     compelled_pass: bool = False
     shoe_done: bool = False

@@ -16,6 +16,17 @@ from controller.tables.baccarat.state import ShoeState
 log = logging.getLogger("controller.baccarat")
 
 
+#: States before a coup's cards are out: the coup named is the one to come.
+BEFORE_COUP = frozenset({"burn", "offering", "passing", "betting"})
+
+
+def coup_shown(state: str, coup_no: int) -> int:
+    """The coup the dealer display and the monitor both name: the coup to come while bets
+    are open (``PLACE YOUR BETS / COUP 2`` after coup 1), the coup being dealt or settled
+    otherwise (``coup_no`` counts the coups started)."""
+    return coup_no + 1 if state in BEFORE_COUP else coup_no
+
+
 def dollars(cents: int) -> str:
     """Cents as ``$D.CC`` (``-$D.CC`` below zero)."""
     sign = "-" if cents < 0 else ""
@@ -87,7 +98,8 @@ class Presenter:
             self.show("PASS THE SHOE", f"FROM SEAT {d.curator}" if d.curator else "")
         elif state == "betting":
             self.show(
-                "PLACE YOUR BETS", "LAST HAND" if s.last_hand.last_hand else f"COUP {d.coup_no + 1}"
+                "PLACE YOUR BETS",
+                "LAST HAND" if s.last_hand.last_hand else f"COUP {coup_shown(state, d.coup_no)}",
             )
         elif state in COUP_STATES:
             self.show(*self._next_call())

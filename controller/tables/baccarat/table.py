@@ -41,7 +41,7 @@ from controller.tables.baccarat.data import (
     STOPPED_BY_FAULT,
     ShoeData,
 )
-from controller.tables.baccarat.display import Presenter
+from controller.tables.baccarat.display import Presenter, coup_shown
 from controller.tables.baccarat.link import SHOE_EVENTS, ShoeLink
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
@@ -271,16 +271,19 @@ class BaccaratTable:
         )
 
     def published(self) -> dict[str, object]:
-        """The monitor's view: the shoe and coup numbers, this shoe's results (roads.Result
-        codes; controller/scoreboard draws the roads from them), the state and the result
-        announced. New objects each call (the tuple of codes is a copy)."""
+        """The monitor's view: the shoe and coup numbers (the coup as the dealer display names
+        it), this shoe's results (roads.Result codes; controller/scoreboard draws the roads from
+        them), the last coup's totals, the state and the result announced. New objects each
+        call (the tuples are copies)."""
         d = self._state.data
+        state = self._sequence.current
         return {
             "game": self.game,
-            "state": self._sequence.current,
+            "state": state,
             "shoe": d.shoe_no,
-            "coup": d.coup_no,
+            "coup": coup_shown(state, d.coup_no),  # the dealer display's number
             "results": tuple(d.results),
+            "last_totals": tuple(d.last_totals),
             "announce": d.announce[0],
             "last_hand": self._state.last_hand.last_hand,
             "halted": bool(d.faults),

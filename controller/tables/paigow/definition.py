@@ -50,6 +50,16 @@ def position_name(position: int) -> str:
     return f"seat {position - 1}"
 
 
+def start_words(ordinal: int, bank_seat: int | None, position: int) -> str:
+    """The start of the deal in words that cannot be misread, as the console's draw reply and
+    the monitor say it: ``count 3 from the bank (seat 1): first stack to seat 3`` (the count
+    starts at the bank's position, else the dealer's: 5324.50(e)(3), (g)(10))."""
+    origin = "the dealer" if bank_seat is None else f"the bank (seat {bank_seat})"
+    name = position_name(position)
+    to = name if name.startswith("seat") else f"the {name}"
+    return f"count {ordinal} from {origin}: first stack to {to}"
+
+
 # ---------------------------------------------------------------------------------------------
 # The machine definition (data: the docs and the tests are generated from it)
 # ---------------------------------------------------------------------------------------------

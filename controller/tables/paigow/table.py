@@ -82,6 +82,7 @@ from controller.tables.paigow.definition import (
     TRANSITIONS,
     position_name,
     seat_of,
+    start_words,
 )
 from controller.tables.paigow.entries import (
     compute_settlement,
@@ -599,10 +600,9 @@ class PaigowTable:
             else f"dice {'+'.join(map(str, rec.dice or []))}={rec.dice_total}"
         )
         pos = rec.start_position or 0
-        return (
-            f"{source}: count {rec.start_ordinal} from the {rec.counted_from} -> position "
-            f"{pos} ({position_name(pos)}), style {rec.style}"
-        )
+        seat = rec.bank_seat if rec.bank != "house" else None
+        words = start_words(rec.start_ordinal or 0, seat, pos)
+        return f"{source}: {words} (position {pos}), style {rec.style}"
 
     # -- Table protocol ---------------------------------------------------------------------------
 

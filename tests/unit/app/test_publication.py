@@ -152,3 +152,25 @@ def test_the_idle_loop_beats_at_every_tick_and_a_stopped_one_does_not(app: Appli
     stopped, _ = app.publication.beat()
     time.sleep(3 * TICK_S)
     assert app.publication.beat()[0] == stopped
+
+
+def test_the_view_carries_the_posted_limits_and_a_config_change_shows_at_once(
+    app: Application,
+) -> None:
+    """The monitor's limits sign is the rule settings (journaled by config set), added to the
+    table's view by the application: a change publishes a new version with the new limits."""
+    app.start()
+    version, view = app.publication.latest()
+    assert view["limits"] == [{"wager": "wager", "min": 2500, "max": 500000}]
+    loop = _run(app)
+    try:
+        app.call(lambda: app.config.set("paigow.wager_max_cents", "1000000", "technician@test"))
+        deadline = time.monotonic() + WAIT_S
+        while view["limits"][0]["max"] != 1_000_000:  # type: ignore[index]
+            assert time.monotonic() < deadline, view
+            version, view = app.publication.wait_newer(version, 0.2)
+        rows = app.call(lambda: [e for e in app.journal.events() if e.kind == "config.changed"])
+        assert rows[-1].data["key"] == "paigow.wager_max_cents"  # type: ignore[index]
+    finally:
+        app.post(Shutdown("test"))
+        loop.join(WAIT_S)

@@ -46,8 +46,12 @@ def test_the_view_carries_the_shoe_and_its_results(rig: Rig) -> None:
         play(rig, cards, 1)
         view = rig.table.published()
         json.dumps(view)
-        assert view["shoe"] == 1 and view["coup"] == n
+        # betting again: the coup to come, the number the dealer display names
+        assert view["shoe"] == 1 and view["coup"] == n + 1 and view["state"] == "betting"
+        assert rig.displays[-1] == f"DISPLAY PLACE YOUR BETS / COUP {n + 1}"
         assert list(view["results"]) == journaled(rig, 1)  # type: ignore[call-overload]
+        row = rig.rows("baccarat.coup.result")[-1].data
+        assert view["last_totals"] == (row["player_total"], row["banker_total"])
     codes = journaled(rig, 1)
     # The shuffled shoe had at least one of each flag in 30 coups (seed 11): the test says so.
     assert any("b" in c for c in codes) and any("p" in c for c in codes)
@@ -88,3 +92,34 @@ def test_each_call_builds_new_objects(rig: Rig) -> None:
     play(rig, cards, 1)
     assert len(first["results"]) == 2  # the earlier view did not change
     assert len(rig.table.published()["results"]) == 3  # type: ignore[arg-type]
+
+
+def test_the_coup_number_is_the_dealer_displays_at_every_step(rig: Rig) -> None:
+    """The page used to show ``COUP 1 PLACE YOUR BETS`` while the dealer display said
+    ``COUP 2``: the view's coup is the one the dealer display names, whatever the state."""
+    rig.open_shoe()
+    cards = shuffled(7)
+    for n in range(1, 4):
+        assert rig.table.published()["coup"] == n  # betting: the coup to come
+        rig.press("no_more_bets")
+        assert rig.table.published()["coup"] == n  # its cards: the same coup
+        while rig.table.state not in ("settling", "shuffle"):
+            rig.frame("CARD", cards.pop(0))
+        assert rig.table.published()["coup"] == n  # settling: still that coup
+        rig.press("settled")
+        if rig.table.state == "passing":
+            assert rig.table.published()["coup"] == n + 1
+            rig.act(f"curator {rig.table.data.curator % 8 + 1}")
+    assert rig.displays[-1].endswith("COUP 4")
+
+
+def test_the_last_totals_survive_a_restart_and_a_new_shoe_clears_them(rig: Rig) -> None:
+    rig.open_shoe()
+    play(rig, shuffled(9), 2)
+    totals = rig.table.published()["last_totals"]
+    assert len(totals) == 2  # type: ignore[arg-type]
+    rig = rig.reopen()
+    assert rig.table.published()["last_totals"] == totals
+    rig.act("void end of test shoe")
+    rig.open_shoe()
+    assert rig.table.published()["last_totals"] == ()

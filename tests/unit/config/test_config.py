@@ -49,6 +49,7 @@ EZ = RuleSettings().with_change("baccarat.ez", "true")
 NJ = RuleSettings().with_change("start_mode", "dice").with_change("jurisdiction", "NJ")
 COBANK = RuleSettings().with_change("paigow.cobank_offered", "true")
 SURRENDER = RuleSettings().with_change("paigow.surrender_offered", "true")
+DRAGON = RuleSettings().with_change("baccarat.dragon_pay_table", "A")
 
 # key, settings to start from, accepted texts, RANGE texts, SYNTAX texts
 RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
@@ -109,6 +110,43 @@ RANGES: list[tuple[str, RuleSettings, list[str], list[str], list[str]]] = [
     ("baccarat.hands_after_cover", RuleSettings(), ["0", "1"], ["2", "-1"], ["one"]),
     ("baccarat.offer_back_to_previous", RuleSettings(), ["true", "false"], [], ["x"]),
     ("baccarat.dead_hand_compels_pass", RuleSettings(), ["true", "false"], [], ["x"]),
+    # the posted limits (tests/unit/config/test_limits.py has their cross-field rules)
+    (
+        "paigow.wager_min_cents",
+        RuleSettings(),
+        ["100", "2501", "500000"],
+        ["99", "500001"],
+        ["$25"],
+    ),
+    ("paigow.wager_max_cents", RuleSettings(), ["2500", "100000000"], ["2499", "100000001"], ["x"]),
+    *[
+        (f"baccarat.{w}_min_cents", start, ["500", "1000"], ["100", "501", "0"], ["5.00"])
+        for w, start in (
+            ("banker", RuleSettings()),
+            ("player", RuleSettings()),
+            ("tie", RuleSettings()),
+            ("dragon", DRAGON),
+            ("dragon7", EZ),
+            ("panda8", EZ),
+        )
+    ],
+    *[
+        (
+            f"baccarat.{w}_max_cents",
+            start,
+            ["25000", "100000000"],
+            ["499", "24999", "100000500"],
+            ["1e6"],
+        )
+        for w, start in (
+            ("banker", RuleSettings()),
+            ("player", RuleSettings()),
+            ("tie", RuleSettings()),
+            ("dragon", DRAGON),
+            ("dragon7", EZ),
+            ("panda8", EZ),
+        )
+    ],
 ]
 
 

@@ -49,6 +49,19 @@ def test_the_sim_profiles_serve_their_pages() -> None:
         ('address = ""', "wrong type"),
         ("enabled = 1", "wrong type"),
         ("prot = 80", "unknown key (did you mean 'port'?)"),
+        ('table_name = "' + "T" * 33 + '"', "at most 32 fit the monitor"),
+        ('table_name = "BACCARAT\\n7"', "holds a control character"),
+        ("table_name = 7", "wrong type"),
+        ('languages = ["en", "zh"]', "is not one of en, zh-Hant, zh-Hans"),
+        ('languages = ["en", "en"]', "names a language twice"),
+        ('languages = ["en", "zh-Hant", "zh-Hans"]', "a list of one or two languages"),
+        ("languages = []", "a list of one or two languages"),
+        ("idle_minutes = -1", "out of range"),
+        ("idle_minutes = 0.01", "0 (never) or 0.05..1440"),
+        ("idle_minutes = 1441", "out of range"),
+        ('idle_text = ["' + "x" * 61 + '"]', "at most 60"),
+        ('idle_text = "WELCOME"', "a list of at most 16 strings"),
+        ('density = "huge"', "is not one of standard, large, dense"),
     ],
 )
 def test_mistakes_are_refused(tmp_path: Path, text: str, problem: str) -> None:
@@ -120,3 +133,42 @@ def test_names_kiosk_and_per_peer_are_read_and_checked(tmp_path: Path) -> None:
     ):
         err = refused(write(tmp_path, "f.toml", PAIGOW + f"\n[scoreboard]\n{bad}\n"))
         assert err.key.startswith("scoreboard.") and problem in err.problem, bad
+
+
+def test_what_the_monitor_shows_is_read_with_its_defaults(tmp_path: Path) -> None:
+    board = load_profile(write(tmp_path, "a.toml", PAIGOW + "\n[scoreboard]\n")).scoreboard
+    assert (board.table_name, board.languages, board.idle_minutes) == ("", ("en",), 10.0)
+    assert (board.idle_text, board.density) == ((), "standard")
+    text = (
+        PAIGOW + "\n[scoreboard]\n"
+        'table_name = "百家樂 7"\nlanguages = ["zh-Hant", "en"]\nidle_minutes = 0.05\n'
+        'idle_text = ["WELCOME", "歡迎光臨"]\ndensity = "large"\n'
+    )
+    board = load_profile(write(tmp_path, "b.toml", text)).scoreboard
+    assert board.table_name == "百家樂 7" and board.languages == ("zh-Hant", "en")
+    assert board.idle_minutes == 0.05 and board.idle_text == ("WELCOME", "歡迎光臨")
+    assert board.density == "large"
+    never = load_profile(write(tmp_path, "c.toml", PAIGOW + "\n[scoreboard]\nidle_minutes = 0\n"))
+    assert never.scoreboard.idle_minutes == 0
+
+
+def test_check_profile_warns_about_a_text_the_monitor_s_font_lacks(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "p.toml",
+        PAIGOW + '\n[scoreboard]\ntable_name = "牌九 3"\nidle_text = ["歡迎光臨", "龘"]\n',
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "controller", "check-profile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stdout.splitlines() if line.startswith("WARNING")]
+    assert warned == [
+        "WARNING scoreboard.idle_text '龘': the monitor's Chinese font has no 龘 (it carries the"
+        " labels' characters and common words: controller/scoreboard/labels.py EXTRA); the page"
+        " would show a box instead"
+    ]

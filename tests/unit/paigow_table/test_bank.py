@@ -152,3 +152,27 @@ def test_bank_rotation_includes_dealer_setting_reaches_the_rotation_at_the_resta
     on.press("shuffled")
     assert on.table.model.rotation.includes_dealer is True
     assert off.paigow_rules().bank_rotation_includes_dealer is False
+
+
+def test_the_draw_reply_says_where_the_count_starts_and_who_gets_the_first_stack(
+    tmp_path: Path,
+) -> None:
+    """The words the monitor shows, which cannot be read as "count 4": with seat 1 banking,
+    dice totalling 3 count 3 positions from the bank's own (its position counts one, (e)(3),
+    (g)(10)): bank position 2, then 3, then 4, which is seat 3."""
+    rig = make_rig(tmp_path, settings(start_mode="dice"))
+    rig.press("shuffled")  # round 1: start of the game, no player bank
+    rig.press("no_more_bets")
+    rig.act("dice 5")
+    for name in ("dealt", "hands_set", "settled", "shuffled"):
+        rig.press(name)
+    rig.act("bank seat 1")
+    rig.press("no_more_bets")
+    if rig.state == "bank_style":
+        rig.act("style house_way_from_right")
+    reply = rig.act("dice 1 1 1")
+    assert reply[1] == (
+        "dice 1+1+1=3: count 3 from the bank (seat 1): first stack to seat 3 (position 4),"
+        " style house_way_from_right"
+    )
+    assert rig.table.published()["seat"] == 3

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.games.baccarat.roads import Result, RoadError
-from controller.scoreboard.content import baccarat_roads, document, encode
+from controller.scoreboard.content import baccarat_roads, document, encode, percentages
 from tests.unit.baccarat.test_roads import (
     EXAMPLE,
     EXAMPLE_BIG_EYE_BOY,
@@ -21,10 +21,49 @@ from tests.unit.baccarat.test_roads import (
 )
 
 
-def test_pai_gow_documents_are_the_view_and_its_version() -> None:
-    view = {"game": "paigow", "state": "dealing", "number": 6}
-    assert document(7, view) == {**view, "version": 7}
-    assert json.loads(encode(document(7, view))) == {**view, "version": 7}
+def test_pai_gow_documents_are_the_view_its_version_and_the_table() -> None:
+    view = {"game": "paigow", "state": "betting", "number": None}
+    table = {"table": "PG-3", "table_name": "PAI GOW 3"}
+    doc = document(7, view, table)
+    assert doc == {**view, **table, "version": 7, "called": {"key": "state_betting"}, "start": {}}
+    assert json.loads(encode(doc)) == doc
+
+
+@pytest.mark.parametrize(
+    ("bank", "bank_seat", "number", "position", "seat", "origin", "to"),
+    [
+        # 5324.50(g)(10): seat 1 banks (position 2); the count of 3 ends at position 4, seat 3
+        ("player", 1, 3, 4, 3, ["the_bank_seat", {"n": 1}], ["seat", {"n": 3}]),
+        # (e)(3): the house banks, 1 is the dealer's own position
+        ("house", None, 1, 1, None, ["the_dealer", {}], ["the_dealer", {}]),
+        ("house", None, 8, 8, None, ["the_dealer", {}], ["the_dead_hand", {}]),
+        ("co-bank", 5, 2, 7, 6, ["the_bank_seat", {"n": 5}], ["seat", {"n": 6}]),
+    ],
+)
+def test_the_pai_gow_start_is_said_in_words_that_cannot_be_misread(
+    bank: str,
+    bank_seat: int | None,
+    number: int,
+    position: int,
+    seat: int | None,
+    origin: list[object],
+    to: list[object],
+) -> None:
+    view = {
+        "game": "paigow",
+        "state": "dealing",
+        "showing": True,
+        "number": number,
+        "start_position": position,
+        "seat": seat,
+        "bank": bank,
+        "bank_seat": bank_seat,
+    }
+    assert document(1, view)["start"] == {
+        "key": "count_from",
+        "vars": {"n": number, "from": origin, "to": to},
+    }
+    assert document(1, {**view, "showing": False})["start"] == {}
 
 
 def test_the_worked_example_on_the_board() -> None:
@@ -105,18 +144,23 @@ results_strategy = st.lists(st.sampled_from(["banker", "player", "tie"]), max_si
 
 
 @given(results_strategy)
-def test_the_ask_is_what_the_road_writes_next(results: list[str]) -> None:
+def test_the_ask_is_what_every_road_draws_next(results: list[str]) -> None:
+    """The asks are the cell each road draws if the next coup is that side's win: the bead and
+    the big road always one, a derived road one or none (its colour and place), checked by
+    dealing that result."""
     now = baccarat_roads(results)
     for side in ("banker", "player"):
         after = baccarat_roads([*results, side])["roads"]
+        asked = now["predict"][side]
+        for name in ("bead", "big"):
+            new = after[name][-1]
+            assert asked[name] == {"col": new["col"], "row": new["row"], "winner": side}
+            assert len(after[name]) == len(now["roads"][name]) + 1
         for name in ("big_eye_boy", "small_road", "cockroach_pig"):
             grew = len(after[name]) > len(now["roads"][name])
-            predicted = now["predict"][side][name]
-            assert predicted == (after[name][-1]["color"] if grew else None)
+            assert asked[name] == (after[name][-1] if grew else None)
             # Earlier entries never change (docs/roads.md): the prefix is kept.
-            assert [c["color"] for c in after[name][: len(now["roads"][name])]] == [
-                c["color"] for c in now["roads"][name]
-            ]
+            assert after[name][: len(now["roads"][name])] == now["roads"][name]
 
 
 @given(results_strategy)
@@ -142,3 +186,68 @@ def test_codes_carry_the_flags() -> None:
         ("tie", False, True, False),
         ("player", True, True, False),
     ]
+
+
+@pytest.mark.parametrize(
+    ("counts", "percent"),
+    [
+        ((1, 1, 1, 1, 0), (34, 33, 33, 33, 0)),  # thirds: the first largest remainder rounds up
+        ((40, 35, 5, 6, 3), (50, 44, 6, 8, 4)),  # 50, 43.75, 6.25: player gets the spare point
+        ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        ((2, 0, 1, 1, 1), (67, 0, 33, 33, 33)),
+        ((7, 0, 0, 1, 0), (100, 0, 0, 14, 0)),  # a pair in 7 coups: 14.3 %
+    ],
+)
+def test_percentages_of_the_coups(counts: tuple[int, ...], percent: tuple[int, ...]) -> None:
+    keys = ("banker", "player", "tie", "banker_pair", "player_pair")
+    given_counts = dict(zip(keys, counts, strict=True))
+    got = percentages({**given_counts, "coups": sum(counts[:3])})
+    assert tuple(got[k] for k in keys) == percent
+
+
+@given(st.lists(st.sampled_from(["B", "P", "T", "Bb", "Pp", "Tbp"]), min_size=1, max_size=90))
+def test_banker_player_and_tie_percentages_add_up_to_100(codes: list[str]) -> None:
+    doc = document(1, {"game": "baccarat", "state": "betting", "shoe": 1, "results": codes})
+    pct, counts = doc["percent"], doc["counts"]
+    assert pct["banker"] + pct["player"] + pct["tie"] == 100  # type: ignore[index]
+    for k in ("banker", "player", "tie", "banker_pair", "player_pair"):
+        exact = 100 * counts[k] / counts["coups"]  # type: ignore[index]
+        assert abs(pct[k] - exact) < 1, k  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("state", "last_hand", "shoe", "asks"),
+    [
+        ("betting", False, 1, True),
+        ("dealing", False, 1, True),
+        ("settling", False, 1, True),
+        ("betting", True, 1, True),  # the last hand is still to come
+        ("settling", True, 1, False),  # the last hand settled: the shoe has ended
+        ("shuffle", False, 1, False),
+        ("burn", False, 2, False),
+        ("halted", False, 1, False),
+        ("betting", False, 0, False),
+    ],
+)
+def test_the_asks_hide_once_the_shoe_has_ended(
+    state: str, last_hand: bool, shoe: int, asks: bool
+) -> None:
+    view = {"game": "baccarat", "state": state, "shoe": shoe, "results": ["B"]}
+    assert document(1, {**view, "last_hand": last_hand})["ask"] is asks
+
+
+@pytest.mark.parametrize(
+    ("state", "codes", "totals", "called"),
+    [
+        ("settling", ["P", "B"], (5, 7), {"key": "banker_wins", "vars": {"n": 7}}),
+        ("settling", ["Pn"], (9, 2), {"key": "player_wins", "vars": {"n": 9}}),
+        ("settling", ["B", "T"], (6, 6), {"key": "tie_hand"}),
+        ("betting", ["B"], (2, 7), {"key": "state_betting"}),
+        ("banker_third", [], (), {"key": "state_dealing"}),
+    ],
+)
+def test_the_header_calls_the_winner_with_its_total(
+    state: str, codes: list[str], totals: tuple[int, ...], called: dict[str, object]
+) -> None:
+    view = {"game": "baccarat", "state": state, "shoe": 1, "results": codes}
+    assert document(1, {**view, "last_totals": totals})["called"] == called

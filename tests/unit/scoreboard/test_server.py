@@ -33,10 +33,21 @@ def pub() -> Publication:
 
 @pytest.fixture
 def board(pub: Publication) -> Iterator[ScoreboardServer]:
-    b = ScoreboardServer(ScoreboardSettings(enabled=True, port=0, max_clients=4), pub, "paigow")
+    b = ScoreboardServer(
+        ScoreboardSettings(enabled=True, port=0, max_clients=4, table_name="PAI GOW 3"),
+        pub,
+        "paigow",
+        "PG-3",
+    )
     b.start()
     yield b
     b.close()
+
+
+#: What every document of the fixture's server carries besides the view: the table.
+TABLE = {"table": "PG-3", "table_name": "PAI GOW 3"}
+#: And what content.document adds to a pai gow view in betting.
+PAIGOW_EXTRA = {"called": {"key": "state_betting"}, "start": {}}
 
 
 def own(board: ScoreboardServer) -> str:
@@ -121,7 +132,7 @@ def test_the_page_is_html_under_100_kb_and_needs_nothing_from_outside(
         assert "https://" not in text and "src=" not in text and "@import" not in text
     status, headers, body = get(board, "/")
     assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
-    assert int(headers["Content-Length"]) == len(body) == len(page("paigow")) < PAGE_LIMIT
+    assert int(headers["Content-Length"]) == len(body) == len(board.page) < PAGE_LIMIT
     assert "default-src 'none'" in headers["Content-Security-Policy"]
     status, headers, body = get(board, "/", "HEAD")
     assert status == 200 and body == b"" and int(headers["Content-Length"]) > 0
@@ -130,9 +141,18 @@ def test_the_page_is_html_under_100_kb_and_needs_nothing_from_outside(
 def test_state_is_the_current_document(board: ScoreboardServer, pub: Publication) -> None:
     status, headers, body = get(board, "/state")
     assert status == 200 and headers["Content-Type"] == "application/json"
-    assert json.loads(body) == {"game": "paigow", "state": "betting", "round": 3, "version": 1}
+    assert json.loads(body) == {
+        "game": "paigow",
+        "state": "betting",
+        "round": 3,
+        "version": 1,
+        **TABLE,
+        **PAIGOW_EXTRA,
+    }
     pub.publish({"game": "paigow", "state": "dealing", "round": 3})
     assert json.loads(get(board, "/state")[2])["version"] == 2
+    # the page carries the table too, before any event
+    assert b'data-table="PG-3"' in get(board, "/")[2]
 
 
 @pytest.mark.parametrize(
@@ -193,7 +213,8 @@ def test_the_stream_sends_the_current_version_then_each_new_one(
         assert stream.block() == {"retry": str(server_module.RETRY_MS)}
         assert stream.event() == (
             1,
-            {"game": "paigow", "state": "betting", "round": 3, "version": 1},
+            {"game": "paigow", "state": "betting", "round": 3, "version": 1, **TABLE}
+            | PAIGOW_EXTRA,
         )
         for n in range(2, 6):
             pub.publish({"game": "paigow", "state": "dealing", "round": n})
@@ -313,6 +334,46 @@ def test_a_port_in_use_raises(board: ScoreboardServer, pub: Publication) -> None
     other = ScoreboardServer(replace(board.settings, port=board.address[1]), pub, "paigow")
     with pytest.raises(OSError):
         other.start()
+
+
+def test_a_port_in_use_is_a_fault_tried_again_until_it_is_free(pub: Publication) -> None:
+    """serve(): says why at once (once), shows it on status, and binds as soon as the port is
+    free, then says so; the page is then served on that port."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    b = ScoreboardServer(ScoreboardSettings(enabled=True, port=port), pub, "paigow", "PG-3")
+    failed: list[str] = []
+    served = threading.Event()
+    try:
+        assert b.serve(failed.append, served.set, retry_s=0.1) is False
+        assert len(failed) == 1 and "in use" in failed[0]
+        assert b.describe().startswith(f"FAULT not served on 127.0.0.1:{port}: ")
+        assert "the table plays on" in b.describe()
+        time.sleep(0.35)
+        assert len(failed) == 1 and not served.is_set()  # said once, tried again quietly
+        holder.close()
+        assert served.wait(WAIT_S)
+        assert b.bind_error is None and b.describe().startswith(f"http://127.0.0.1:{port}/")
+        assert get(b, "/healthz")[0] == 200
+    finally:
+        holder.close()
+        b.close()
+
+
+def test_the_fonts_are_served_and_the_page_may_load_them(board: ScoreboardServer) -> None:
+    from controller.scoreboard import fonts
+
+    for path, data in (
+        ("/fonts/zh-Hant.woff2", fonts.ZH_HANT),
+        ("/fonts/zh-Hans.woff2", fonts.ZH_HANS),
+    ):
+        status, headers, body = get(board, path)
+        assert status == 200 and headers["Content-Type"] == "font/woff2" and body == data
+        assert body[:4] == b"wOF2"  # a WOFF2 file
+        assert "font-src 'self'" in headers["Content-Security-Policy"]
+    assert get(board, "/fonts/zh.woff2")[0] == 404
 
 
 def test_a_view_the_roads_cannot_read_is_an_error_document(pub: Publication) -> None:
