@@ -269,7 +269,8 @@ class Application:
             self.table: Table = self._build_table()
         except Exception as exc:
             # A device the profile names could not be brought up (a GPIO library not
-            # installed, a port that is not there): journaled, what was opened closed again.
+            # installed): journaled, what was opened closed again. A serial port that is not
+            # there is not one: its driver opens it when it appears (a fault meanwhile).
             from controller.devices import close_devices
 
             close_devices(self.devices)
