@@ -14,6 +14,7 @@ reopened with back-off while missing (:class:`SerialLineLink`).
 
 from __future__ import annotations
 
+import os
 import termios
 import threading
 import time
@@ -169,7 +170,9 @@ class SerialLineLink:
                 write_timeout=self._write_timeout,
             )
         except (serial.SerialException, OSError, ValueError) as exc:
-            self._report(False, f"cannot open: {exc}")
+            # pySerial repeats the path and the errno in its text: the errno's words suffice
+            errno = exc.errno if isinstance(exc, OSError) else None
+            self._report(False, os.strerror(errno) if errno else f"cannot open: {exc}")
             return False
         self._port = port
         if self._down_reported:
