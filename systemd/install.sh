@@ -234,7 +234,7 @@ printf '%s\n' '# table-controller: the RNG health-tests the board'"'"'s hardware
 echo "== udev rules: the shoe, the dealer display and a USB console adapter named by USB port"
 install -m 0644 "$OPT/share/udev/70-table-controller-serial.rules" \
     "$UDEV_DIR/70-table-controller-serial.rules"
-echo "== the SoC's hardware watchdog armed (RuntimeWatchdogSec=14s; from the next boot)"
+echo "== the SoC's hardware watchdog armed (RuntimeWatchdogSec=14s)"
 install -D -m 0644 "$OPT/share/system.conf.d/60-table-controller-watchdog.conf" \
     "$ROOT/etc/systemd/system.conf.d/60-table-controller-watchdog.conf"
 echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
