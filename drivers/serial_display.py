@@ -19,7 +19,7 @@ import termios
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import serial
 
@@ -102,7 +102,7 @@ class SerialLineLink:
         self._reopen_max = max(reopen_max_s, reopen_first_s)
         # The port is shared by the loop thread's commands and the reopening thread.
         self._lock = threading.Lock()
-        self._port: Any = None
+        self._port: serial.Serial | None = None
         self._wanted: str | None = None  # the last command: what the device should show
         self._down_reported = False
         self._closed = False
@@ -191,6 +191,7 @@ class SerialLineLink:
 
     def _exchange(self, frame: bytes, text: str) -> None:
         port = self._port
+        assert port is not None  # the callers hold the lock and checked it
         try:
             if self._ack:
                 port.reset_input_buffer()  # drop a late answer to an earlier command
