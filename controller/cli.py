@@ -142,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
         default="sqlite:///collector.sqlite",
         metavar="URL",
         help="sqlite:///PATH (default sqlite:///collector.sqlite) or"
-        " postgresql://user:password@host:port/db",
+        " postgresql://user@host:port/db (the password from PGPASSFILE, ~/.pgpass,"
+        " a PGSERVICEFILE entry or PGPASSWORD, never on the command line)",
     )
     collect.add_argument(
         "--keys", required=True, metavar="DIR", help="the tables' public keys, <table id>.pem each"
@@ -172,7 +173,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     collect.add_argument("--log-level", default="WARNING")
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
-    floor.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL")
+    floor.add_argument(
+        "--store",
+        default="sqlite:///collector.sqlite",
+        metavar="URL",
+        help="as collect's --store (the password from PGPASSFILE, ~/.pgpass, a service file"
+        " or PGPASSWORD)",
+    )
     floor.add_argument("--site", default=None)
     floor.add_argument(
         "--alarms", type=int, default=5, metavar="N", help="also list the newest N alarms (0: none)"
@@ -380,8 +387,11 @@ def _collect(args: argparse.Namespace) -> int:
     from controller.feed.broker import BrokerError, parse_broker_url
     from controller.feed.collect import Collector, CollectorSettings
     from controller.feed.messages import is_token
-    from controller.feed.store import StoreError
+    from controller.feed.store import StoreError, password_warning
 
+    warning = password_warning(args.store)
+    if warning:
+        print(f"collect: warning: {warning}", file=sys.stderr)
     if not is_token(args.site):
         print(f"collect: site {args.site!r} is not a topic-safe id", file=sys.stderr)
         return 1
@@ -412,8 +422,11 @@ def _collect(args: argparse.Namespace) -> int:
 
 def _floor(args: argparse.Namespace) -> int:
     from controller.feed.floor import floor_lines
-    from controller.feed.store import Store, StoreError
+    from controller.feed.store import Store, StoreError, password_warning
 
+    warning = password_warning(args.store)
+    if warning:
+        print(f"floor: warning: {warning}", file=sys.stderr)
     try:
         store = Store.open(args.store)
     except StoreError as exc:

@@ -119,7 +119,10 @@ class Store:
     @classmethod
     def open(cls, url: str) -> Store:
         """``sqlite:///PATH`` (``sqlite:////abs/path``, or a plain path) or
-        ``postgresql://user:password@host:port/db``."""
+        ``postgresql://user@host:port/db`` (``postgresql:///?service=NAME`` for a service file
+        entry). The password is not in the URL: libpq finds it where it usually does,
+        ``PGPASSFILE`` (default ``~/.pgpass``), the service file's ``password``/``passfile``, or
+        ``PGPASSWORD`` (a URL that still carries one works, but shows it in ``ps``)."""
         parts = urlsplit(url)
         if parts.scheme in ("postgresql", "postgres"):
             try:
@@ -433,6 +436,19 @@ class Store:
                 "SELECT site, table_id, COUNT(*) FROM feed_pending GROUP BY site, table_id"
             )
         }
+
+
+def password_warning(url: str) -> str | None:
+    """A warning when a store URL carries its password (anyone on the machine reads a command
+    line with ``ps``), or None."""
+    parts = urlsplit(url)
+    if parts.scheme in ("postgresql", "postgres") and parts.password:
+        return (
+            "the store URL carries a password, which any user of this machine can read with ps:"
+            " put it in a password file (PGPASSFILE or ~/.pgpass) or a service file instead"
+            " (docs/feed.md \"The collector\")"
+        )
+    return None
 
 
 def _redact(url: str) -> str:
