@@ -171,6 +171,13 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds without a verified row, signed head or online status"
         " from a table before a silent alarm",
     )
+    collect.add_argument(
+        "--syslog",
+        default=None,
+        metavar="ADDRESS",
+        help="also send every alarm as RFC 5424 syslog (facility local0) to udp://HOST:PORT,"
+        " HOST:PORT or a local socket such as /dev/log",
+    )
     collect.add_argument("--log-level", default="WARNING")
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
     floor.add_argument(
@@ -384,6 +391,7 @@ def _collect(args: argparse.Namespace) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from controller.feed.alarms import SyslogError
     from controller.feed.broker import BrokerError, parse_broker_url
     from controller.feed.collect import Collector, CollectorSettings
     from controller.feed.messages import is_token
@@ -405,9 +413,10 @@ def _collect(args: argparse.Namespace) -> int:
             client_id=args.client_id or f"tc-collector-{args.site}",
             gap_timeout_s=args.gap_timeout,
             silence_s=args.silence,
+            syslog=args.syslog,
         )
         collector = Collector(settings, out=lambda line: print(line, flush=True))
-    except (BrokerError, StoreError, OSError) as exc:
+    except (BrokerError, StoreError, SyslogError, OSError) as exc:
         print(f"collect: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()

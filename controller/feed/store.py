@@ -446,7 +446,7 @@ def password_warning(url: str) -> str | None:
         return (
             "the store URL carries a password, which any user of this machine can read with ps:"
             " put it in a password file (PGPASSFILE or ~/.pgpass) or a service file instead"
-            " (docs/feed.md \"The collector\")"
+            ' (docs/feed.md "The collector")'
         )
     return None
 

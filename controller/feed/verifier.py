@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from controller.feed.alarms import AlarmEvent, alarm_topic
 from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
@@ -92,6 +93,19 @@ class _Table:
 
 
 @dataclass
+class _Open:
+    """An alarm absorbing its repeats: its stored id, when it was last raised, how many times,
+    and how many of those were sent out (``events``) and when."""
+
+    alarm_id: int
+    detail: str
+    last_ns: int
+    count: int = 1
+    sent_count: int = 1
+    sent_ns: int = 0
+
+
+@dataclass
 class Counters:
     """What the verifier did since it started (printed by the collector)."""
 
@@ -126,7 +140,9 @@ class Verifier:
         #: away receives first is what the broker kept for it, not the tables' silence.
         self.started_ns = wall_ns()
         self._tables: dict[str, _Table] = {}
-        self._open_alarms: dict[tuple[str, str], tuple[int, int]] = {}
+        self._open_alarms: dict[tuple[str, str], _Open] = {}
+        #: Alarms raised since the last :meth:`take_events` (sent out after the commit).
+        self.events: list[AlarmEvent] = []
         self._dirty: set[str] = set()
         self.reload()
 
@@ -139,6 +155,7 @@ class Verifier:
         self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
         self._dirty.clear()
         self._open_alarms.clear()  # a rolled-back batch may have held the alarm rows
+        self.events.clear()  # and raised these: the retry raises them again
         now = self._wall_ns()
         for s, table, row, received in self.store.pending():
             if s == site and table in self._tables:
@@ -176,20 +193,41 @@ class Verifier:
         key = (table, kind)
         open_ = self._open_alarms.get(key)
         window = int(self.settings.coalesce_s * 1e9)
-        if open_ is not None and now - open_[1] < window:
-            self.store.repeat_alarm(open_[0], now)
-            self._open_alarms[key] = (open_[0], now)
+        if open_ is not None and now - open_.last_ns < window:
+            self.store.repeat_alarm(open_.alarm_id, now)
+            open_.last_ns = now
+            open_.count += 1
             return
         alarm_id = self.store.add_alarm(now, self.settings.site, table, kind, detail)
-        self._open_alarms[key] = (alarm_id, now)
+        self._open_alarms[key] = _Open(alarm_id, detail, now, sent_ns=now)
+        self.events.append(AlarmEvent(self.settings.site, table, kind, detail, now))
         stamp = datetime.fromtimestamp(now / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._on_alarm(f"ALARM {stamp} {self.settings.site}/{table} {kind}: {detail}")
+
+    def _repeats(self, now: int) -> None:
+        """An alarm raised again since it was last sent out: sent again with its count, at most
+        once a coalescing window (a rolled-back table raises one per row: the pager hears of
+        it once a minute, not seventy times)."""
+        window = int(self.settings.coalesce_s * 1e9)
+        for (table, kind), o in self._open_alarms.items():
+            if o.count > o.sent_count and now - o.sent_ns >= window:
+                o.sent_count, o.sent_ns = o.count, now
+                self.events.append(
+                    AlarmEvent(self.settings.site, table, kind, o.detail, o.last_ns, o.count)
+                )
+
+    def take_events(self) -> list[AlarmEvent]:
+        """The alarms raised since the last call (the runner sends them once committed)."""
+        out, self.events = self.events, []
+        return out
 
     # -- messages ---------------------------------------------------------------------------
 
     def handle(self, topic: str, payload: bytes) -> None:
         """Check one message and store it or refuse it with an alarm; never raises for bad
         input (the store's own errors do propagate: the runner retries the batch)."""
+        if topic == alarm_topic(self.settings.site):
+            return  # the collectors' own alarms (docs/feed.md "Alarms out"), not a table's
         self.counters.messages += 1
         try:
             where = parse_topic(topic)
@@ -539,6 +577,7 @@ class Verifier:
         now = self._wall_ns()
         gap_ns = int(self.settings.gap_timeout_s * 1e9)
         silence_ns = int(self.settings.silence_s * 1e9)
+        self._repeats(now)
         for t in list(self._tables.values()):
             rec = t.rec
             if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
