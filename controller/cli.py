@@ -191,6 +191,14 @@ def _parser() -> argparse.ArgumentParser:
     floor.add_argument(
         "--alarms", type=int, default=5, metavar="N", help="also list the newest N alarms (0: none)"
     )
+    floor.add_argument(
+        "--ack",
+        default=None,
+        metavar="TABLE",
+        help="acknowledge that the forked TABLE was investigated (with --by and --note)",
+    )
+    floor.add_argument("--by", default=None, metavar="NAME", help="who investigated (--ack)")
+    floor.add_argument("--note", default=None, metavar="TEXT", help="what was found (--ack)")
     # -- end collector --
 
     # -- the lab package (controller/lab/, docs/lab.md) --
@@ -430,7 +438,7 @@ def _collect(args: argparse.Namespace) -> int:
 
 
 def _floor(args: argparse.Namespace) -> int:
-    from controller.feed.floor import floor_lines
+    from controller.feed.floor import AckError, acknowledge, floor_lines
     from controller.feed.store import Store, StoreError, password_warning
 
     warning = password_warning(args.store)
@@ -442,6 +450,14 @@ def _floor(args: argparse.Namespace) -> int:
         print(f"floor: {exc}", file=sys.stderr)
         return 1
     try:
+        if args.ack is not None:
+            try:
+                ack = acknowledge(store, args.ack, args.by or "", args.note or "", site=args.site)
+            except AckError as exc:
+                print(f"floor: {exc}", file=sys.stderr)
+                return 1
+            print(f"{ack.site}/{ack.table}: divergence acknowledged by {ack.by}: {ack.note}")
+            return 0
         for line in floor_lines(store, site=args.site, last_alarms=args.alarms):
             print(line)
     except StoreError as exc:

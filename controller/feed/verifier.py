@@ -90,6 +90,10 @@ class _Table:
     counters: dict[int, tuple[int, str]] = field(default_factory=dict)
     counter_high: tuple[int, int] | None = None
     counter_gaps: list[tuple[int, int, int]] = field(default_factory=list)
+    #: The divergence (``rec.forked_ns``) found acknowledged in the store, so not asked again.
+    acked_ns: int | None = None
+    #: The alarm kinds raised for the table's current divergence (each raised once).
+    diverged_kinds: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -115,6 +119,7 @@ class Counters:
     heads_stored: int = 0
     refused: int = 0
     alarms: int = 0
+    evidence: int = 0
 
 
 class Verifier:
@@ -327,8 +332,10 @@ class Verifier:
             if held["hash"] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    table,
+                self._diverge(
+                    t,
+                    "rows",
+                    row,
                     "fork",
                     f"row {seq} arrived twice with different hashes"
                     f" ({held['hash'][:12]}.. then {row['hash'][:12]}..)",
@@ -338,6 +345,10 @@ class Verifier:
             self._store_row(t, row, gap_before=False)
             self._seen(table)
             self._drain(t)
+        elif self._forked(t):
+            # a diverged table: only rows that extend its record in order are its rows; the
+            # others are the other history's, kept apart and never held for a gap to join
+            self._evidence(t, "rows", row, "does not extend the table's record")
         elif rec.frontier_seq and seq == rec.frontier_seq + 1:
             self._refuse(
                 table,
@@ -408,8 +419,10 @@ class Verifier:
             if stored[1] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    rec.table,
+                self._diverge(
+                    t,
+                    "rows",
+                    row,
                     "fork",
                     f"row {seq} differs from the stored row {seq}"
                     f" ({row['hash'][:12]}.. vs {stored[1][:12]}..):"
@@ -462,39 +475,123 @@ class Verifier:
                 f"head {seq}: the signature does not verify with the table's key",
             )
             return
+        # judged against the stored record, not against the order of arrival: a table
+        # re-sending its journal from row 1 sends heads lower than the retained newest one
         known = self.store.head_hash(rec.site, table, seq)
         if known is not None:
             if known == head["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    table,
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
                     "fork",
                     f"signed head {seq} names {head['hash'][:12]}..,"
                     f" an earlier signed head {seq} named"
                     f" {known[:12]}..",
                 )
             return
-        if seq < rec.head_seq:
-            self._refuse(
-                table,
-                "rollback",
-                f"signed head {seq} is lower than the signed head"
-                f" {rec.head_seq} already received: the table's"
-                " journal went back",
-            )
+        stored = self.store.row_link(rec.site, table, seq)
+        if stored is not None and stored[1] != head["hash"]:
+            if seq < rec.head_seq:
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
+                    "rollback",
+                    f"signed head {seq} names {head['hash'][:12]}.., the stored row {seq}"
+                    f" hashes to {stored[1][:12]}.. and signed head {rec.head_seq} was already"
+                    " received: the table's journal went back",
+                )
+            else:
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
+                    "fork",
+                    f"signed head {seq} names {head['hash'][:12]}.., the"
+                    f" stored row {seq} hashes to {stored[1][:12]}..",
+                )
+            return
+        if stored is None and self._forked(t):
+            # no stored row to judge it by, on a diverged table: the other history's
+            self._evidence(t, "heads", head, "no stored row to match, the table diverged")
             return
         if head.get("counter") is not None:
             self._counter(t, seq, str(head["hash"]), int(head["counter"]))
-        stored = self.store.row_link(rec.site, table, seq)
         self.store.add_head(rec.site, table, head, self._wall_ns(), None)
         self.counters.heads_stored += 1
-        rec.head_seq, rec.head_hash = seq, str(head["hash"])
+        if seq > rec.head_seq:
+            rec.head_seq, rec.head_hash = seq, str(head["hash"])
         self._seen(table)
         if stored is not None:
             self._match_head(t, seq, str(head["hash"]), stored[1])
         else:
             t.heads_waiting[seq] = str(head["hash"])
+
+    # -- a diverged table (docs/feed.md "A diverged table") -----------------------------------
+
+    def _forked(self, t: _Table) -> bool:
+        """True while the table's divergence is not acknowledged (``floor --ack``)."""
+        rec = t.rec
+        if rec.forked_ns is None:
+            return False
+        if t.acked_ns == rec.forked_ns:
+            return False
+        if self.store.acknowledged(rec.site, rec.table, rec.forked_ns):
+            t.acked_ns = rec.forked_ns
+            return False
+        return True
+
+    def _evidence(self, t: _Table, channel: str, message: dict[str, Any], reason: str) -> None:
+        rec = t.rec
+        self.store.add_evidence(rec.site, rec.table, channel, message, self._wall_ns(), reason)
+        self.counters.evidence += 1
+
+    def _diverge(
+        self, t: _Table, channel: str, message: dict[str, Any], kind: str, detail: str
+    ) -> None:
+        """A validly formed message naming another history than the table's record: kept
+        apart as evidence, alarmed, and the table is forked from then on."""
+        self.counters.refused += 1
+        self._evidence(t, channel, message, f"{kind}: {detail}")
+        self._go_forked(t, int(message["seq"]))
+        # one alarm of each kind for one divergence: the other history's every row and head
+        # is evidence, not a new alarm
+        if kind not in t.diverged_kinds:
+            t.diverged_kinds.add(kind)
+            self.alarm(t.rec.table, kind, detail)
+
+    def _go_forked(self, t: _Table, seq: int) -> None:
+        """The table diverged: it shows ``forked`` until acknowledged. What it sent that the
+        record could not yet judge (rows held for a gap, heads waiting for their row) goes to
+        the evidence: a gap timeout never joins the two histories."""
+        if self._forked(t):
+            return
+        rec = t.rec
+        rec.forked_ns, rec.forked_seq = self._wall_ns(), seq
+        t.diverged_kinds = set()
+        self._dirty.add(rec.table)
+        for held_seq in sorted(t.pending):
+            row = t.pending.pop(held_seq)
+            self.store.drop_pending(rec.site, rec.table, held_seq)
+            self._evidence(t, "rows", row, "held for a gap when the table diverged")
+        t.gap_since_ns, t.gap_alarmed = None, False
+        for waiting in sorted(t.heads_waiting):
+            self._unhead(t, waiting, "waiting for its row when the table diverged")
+
+    def _unhead(self, t: _Table, seq: int, reason: str) -> None:
+        """Move the stored head at ``seq`` to the evidence; the newest head is then the
+        highest one left."""
+        rec = t.rec
+        t.heads_waiting.pop(seq, None)
+        head = self.store.head(rec.site, rec.table, seq)
+        if head is not None:
+            self._evidence(t, "heads", head, reason)
+            self.store.drop_head(rec.site, rec.table, seq)
+        rec.head_seq, rec.head_hash = self.store.highest_head(rec.site, rec.table)
+        self._dirty.add(rec.table)
 
     def _counter(self, t: _Table, seq: int, hash_: str, value: int) -> None:
         """A verified head's TPM counter: each value belongs to one head, and the values count
@@ -557,12 +654,17 @@ class Verifier:
     def _match_head(self, t: _Table, seq: int, head_hash: str, row_hash_: str) -> None:
         """A signed head and the stored row at its seq: they agree, or the table forked."""
         rec = t.rec
-        ok = head_hash == row_hash_
-        self.store.set_head_matched(rec.site, rec.table, seq, ok)
-        if ok:
+        if head_hash == row_hash_:
+            self.store.set_head_matched(rec.site, rec.table, seq, True)
             rec.signed_seq = max(rec.signed_seq, seq)
             self._dirty.add(rec.table)
-        else:
+            return
+        # the row extends the record (its chain verified); the head that came before it
+        # names another history: it leaves the table's heads for the evidence
+        self._unhead(t, seq, "its row, stored on the record, hashes otherwise")
+        self._go_forked(t, seq)
+        if "fork" not in t.diverged_kinds:
+            t.diverged_kinds.add("fork")
             self.alarm(
                 rec.table,
                 "fork",
@@ -580,7 +682,12 @@ class Verifier:
         self._repeats(now)
         for t in list(self._tables.values()):
             rec = t.rec
-            if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
+            if (
+                t.pending
+                and t.gap_since_ns is not None
+                and now - t.gap_since_ns >= gap_ns
+                and not self._forked(t)
+            ):
                 self._close_gap(t)
             if t.counter_gaps:
                 self._counter_gaps(t, now, gap_ns)

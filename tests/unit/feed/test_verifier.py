@@ -206,8 +206,17 @@ def test_signed_heads_are_checked_and_matched(tmp_path: Path, table: TableJourna
     assert (rec.head_seq, rec.signed_seq) == (4, 4)
     rig.head(table, head4)  # the retained copy again: a duplicate
     assert rig.kinds() == []
-    rig.head(table, head2)  # lower than 4: the table went back
+    # lower than 4 but the stored row 2's: judged by the record, not by arrival (a table
+    # re-sending its journal from row 1 after its retained newest head)
+    rig.head(table, head2)
+    assert rig.kinds() == []
+    # lower than 4 and another hash than the stored row 3: the table went back
+    rig.head(table, table.sign(3, hash_="cd" * 32))
     assert rig.kinds() == ["rollback"]
+    rec = rig.store.tables()[0]
+    assert (rec.head_seq, rec.signed_seq, rec.forked_seq) == (4, 4, 3)
+    assert [(e.channel, e.seq) for e in rig.store.evidence(SITE, table.table)] == [("heads", 3)]
+    assert rig.store.head_hash(SITE, table.table, 3) is None  # never one of the table's heads
 
 
 def test_a_forged_head_is_a_bad_signature(tmp_path: Path, table: TableJournal) -> None:
