@@ -98,8 +98,8 @@ def acknowledge(
     now_ns: int | None = None,
 ) -> Ack:
     """Record that ``by`` investigated the forked ``table`` (``floor --ack``): who, when, the
-    note. The table's record and the evidence stay as they are; the table shows its status
-    again, and goes ``forked`` anew if it diverges again."""
+    note. The table's record and the evidence stay as they are, and so does the collector's
+    judgement: the record ends where the table diverged (docs/feed.md "A diverged table")."""
     by, note = by.strip(), note.strip()
     if not by or not note:
         raise AckError("an acknowledgement needs the name of who investigated (--by) and a note")
@@ -141,6 +141,8 @@ def floor_lines(
             # "A diverged table")
             status = "FORKED"
             forked.append(rec)
+        elif rec.forked_ns is not None:
+            status = "forked (acknowledged)"
         if rec.silent:
             status += " SILENT"
         key = (rec.site, rec.table)

@@ -90,8 +90,6 @@ class _Table:
     counters: dict[int, tuple[int, str]] = field(default_factory=dict)
     counter_high: tuple[int, int] | None = None
     counter_gaps: list[tuple[int, int, int]] = field(default_factory=list)
-    #: The divergence (``rec.forked_ns``) found acknowledged in the store, so not asked again.
-    acked_ns: int | None = None
     #: The alarm kinds raised for the table's current divergence (each raised once).
     diverged_kinds: set[str] = field(default_factory=set)
 
@@ -158,6 +156,9 @@ class Verifier:
         (what was in memory may be ahead of what is stored)."""
         site = self.settings.site
         self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
+        for t in self._tables.values():
+            if t.rec.forked_ns is not None:  # diverged before: alarmed then, evidence now
+                t.diverged_kinds = {"fork", "rollback"}
         self._dirty.clear()
         self._open_alarms.clear()  # a rolled-back batch may have held the alarm rows
         self.events.clear()  # and raised these: the retry raises them again
@@ -533,16 +534,10 @@ class Verifier:
     # -- a diverged table (docs/feed.md "A diverged table") -----------------------------------
 
     def _forked(self, t: _Table) -> bool:
-        """True while the table's divergence is not acknowledged (``floor --ack``)."""
-        rec = t.rec
-        if rec.forked_ns is None:
-            return False
-        if t.acked_ns == rec.forked_ns:
-            return False
-        if self.store.acknowledged(rec.site, rec.table, rec.forked_ns):
-            t.acked_ns = rec.forked_ns
-            return False
-        return True
+        """True once the table diverged from its record: from then on only what extends the
+        record in order, or matches it, is the table's; the rest is evidence. An
+        acknowledgement (``floor --ack``) answers the alarm; it does not join the histories."""
+        return t.rec.forked_ns is not None
 
     def _evidence(self, t: _Table, channel: str, message: dict[str, Any], reason: str) -> None:
         rec = t.rec
