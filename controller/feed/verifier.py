@@ -351,8 +351,12 @@ class Verifier:
             # others are the other history's, kept apart and never held for a gap to join
             self._evidence(t, "rows", row, "does not extend the table's record")
         elif rec.frontier_seq and seq == rec.frontier_seq + 1:
-            self._refuse(
-                table,
+            # its hash is right for its content: a second successor of the stored row, so
+            # another history (rows held after it would chain on it: no gap may join them)
+            self._diverge(
+                t,
+                "rows",
+                row,
                 "chain",
                 f"row {seq} does not follow the stored row"
                 f" {rec.frontier_seq}: its prev {row['prev'][:12]}.."
