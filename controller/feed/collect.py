@@ -7,6 +7,8 @@ only then acknowledges the batch to the broker (MQTT 5 manual PUBACK). The sessi
 (a fixed client id, ``clean_start`` false, a session expiry), so while the collector is down or
 restarting the broker keeps its messages, and anything received but not committed is delivered
 again. The collector needs no table's journal or secret: only the tables' public keys.
+Alarms of a committed batch also go out (controller/feed/alarms.py): to syslog when configured,
+and to ``tc/<site>/alarms`` on the broker.
 """
 
 from __future__ import annotations

@@ -8,8 +8,14 @@ then stored or refused with an alarm (docs/feed.md "What the collector checks").
 - A row that arrives before the rows it follows waits in ``feed_pending``; when the missing rows
   have not come after ``gap_timeout_s`` the ``gap`` is alarmed and the rows after it are stored,
   the first flagged ``gap_before`` (a late arrival still fills the hole).
-- A head must be signed by the table's registered key (``bad-signature``); a head lower than
-  one already seen is a ``rollback``, another hash at a seen head or at a stored row a ``fork``.
+- A head must be signed by the table's registered key (``bad-signature``); it is judged against
+  the stored record, not by the order it arrives in: another hash than the stored row at its seq
+  is a ``rollback`` when a higher head was already received and a ``fork`` otherwise, another hash
+  at a seen head a ``fork``; a lower head that matches, or whose row is not stored yet, is not.
+- After a ``fork`` or ``rollback`` (or a right-hashed row at the next seq with another ``prev``)
+  the table is diverged (docs/feed.md "A diverged table"): the history verified first stays its
+  record, and what diverges goes to ``feed_evidence``, never to its rows or heads; its rows are
+  no longer held for a gap, so a gap timeout never joins the two histories.
 - A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
   ``malformed``; a table that sends nothing that verifies for ``silence_s`` is ``silent``.
 - "Last seen" is the time of the newest message that proved the table alive: a row stored on
