@@ -199,6 +199,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     floor.add_argument("--by", default=None, metavar="NAME", help="who investigated (--ack)")
     floor.add_argument("--note", default=None, metavar="TEXT", help="what was found (--ack)")
+    floor.add_argument(
+        "--serve",
+        default=None,
+        metavar="ADDRESS",
+        help="serve the live floor page on HOST:PORT (plain HTTP: put a reverse proxy's TLS in"
+        " front of it) until stopped",
+    )
+    floor.add_argument(
+        "--users",
+        default=None,
+        metavar="FILE",
+        help="the floor page's user list (scrypt hashes): who may sign in and acknowledge;"
+        " without it the page is read-only",
+    )
+    floor.add_argument(
+        "--add-user",
+        default=None,
+        metavar="NAME",
+        help="add NAME to --users FILE (or set a new password): asks for the password",
+    )
     # -- end collector --
 
     # -- the lab package (controller/lab/, docs/lab.md) --
@@ -444,6 +464,10 @@ def _floor(args: argparse.Namespace) -> int:
     warning = password_warning(args.store)
     if warning:
         print(f"floor: warning: {warning}", file=sys.stderr)
+    if args.add_user is not None:
+        return _floor_add_user(args)
+    if args.serve is not None:
+        return _floor_serve(args)
     try:
         store = Store.open(args.store)
     except StoreError as exc:
@@ -465,6 +489,81 @@ def _floor(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
+    return 0
+
+
+def _floor_add_user(args: argparse.Namespace) -> int:
+    """``floor --add-user NAME --users FILE``: the password asked twice on the terminal (read
+    from standard input, one line, when that is not a terminal)."""
+    import getpass
+
+    from controller.feed.floorauth import UserError, add_user, check_name, check_new_password
+
+    if args.users is None:
+        print("floor: --add-user needs --users FILE (the page's user list)", file=sys.stderr)
+        return 2
+    try:
+        check_name(args.add_user)
+        if sys.stdin.isatty():
+            password = getpass.getpass(f"password for {args.add_user}: ")
+            check_new_password(password)
+            if getpass.getpass("the same again: ") != password:
+                print("floor: the two passwords differ: nothing changed", file=sys.stderr)
+                return 1
+        else:
+            password = sys.stdin.readline().rstrip("\n")
+        new = add_user(Path(args.users), args.add_user, password)
+    except UserError as exc:
+        print(f"floor: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"floor: cannot write {args.users}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.add_user}: {'added to' if new else 'new password in'} {args.users}")
+    return 0
+
+
+def _floor_serve(args: argparse.Namespace) -> int:
+    """``floor --serve ADDRESS``: the live floor page until SIGTERM or SIGINT."""
+    import threading
+
+    from controller.feed.floorauth import UserError, load_users
+    from controller.feed.floorpage import FloorPage, parse_address
+
+    try:
+        address = parse_address(args.serve)
+    except ValueError as exc:
+        print(f"floor: --serve {exc}", file=sys.stderr)
+        return 2
+    users = Path(args.users) if args.users else None
+    if users is not None:
+        try:
+            known = len(load_users(users))
+        except UserError as exc:
+            print(f"floor: {exc}", file=sys.stderr)
+            return 1
+        if not known:
+            print(f"floor: warning: {users} lists nobody: add one with --add-user", file=sys.stderr)
+    try:
+        page = FloorPage(args.store, address, users, site=args.site)
+    except OSError as exc:
+        print(f"floor: cannot listen on {args.serve}: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+
+    def _on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    page.start()
+    who = f"sign-in from {users}" if users else "read-only (no --users)"
+    print(f"floor page on {page.url} ({who}); TLS is the reverse proxy's", flush=True)
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        page.close()
     return 0
 
 

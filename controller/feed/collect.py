@@ -41,6 +41,9 @@ SESSION_EXPIRY_S: Final = 7 * 24 * 3600
 #: Messages the collector lets the broker have in flight to it (MQTT 5 Receive Maximum).
 RECEIVE_MAXIMUM: Final = 1000
 BACKOFF_S: Final = (0.5, 15.0)
+#: How often the collector records its own broker connection in the store (the floor page
+#: reads it: docs/feed.md "The floor page"), and at once whenever it changes.
+HEALTH_S: Final = 2.0
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class Collector:
         self._connected = threading.Event()
         self._lost = threading.Event()
         self.connected_once = threading.Event()
+        #: The broker connection last recorded in the store, and when (monotonic).
+        self._health: tuple[bool, float] | None = None
 
     # -- paho's thread ----------------------------------------------------------------------
 
@@ -180,6 +185,7 @@ class Collector:
         next_tick = time.monotonic()
         try:
             while not stop.is_set():
+                self._report_health()
                 if self._client is None:
                     if not self._connect():
                         stop.wait(backoff)
@@ -217,6 +223,7 @@ class Collector:
         finally:
             self._publish_alarms()
             self._disconnect()
+            self._report_health(stopping=True)
             c = self.verifier.counters
             self._out(
                 f"collector stopped: {c.messages} messages, {c.rows_stored} rows stored,"
@@ -227,6 +234,30 @@ class Collector:
             for sink in self._sinks:
                 sink.close()
         return 0
+
+    def _report_health(self, *, stopping: bool = False) -> None:
+        """Record in the store whether this collector holds the broker, when it changes and
+        every :data:`HEALTH_S` otherwise: while it does not, the floor page shows the tables
+        ``unknown`` rather than offline. A store that cannot take it is left for the batch."""
+        connected = self._connected.is_set() and not stopping
+        now = time.monotonic()
+        last = self._health
+        if not stopping and last is not None and last[0] == connected and now - last[1] < HEALTH_S:
+            return
+        detail = "stopped" if stopping else ("subscribed" if connected else "broker unreachable")
+        try:
+            self.store.set_health(
+                self.settings.client_id, self.settings.site, connected, time.time_ns(), detail
+            )
+            self.store.commit()
+        except StoreError as exc:
+            log.warning("collector: cannot record its health: %s", exc)
+            try:
+                self.store.rollback()
+            except StoreError:
+                pass
+            return
+        self._health = (connected, now)
 
     def _store_batch(self, batch: list[_Message], tick: bool) -> None:
         """Verify and store ``batch`` in one transaction (any exception is a StoreError)."""

@@ -62,6 +62,10 @@ def _state(row: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: The table state a row records (the floor page's "state" column).
+row_state = _state
+
+
 def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
     """The round under way at the newest of ``rows`` (a table's stored rows in order), or None:
     the newest row that closes a round, or that records the table's state, decides."""

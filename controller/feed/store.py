@@ -51,6 +51,17 @@ _SCHEMA: Final = (
         last_ns BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS feed_alarms_table ON feed_alarms (site, table_id, kind, id)",
     "CREATE TABLE IF NOT EXISTS feed_schema (version INTEGER NOT NULL)",
+    # each collector's own health (docs/feed.md "The floor page"): whether it holds the broker,
+    # since when, and when it last said so; created by any version that knows it, read by the
+    # page, so a store made before it needs no migration
+    """CREATE TABLE IF NOT EXISTS feed_collector_health (
+        client_id TEXT NOT NULL, site TEXT NOT NULL, connected INTEGER NOT NULL,
+        since_ns BIGINT NOT NULL, updated_ns BIGINT NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (client_id, site))""",
+    # who acknowledged an alarm on the floor page, when, with what note
+    """CREATE TABLE IF NOT EXISTS feed_alarm_acks (
+        alarm_id BIGINT NOT NULL, ts_ns BIGINT NOT NULL, by_name TEXT NOT NULL,
+        note TEXT NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
 )
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
@@ -155,6 +166,28 @@ class Alarm:
     detail: str
     count: int
     last_ns: int
+
+
+@dataclass(frozen=True)
+class CollectorHealth:
+    """A collector's own report of its broker connection (``feed_collector_health``)."""
+
+    client_id: str
+    site: str
+    connected: bool
+    since_ns: int  # when ``connected`` last changed
+    updated_ns: int  # when the collector last reported it
+    detail: str
+
+
+@dataclass(frozen=True)
+class AlarmAck:
+    """A person's acknowledgement of one alarm (the floor page)."""
+
+    alarm_id: int
+    ts_ns: int
+    by: str
+    note: str
 
 
 class Store:
@@ -604,6 +637,97 @@ class Store:
                 "SELECT site, table_id, SUM(count) FROM feed_alarms GROUP BY site, table_id"
             )
         }
+
+    def add_alarm_ack(self, ack: AlarmAck) -> None:
+        self.execute(
+            "INSERT INTO feed_alarm_acks (alarm_id, ts_ns, by_name, note) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (alarm_id, ts_ns) DO NOTHING",
+            (ack.alarm_id, ack.ts_ns, ack.by[:200], ack.note[:2000]),
+        )
+
+    def alarm_acks(self) -> dict[int, AlarmAck]:
+        """The newest acknowledgement of each acknowledged alarm, by alarm id."""
+        out: dict[int, AlarmAck] = {}
+        for r in self.execute(
+            "SELECT alarm_id, ts_ns, by_name, note FROM feed_alarm_acks ORDER BY alarm_id, ts_ns"
+        ):
+            out[int(r[0])] = AlarmAck(int(r[0]), int(r[1]), str(r[2]), str(r[3]))
+        return out
+
+    def open_alarms(self, limit: int) -> tuple[list[Alarm], int]:
+        """The alarms nobody acknowledged since they last fired, newest first (at most
+        ``limit``), and how many there are in all."""
+        where = (
+            " FROM feed_alarms a WHERE NOT EXISTS (SELECT 1 FROM feed_alarm_acks k"
+            " WHERE k.alarm_id = a.id AND k.ts_ns >= a.last_ns)"
+        )
+        total = int(self.execute("SELECT COUNT(*)" + where)[0][0])
+        return [
+            Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+            for r in self.execute(
+                "SELECT a.id, a.ts_ns, a.site, a.table_id, a.kind, a.detail, a.count, a.last_ns"
+                + where
+                + " ORDER BY a.last_ns DESC, a.id DESC LIMIT ?",
+                (limit,),
+            )
+        ], total
+
+    def open_alarm_kinds(self) -> dict[tuple[str, str], set[str]]:
+        """The kinds of each table's open alarms (see :meth:`open_alarms`)."""
+        out: dict[tuple[str, str], set[str]] = {}
+        for site, table, kind in self.execute(
+            "SELECT DISTINCT a.site, a.table_id, a.kind FROM feed_alarms a WHERE NOT EXISTS"
+            " (SELECT 1 FROM feed_alarm_acks k WHERE k.alarm_id = a.id AND k.ts_ns >= a.last_ns)"
+        ):
+            out.setdefault((str(site), str(table)), set()).add(str(kind))
+        return out
+
+    def alarm(self, alarm_id: int) -> Alarm | None:
+        rows = self.execute(
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE id = ?",
+            (alarm_id,),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+
+    # -- the collectors' own health -----------------------------------------------------------
+
+    def set_health(
+        self, client_id: str, site: str, connected: bool, now_ns: int, detail: str = ""
+    ) -> None:
+        """Record that collector ``client_id`` holds the broker (or not) at ``now_ns``;
+        ``since_ns`` moves only when ``connected`` changes."""
+        self.execute(
+            "INSERT INTO feed_collector_health (client_id, site, connected, since_ns,"
+            " updated_ns, detail) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, site)"
+            " DO UPDATE SET since_ns = CASE WHEN feed_collector_health.connected ="
+            " excluded.connected THEN feed_collector_health.since_ns ELSE excluded.since_ns END,"
+            " connected = excluded.connected, updated_ns = excluded.updated_ns,"
+            " detail = excluded.detail",
+            (client_id, site, int(connected), now_ns, now_ns, detail[:500]),
+        )
+
+    def health(self) -> list[CollectorHealth]:
+        return [
+            CollectorHealth(str(r[0]), str(r[1]), bool(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            for r in self.execute(
+                "SELECT client_id, site, connected, since_ns, updated_ns, detail"
+                " FROM feed_collector_health ORDER BY site, client_id"
+            )
+        ]
+
+    def newest_rows(self, site: str, table: str, limit: int) -> list[dict[str, Any]]:
+        """A table's newest ``limit`` stored rows, oldest first (the floor page)."""
+        newest = self.execute(
+            "SELECT seq FROM feed_rows WHERE site = ? AND table_id = ? ORDER BY seq DESC"
+            " LIMIT 1 OFFSET ?",
+            (site, table, max(0, limit - 1)),
+        )
+        after = int(newest[0][0]) - 1 if newest else 0
+        return self.rows(site, table, after_seq=after, limit=limit)
 
     def pending_counts(self) -> dict[tuple[str, str], int]:
         return {
