@@ -400,7 +400,7 @@ class FloorPage:
                     found = store.alarm(alarm)
                     if found is None or (self.site is not None and found.site != self.site):
                         raise RequestError(404, f"no alarm {alarm}")
-                    store.add_alarm_ack(AlarmAck(alarm, now, who, note.strip()))
+                    store.add_alarm_ack(AlarmAck(alarm, now, who, note.strip(), found.count))
                     store.commit()
                     answer: dict[str, Any] = {"acknowledged": "alarm", "alarm": alarm}
                 else:

@@ -61,7 +61,7 @@ _SCHEMA: Final = (
     # who acknowledged an alarm on the floor page, when, with what note
     """CREATE TABLE IF NOT EXISTS feed_alarm_acks (
         alarm_id BIGINT NOT NULL, ts_ns BIGINT NOT NULL, by_name TEXT NOT NULL,
-        note TEXT NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
+        note TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
 )
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
@@ -188,6 +188,7 @@ class AlarmAck:
     ts_ns: int
     by: str
     note: str
+    count: int  # the alarm's count when acknowledged: a repeat after it opens the alarm again
 
 
 class Store:
@@ -640,26 +641,28 @@ class Store:
 
     def add_alarm_ack(self, ack: AlarmAck) -> None:
         self.execute(
-            "INSERT INTO feed_alarm_acks (alarm_id, ts_ns, by_name, note) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (alarm_id, ts_ns) DO NOTHING",
-            (ack.alarm_id, ack.ts_ns, ack.by[:200], ack.note[:2000]),
+            "INSERT INTO feed_alarm_acks (alarm_id, ts_ns, by_name, note, count)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (alarm_id, ts_ns) DO NOTHING",
+            (ack.alarm_id, ack.ts_ns, ack.by[:200], ack.note[:2000], ack.count),
         )
 
     def alarm_acks(self) -> dict[int, AlarmAck]:
         """The newest acknowledgement of each acknowledged alarm, by alarm id."""
         out: dict[int, AlarmAck] = {}
         for r in self.execute(
-            "SELECT alarm_id, ts_ns, by_name, note FROM feed_alarm_acks ORDER BY alarm_id, ts_ns"
+            "SELECT alarm_id, ts_ns, by_name, note, count FROM feed_alarm_acks"
+            " ORDER BY alarm_id, ts_ns"
         ):
-            out[int(r[0])] = AlarmAck(int(r[0]), int(r[1]), str(r[2]), str(r[3]))
+            out[int(r[0])] = AlarmAck(int(r[0]), int(r[1]), str(r[2]), str(r[3]), int(r[4]))
         return out
 
     def open_alarms(self, limit: int) -> tuple[list[Alarm], int]:
-        """The alarms nobody acknowledged since they last fired, newest first (at most
+        """The alarms nobody acknowledged since they last fired (a repeat after an
+        acknowledgement opens one again), newest first (at most
         ``limit``), and how many there are in all."""
         where = (
             " FROM feed_alarms a WHERE NOT EXISTS (SELECT 1 FROM feed_alarm_acks k"
-            " WHERE k.alarm_id = a.id AND k.ts_ns >= a.last_ns)"
+            " WHERE k.alarm_id = a.id AND k.count >= a.count)"
         )
         total = int(self.execute("SELECT COUNT(*)" + where)[0][0])
         return [
@@ -677,7 +680,7 @@ class Store:
         out: dict[tuple[str, str], set[str]] = {}
         for site, table, kind in self.execute(
             "SELECT DISTINCT a.site, a.table_id, a.kind FROM feed_alarms a WHERE NOT EXISTS"
-            " (SELECT 1 FROM feed_alarm_acks k WHERE k.alarm_id = a.id AND k.ts_ns >= a.last_ns)"
+            " (SELECT 1 FROM feed_alarm_acks k WHERE k.alarm_id = a.id AND k.count >= a.count)"
         ):
             out.setdefault((str(site), str(table)), set()).add(str(kind))
         return out
