@@ -148,7 +148,8 @@ function tableRow(t) {
   const integ = t.forked != null ? "forked since " + stamp(t.forked) + " at row " + t.forked_seq
                                  : t.integrity;
   return '<tr data-id="' + esc(t.id) + '" data-presence="' + esc(t.presence) +
-    '" data-integrity="' + esc(t.integrity) + '"><td>' + esc(t.id) + "</td><td>" +
+    '" data-integrity="' + esc(t.integrity) + '" data-rows="' + esc(t.rows) +
+    '" data-signed="' + esc(t.signed) + '"><td>' + esc(t.id) + "</td><td>" +
     esc(t.game) + "</td><td>" + esc(t.round) + "</td><td>" + esc(t.state) + "</td><td>" +
     esc(t.result) + '</td><td class="p-' + esc(t.presence) + '">' + esc(t.presence) +
     '</td><td class="i-' + esc(cls) + '">' + esc(integ) + "</td><td>" + esc(ago(t.seen)) +
