@@ -106,7 +106,8 @@ const tables = new Map();
 let alarms = [], alarmsTotal = 0, collectors = [], broker = "", serverSkew = 0;
 let session = {name: null, csrf: null, logins: false};
 let pageNo = 0, drawPending = false, ackTarget = null;
-window.floorStats = {draws: 0, lastMs: 0, maxMs: 0, totalMs: 0, updates: 0};
+window.floorStats = {draws: 0, lastMs: 0, maxMs: 0, totalMs: 0, updates: 0, samples: [],
+                     firstAt: null, firstMs: null};
 
 function esc(v) {
   return String(v == null ? "" : v).replace(/[&<>"']/g,
@@ -146,7 +147,7 @@ function tableRow(t) {
        '">Acknowledge</button>' : '<span class="muted">sign in to acknowledge</span>')
     : "";
   const integ = t.forked != null ? "forked since " + stamp(t.forked) + " at row " + t.forked_seq
-                                 : t.integrity;
+    : t.fork_acked && t.integrity === "ok" ? "ok (a fork acknowledged)" : t.integrity;
   return '<tr data-id="' + esc(t.id) + '" data-presence="' + esc(t.presence) +
     '" data-integrity="' + esc(t.integrity) + '" data-rows="' + esc(t.rows) +
     '" data-signed="' + esc(t.signed) + '"><td>' + esc(t.id) + "</td><td>" +
@@ -208,8 +209,11 @@ function draw() {
   let bad = 0;
   for (const t of tables.values()) if (t.integrity !== "ok") bad++;
   $("counts").textContent = tables.size + " tables, " + bad + " not ok";
+  void $("tables").offsetHeight;  // the layout of the new rows, in the figure below
   const ms = performance.now() - t0, s = window.floorStats;
   s.draws++; s.lastMs = ms; s.totalMs += ms; s.maxMs = Math.max(s.maxMs, ms);
+  if (s.samples.length < 5000) s.samples.push(ms);
+  if (s.firstAt === null && tables.size) { s.firstAt = performance.now(); s.firstMs = ms; }
 }
 function update(u) {
   if (u.full) tables.clear();

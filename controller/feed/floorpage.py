@@ -211,6 +211,8 @@ class Snapshots:
                     "rows": rec.frontier_seq,
                     "signed": rec.signed_seq,
                     "forked": rec.forked_ns if forked else None,
+                    # acknowledged: the record still ends where the table diverged
+                    "fork_acked": rec.forked_ns is not None and not forked,
                     "forked_seq": rec.forked_seq if forked else None,
                 }
             )
