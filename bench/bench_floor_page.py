@@ -9,8 +9,9 @@ collector holding the broker). Figures:
 * the page server's read of the store: the first snapshot (every table's newest rows read) and
   the following ones (only tables whose rows moved are read again), median of 10;
 * in Debian's headless Chromium (tests/services/chromium.py): navigation to the first drawn
-  page of 100 rows, and the draw time (filter, sort, the 100 rows and their layout) of the first draw and of every
-  draw while ``--changes`` tables a second get a new row for ``--seconds`` s;
+  page of 100 rows, and the draw time (filter, sort, the 100 rows and their layout) of the
+  first draw and of every draw while ``--changes`` tables a second get a new row for
+  ``--seconds`` s;
 * the event stream's bytes: the first (whole floor) event and the following (changed tables).
 
 Prints one line per figure; asserts nothing.

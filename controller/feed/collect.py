@@ -188,12 +188,12 @@ class Collector:
                 self._report_health()
                 if self._client is None:
                     if not self._connect():
-                        stop.wait(backoff)
+                        self._pause(stop, backoff)
                         backoff = min(backoff * 2, BACKOFF_S[1])
                         continue
                 if self._lost.is_set():
                     self._disconnect()
-                    stop.wait(backoff)
+                    self._pause(stop, backoff)
                     backoff = min(backoff * 2, BACKOFF_S[1])
                     continue
                 if self._connected.is_set():
@@ -234,6 +234,17 @@ class Collector:
             for sink in self._sinks:
                 sink.close()
         return 0
+
+    def _pause(self, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds`` (or until ``stop``) before trying the broker again, still saying
+        every :data:`HEALTH_S` that it is away."""
+        deadline = time.monotonic() + seconds
+        while not stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            stop.wait(min(left, HEALTH_S))
+            self._report_health()
 
     def _report_health(self, *, stopping: bool = False) -> None:
         """Record in the store whether this collector holds the broker, when it changes and
