@@ -319,7 +319,8 @@ class FloorPage:
     def close(self) -> None:
         self._stop.set()
         self._wake.set()
-        self.httpd.shutdown()
+        if self._threads:  # shutdown() waits for a serve_forever that must have started
+            self.httpd.shutdown()
         self.httpd.server_close()
         with self.published.cond:
             self.published.cond.notify_all()

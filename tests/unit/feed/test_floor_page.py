@@ -33,6 +33,7 @@ from controller.feed.floorpage import (
     RequestError,
     Snapshots,
     filter_query,
+    parse_address,
 )
 from controller.feed.messages import status_payload
 from controller.feed.store import Store
@@ -426,3 +427,17 @@ def test_presence_is_unknown_while_no_collector_holds_the_broker(tmp_path: Path)
     health = {h.client_id: h for h in rig.store.health()}
     assert health["c1"].since_ns == now + 1 and not health["c1"].connected
     rig.store.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [("127.0.0.1:8080", ("127.0.0.1", 8080)), (":80", ("0.0.0.0", 80)), ("[::1]:0", ("::1", 0))],
+)
+def test_serve_addresses(text: str, address: tuple[str, int]) -> None:
+    assert parse_address(text) == address
+
+
+@pytest.mark.parametrize("text", ["8080", "host:port", "host:70000", ""])
+def test_a_bad_serve_address_is_refused_in_words(text: str) -> None:
+    with pytest.raises(ValueError, match="HOST:PORT|port"):
+        parse_address(text)
