@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from drivers.errors import DriverError
 from drivers.shoe_protocol import (
     MAX_FRAME,
+    REVISION,
     BadFrame,
     BadReason,
     Frame,
@@ -21,6 +22,7 @@ from drivers.shoe_protocol import (
     check_sid,
     checksum,
     encode,
+    helo_revision,
     is_sid,
     parse_frame,
     seq_distance,
@@ -534,3 +536,91 @@ def test_fuzz_only_the_current_session_is_ever_accepted(frames: list[bytes], sta
             assert decision.verdict is not Verdict.ACCEPT and tracker.expected == expected
         if parsed.sid != sid and parsed.type != "HELO":
             assert decision.verdict is Verdict.FOREIGN and tracker.expected == expected
+
+
+# -- revision 3: heartbeats outside the sequence, the $HELO's revision --------------------------
+
+
+def test_a_heartbeat_takes_no_seq_and_never_moves_the_sequence() -> None:
+    """docs/design.md, revision 3: `$HBT,LAST,SID` names the last frame sent; in step it is
+    neither accepted into the sequence nor answered."""
+    tracker = at(8)  # frames up to 7 accepted
+    for _ in range(3):
+        decision = tracker.classify(frame("HBT", 7))
+        assert decision.verdict is Verdict.HEARTBEAT and decision.nak is None
+    assert tracker.expected == 8
+    assert tracker.classify(frame("CARD", 8, "QH")).verdict is Verdict.ACCEPT
+    # a LAST behind what was accepted (never sent by a correct shoe) needs no reply either
+    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.HEARTBEAT
+
+
+def test_a_heartbeat_right_after_the_helo_names_the_helo() -> None:
+    tracker = SequenceTracker()
+    tracker.classify(frame("HELO", 40, "REF-SHOE", "2.0", "3"))
+    assert tracker.classify(frame("HBT", 40)).verdict is Verdict.HEARTBEAT
+    assert tracker.expected == 41
+
+
+def test_a_lost_last_card_is_nakked_by_the_next_heartbeat_once_per_gap() -> None:
+    tracker = at(7)
+    decision = tracker.classify(frame("HBT", 7))  # the shoe sent 7; we expect 7: it was lost
+    assert decision.verdict is Verdict.LOST and decision.nak == 7
+    assert tracker.classify(frame("HBT", 7)).nak is None  # once per gap
+    assert tracker.classify(frame("CARD", 7, "5D")).verdict is Verdict.ACCEPT  # the resend
+    assert tracker.classify(frame("HBT", 7)).verdict is Verdict.HEARTBEAT
+    # across the wrap: expected 0, LAST 9999 is in step, LAST 0 is a loss
+    wrap = at(0)
+    assert wrap.classify(frame("HBT", 9999)).verdict is Verdict.HEARTBEAT
+    assert wrap.classify(frame("HBT", 0)).nak == 0
+
+
+@pytest.mark.parametrize(
+    ("expected", "last", "verdict"),
+    [
+        (10, 9, Verdict.HEARTBEAT),
+        (10, 10, Verdict.LOST),  # d = 1
+        (10, 5009, Verdict.LOST),  # d = 5000
+        (10, 5010, Verdict.HEARTBEAT),  # d = 5001: behind, not ahead
+        (0, 4999, Verdict.LOST),
+        (0, 5000, Verdict.HEARTBEAT),
+    ],
+)
+def test_the_heartbeat_window_is_the_gap_window(expected: int, last: int, verdict: Verdict) -> None:
+    assert at(expected).classify(frame("HBT", last)).verdict is verdict
+
+
+def test_a_heartbeat_naming_a_seq_never_sent_is_nakked_once_and_accepts_nothing() -> None:
+    """A shoe that names a SEQ it never sent: one NAK, then silence; the sequence stays."""
+    tracker = at(5)
+    assert tracker.classify(frame("HBT", 900)).nak == 5
+    for _ in range(5):
+        decision = tracker.classify(frame("HBT", 900))
+        assert decision.verdict is Verdict.LOST and decision.nak is None
+    assert tracker.expected == 5
+    assert tracker.classify(frame("CARD", 5, "QH")).verdict is Verdict.ACCEPT
+
+
+def test_heartbeats_of_another_session_or_before_any_are_not_ours() -> None:
+    assert at(5).classify(frame("HBT", 4, sid=OTHER)).verdict is Verdict.FOREIGN
+    assert SequenceTracker().classify(frame("HBT", 4)).verdict is Verdict.NO_SESSION
+
+
+@pytest.mark.parametrize("revision", [None, "2", "4", "3.0", "03"])
+def test_a_helo_of_another_revision_or_none_is_refused(revision: str | None) -> None:
+    extra = () if revision is None else (revision,)
+    helo = frame("HELO", 0, "REF-SHOE", "2.0", *extra, sid=OTHER)
+    assert helo_revision(helo) == revision
+    for tracker in (SequenceTracker(), at(12)):
+        before = tracker.position
+        decision = tracker.classify(helo)
+        assert decision.verdict is Verdict.BAD_REVISION and not decision.new_session
+        assert decision.nak is None and tracker.position == before
+        # none of its frames is accepted: no session, or another session's
+        card = tracker.classify(frame("CARD", 1, "QH", sid=OTHER)).verdict
+        assert card in (Verdict.NO_SESSION, Verdict.FOREIGN)
+
+
+def test_a_helo_of_revision_3_starts_a_session() -> None:
+    helo = frame("HELO", 0, "REF-SHOE", "2.0", REVISION)
+    assert REVISION == "3" and helo_revision(helo) == "3"
+    assert SequenceTracker().classify(helo).new_session
