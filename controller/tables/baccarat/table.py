@@ -102,7 +102,7 @@ class BaccaratTable:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
             # that session's frames from there; a shoe of another session (powered up while
             # the controller was down) ignores the NAK and brings its $HELO by its silence
-            # resend (docs/design.md, shoe protocol revision 2; docs/shoe-protocol.md).
+            # resend (docs/design.md, shoe protocol revision 3; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
         sim = devices.get("shoe_sim")

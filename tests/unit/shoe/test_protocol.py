@@ -1,4 +1,4 @@
-"""Reference shoe protocol, revision 2: encoding, streaming decoding, session ids and the
+"""Reference shoe protocol, revision 3: encoding, streaming decoding, session ids and the
 receiver's sequence rules."""
 
 from __future__ import annotations
