@@ -260,11 +260,11 @@ class ShoeLink:
 
     def memo(self) -> Callable[[], None]:
         """A copy of what the link remembers (not the resync state), and what puts it back."""
-        kept = (self.position, self.up, self.watchdog_ok)
+        kept = (self.position, self.up, self.watchdog_ok, self._refused_helo)
         folds = copy.deepcopy(self.summaries.folds)
 
         def restore() -> None:
-            self.position, self.up, self.watchdog_ok = kept
+            self.position, self.up, self.watchdog_ok, self._refused_helo = kept
             self.summaries.folds = folds
 
         return restore
