@@ -119,6 +119,9 @@ class ShoeLink:
         self._resync_from: int | None = None  # a shoe SEQ that could not be journaled
         self._await_session = False  # a new session's HELO could not be journaled
         self._refused_helo: str | None = None  # the $HELO last refused (said once on the console)
+        #: Why the shoe on the line is refused (its $HELO names another protocol revision), until
+        #: a shoe that speaks ours starts a session; shown by ``status`` as a shoe fault.
+        self.refused: str | None = None
         self.up = False
         self.watchdog_ok = True
         #: Where the journaled session stands: its SID and the SEQ after its newest row
@@ -191,6 +194,7 @@ class ShoeLink:
         if detail["raw"] == self._refused_helo:
             return False
         self._refused_helo = detail["raw"]
+        self.refused = event.detail
         self._rec.log(K_REFUSED_FRAME, {**detail, "count": 1})
         self._rec.alarm(
             f"SHOE REFUSED: {event.detail}. None of its cards is accepted: fit a shoe that"
@@ -209,6 +213,7 @@ class ShoeLink:
         """docs/design.md: a $HELO of a new SID starts a new session; it is journaled with where the
         old session stood, acknowledged, and the table's rules decide what it means."""
         previous = event.previous or self.position
+        self.refused = self._refused_helo = None  # a shoe that speaks our revision
         row: dict[str, Any] = {
             "sid": event.sid,
             "seq": event.seq,
@@ -260,11 +265,11 @@ class ShoeLink:
 
     def memo(self) -> Callable[[], None]:
         """A copy of what the link remembers (not the resync state), and what puts it back."""
-        kept = (self.position, self.up, self.watchdog_ok, self._refused_helo)
+        kept = (self.position, self.up, self.watchdog_ok, self._refused_helo, self.refused)
         folds = copy.deepcopy(self.summaries.folds)
 
         def restore() -> None:
-            self.position, self.up, self.watchdog_ok, self._refused_helo = kept
+            (self.position, self.up, self.watchdog_ok, self._refused_helo, self.refused) = kept
             self.summaries.folds = folds
 
         return restore

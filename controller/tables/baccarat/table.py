@@ -51,7 +51,7 @@ from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
-from drivers.shoe_protocol import SessionPosition
+from drivers.shoe_protocol import REVISION, SessionPosition
 
 
 class BaccaratTable:
@@ -298,6 +298,8 @@ class BaccaratTable:
         d = self._state.data
         out = list(d.faults)
         out += [f"shoe fault {f}" for f in d.shoe_faults]
+        if self.link.refused is not None:
+            out.append(f"shoe refused: {self.link.refused}")
         if not self.link.watchdog_ok:
             out.append("shoe watchdog: no valid frame")
         if d.shoe_unconfirmed is not None:
@@ -321,6 +323,11 @@ class BaccaratTable:
                 " the sim profile) or a power cycle of the shoe"
                 for f in d.shoe_faults
             ]
+            if self.link.refused is not None:
+                how.append(
+                    f"shoe refused: clears when a shoe that speaks shoe protocol revision"
+                    f" {REVISION} powers up"
+                )
             if not self.link.watchdog_ok:
                 how.append("shoe watchdog: clears when a valid frame of the shoe's session arrives")
             if d.shoe_unconfirmed is not None:

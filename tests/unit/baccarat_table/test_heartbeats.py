@@ -10,9 +10,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from controller.games.baccarat.shoe import CoupInProgress
 from controller.journal.store import Journal
 from controller.tables.baccarat.data import K_FRAME, K_REFUSED_FRAME, K_SESSION
+from controller.tables.table import Refused
 from drivers.sim.shoe import SimShoe
 from tests.unit.baccarat_table.test_shoe_restart import (
     WAIT_S,
@@ -68,6 +71,8 @@ def test_a_lost_last_card_of_a_coup_is_found_by_the_next_heartbeat(fast_tmp: Pat
     shoe = SimShoe(seed=42, heartbeat_s=0.05, resend_after_s=30.0)
     ctl = Controller(journal, shoe.create_pty())
     try:
+        # the port open first: pySerial's input flush must not take the HELO (no quick resend)
+        ctl.pump(lambda: ctl.table.link.up)
         shoe.start()
         ctl.pump(lambda: journal.last([K_SESSION]) is not None)
         open_shoe(ctl, shoe)
@@ -119,6 +124,10 @@ def test_a_shoe_of_another_revision_is_refused_and_none_of_its_cards_taken(
         assert not list(journal.events(kinds=[K_SESSION, K_FRAME]))
         assert not [f for f in shoe.received if f.type == "ACK"]
         assert ctl.table.resume_position() is None
+        faults = ctl.table.faults()
+        assert any(f.startswith("shoe refused:") and "no protocol revision" in f for f in faults)
+        with pytest.raises(Refused, match="revision 3 powers up"):
+            ctl.table.clear_fault("tech")  # not the console's to clear: says what clears it
     finally:
         ctl.table.close()
         assert shoe.stop(WAIT_S)

@@ -175,6 +175,8 @@ def test_dropped_last_frame_is_recovered_by_the_next_heartbeat() -> None:
     shoe = SimShoe(seed=3, heartbeat_s=0.1, resend_after_s=30.0)
     ctl2 = Controller(shoe.create_pty()).start()
     try:
+        # the port open first: pySerial's input flush must not take the HELO (no quick resend)
+        assert wait_until(lambda: ctl2.shoe.stats().link_up)
         shoe.start()
         assert wait_until(lambda: bool(ctl2.of(ShoeSession)))
         assert wait_until(lambda: ctl2.shoe.stats().durable_seq == 0)  # the HELO acknowledged
