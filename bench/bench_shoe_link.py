@@ -56,6 +56,7 @@ class IdleResult:
     acks: int
     naks: int
     rows: int
+    kinds: dict[str, int]  # the rows by kind
 
 
 def idle(state_dir: Path, seconds: float, period_s: float) -> IdleResult:
@@ -86,7 +87,11 @@ def idle(state_dir: Path, seconds: float, period_s: float) -> IdleResult:
         time.sleep(seconds)
         after = sim.status()
         got = list(sim.received)[replies:]
+        first = rows
         rows = app.call(lambda: app.journal.last_seq, WAIT_S) - rows
+        kinds: dict[str, int] = {}
+        for e in app.call(lambda: list(app.journal.events(since_seq=first)), WAIT_S):
+            kinds[e.kind] = kinds.get(e.kind, 0) + 1
         return IdleResult(
             seconds=time.monotonic() - t0,
             period_s=period_s,
@@ -95,6 +100,7 @@ def idle(state_dir: Path, seconds: float, period_s: float) -> IdleResult:
             acks=sum(f.type == "ACK" for f in got),
             naks=sum(f.type == "NAK" for f in got),
             rows=rows,
+            kinds=kinds,
         )
     finally:
         app.post(Shutdown("bench"))
@@ -181,7 +187,7 @@ def print_idle(res: IdleResult) -> None:
     print(
         f"idle shoe link, {res.seconds:.0f} s ({clock}): {res.heartbeats} heartbeats sent,"
         f" {res.resends} resends, {res.acks} $ACK and {res.naks} $NAK from the controller,"
-        f" {res.rows} journal rows"
+        f" {res.rows} journal rows {res.kinds or ''}"
     )
 
 
