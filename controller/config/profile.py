@@ -760,6 +760,16 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
 _NUMBERED_USB_SERIAL: Final = re.compile(r"/dev/tty(USB|ACM)[0-9]+")
 
 
+#: The name the release's udev rules (systemd/udev/70-table-controller-serial.rules) give the
+#: adapter of each serial setting, by the USB port it is plugged into.
+_STABLE_NAME: Final = {
+    "console.port": "/dev/tc-console",
+    "devices.shoe.port": "/dev/tc-shoe",
+    "devices.display.port": "/dev/tc-display",
+    "devices.dealer_display.port": "/dev/tc-display",
+}
+
+
 def profile_warnings(profile: Profile) -> list[str]:
     """Choices a profile may make that deserve a second look (printed by check-profile)."""
     out = []
@@ -776,10 +786,24 @@ def profile_warnings(profile: Profile) -> list[str]:
             out.append(
                 f'{key} = "{port}" is numbered in the order USB finds the adapters, which can'
                 " change between boots (the shoe could come up on the display's port): name"
-                " it by the USB port it is plugged into, /dev/tc-shoe, /dev/tc-display or"
-                " /dev/tc-console from the release's udev rules, or /dev/serial/by-path/..."
+                f" it by the USB port it is plugged into, {_STABLE_NAME[key]} from the"
+                " release's udev rules, or /dev/serial/by-path/..."
                 ' (docs/configuration.md "Stable device names")'
             )
+    tpm_overlays = [o for o in profile.board.overlays if o.startswith("tpm-")]
+    if (
+        profile.gpio_backend == "rpi"
+        and profile.journal.counter.startswith("device:")
+        and not tpm_overlays
+    ):
+        # The TPM is on the header's SPI0 (docs/hardware.md "Pin map"): without its overlay
+        # named, a button or lamp wired to GPIO 7-11 is not refused.
+        out.append(
+            f'journal.counter = "{profile.journal.counter}" uses a TPM, but board.overlays'
+            ' names no TPM overlay: add "tpm-slb9670" (the dtoverlay line of config.txt) so'
+            " that a device on the pins its SPI0 takes (GPIO 7-11) is refused"
+            ' (docs/hardware.md "Pin map")'
+        )
     board = profile.scoreboard
     if board.enabled and not board.loopback:
         out.append(

@@ -479,6 +479,30 @@ def test_a_numbered_usb_serial_port_is_warned_not_refused(tmp_path: Path, port: 
     assert f'devices.shoe.port = "{port}"' in warnings[0] and "/dev/tc-shoe" in warnings[0]
 
 
+def test_each_numbered_port_is_pointed_to_its_own_udev_name(tmp_path: Path) -> None:
+    """The udev rules name the console adapter /dev/tc-console, the shoe's /dev/tc-shoe and the
+    dealer display's /dev/tc-display (systemd/udev/70-table-controller-serial.rules)."""
+    rules = (ROOT / "systemd" / "udev" / "70-table-controller-serial.rules").read_text()
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(
+        tmp_path,
+        "t.toml",
+        'include = "base.toml"\n[console]\nport = "/dev/ttyUSB2"\n'
+        '[devices.shoe]\nport = "/dev/ttyUSB0"\n'
+        '[devices.dealer_display]\ndriver = "serial-text"\nport = "/dev/ttyACM1"\n',
+    )
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    for key, port, name in (
+        ("console.port", "/dev/ttyUSB2", "tc-console"),
+        ("devices.shoe.port", "/dev/ttyUSB0", "tc-shoe"),
+        ("devices.dealer_display.port", "/dev/ttyACM1", "tc-display"),
+    ):
+        (mine,) = [w for w in warnings if f'{key} = "{port}"' in w]
+        assert f"/dev/{name} " in mine and f'SYMLINK+="{name}"' in rules
+        others = {"tc-console", "tc-shoe", "tc-display"} - {name}
+        assert not [o for o in others if f"/dev/{o}" in mine], mine
+
+
 @pytest.mark.parametrize(
     "port", ["/dev/tc-shoe", "/dev/serial/by-path/platform-xhci-hcd.0-usb-0:1:1.0-port0", "sim"]
 )
