@@ -94,6 +94,9 @@ def test_pi_profiles_take_board_from_the_base(board: str) -> None:
     # Pi 4: serial0 is the header UART; Pi 5: the header UART is ttyAMA0 (serial0 = debug port)
     assert p.console.port == {"rpi4": "/dev/serial0", "rpi5": "/dev/ttyAMA0"}[board]
     assert p.console.baud == 115200
+    # Both SoCs have the RNG200 behind /dev/hwrng (systemd/README.md "Pi 4 and Pi 5
+    # differences"): a pai gow Pi profile names it, so a generator gone is a fault (docs/rng.md)
+    assert p.rng.hwrng_path == "/dev/hwrng"
 
 
 def test_rpi_baccarat_profile_values() -> None:
