@@ -105,6 +105,9 @@ STANDARD_BAUDS: Final = (
 )
 GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
 GPIO_MAX: Final = 27
+#: Until a program sets them up, GPIO 0 to this pull up and the rest pull down (BCM2835 ARM
+#: Peripherals, p. 102; the BCM2711 keeps those defaults): an output there is on at power-on.
+PULLED_UP_AT_POWER_ON: Final = 8
 #: The header UART is on GPIO 14 (TXD) and 15 (RXD) on a Pi 4 and a Pi 5.
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
@@ -804,6 +807,22 @@ def profile_warnings(profile: Profile) -> list[str]:
             " that a device on the pins its SPI0 takes (GPIO 7-11) is refused"
             ' (docs/hardware.md "Pin map")'
         )
+    if profile.gpio_backend == "rpi":
+        outputs: list[tuple[str, int]] = []
+        if profile.display is not None and profile.display.pins:
+            outputs += [(f"devices.display.pins.{k}", v) for k, v in profile.display.pins.items()]
+        if profile.seat_lamps is not None:
+            outputs += [
+                (f"devices.seat_lamps.pins.{k}", v) for k, v in profile.seat_lamps.pins.items()
+            ]
+        for key, pin in outputs:
+            if pin <= PULLED_UP_AT_POWER_ON:
+                out.append(
+                    f"{key} = {pin}: GPIO 0-{PULLED_UP_AT_POWER_ON} pull up at power-on, so"
+                    " what it drives can light during boot and while the program is not"
+                    " running; use GPIO 9-27, or a pull-down on its driver input"
+                    ' (docs/hardware.md "Pin map")'
+                )
     board = profile.scoreboard
     if board.enabled and not board.loopback:
         out.append(

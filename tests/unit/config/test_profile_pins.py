@@ -70,7 +70,8 @@ def test_a_tpm_counter_without_the_tpm_overlay_is_warned(tmp_path: Path) -> None
     check-profile cannot know SPI0 is taken, so it says to name it (PAIGOW's buttons on GPIO
     8, 9 and 11 would then be refused)."""
     f = write(tmp_path, "t.toml", ON_A_PI + COUNTER)
-    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    report = check_profile_report(f).splitlines()
+    warnings = [ln for ln in report if ln.startswith("WARNING journal.")]
     assert len(warnings) == 1
     assert 'journal.counter = "device:/dev/tpmrm0"' in warnings[0]
     assert '"tpm-slb9670"' in warnings[0] and "GPIO 7-11" in warnings[0]
@@ -84,8 +85,23 @@ def test_a_tpm_counter_with_its_overlay_or_off_a_pi_is_not_warned(tmp_path: Path
     moved = ON_A_PI.replace("shuffled = 9, no_more_bets = 11", "shuffled = 24, no_more_bets = 25")
     moved = moved.replace("settled = 8", "settled = 12")
     named = write(tmp_path, "t.toml", moved + TPM + COUNTER)
-    assert "WARNING" not in check_profile_report(named)
+    assert "WARNING journal." not in check_profile_report(named)
     simulated = write(tmp_path, "u.toml", PAIGOW + COUNTER)  # the simulated GPIO: no header
+    assert "WARNING" not in check_profile_report(simulated)
+
+
+def test_an_output_on_a_pin_that_pulls_up_at_power_on_is_warned(tmp_path: Path) -> None:
+    """PAIGOW's digit has segments a and b on GPIO 5 and 6, which pull up at power-on (BCM2835
+    ARM peripherals, p. 102): on a Pi they light until the program runs. The buttons on 8 and 9
+    are inputs: not warned."""
+    f = write(tmp_path, "t.toml", ON_A_PI + "[devices.seat_lamps]\npins = { 1 = 4, 2 = 24 }\n")
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    keys = [w.split(" = ")[0].removeprefix("WARNING ") for w in warnings]
+    assert keys == ["devices.display.pins.a", "devices.display.pins.b", "devices.seat_lamps.pins.1"]
+    assert all("pull up at power-on" in w and '"Pin map"' in w for w in warnings)
+    for pin in PULL_DOWN_AT_POWER_ON:
+        assert str(pin) not in [w.split(" = ")[1].split(":")[0] for w in warnings]
+    simulated = write(tmp_path, "u.toml", PAIGOW)  # the simulated GPIO has no power-on
     assert "WARNING" not in check_profile_report(simulated)
 
 
