@@ -81,6 +81,7 @@ from controller.tables.paigow.definition import (
     STATE_NAMES,
     TRANSITIONS,
     position_name,
+    said,
     seat_of,
     start_words,
 )
@@ -317,24 +318,32 @@ class PaigowTable:
 
     def refusal(self, trigger: str, **kwargs: Any) -> str | None:
         """Why ``trigger`` is refused now (None: allowed). Evaluates the same guards the machine
-        evaluates, without firing."""
+        evaluates, without firing. The reason names the buttons and commands a person uses
+        (:data:`SAID`), never a trigger or a guard: a trigger the state does not take gets
+        the inputs it takes; a guard that only chooses between two transitions of the same
+        input (``no_more_bets`` with or without a player bank) is never a reason."""
         state = self.model.state
         steps = [t for t in TRANSITIONS if t.trigger == trigger and t.source == state]
         if not steps:
-            allowed = sorted({t.trigger for t in TRANSITIONS if t.source == state})
-            return f"{trigger} is not allowed in state {state} (allowed: {', '.join(allowed)})"
+            allowed = [t.trigger for t in TRANSITIONS if t.source == state]
+            return f"the table is in state {state}, where it takes {said(allowed)}"
         event = _Probe(kwargs, self.model.state)
+        routing = {u for t in steps for u in t.unless}
         reasons = []
         for t in steps:
             why = [getattr(self.model, f"why_{c}")(event) for c in t.conditions]
-            why += [
-                f"not when {u}" for u in t.unless if getattr(self.model, f"why_{u}")(event) is None
+            failed = [
+                w
+                for c, w in zip(t.conditions, why, strict=True)
+                if w is not None and c not in routing
             ]
-            why = [w for w in why if w]
-            if not why:
+            routed = any(w is not None for c, w in zip(t.conditions, why, strict=True)) or any(
+                getattr(self.model, f"why_{u}")(event) is None for u in t.unless
+            )
+            if not routed:
                 return None
-            reasons.extend(why)
-        return "; ".join(dict.fromkeys(reasons))
+            reasons.extend(failed)
+        return "; ".join(dict.fromkeys(reasons)) or f"not now (state {state})"
 
     def _refuse(self, trigger: str, reason: str, code: str = "STATE") -> Refused:
         self._log(
@@ -351,7 +360,7 @@ class PaigowTable:
             raise self._refuse(trigger, why)
         fired = getattr(self.model, trigger)(**kwargs)
         if not fired:  # pragma: no cover - refusal() evaluates the same guards
-            raise self._refuse(trigger, "a guard refused the transition")
+            raise self._refuse(trigger, f"not now (state {self.model.state})")
         self._outputs()
 
     def _trigger(self, trigger: str, who: str = "dealer", **kwargs: Any) -> list[str]:
