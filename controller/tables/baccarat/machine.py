@@ -92,6 +92,7 @@ SAID: Final[dict[str, str]] = {
     "settled": "the settled button",
     "void_round": "`void [REASON]`",
     "technician_clear": "`clear`",
+    "bet": "`bet SEAT WAGER CENTS`",  # not a trigger: a wager while betting
 }
 
 

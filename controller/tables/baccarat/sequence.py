@@ -50,7 +50,24 @@ class Sequence:
         try:
             moved = bool(getattr(self._model, trigger)())
         except MachineError:
-            taken = [t for t, _, _, _ in TRANSITIONS if t in SAID and _from(t, before)]
+            # what the state takes now: a card's guards are read once the card is added, so
+            # the shoe's cards are always listed; the dealer's inputs only when their guards
+            # hold (no `remedy burn` without a disclosed card)
+            model = self._model
+            possible = [t for t, src, _, _ in TRANSITIONS if t in SAID and _from(src, before)]
+            taken = [
+                t
+                for t, src, _, conditions in TRANSITIONS
+                if t in possible
+                and _from(src, before)
+                and (t in _CARDS or all(bool(getattr(model, c)()) for c in conditions))
+            ]
+            if not taken and possible:
+                raise Refused(
+                    f"the table is in state {before}: {self._why_not(possible[0], before)}"
+                ) from None
+            if before == "betting" and not self._state.data.dead_hand:
+                taken.insert(1, "bet")
             words = ", ".join(dict.fromkeys(SAID[t] for t in taken)) or "nothing"
             raise Refused(f"the table is in state {before}, where it takes {words}") from None
         if not moved:
@@ -83,9 +100,10 @@ class Sequence:
         return f"not now (state {state})"
 
 
-def _from(trigger: str, state: str) -> bool:
-    """Whether ``trigger`` has a transition from ``state``."""
-    return any(
-        t == trigger and (state == src or (isinstance(src, tuple) and state in src))
-        for t, src, _, _ in TRANSITIONS
-    )
+#: The triggers a card from the shoe sends.
+_CARDS = frozenset({"burn_card", "deal_card"})
+
+
+def _from(source: str | tuple[str, ...], state: str) -> bool:
+    """Whether a transition's ``source`` (one state or several) is ``state``."""
+    return state == source or (isinstance(source, tuple) and state in source)

@@ -80,6 +80,7 @@ from controller.tables.paigow.definition import (
     SEATS,
     STATE_NAMES,
     TRANSITIONS,
+    Step,
     position_name,
     said,
     seat_of,
@@ -158,6 +159,8 @@ class PaigowTable:
         self._voids_after_draw = 0  # this shift (docs "Voids after the draw")
         self._memo_txn = -1
         self._outputs_txn = -1
+        #: Why the last button press was refused (None: it was not), for tests and tools.
+        self.last_refusal: Refused | None = None
         #: The input being handled, journaled with the first row it causes.
         self._pending_input: dict[str, Any] | None = None
         self._power_up_lamp_test()
@@ -325,8 +328,10 @@ class PaigowTable:
         state = self.model.state
         steps = [t for t in TRANSITIONS if t.trigger == trigger and t.source == state]
         if not steps:
-            allowed = [t.trigger for t in TRANSITIONS if t.source == state]
-            return f"the table is in state {state}, where it takes {said(allowed)}"
+            possible = [t for t in TRANSITIONS if t.source == state]
+            allowed = [t.trigger for t in possible if self._may(t)]
+            taken = said(allowed or [t.trigger for t in possible])
+            return f"the table is in state {state}, where it takes {taken}"
         event = _Probe(kwargs, self.model.state)
         routing = {u for t in steps for u in t.unless}
         reasons = []
@@ -344,6 +349,20 @@ class PaigowTable:
                 return None
             reasons.extend(failed)
         return "; ".join(dict.fromkeys(reasons)) or f"not now (state {state})"
+
+    def _may(self, step: Step) -> bool:
+        """Whether ``step`` may be taken now as far as its guards can tell without the input's
+        data (a guard that needs the seat or the tiles is given the benefit of the doubt, a
+        void a supervisor's with a reason): a refusal lists only those (the dice in RNG mode,
+        or the draw in dice mode, are not)."""
+        probe = _Probe({"supervisor": True, "reason": "asked"}, self.model.state)
+        for name in step.conditions:
+            try:
+                if getattr(self.model, f"why_{name}")(probe) is not None:
+                    return False
+            except (KeyError, TypeError, ValueError):
+                continue
+        return True
 
     def _refuse(self, trigger: str, reason: str, code: str = "STATE") -> Refused:
         self._log(
@@ -812,12 +831,14 @@ class PaigowTable:
                 kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
                 lines = self._trigger(name, "dealer", **kwargs)
             except Refused as exc:
+                self.last_refusal = exc
                 # said on every console; the one whose `sim button` pressed it hears it as its
                 # ERR
                 announce([f"REFUSED {name}: {exc.reason}"])
                 if press is not None:
                     press.finish([], exc)
                 return
+            self.last_refusal = None
             announce([f"BUTTON {name}: {line}" for line in lines])
             if press is not None:
                 press.finish(lines, None)
