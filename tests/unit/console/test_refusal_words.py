@@ -42,7 +42,7 @@ from tests.unit.console.conftest import Clock, FakeApp, FakeTable
 from tests.unit.console.conftest import Rig as ConsoleRig
 from tests.unit.paigow_table.helpers import Rig as PgRig
 from tests.unit.paigow_table.helpers import make_rig as make_paigow
-from tests.unit.paigow_table.helpers import play_round, settings
+from tests.unit.paigow_table.helpers import play_round, settings, stuck_rng
 
 TECH = "technician@serial"
 SUPERVISOR = "supervisor@serial"
@@ -286,6 +286,7 @@ PAIGOW_STATES: tuple[tuple[str, dict[str, Any], tuple[str, ...]], ...] = (
         ("press shuffled",),
     ),
     ("test mode", {}, ("test-mode on",)),
+    ("no_more_bets, RNG fault", {}, ("press shuffled", "press no_more_bets")),
 )
 
 
@@ -301,7 +302,8 @@ def _paigow_refusals(tmp: Path) -> Iterator[tuple[str, str, str]]:
     """(where, what was tried, the reply a person reads) for every refusal of the pai gow
     table in every state of :data:`PAIGOW_STATES`."""
     for n, (name, rules, steps) in enumerate(PAIGOW_STATES):
-        rig = make_paigow(tmp / f"pg{n}", settings(**rules))
+        rng = stuck_rng() if "RNG fault" in name else "good"
+        rig = make_paigow(tmp / f"pg{n}", settings(**rules), rng=rng)
         if any(step.startswith(("bank", "cobank")) for step in steps):
             play_round(rig)  # a player banks from the second round of a game (5324.50(g)(2))
         for step in steps:
@@ -382,6 +384,9 @@ def _bac_setup(rig: BacRig, name: str) -> None:
     if name == "betting, new shoe session":
         rig.session()
         return
+    if name == "betting, shoe fault":
+        rig.frame("FLT", "JAM")
+        return
     if name == "halted":
         rig.frame("CARD", "ZZ")
         return
@@ -411,6 +416,7 @@ BACCARAT_STATES = (
     "offering",
     "betting",
     "betting, new shoe session",
+    "betting, shoe fault",
     "halted",
     "dealing",
     "player_third",
