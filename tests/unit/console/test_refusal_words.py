@@ -548,3 +548,11 @@ def test_a_settled_refusal_on_a_player_bank_round_suggests_what_the_state_takes(
     assert "tiles bank T1 T2 T3 T4`" not in refused.reason
     assert rig.try_act("tiles bank 1-2 2-4 6-6 5-5") is not None  # what is no longer said
     assert rig.try_act("hands bank 1-2,2-4 6-6,5-5") is None  # what is said instead
+
+
+def test_every_input_has_the_words_a_refusal_names_it_by() -> None:
+    """A trigger added to either machine needs the button, command or shoe card that sends it
+    (a refusal lists what a state takes in those words); only baccarat's halt is nobody's."""
+    assert set(pg_def.SAID) == set(pg_def.TRIGGERS)
+    triggers = {t for t, _, _, _ in bac_machine.TRANSITIONS}
+    assert set(bac_machine.SAID) - {"bet"} == triggers - {"halt"}
