@@ -642,6 +642,10 @@ def _serve(app: Application, game: str, name: str) -> int:
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    from controller.config.profile import profile_warnings
+
+    for warning in profile_warnings(app.profile):  # what check-profile warns about, at start too
+        print(f"WARNING {warning}", file=sys.stderr)
     notes = app.start()
     board = _start_scoreboard(app)
     try:
@@ -682,12 +686,11 @@ def _start_scoreboard(app: Application) -> ScoreboardServer | None:
     settings = app.profile.scoreboard
     if not settings.enabled:
         return None
-    from controller.config.profile import profile_warnings
     from controller.events import Call
     from controller.scoreboard.labels import text_warnings
     from controller.scoreboard.server import BIND_RETRY_S, ScoreboardServer
 
-    for warning in [*profile_warnings(app.profile), *text_warnings(settings)]:
+    for warning in text_warnings(settings):
         print(f"WARNING {warning}", file=sys.stderr)
     table_id = app.profile.journal.table_id or app.profile.name
     board = ScoreboardServer(settings, app.publication, app.profile.game, table_id)
