@@ -242,11 +242,17 @@ class BaccaratTable:
     def status(self) -> dict[str, str]:
         s = self._state
         d = s.data
+        state = self._sequence.current
+        # The coup as the dealer display and the monitor name it (the one to come while bets
+        # are open); the round is the journal's id of the coup being dealt or settled (what
+        # recall lists), "-" between coups.
         return {
-            "state": self._sequence.current,
+            "state": state,
             "shoe": str(d.shoe_no),
-            "coup": str(d.coup_no),
-            "round": "-" if d.round_id is None else str(d.round_id),
+            "coup": str(coup_shown(state, d.coup_no)),
+            "round": "-"
+            if d.round_id is None
+            else f"{d.round_id} (coup {d.coup_no}'s rows in the journal and recall)",
             "cards_left": str(s.cards_left()),
             "curator": "" if d.curator is None else str(d.curator),
             "coup_cards": self._coup_cards(),
