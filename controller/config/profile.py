@@ -62,12 +62,14 @@ __all__ = [
     "SIGNERS",
     "STANDARD_BAUDS",
     "TOPIC_ID_PATTERN",
+    "BoardSettings",
     "ButtonSettings",
     "ConsoleSettings",
     "DealerDisplaySettings",
     "DisplaySettings",
     "FeedSettings",
     "JournalSettings",
+    "PowerFailSettings",
     "Profile",
     "ProfileError",
     "RngSettings",
@@ -119,8 +121,8 @@ SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
-    "paigow": (("display", "buttons"), ("seat_lamps",)),
-    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps",)),
+    "paigow": (("display", "buttons"), ("seat_lamps", "power_fail")),
+    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail")),
 }
 _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
@@ -326,6 +328,61 @@ class ButtonSettings:
         True,
         ref="docs/drivers-display-buttons.md",
         doc="a press pulls the pin low (switch to GND, internal pull-up)",
+    )
+
+
+_POWER: Final = "docs/power-and-storage.md"
+
+
+@dataclass(frozen=True)
+class PowerFailSettings:
+    """A UPS's power-fail signal on a GPIO input (none by default): while it is asserted the
+    table starts no new round or coup, and the journal is synced at once."""
+
+    pin: int = field(
+        metadata=about(
+            Int(GPIO_MIN, GPIO_MAX),
+            ref=f'{_POWER} "A power-fail input"',
+            doc="the UPS's signal (BCM)",
+        )
+    )
+    active_low: bool = setting(
+        Bool(),
+        True,
+        ref=f'{_POWER} "A power-fail input"',
+        doc="the UPS pulls the line low on battery (internal pull-up); false: it drives it high",
+    )
+
+
+@dataclass(frozen=True)
+class BoardSettings:
+    """Where the board's own sensors and clock are read (sysfs; ``sim``: a simulated board in
+    the state directory), how often, and the temperature at which the firmware throttles."""
+
+    hwmon: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/hwmon",
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the hwmon root: rpi_volt (undervoltage) and cpu_thermal are looked up by name",
+    )
+    rtc: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/rtc",
+        ref=f'{_POWER} "The clock"',
+        doc="the RTC class root: rtc0 is the Pi 5's clock, or a DS3231 on a Pi 4",
+    )
+    poll_s: float = setting(
+        Float(0.5, 60.0),
+        2.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="seconds between reads (the kernel polls the firmware every 2 s)",
+    )
+    throttle_c: float = setting(
+        Float(50.0, 85.0),
+        80.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the SoC temperature journaled as throttling (the firmware slows the Arm cores"
+        " from 80 C)",
     )
 
 
@@ -643,6 +700,8 @@ class Profile:
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
+    power_fail: PowerFailSettings | None = None
+    board: BoardSettings = BoardSettings()
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -657,6 +716,8 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("devices.buttons", ButtonSettings),
     ("devices.shoe", ShoeSettings),
     ("devices.dealer_display", DealerDisplaySettings),
+    ("devices.power_fail", PowerFailSettings),
+    ("board", BoardSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
 )
@@ -1002,6 +1063,7 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
     rng = _group(top, r, "rng", RngSettings) or RngSettings()
     rules = _rules(top, r)
     scoreboard = _scoreboard(top, r) or ScoreboardSettings()
+    board = _group(top, r, "board", BoardSettings) or BoardSettings()
     feed = _feed(top, r, journal, name or Path(shown).stem)
     if feed is not None and journal.table_id is None and "table" in _table(r.data, "feed"):
         # [feed] table alone names the table; the journal signs its heads with it
@@ -1039,6 +1101,8 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         dealer_display=devices.get("dealer_display"),
         scoreboard=scoreboard,
         feed=feed,
+        power_fail=devices.get("power_fail"),
+        board=board,
     )
 
 
@@ -1192,10 +1256,11 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
         "seat_lamps": lambda s: _seat_lamps(s, r),
         "shoe": lambda s: _shoe(s, r, rules),
         "dealer_display": lambda s: _dealer_display(s, r),
+        "power_fail": lambda s: s.read(PowerFailSettings),
     }
     out: dict[str, Any] = {}
     complete = True
-    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display"):
+    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail"):
         if dev not in required + optional:
             continue
         need = f": game {game} needs this device"
@@ -1370,6 +1435,8 @@ def _check_serial_ports(r: _Reader) -> None:
 
 def _is_pin_key(key: str) -> bool:
     parts = key.split(".")
+    if parts == ["devices", "power_fail", "pin"]:
+        return True
     return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
 
 
