@@ -19,6 +19,7 @@ its own and only posts :class:`BoardCondition` events; the controller's loop jou
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,14 +77,14 @@ def _read_small(path: Path) -> str | None:
     if len(raw) > _MAX_READ:
         return None
     try:
-        return raw.decode("ascii").strip()
+        return raw.strip().decode("ascii")
     except UnicodeDecodeError:
         return None
 
 
 def _read_int(path: Path) -> int | None:
     text = _read_small(path)
-    if text is None or not text.lstrip("-").isdigit():
+    if text is None or re.fullmatch(r"-?[0-9]+", text) is None:
         return None
     return int(text)
 
