@@ -32,9 +32,8 @@ def test_no_new_coup_but_the_coup_under_way_ends(tmp_path: Path) -> None:
     rig.open_shoe()
     rig.press("no_more_bets")
     hold[0] = FAILING
-    rig.cards(
-        "2S 3S 4S 5S"
-    )  # player 2+4 = 6, banker 3+5 = 8: a natural: no more cards (5324.20(f)(10))
+    # player 2+4 = 6, banker 3+5 = 8, a natural: no more cards (5324.20(f)(10))
+    rig.cards("2S 3S 4S 5S")
     assert rig.table.state == "settling"
     rig.press("settled")
     assert rig.table.state == "betting"
