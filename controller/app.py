@@ -198,7 +198,11 @@ class Application:
             self._state_path,
             post=lambda fn: self.post(Call(fn)),
             raise_fault=self._raise_fault,
-            carry_kinds=lambda: getattr(getattr(self, "table", None), "carry_kinds", ()),
+            # the table's latches, and the board's meters (the newest row of each kind)
+            carry_kinds=lambda: (
+                *getattr(getattr(self, "table", None), "carry_kinds", ()),
+                *((kind,) for kind in METER_KINDS),
+            ),
             snapshot_kinds=_snapshot_kinds(profile.game),
             counter=open_counter(jset.counter, jset.counter_index),
         )
@@ -824,6 +828,8 @@ BOARD_KINDS: Final[Mapping[str, str]] = MappingProxyType(
     {"undervoltage": "power.undervoltage", "throttled": "power.throttled"}
 )
 POWER_FAIL_KIND: Final = "power.fail"
+#: The rows whose ``count`` is a meter: an archive carries the newest of each forward.
+METER_KINDS: Final = (*BOARD_KINDS.values(), POWER_FAIL_KIND)
 
 
 class PowerWatch:
@@ -844,7 +850,7 @@ class PowerWatch:
         self.active: dict[str, str] = {}  # condition -> what was read when it began
         #: Meters: times each condition began (the journal's last row of its kind says).
         self.counts: dict[str, int] = {}
-        for kind in (*BOARD_KINDS.values(), POWER_FAIL_KIND):
+        for kind in METER_KINDS:
             row = journal.last([kind])
             self.counts[kind] = int(row.data.get("count", 0)) if row is not None else 0
         self.ups_pin: int | None = None

@@ -168,3 +168,16 @@ def test_status_without_an_rtc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         assert "power_fail" not in status
     finally:
         app.close()
+
+
+def test_an_archive_carries_the_meters_forward(app: Application) -> None:
+    app.devices["board_sim"].undervoltage(True)
+    app.devices["board"].poll_once()
+    _drain(app)
+    counted = app.journal.last(["power.undervoltage"])
+    assert counted is not None
+    # the archive moves every row up to here out of the live journal
+    app.trust.carry_forward(app.journal.last_seq)  # (this thread stands in for the loop)
+    carried = app.journal.last(["power.undervoltage"])
+    assert carried is not None and carried.seq > counted.seq
+    assert (carried.data["count"], carried.data["carried_from"]) == (1, counted.seq)
