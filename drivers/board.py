@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 __all__ = [
     "CONDITIONS",
@@ -33,6 +33,7 @@ __all__ = [
     "BoardReading",
     "BoardSensors",
     "RtcInfo",
+    "SensorSource",
     "detect_rtc",
     "find_hwmon",
 ]
@@ -102,8 +103,15 @@ def find_hwmon(root: Path, name: str) -> Path | None:
     return None
 
 
+class SensorSource(Protocol):
+    """What :class:`BoardMonitor` reads: one reading of the board's sensors."""
+
+    def read(self) -> BoardReading: ...
+
+
 class BoardSensors:
-    """Reads the voltage alarm and the SoC temperature under one hwmon root."""
+    """Reads the voltage alarm and the SoC temperature under one hwmon root (sysfs, or the
+    simulated board's directory)."""
 
     def __init__(self, hwmon_root: Path) -> None:
         self.hwmon_root = Path(hwmon_root)
@@ -126,7 +134,7 @@ class BoardMonitor:
 
     def __init__(
         self,
-        sensors: BoardSensors,
+        sensors: SensorSource,
         post: Callable[[BoardCondition], None],
         *,
         poll_s: float = 2.0,
