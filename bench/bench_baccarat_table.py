@@ -34,7 +34,7 @@ from controller.app import Application  # noqa: E402
 from controller.config.profile import load_profile  # noqa: E402
 from controller.events import Shutdown  # noqa: E402
 from controller.games import baccarat  # noqa: E402
-from controller.journal.store import Entry  # noqa: E402
+from controller.journal.chain import Row  # noqa: E402
 from controller.tables.baccarat.integrity import (
     RANK_RUN_ALARM,
     REPEAT_WINDOW_ALARM,
@@ -96,7 +96,7 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
     decided: list[int] = []
     cond = threading.Condition()
 
-    def listener(entry: Entry) -> None:
+    def listener(entry: Row) -> None:
         if entry.kind in DECISIONS:
             with cond:
                 decided.append(time.perf_counter_ns())

@@ -57,10 +57,6 @@ TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
 )
 
 
-class AppFault(Exception):
-    """A condition that stops play until a technician clears it (journal, program, RNG)."""
-
-
 class Publication:
     """The table's published view, for readers on other threads (the scoreboard server).
 

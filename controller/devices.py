@@ -13,12 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from drivers.errors import BackendUnavailable, DriverError
+from drivers.errors import BackendUnavailable
 from drivers.gpio import BACKENDS, GpioApi
-
-
-class DeviceSetupError(DriverError, RuntimeError):
-    """A device named in the profile could not be brought up."""
 
 
 def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:

@@ -145,10 +145,6 @@ class _Txn:
 
 HeadHook = Callable[[int, str, str], None]
 
-#: The name controller/tables/baccarat/recovery.py still imports for a row (the baccarat table
-#: is being reworked elsewhere); it goes when that module names :class:`Row`.
-Entry = Row
-
 
 class Journal:
     """Append-only, SHA-256-chained event journal. The writer is owned by the loop's thread;

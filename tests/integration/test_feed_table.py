@@ -147,6 +147,13 @@ def _stored_rows(url: str) -> list[tuple[int, str]]:
     return [(int(str(r["seq"])), str(r["hash"])) for r in stored(url, SITE, TABLE)]
 
 
+def _stored_when_caught_up(url: str, rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The collector's rows once it holds as many as the journal: the broker's PUBACK (backlog 0)
+    comes before the collector, a separate client, has received and stored them."""
+    wait_for(lambda: len(stored(url, SITE, TABLE)) >= len(rows), 30, "the collector caught up")
+    return _stored_rows(url)
+
+
 @pytest.fixture
 def store_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'collector.sqlite'}"
@@ -161,7 +168,7 @@ def test_the_table_feeds_the_collector(
         table.deal(3)
         rows = table.journal_rows()
         # simulate returned: the publisher had sent everything before the process ended
-        assert _stored_rows(store_url) == rows
+        assert _stored_when_caught_up(store_url, rows) == rows
         # the head signed at shutdown (the newest row) was stored before the feed stopped, and
         # sent: the collector's chain is signed to its end
         assert table.newest_head() == rows[-1][0]
@@ -207,7 +214,8 @@ def test_controller_sigkilled_mid_publish(
             assert ctl.stop() == 0
         rows = table.journal_rows()
         assert rows[: len(before)] == before
-        assert _stored_rows(store_url) == rows  # every row once, in order, none lost
+        # every row once, in order, none lost
+        assert _stored_when_caught_up(store_url, rows) == rows
         wait_for(lambda: _signed(store_url) == rows[-1][0], 10, "the last head matched")
     finally:
         collector.stop()
@@ -311,7 +319,7 @@ def test_a_journal_rolled_back_on_the_device_raises_rollback(
     try:
         table.deal(6)
         rows = table.journal_rows()
-        assert _stored_rows(store_url) == rows
+        assert _stored_when_caught_up(store_url, rows) == rows
         newest = table.newest_head()
         wait_for(lambda: _signed(store_url) == newest, 10, f"head {newest} matched")
         cut = _roll_back(table.state, keep_heads=3)

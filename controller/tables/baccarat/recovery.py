@@ -6,7 +6,7 @@ decision rows counted instead of written and the display and alarms silent
 
 from __future__ import annotations
 
-from controller.journal.store import Entry
+from controller.journal.chain import Row
 from controller.tables.baccarat.actions import DealerActions
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
@@ -135,7 +135,7 @@ class Recovery:
     def _is_decision(kind: str) -> bool:
         return kind.startswith("baccarat.") and kind not in NOT_DECISIONS
 
-    def _replay_one(self, entry: Entry) -> None:
+    def _replay_one(self, entry: Row) -> None:
         self._rec.input_seq = entry.seq
         data = entry.data
         if entry.kind == K_FRAME:
