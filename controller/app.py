@@ -31,13 +31,13 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
-from controller.journal.store import JournalError
+from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
-from drivers.board import BoardCondition, detect_rtc
+from drivers.board import BoardCondition, BoardMonitor, detect_rtc
 from drivers.power_fail import PowerFailChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
@@ -836,7 +836,7 @@ class PowerWatch:
 
     def __init__(
         self,
-        journal: Any,
+        journal: Journal,
         alarm: Callable[[str], None],
         sync_now: Callable[[str], None],
     ) -> None:
@@ -851,7 +851,7 @@ class PowerWatch:
             self.counts[kind] = int(row.data.get("count", 0)) if row is not None else 0
         self.ups_pin: int | None = None
         self.ups_asserted = False
-        self._monitor: Any = None
+        self._monitor: BoardMonitor | None = None
         self._rtc_roots: tuple[Path, Path] | None = None
 
     def attach(self, devices: Mapping[str, Any]) -> None:
