@@ -37,7 +37,7 @@ from controller.journal.trust import JournalTrust, acknowledgment_lines, open_jo
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
-from drivers.board import BoardCondition, BoardMonitor, detect_rtc
+from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
 from drivers.power_fail import PowerFailChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
@@ -922,7 +922,7 @@ class PowerWatch:
         uv = self.counts[BOARD_KINDS["undervoltage"]]
         hot = self.counts[BOARD_KINDS["throttled"]]
         meters = f"undervoltage {uv} time{'' if uv == 1 else 's'}, throttling {hot}"
-        now = [f"{c.upper()} NOW ({d})" for c, d in sorted(self.active.items())]
+        now = [f"{c.upper()} NOW" for c in CONDITIONS if c in self.active]
         last = self._monitor.last if self._monitor is not None else None
         if last is not None and last.undervoltage is None and not now:
             now = ["no undervoltage sensor (hwmon rpi_volt) found"]
