@@ -69,6 +69,9 @@ def main() -> None:
                     press(name)
                 start = time.perf_counter_ns()
                 gpio.drive(pins["draw"], 0)
+                # rpi-lgpio's debounce (the simulator's default) reports the press once the
+                # line has been stable for bounce_ms: on the simulated clock, at once here
+                gpio.clock.advance(gap_ms)
                 deadline = time.monotonic() + WAIT_S
                 while display.read_back() not in digits:
                     if time.monotonic() > deadline:
@@ -78,7 +81,6 @@ def main() -> None:
                         )
                     time.sleep(0)
                 samples.append((time.perf_counter_ns() - start) / 1e6)
-                gpio.clock.advance(gap_ms)
                 gpio.drive(pins["draw"], 1)
                 gpio.clock.advance(gap_ms)
                 for name in ("dealt", "hands_set", "settled"):

@@ -185,13 +185,15 @@ class Table:
                 self.press(name)
             start = time.perf_counter_ns()
             self.gpio.drive(self.pins["draw"], 0)
+            # rpi-lgpio's debounce (the simulator's default) reports the press once the line
+            # has been stable for bounce_ms: on the simulated clock, at once here
+            self.gpio.clock.advance(self.gap_ms)
             deadline = time.monotonic() + WAIT_S
             while self.display.read_back() not in self.digits:
                 if time.monotonic() > deadline:
                     raise SystemExit("no number on the display")
                 time.sleep(0)
             samples.append((time.perf_counter_ns() - start) / 1e6)
-            self.gpio.clock.advance(self.gap_ms)
             self.gpio.drive(self.pins["draw"], 1)
             self.gpio.clock.advance(self.gap_ms)
             # The number stays up while the tiles are dealt (seconds at a table): long enough

@@ -38,7 +38,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     if needs_gpio:
         from drivers.gpio import ensure_bcm
 
-        gpio = load_gpio(profile.gpio_backend)
+        gpio = load_gpio(profile.gpio_backend, profile.gpio_sim_debounce)
         ensure_bcm(gpio)
         devices["gpio"] = gpio
         used = sorted(_pins_in_use(profile))
@@ -82,7 +82,9 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     if profile.seat_lamps is not None:
         from drivers.seat_lamps import SeatLamps
 
-        lamps = SeatLamps(gpio, dict(profile.seat_lamps))
+        lamps = SeatLamps(
+            gpio, dict(profile.seat_lamps.pins), active_high=profile.seat_lamps.active_high
+        )
         devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
 
@@ -168,12 +170,18 @@ def _build_board(
     closers.insert(0, monitor.stop)
 
 
-def load_gpio(backend: str) -> GpioApi:
-    """The GPIO backend the profile names: "rpi" (RPi.GPIO / rpi-lgpio) or "sim" (a fresh twin)."""
+def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
+    """The GPIO backend the profile names: "rpi" (rpi-lgpio, the ``RPi.GPIO`` module) or "sim"
+    (a fresh twin with ``sim_debounce``'s debounce: "rpi-lgpio", as the release, or "rpi-gpio")."""
     if backend == "sim":
-        from drivers.sim.gpio import SimGPIO
+        from drivers.sim.gpio import DEBOUNCE_MODES, SimGPIO
 
-        return SimGPIO()
+        for mode in DEBOUNCE_MODES:
+            if mode == sim_debounce:
+                return SimGPIO(debounce=mode)
+        raise BackendUnavailable(
+            f"unknown simulated GPIO debounce {sim_debounce!r}; expected one of {DEBOUNCE_MODES}"
+        )
     if backend == "rpi":
         from drivers.gpio import load_rpi_gpio
 
@@ -188,7 +196,7 @@ def _pins_in_use(profile: Any) -> set[int]:
     if profile.buttons is not None:
         pins.update(profile.buttons.pins.values())
     if profile.seat_lamps is not None:
-        pins.update(profile.seat_lamps.values())
+        pins.update(profile.seat_lamps.pins.values())
     if profile.power_fail is not None:
         pins.add(profile.power_fail.pin)
     return pins

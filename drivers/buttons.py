@@ -1,17 +1,25 @@
 """The dealer's push buttons on GPIO: debounced presses posted to the controller's queue.
 
-Wiring (docs/drivers-display-buttons.md): each button between its GPIO and ground, with the
-Pi's internal pull-up enabled, so idle reads HIGH and a press pulls it LOW (``active_low``).
+Wiring (docs/hardware.md "Buttons"): each button between its GPIO and ground, pulled up (an
+external 10 k and the Pi's internal pull-up), so idle reads HIGH and a press pulls it LOW
+(``active_low``).
 
-Debounce: edge detection on BOTH edges with the backend's ``bouncetime`` lockout (RPi.GPIO
-drops an edge within ``bounce_ms`` of the last accepted one).  A press is posted on the leading
-edge (low latency for the draw button) when the pin reads active and the button was last seen
-released; a release is recorded when an accepted edge reads inactive.  The failure mode is a
-missed release, never an invented press: when a release edge is not seen (a tap shorter than
-``bounce_ms``, or the release edge read mid-bounce), :meth:`DealerButtons.poll` -- which the
-controller's loop calls every tick -- sees the pin back at rest once the contact has been quiet
-for ``2 * bounce_ms`` and re-arms the button, so the dealer's next press posts.  An RC filter on
-the wire still helps (see the docs).
+Debounce: edge detection on BOTH edges with the backend's ``bouncetime`` (``bounce_ms``). A
+press is posted when an edge reads the pin active and the button was last seen released; a
+release is recorded when an edge reads it inactive. What an edge is depends on the library that
+provides ``RPi.GPIO`` (docs/drivers-display-buttons.md "Debounce"):
+
+- rpi-lgpio (the release, on the Pi 4 and the Pi 5) reports an edge once the line has been
+  stable for ``bounce_ms``: a press is posted ``bounce_ms`` after the contact settles, a tap
+  shorter than ``bounce_ms`` is not a press, and every release is seen.
+- RPi.GPIO reports the first edge and drops every edge within ``bounce_ms`` of it: a press is
+  posted on its leading edge, and a release edge can be lost (a tap shorter than ``bounce_ms``,
+  or the release read mid-bounce).
+
+Either way the failure mode is a missed press or release, never an invented press: when a
+release edge is not seen, :meth:`DealerButtons.poll` -- which the controller's loop calls every
+tick -- sees the pin back at rest once the contact has been quiet for ``2 * bounce_ms`` and
+re-arms the button, so the dealer's next press posts.
 
 The callback runs on the GPIO event thread: it only posts an immutable event, never touches
 controller state (Klipper habit: one loop owns state).

@@ -59,14 +59,15 @@ class GpioApi(Protocol):
 
 
 def load_rpi_gpio() -> GpioApi:
-    """The real backend: ``RPi.GPIO`` (or rpi-lgpio, which provides the same module)."""
+    """The real backend: the ``RPi.GPIO`` module, which the release's rpi-lgpio provides on the
+    Pi 4 and the Pi 5 (its debounce: docs/drivers-display-buttons.md "Debounce")."""
     try:
         module = importlib.import_module("RPi.GPIO")
     except ImportError as exc:
         raise BackendUnavailable(
             "GPIO backend 'rpi' needs the RPi.GPIO module, which is not installed: "
-            "install the 'pi' extra (pip install '.[pi]'); on a Raspberry Pi 5 install the "
-            "'pi5' extra (rpi-lgpio provides the same module)"
+            "install the 'pi' extra (pip install '.[pi]': rpi-lgpio, which provides it on a "
+            "Raspberry Pi 4 and 5)"
         ) from exc
     return cast(GpioApi, module)
 

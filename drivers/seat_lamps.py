@@ -1,6 +1,7 @@
 """Optional seat lamps that light the starting position of the deal (one lamp per position).
 
-Each lamp is an LED (or a transistor driving a lamp) on one GPIO; active-high by default.
+Each lamp is an LED, or a driver stage (a ULN2803A channel, docs/hardware.md "Lamps"), on one
+GPIO; active-high by default, active-low by the profile's ``devices.seat_lamps.active_high``.
 """
 
 from __future__ import annotations

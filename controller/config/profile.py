@@ -62,6 +62,8 @@ __all__ = [
     "SIGNERS",
     "STANDARD_BAUDS",
     "TOPIC_ID_PATTERN",
+    "BOARD_OVERLAYS",
+    "GPIO_SIM_DEBOUNCE",
     "BoardSettings",
     "ButtonSettings",
     "ConsoleSettings",
@@ -74,6 +76,7 @@ __all__ = [
     "ProfileError",
     "RngSettings",
     "ScoreboardSettings",
+    "SeatLampSettings",
     "ShoeSettings",
     "check_profile_report",
     "load_profile",
@@ -107,6 +110,18 @@ GPIO_MAX: Final = 27
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
 SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
+#: Whose debounce the simulated GPIO has (drivers/sim/gpio.py ``DEBOUNCE_MODES``, the same
+#: names): rpi-lgpio's, which the release ships, first.
+GpioSimDebounce = Literal["rpi-lgpio", "rpi-gpio"]
+GPIO_SIM_DEBOUNCE: Final[tuple[GpioSimDebounce, ...]] = ("rpi-lgpio", "rpi-gpio")
+#: Device-tree overlays a board's config.txt may load that take header pins from the profile's
+#: devices (docs/hardware.md "Bring-up"): the overlay, the bus it enables and the GPIO it claims.
+#: tpm-slb9670 (an Infineon SLB 9670 TPM) enables SPI0: GPIO 7 CE1, 8 CE0, 9 MISO, 10 MOSI,
+#: 11 SCLK; i2c-rtc (a DS3231 or similar RTC) is on I2C1: GPIO 2 SDA, 3 SCL.
+BOARD_OVERLAYS: Final[Mapping[str, tuple[str, Mapping[int, str]]]] = {
+    "tpm-slb9670": ("SPI0", {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"}),
+    "i2c-rtc": ("I2C1", {2: "SDA", 3: "SCL"}),
+}
 #: A site or table id of the host feed: one MQTT topic level (no wildcard, separator or space)
 #: and a safe file name (the collector's keys directory holds ``<table>.pem``).
 TOPIC_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -355,10 +370,35 @@ class PowerFailSettings:
 
 
 @dataclass(frozen=True)
-class BoardSettings:
-    """Where the board's own sensors and clock are read (sysfs; ``sim``: a simulated board in
-    the state directory), how often, and the temperature at which the firmware throttles."""
+class SeatLampSettings:
+    """The seat lamps by seat number (1-8) and how a lamp is lit: ``active_high`` (a HIGH pin
+    lights it: an LED to ground, or a low-side driver such as a ULN2803A) or not (LOW lights
+    it: an LED to 3.3 V, or a P-channel high-side stage)."""
 
+    pins: Mapping[int, int]
+    active_high: bool = setting(
+        Bool(),
+        True,
+        ref='docs/hardware.md "Lamps"',
+        doc="true: a HIGH pin lights the lamp; false: a LOW pin does",
+    )
+
+
+@dataclass(frozen=True)
+class BoardSettings:
+    """The board itself: what its firmware (config.txt) takes from the 40-pin header (the
+    overlays that claim GPIO pins, so that ``check-profile`` refuses a device on them), and
+    where its own sensors and clock are read (sysfs; ``sim``: a simulated board in the state
+    directory), how often, and the temperature at which the firmware throttles."""
+
+    overlays: tuple[str, ...] = setting(
+        ListOf(OneOf(tuple(BOARD_OVERLAYS)), most=len(BOARD_OVERLAYS)),
+        (),
+        ref='docs/hardware.md "Bring-up"',
+        doc="the dtoverlay lines of config.txt that take header pins (tpm-slb9670: SPI0,"
+        " GPIO 7-11; i2c-rtc: I2C1, GPIO 2-3)",
+        default_text="[] (none)",
+    )
     hwmon: str = setting(
         AbsPath(("sim",)),
         "/sys/class/hwmon",
@@ -693,15 +733,22 @@ class Profile:
     console: ConsoleSettings
     rng: RngSettings
     rules: RuleSettings
+    gpio_sim_debounce: GpioSimDebounce = setting(
+        OneOf(GPIO_SIM_DEBOUNCE),
+        "rpi-lgpio",
+        ref='docs/drivers-display-buttons.md "Debounce"',
+        doc='gpio_backend = "sim": whose debounce the simulated GPIO has (rpi-lgpio, as the'
+        " release ships, or RPi.GPIO's)",
+    )
+    board: BoardSettings = BoardSettings()
     display: DisplaySettings | None = None
     buttons: ButtonSettings | None = None
-    seat_lamps: Mapping[int, int] | None = None
+    seat_lamps: SeatLampSettings | None = None
     shoe: ShoeSettings | None = None
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
     power_fail: PowerFailSettings | None = None
-    board: BoardSettings = BoardSettings()
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -712,12 +759,13 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("journal", JournalSettings),
     ("console", ConsoleSettings),
     ("rng", RngSettings),
+    ("board", BoardSettings),
     ("devices.display", DisplaySettings),
     ("devices.buttons", ButtonSettings),
+    ("devices.seat_lamps", SeatLampSettings),
     ("devices.shoe", ShoeSettings),
     ("devices.dealer_display", DealerDisplaySettings),
     ("devices.power_fail", PowerFailSettings),
-    ("board", BoardSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
 )
@@ -1058,12 +1106,17 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
     name = r.attempt(lambda: top.setting(Profile, "name", default=Path(shown).stem))
     game = cast(Game | None, r.attempt(lambda: top.setting(Profile, "game")))
     gpio_backend = r.attempt(lambda: top.setting(Profile, "gpio_backend"))
+    if gpio_backend == "sim":
+        sim_debounce = r.attempt(lambda: top.setting(Profile, "gpio_sim_debounce"))
+    else:
+        top.refuse(("gpio_sim_debounce",), 'only with gpio_backend = "sim"')
+        sim_debounce = "rpi-lgpio"
+    board = _group(top, r, "board", BoardSettings) or BoardSettings()
     journal = _journal(top, r) or JournalSettings()
     console = _group(top, r, "console", ConsoleSettings) or ConsoleSettings()
     rng = _group(top, r, "rng", RngSettings) or RngSettings()
     rules = _rules(top, r)
     scoreboard = _scoreboard(top, r) or ScoreboardSettings()
-    board = _group(top, r, "board", BoardSettings) or BoardSettings()
     feed = _feed(top, r, journal, name or Path(shown).stem)
     if feed is not None and journal.table_id is None and "table" in _table(r.data, "feed"):
         # [feed] table alone names the table; the journal signs its heads with it
@@ -1081,9 +1134,15 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
 
     r.check_unused()
     if gpio_backend is not None:
-        _check_pins(r, gpio_backend, console)
+        _check_pins(r, gpio_backend, console, board)
     _check_serial_ports(r)
-    if name is None or game is None or gpio_backend is None or devices is None:
+    if (
+        name is None
+        or game is None
+        or gpio_backend is None
+        or sim_debounce is None
+        or devices is None
+    ):
         raise _Skip("profile")
     return Profile(
         name=name,
@@ -1094,6 +1153,8 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         console=console,
         rng=rng,
         rules=rules,
+        gpio_sim_debounce=sim_debounce,
+        board=board,
         display=devices.get("display"),
         buttons=devices.get("buttons"),
         seat_lamps=devices.get("seat_lamps"),
@@ -1102,7 +1163,6 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         scoreboard=scoreboard,
         feed=feed,
         power_fail=devices.get("power_fail"),
-        board=board,
     )
 
 
@@ -1334,14 +1394,19 @@ def _buttons(s: _Section, r: _Reader, game: str) -> ButtonSettings:
     return settings
 
 
-def _seat_lamps(s: _Section, r: _Reader) -> Mapping[int, int]:
+def _seat_lamps(s: _Section, r: _Reader) -> SeatLampSettings:
     pins_sec = s.section("pins", required=True, why=" (seat number 1-8 = GPIO pin)")
     assert pins_sec is not None
     seats = tuple(str(n) for n in range(1, 9))
-    pins = _named_pins(pins_sec, r, (), seats, "seat")
-    if not pins and not pins_sec.table:
-        raise r.error(pins_sec.prefix.rstrip("."), "names no seat; remove the table instead")
-    return MappingProxyType({int(k): v for k, v in pins.items()})
+    pins = r.attempt(lambda: _named_pins(pins_sec, r, (), seats, "seat"))
+    if pins is not None and not pins and not pins_sec.table:
+        r.fail(r.error(pins_sec.prefix.rstrip("."), "names no seat; remove the table instead"))
+        pins = None
+    by_seat = MappingProxyType({int(k): v for k, v in (pins or {}).items()})
+    lamps = s.read(SeatLampSettings, values={"pins": by_seat})
+    if pins is None:
+        raise _Skip(s.prefix)
+    return lamps
 
 
 def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
@@ -1372,8 +1437,15 @@ def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
     )
 
 
-def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
-    """One GPIO pin, one use, across every device (5324.50/20 say nothing; wiring does)."""
+def _check_pins(r: _Reader, backend: str, console: ConsoleSettings, board: BoardSettings) -> None:
+    """One GPIO pin, one use, across every device and the board's overlays (5324.50/20 say
+    nothing; wiring does): a button on a pin the TPM's SPI0 or the RTC's I2C1 drives would read
+    the bus, a lamp there would fight it."""
+    claimed: dict[int, str] = {}
+    for overlay in board.overlays:
+        bus, pins = BOARD_OVERLAYS[overlay]
+        for pin, signal in pins.items():
+            claimed[pin] = f"{bus} {signal}, taken by board.overlays {overlay}"
     users: dict[int, str] = {}
     for key, _text, _src in r.report:
         if not _is_pin_key(key):
@@ -1384,6 +1456,9 @@ def _check_pins(r: _Reader, backend: str, console: ConsoleSettings) -> None:
             r.fail(
                 r.error(key, f"GPIO {pin} is also used by {users[pin]} ({r.file_of(users[pin])})")
             )
+            continue
+        if pin in claimed:
+            r.fail(r.error(key, f"GPIO {pin} is {claimed[pin]}"))
             continue
         if backend == "rpi" and console.port in HEADER_UART_PORTS and pin in HEADER_UART_PINS:
             r.fail(

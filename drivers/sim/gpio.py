@@ -4,6 +4,17 @@ It implements the calls the drivers use with RPi.GPIO's constants, argument chec
 types/messages for misuse (RPi.GPIO 0.7.x ``source/py_gpio.c``, ``event_gpio.c``).  Time comes
 from an injectable ``SimClock`` so bouncetime handling is deterministic.
 
+Debounce (``bouncetime``) behaves as one of the two libraries that provide the ``RPi.GPIO``
+module, chosen by name (:data:`DEBOUNCE_MODES`, the profile's ``gpio_sim_debounce``):
+
+- ``"rpi-lgpio"`` (the default; the release ships rpi-lgpio): an edge is reported only once the
+  line has been stable for ``bouncetime`` ms, so a press arrives one debounce period after the
+  contact settles and a pulse shorter than ``bouncetime`` is never reported (rpi-lgpio
+  ``docs/differences.rst``, "Debounce"). The report is made when the clock reaches that moment
+  (:meth:`SimClock.advance` stops there), on the thread that advances the clock.
+- ``"rpi-gpio"`` (RPi.GPIO 0.7.x ``event_gpio.c``): the first edge is reported at once, then
+  every edge within ``bouncetime`` ms of the last reported one is dropped.
+
 Test-side stimulus (``drive``, ``release``, ``bounce``, ``level``, ``history``, ``function``) lives
 on this object only; production code must never call it.  Edge callbacks run synchronously on
 the thread that calls ``drive``/``bounce`` (RPi.GPIO runs them on its own event thread); an
@@ -16,10 +27,15 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Final, Literal, Protocol
 
 from drivers.errors import PinError
 
-__all__ = ["SimClock", "SimGPIO", "PinChange"]
+__all__ = ["DEBOUNCE_MODES", "ClockWatcher", "DebounceMode", "PinChange", "SimClock", "SimGPIO"]
+
+DebounceMode = Literal["rpi-lgpio", "rpi-gpio"]
+#: The debounce behaviours the twin offers, the release's first (rpi-lgpio, arm64 release).
+DEBOUNCE_MODES: Final[tuple[DebounceMode, ...]] = ("rpi-lgpio", "rpi-gpio")
 
 _NS_PER_MS = 1_000_000
 
@@ -63,12 +79,34 @@ _MSG_BAD_CHANNEL = "The channel sent is invalid on a Raspberry Pi"
 _MSG_CHANNEL_TYPE = "Channel must be an integer or list/tuple of integers"
 
 
+class ClockWatcher(Protocol):
+    """Something that acts at a moment of the simulated clock (rpi-lgpio's debounce)."""
+
+    def next_due_ns(self) -> int | None:
+        """The earliest moment it must act at, or None."""
+        ...
+
+    def run_due(self, now_ns: int) -> None:
+        """Act on everything due at or before ``now_ns``."""
+        ...
+
+
 class SimClock:
-    """A monotonic nanosecond clock that only moves when a test advances it."""
+    """A monotonic nanosecond clock that only moves when a test advances it.
+
+    A watcher (:meth:`watch`) is run at each moment it is due: :meth:`advance` stops there on
+    its way, so what it reports carries that moment's time, not the end of the step.
+    """
 
     def __init__(self, start_ns: int = 1_000_000_000) -> None:
         self._now_ns = start_ns
         self._lock = threading.Lock()
+        self._watchers: list[ClockWatcher] = []
+
+    def watch(self, watcher: ClockWatcher) -> None:
+        """Run ``watcher`` whenever the clock reaches a moment it is due at."""
+        with self._lock:
+            self._watchers.append(watcher)
 
     def monotonic_ns(self) -> int:
         """Current time in nanoseconds, like ``time.monotonic_ns``."""
@@ -80,7 +118,21 @@ class SimClock:
         if ms < 0:
             raise ValueError(f"cannot move the clock backwards ({ms} ms)")
         with self._lock:
-            self._now_ns += round(ms * _NS_PER_MS)
+            target = self._now_ns + round(ms * _NS_PER_MS)
+            watchers = list(self._watchers)
+        # A watcher may schedule more (a callback drives a pin): bounded, each step moves on or
+        # clears what was due.
+        for _ in range(100_000):
+            dues = [d for w in watchers if (d := w.next_due_ns()) is not None]
+            if not dues or min(dues) > target:
+                break
+            with self._lock:
+                self._now_ns = max(self._now_ns, min(dues))
+                now = self._now_ns
+            for w in watchers:
+                w.run_due(now)
+        with self._lock:
+            self._now_ns = max(self._now_ns, target)
 
 
 #: Output changes kept per pin: the twin runs for days in a soak or a sim table, so its record
@@ -108,6 +160,10 @@ class _Channel:
     last_call_ns: int = 0
     event_flag: bool = False
     history: list[PinChange] = field(default_factory=list)
+    # rpi-lgpio's debounce: the level last reported, and when the line last changed (None: no
+    # change waiting to be reported)
+    stable_level: int = 0
+    changed_ns: int | None = None
 
 
 class SimGPIO:
@@ -127,12 +183,17 @@ class SimGPIO:
     FALLING = 32
     BOTH = 33
 
-    def __init__(self, clock: SimClock | None = None) -> None:
+    def __init__(self, clock: SimClock | None = None, debounce: DebounceMode = "rpi-lgpio") -> None:
+        if debounce not in DEBOUNCE_MODES:
+            raise PinError(f"debounce must be one of {DEBOUNCE_MODES}, not {debounce!r}")
         self.clock = clock if clock is not None else SimClock()
+        self.debounce: DebounceMode = debounce
         self._mode: int | None = None
         self._warnings = True
         self._channels: dict[int, _Channel] = {}
         self._lock = threading.RLock()
+        if debounce == "rpi-lgpio":
+            self.clock.watch(self)
 
     # ----------------------------------------------------------------- RPi.GPIO API
     def setmode(self, mode: int) -> None:
@@ -239,6 +300,8 @@ class SimGPIO:
             ch.bouncetime_ms = bouncetime
             ch.last_call_ns = 0
             ch.event_flag = False
+            ch.stable_level = self._level_of(ch)
+            ch.changed_ns = None
             ch.callbacks = [callback] if callback is not None else []
 
     def add_event_callback(self, channel: int, callback: Callable[[int], object]) -> None:
@@ -348,6 +411,37 @@ class SimGPIO:
         with self._lock:
             return self._sim_channel(pin).edge is not None
 
+    # ------------------------------------------------ rpi-lgpio's debounce (ClockWatcher)
+    def next_due_ns(self) -> int | None:
+        """The moment the first waiting edge has been stable for its bouncetime, or None."""
+        with self._lock:
+            dues = [
+                ch.changed_ns + ch.bouncetime_ms * _NS_PER_MS
+                for ch in self._channels.values()
+                if ch.changed_ns is not None and ch.bouncetime_ms is not None
+            ]
+        return min(dues, default=None)
+
+    def run_due(self, now_ns: int) -> None:
+        """Report every edge whose line has been stable for its bouncetime by ``now_ns``."""
+        fire: list[tuple[int, list[Callable[[int], object]]]] = []
+        with self._lock:
+            for pin, ch in self._channels.items():
+                if ch.changed_ns is None or ch.bouncetime_ms is None:
+                    continue
+                if now_ns - ch.changed_ns < ch.bouncetime_ms * _NS_PER_MS:
+                    continue
+                ch.changed_ns = None
+                level = self._level_of(ch)
+                if level == ch.stable_level:
+                    continue  # back where it was reported: a pulse shorter than bouncetime
+                ch.stable_level = level
+                if self._edge_wanted(ch, level):
+                    ch.event_flag = True
+                    fire.append((pin, list(ch.callbacks)))
+        for pin, callbacks in fire:
+            self._fire(pin, callbacks)
+
     # ------------------------------------------------------------------- internals
     def _resolve(self, channel: object) -> int:
         if self._mode is None:
@@ -406,10 +500,18 @@ class SimGPIO:
     ) -> list[Callable[[int], object]]:
         if ch.function != self.IN or ch.edge is None or before is None or before == after:
             return []
-        rising = after == 1
-        if ch.edge == self.RISING and not rising or ch.edge == self.FALLING and rising:
-            return []
         now = self.clock.monotonic_ns()
+        if self.debounce == "rpi-lgpio" and ch.bouncetime_ms is not None:
+            # lgpio: wait until the line has been stable for bouncetime (run_due reports it)
+            ch.changed_ns = now
+            return []
+        if self.debounce == "rpi-lgpio":
+            ch.stable_level = after  # no debounce: every edge is reported at once
+        if not self._edge_wanted(ch, after):
+            return []
+        if self.debounce == "rpi-lgpio":
+            ch.event_flag = True
+            return list(ch.callbacks)
         # event_gpio.c: an edge within bouncetime of the last *accepted* edge is dropped.
         if (
             ch.bouncetime_ms is not None
@@ -420,6 +522,10 @@ class SimGPIO:
         ch.last_call_ns = now
         ch.event_flag = True
         return list(ch.callbacks)
+
+    def _edge_wanted(self, ch: _Channel, after: int) -> bool:
+        rising = after == 1
+        return not (ch.edge == self.RISING and not rising or ch.edge == self.FALLING and rising)
 
     def _fire(self, pin: int, callbacks: list[Callable[[int], object]]) -> None:
         if not callbacks:
@@ -436,6 +542,7 @@ class SimGPIO:
         ch.callbacks = []
         ch.event_flag = False
         ch.last_call_ns = 0
+        ch.changed_ns = None
 
     def _reset(self, ch: _Channel) -> None:
         self._remove_edge(ch)

@@ -93,7 +93,7 @@ def test_run_without_the_gpio_library_names_the_extra_to_install(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert err[0].startswith("device error: GPIO backend 'rpi' needs the RPi.GPIO module")
-    assert "'pi' extra" in err[0] and "'pi5' extra" in err[0]
+    assert "'pi' extra" in err[0] and "rpi-lgpio" in err[0]
     journal = Journal.open(tmp_path / "state" / "journal.sqlite")
     try:
         assert list(journal.events(kinds=["app.device_error"]))

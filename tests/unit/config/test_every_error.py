@@ -56,7 +56,7 @@ def test_five_mistakes_are_five_errors_in_one_run(tmp_path: Path) -> None:
         " (5324.20(a)(4) (at least six))",
         f"{base}: devices.buttons.bounce_msec: unknown key (did you mean 'bounce_ms'?)",
         f"{top}: printer: unknown key; known here: board, console, devices, feed, game,"
-        " gpio_backend, journal, name, rng, rules, scoreboard",
+        " gpio_backend, gpio_sim_debounce, journal, name, rng, rules, scoreboard",
     ]
     with pytest.raises(ProfileError) as info:
         check_profile_report(top)

@@ -135,7 +135,9 @@ def test_seat_lamps_keyed_by_seat_number(tmp_path: Path) -> None:
     p = load_profile(
         write(tmp_path, "t.toml", PAIGOW + "[devices.seat_lamps]\npins = { 1 = 4, 2 = 12 }\n")
     )
-    assert p.seat_lamps == {1: 4, 2: 12}
+    assert p.seat_lamps is not None
+    assert p.seat_lamps.pins == {1: 4, 2: 12}
+    assert p.seat_lamps.active_high  # the default: a HIGH pin lights the lamp
 
 
 # -- each class of error --------------------------------------------------------------------------

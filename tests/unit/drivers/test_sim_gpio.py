@@ -9,7 +9,7 @@ import pytest
 from controller.devices import load_gpio
 from drivers.errors import BackendUnavailable, PinError
 from drivers.gpio import ensure_bcm, validate_pins
-from drivers.sim.gpio import SimGPIO
+from drivers.sim.gpio import DEBOUNCE_MODES, SimGPIO
 
 
 @pytest.fixture
@@ -122,7 +122,10 @@ def test_edges_fire_only_for_the_watched_direction(gpio: SimGPIO) -> None:
     assert seen == [5]
 
 
-def test_bouncetime_drops_edges_within_window_of_last_accepted(gpio: SimGPIO) -> None:
+def test_bouncetime_drops_edges_within_window_of_last_accepted() -> None:
+    # RPi.GPIO 0.7.x event_gpio.c: reported unless within bouncetime of the last reported edge
+    gpio = SimGPIO(debounce="rpi-gpio")
+    gpio.setmode(gpio.BCM)
     seen: list[int] = []
     gpio.setup(5, gpio.IN, pull_up_down=gpio.PUD_UP)
     gpio.add_event_detect(5, gpio.BOTH, callback=seen.append, bouncetime=30)
@@ -134,6 +137,61 @@ def test_bouncetime_drops_edges_within_window_of_last_accepted(gpio: SimGPIO) ->
     gpio.clock.advance(1)
     gpio.drive(5, 1)  # t=31: accepted
     assert seen == [5, 5]
+
+
+def chart(gpio: SimGPIO, pin: int, edges_ms: list[float], seen: list[int]) -> list[int]:
+    """Drive ``pin`` high/low at the given times (ms from now, alternating from low), and
+    return the clock time (ms from the start) of every callback."""
+    start = gpio.clock.monotonic_ns()
+    at: list[int] = []
+    gpio.add_event_callback(pin, lambda ch: at.append(gpio.clock.monotonic_ns() - start))
+    level = 0
+    for t in edges_ms:
+        gpio.clock.advance(t - (gpio.clock.monotonic_ns() - start) / 1e6)
+        level = 1 - level
+        gpio.drive(pin, level)
+    gpio.clock.advance(20)
+    return [round(t / 1e5) for t in at]  # tenths of a ms
+
+
+# rpi-lgpio docs/differences.rst, "Debounce": a bouncy switch rising at 2, 3 and 4 ms (falling
+# at 2.5 and 3.5) and staying high; then a PWM-like train rising every 2 ms.
+BOUNCY = [2, 2.5, 3, 3.5, 4]
+PWM = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+
+
+def test_rpi_lgpio_debounce_reports_once_stable_for_bouncetime() -> None:
+    for bouncetime, reported in ((3, [70]), (2, [60])):  # 3 ms: at 7 ms; 2 ms: at 6 ms
+        gpio = SimGPIO(debounce="rpi-lgpio")
+        gpio.setmode(gpio.BCM)
+        gpio.setup(5, gpio.IN, pull_up_down=gpio.PUD_DOWN)
+        gpio.add_event_detect(5, gpio.RISING, bouncetime=bouncetime)
+        assert chart(gpio, 5, BOUNCY, []) == reported
+
+
+def test_rpi_gpio_debounce_reports_the_first_edge_then_ignores() -> None:
+    gpio = SimGPIO(debounce="rpi-gpio")
+    gpio.setmode(gpio.BCM)
+    gpio.setup(5, gpio.IN, pull_up_down=gpio.PUD_DOWN)
+    gpio.add_event_detect(5, gpio.RISING, bouncetime=3)
+    assert chart(gpio, 5, BOUNCY, []) == [20]  # at 2 ms; 3 and 4 ms are within 3 ms of it
+
+
+def test_pulses_shorter_than_bouncetime() -> None:
+    # rising every 2 ms, 3 ms debounce: RPi.GPIO reports every other edge, rpi-lgpio none
+    reported = {"rpi-gpio": [20, 60, 100], "rpi-lgpio": []}
+    for mode in DEBOUNCE_MODES:
+        gpio = SimGPIO(debounce=mode)
+        gpio.setmode(gpio.BCM)
+        gpio.setup(5, gpio.IN, pull_up_down=gpio.PUD_DOWN)
+        gpio.add_event_detect(5, gpio.RISING, bouncetime=3)
+        assert chart(gpio, 5, PWM, []) == reported[mode], mode
+
+
+def test_rpi_lgpio_is_the_default_and_modes_are_named() -> None:
+    assert SimGPIO().debounce == "rpi-lgpio" == DEBOUNCE_MODES[0]
+    with pytest.raises(PinError, match="debounce"):
+        SimGPIO(debounce="gpiozero")  # type: ignore[arg-type]
 
 
 def test_bounce_settles_at_final_level(gpio: SimGPIO) -> None:

@@ -15,7 +15,7 @@ from controller.app import Application
 from controller.config.profile import load_profile
 from drivers.board import BoardCondition
 from drivers.buttons import ButtonPressed
-from drivers.power_fail import PowerFailChanged
+from drivers.power_fail import BOUNCE_MS, PowerFailChanged
 
 ROOT = Path(__file__).resolve().parents[3]
 UPS_PIN = 10
@@ -117,6 +117,7 @@ def test_the_ups_signal_stops_new_rounds_until_it_drops(app: Application) -> Non
     app.power._sync_now = synced.append  # what the journal is asked to do, not the worker
     app.start()
     gpio.drive(UPS_PIN, gpio.LOW)  # the UPS pulls its line low on battery (active_low)
+    gpio.clock.advance(BOUNCE_MS)  # the edge is reported once the line was stable (rpi-lgpio)
     assert any(isinstance(e, PowerFailChanged) and e.asserted for e in _drain(app))
     row = app.journal.last(["power.fail"])
     assert row is not None and (row.data["asserted"], row.data["pin"]) == (True, UPS_PIN)

@@ -4,11 +4,12 @@ once the loop's tick has re-read the line, ends where the line is."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.power_fail import PowerFailChanged, PowerFailInput
-from drivers.sim.gpio import SimGPIO
+from drivers.power_fail import BOUNCE_MS, PowerFailChanged, PowerFailInput
+from drivers.sim.gpio import DEBOUNCE_MODES, DebounceMode, SimGPIO
 
 PIN = 10
 
@@ -22,12 +23,14 @@ def test_asserted_at_start_is_posted_once() -> None:
     assert posted == [PowerFailChanged(True, PIN)]
 
 
-def test_active_high_polarity() -> None:
-    gpio = SimGPIO()
+@pytest.mark.parametrize("debounce", DEBOUNCE_MODES)
+def test_active_high_polarity(debounce: DebounceMode) -> None:
+    gpio = SimGPIO(debounce=debounce)
     posted: list[PowerFailChanged] = []
     PowerFailInput(gpio, PIN, posted.append, active_low=False)
     assert gpio.pull(PIN) == gpio.PUD_DOWN
     gpio.drive(PIN, gpio.HIGH)
+    gpio.clock.advance(BOUNCE_MS)  # rpi-lgpio reports the edge once the line was stable
     assert posted == [PowerFailChanged(True, PIN)]
 
 

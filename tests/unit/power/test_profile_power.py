@@ -14,7 +14,9 @@ from tests.unit.config.test_profile import PAIGOW, write
 def test_no_power_fail_input_and_sysfs_by_default(tmp_path: Path) -> None:
     profile = load_profile(write(tmp_path, "t.toml", PAIGOW))
     assert profile.power_fail is None
-    assert profile.board == BoardSettings("/sys/class/hwmon", "/sys/class/rtc", 2.0, 80.0)
+    assert profile.board == BoardSettings(
+        overlays=(), hwmon="/sys/class/hwmon", rtc="/sys/class/rtc", poll_s=2.0, throttle_c=80.0
+    )
 
 
 def test_the_power_fail_pin_and_its_polarity(tmp_path: Path) -> None:
