@@ -39,6 +39,7 @@ from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
 from drivers.power_fail import PowerFailChanged
+from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
     from controller.feed.publisher import Publisher
@@ -162,6 +163,9 @@ class Application:
         self._alarm_lock = threading.Lock()
         #: source -> port of serial consoles whose device is gone (being reopened)
         self.console_ports_down: dict[str, str] = {}
+        #: device -> the fault a serial device missing or lost is (drivers/serial_display.py
+        #: reopens it): listed with the faults until the device is back, which clears it
+        self.devices_down: dict[str, str] = {}
         self.loop_thread_id: int | None = None
         #: What the table's monitor shows, for the scoreboard server's threads.
         self.publication = Publication()
@@ -269,7 +273,8 @@ class Application:
             self.table: Table = self._build_table()
         except Exception as exc:
             # A device the profile names could not be brought up (a GPIO library not
-            # installed, a port that is not there): journaled, what was opened closed again.
+            # installed): journaled, what was opened closed again. A serial port that is not
+            # there is not one: its driver opens it when it appears (a fault meanwhile).
             from controller.devices import close_devices
 
             close_devices(self.devices)
@@ -511,6 +516,7 @@ class Application:
             )
         view = dict(self.table.published())
         view["limits"] = [{"wager": w, "min": lo, "max": hi} for w, lo, hi in self._limits]
+        view["devices_down"] = sorted(self.devices_down)
         return view
 
     def _rng_startup(self) -> str:
@@ -629,6 +635,9 @@ class Application:
         if isinstance(event, BoardCondition | PowerFailChanged):
             self._guarded(lambda: self.power.handle(event))
             return
+        if isinstance(event, DeviceLinkChanged):
+            self._guarded(lambda: self._device_link(event))
+            return
         self._guarded(lambda: self.table.handle(event))
 
     def _journal_rejected(self, event: ConsoleRejected) -> None:
@@ -664,6 +673,35 @@ class Application:
             return
         self.journal.append("console.port_back", {"source": event.source, "port": event.port})
         self.alarm(f"console port {event.port} is back")
+
+    def _device_link(self, event: DeviceLinkChanged) -> None:
+        """A serial device (a display) missing or lost, or back: a fault while it is gone,
+        journaled both ways (``fault.raised`` / ``fault.cleared``, so the feed carries them),
+        said on every console, listed by ``status`` and published to the monitor. It clears
+        itself when the device answers again; play is not stopped by it."""
+        name = event.device.replace("_", " ")
+        if not event.up:
+            if event.device in self.devices_down:
+                return
+            text = (
+                f"{name} not connected on {event.port} ({event.reason}); reopened every"
+                f" {REOPEN_MAX_S:.0f} s at most, clears when it is back"
+            )
+            self.devices_down[event.device] = text
+            self.journal.append(
+                "fault.raised",
+                {"fault": text, "source": "device", "device": event.device, "port": event.port},
+            )
+            self.alarm(f"FAULT {text}")
+            return
+        if event.device not in self.devices_down:
+            return
+        text = self.devices_down.pop(event.device)
+        self.journal.append(
+            "fault.cleared",
+            {"fault": text, "who": "device", "device": event.device, "port": event.port},
+        )
+        self.alarm(f"{name} on {event.port} is back: fault cleared")
 
     def _answer(self, event: ConsoleLine) -> None:
         """Reply now, or later without blocking the loop: when the command runs on a worker
@@ -749,7 +787,7 @@ class Application:
     # -- facts for the console ---------------------------------------------------------------
 
     def faults(self) -> list[str]:
-        return [*self.app_faults, *self.table.faults()]
+        return [*self.app_faults, *self.devices_down.values(), *self.table.faults()]
 
     def _decision_hold(self) -> str | None:
         """Loop: why the next draw or coup is withheld, or None (docs/feed.md "Holding play for

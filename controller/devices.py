@@ -61,7 +61,13 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 devices["display_sim"] = twin
                 closers.append(twin.close)
                 port = twin.port
-            devices["display"] = SerialLedDisplay(port, baud=disp.baud or 9600)
+            # Opened lazily and reopened while missing: a display absent at boot is a fault
+            # the loop is told of (DeviceLinkChanged), never a failed start.
+            led = SerialLedDisplay(
+                port, baud=disp.baud or 9600, ack=disp.ack is not False, post=post
+            )
+            led.start()
+            devices["display"] = led
         closers.insert(0, devices["display"].close)
 
     if profile.buttons is not None:
@@ -108,8 +114,12 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         else:
             from drivers.dealer_display import SerialTextDisplay
 
-            devices["dealer_display"] = SerialTextDisplay(dd.port, baud=dd.baud or 9600)
-            closers.insert(0, devices["dealer_display"].close)
+            text = SerialTextDisplay(
+                dd.port, baud=dd.baud or 9600, ack=dd.ack is not False, post=post
+            )
+            text.start()  # lazily, as the number display above
+            devices["dealer_display"] = text
+            closers.insert(0, text.close)
 
     shoe = profile.shoe
     if shoe is not None:

@@ -328,6 +328,12 @@ class DisplaySettings:
         ref="docs/drivers-display-buttons.md",
         doc="serial-led (default 9600)",
     )
+    ack: bool | None = setting(
+        Bool(),
+        None,
+        ref="docs/drivers-display-buttons.md",
+        doc="serial-led (default true): wait for each line's OK; false: write-only hardware",
+    )
 
 
 @dataclass(frozen=True)
@@ -638,6 +644,12 @@ class DealerDisplaySettings:
         ref="docs/drivers-display-buttons.md",
         doc="serial-text (default 9600)",
     )
+    ack: bool | None = setting(
+        Bool(),
+        None,
+        ref="docs/drivers-display-buttons.md",
+        doc="serial-text (default true): wait for each line's OK; false: write-only hardware",
+    )
 
 
 _TOPIC_LEVEL: Final = (
@@ -796,9 +808,31 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
     return "\n".join(lines)
 
 
+#: Kernel names of USB serial adapters: numbered in the order USB finds them, which can change
+#: from one boot to the next (two identical adapters swap). udev's by-path names do not.
+_NUMBERED_USB_SERIAL: Final = re.compile(r"/dev/tty(USB|ACM)[0-9]+")
+
+
 def profile_warnings(profile: Profile) -> list[str]:
     """Choices a profile may make that deserve a second look (printed by check-profile)."""
     out = []
+    ports = {
+        "console.port": profile.console.port,
+        "devices.shoe.port": profile.shoe.port if profile.shoe else None,
+        "devices.display.port": profile.display.port if profile.display else None,
+        "devices.dealer_display.port": (
+            profile.dealer_display.port if profile.dealer_display else None
+        ),
+    }
+    for key, port in ports.items():
+        if port is not None and _NUMBERED_USB_SERIAL.fullmatch(port):
+            out.append(
+                f'{key} = "{port}" is numbered in the order USB finds the adapters, which can'
+                " change between boots (the shoe could come up on the display's port): name"
+                " it by the USB port it is plugged into, /dev/tc-shoe, /dev/tc-display or"
+                " /dev/tc-console from the release's udev rules, or /dev/serial/by-path/..."
+                ' (docs/configuration.md "Stable device names")'
+            )
     board = profile.scoreboard
     if board.enabled and not board.loopback:
         out.append(
@@ -1337,7 +1371,7 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
 def _display(s: _Section, r: _Reader) -> DisplaySettings:
     driver = s.setting(DisplaySettings, "driver")
     if driver == "seven-segment":
-        s.refuse(("port", "baud"), "only with driver serial-led")
+        s.refuse(("port", "baud", "ack"), "only with driver serial-led")
         pins_sec = s.section("pins", required=True, why=" (segments a-g, optional dp)")
         assert pins_sec is not None
         pins = _named_pins(pins_sec, r, SEGMENTS, ("dp",), "segment")
@@ -1349,6 +1383,7 @@ def _display(s: _Section, r: _Reader) -> DisplaySettings:
         "serial-led",
         port=s.setting(DisplaySettings, "port", default=REQUIRED),
         baud=s.setting(DisplaySettings, "baud", default=9600),
+        ack=s.setting(DisplaySettings, "ack", default=True),
     )
 
 
@@ -1428,12 +1463,13 @@ def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
 def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
     driver = s.setting(DealerDisplaySettings, "driver")
     if driver == "sim":
-        s.refuse(("port", "baud"), "only with driver serial-text")
+        s.refuse(("port", "baud", "ack"), "only with driver serial-text")
         return DealerDisplaySettings("sim")
     return DealerDisplaySettings(
         "serial-text",
         port=s.setting(DealerDisplaySettings, "port", default=REQUIRED),
         baud=s.setting(DealerDisplaySettings, "baud", default=9600),
+        ack=s.setting(DealerDisplaySettings, "ack", default=True),
     )
 
 

@@ -98,8 +98,9 @@ def test_pi_profiles_take_board_from_the_base(board: str) -> None:
 
 def test_rpi_baccarat_profile_values() -> None:
     p = load_profile(ROOT / "hw_profiles" / "rpi4-baccarat.toml")
-    assert p.shoe is not None and p.shoe.port == "/dev/ttyUSB0" and p.shoe.baud == 115200
+    assert p.shoe is not None and p.shoe.port == "/dev/tc-shoe" and p.shoe.baud == 115200
     assert p.dealer_display is not None and p.dealer_display.driver == "serial-text"
+    assert p.dealer_display.port == "/dev/tc-display" and p.dealer_display.ack is True
 
 
 def test_board_alone_is_not_a_profile() -> None:
@@ -462,3 +463,64 @@ def test_report_names_every_value_and_its_file(tmp_path: Path) -> None:
     assert lines['rules.jurisdiction = "NY"'] == "(default)"
     assert lines["rules.baccarat.decks = 8"] == "(default)"
     assert f"  {base}\n  {top}" in text
+
+
+# -- stable serial names, the display's acknowledgement --------------------------------------------
+
+
+@pytest.mark.parametrize("port", ["/dev/ttyUSB0", "/dev/ttyACM12"])
+def test_a_numbered_usb_serial_port_is_warned_not_refused(tmp_path: Path, port: str) -> None:
+    """/dev/ttyUSBn and /dev/ttyACMn are numbered in detection order and can swap between boots:
+    check-profile warns (naming the key and the stable names), the profile still loads."""
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(tmp_path, "t.toml", f'include = "base.toml"\n[devices.shoe]\nport = "{port}"\n')
+    assert load_profile(f).shoe.port == port  # type: ignore[union-attr]
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    assert len(warnings) == 1
+    assert f'devices.shoe.port = "{port}"' in warnings[0] and "/dev/tc-shoe" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "port", ["/dev/tc-shoe", "/dev/serial/by-path/platform-xhci-hcd.0-usb-0:1:1.0-port0", "sim"]
+)
+def test_a_stable_or_simulated_port_is_not_warned(tmp_path: Path, port: str) -> None:
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(tmp_path, "t.toml", f'include = "base.toml"\n[devices.shoe]\nport = "{port}"\n')
+    assert "WARNING" not in check_profile_report(f)
+
+
+def test_the_shipped_pi_profiles_name_their_serial_devices_by_usb_port() -> None:
+    for path in SHIPPED:
+        if path.name.startswith(("rpi4-", "rpi5-")):
+            assert "WARNING" not in check_profile_report(path), path.name
+
+
+@pytest.mark.parametrize("ack", [True, False])
+def test_a_serial_display_ack_is_read_as_documented(tmp_path: Path, ack: bool) -> None:
+    """docs/drivers-display-buttons.md: ``ack = false`` sends without waiting for OK."""
+    f = write(
+        tmp_path,
+        "t.toml",
+        BACCARAT.replace(
+            'driver = "sim"',
+            f'driver = "serial-text"\nport = "/dev/tc-display"\nack = {str(ack).lower()}',
+        ),
+    )
+    assert load_profile(f).dealer_display.ack is ack  # type: ignore[union-attr]
+    g = write(
+        tmp_path,
+        "p.toml",
+        PAIGOW.replace(
+            PAIGOW[
+                PAIGOW.index('driver = "seven-segment"') : PAIGOW.index("\n\n[devices.buttons]")
+            ],
+            f'driver = "serial-led"\nport = "/dev/tc-display"\nack = {str(ack).lower()}',
+        ),
+    )
+    assert load_profile(g).display.ack is ack  # type: ignore[union-attr]
+
+
+def test_ack_is_refused_with_a_display_that_has_no_serial_line(tmp_path: Path) -> None:
+    write(tmp_path, "base.toml", PAIGOW)
+    f = write(tmp_path, "t.toml", 'include = "base.toml"\n[devices.display]\nack = false\n')
+    assert "only with driver serial-led" in str(refused(f))
