@@ -38,6 +38,7 @@ from controller.tables.baccarat.data import (
     K_SESSION,
     K_SIM,
     K_SNAPSHOT,
+    NEW_ROUND_INPUTS,
     STOPPED_BY_FAULT,
     ShoeData,
 )
@@ -208,6 +209,10 @@ class BaccaratTable:
                     "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
                     "FAULT",
                 )
+        if not self._record.replaying and what in NEW_ROUND_INPUTS:
+            power = self._ctx.new_round_hold()
+            if power is not None:
+                raise Refused(power, "HOLD")
         if not self._record.replaying and what == "no_more_bets":
             held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:

@@ -360,3 +360,7 @@ VOIDING_EXPOSURES: Final = ("dealer", "bank", "dead", "unwagered")
 PLAY_UNDER_FAULT: Final = frozenset(
     {"void", "void_hand", "expose_void", "expose_player", "expose_stacking"}
 )
+
+#: The triggers that start a new round: the wash done and the eight stacks formed
+#: (5324.50(d)(4)) open the next round's betting; refused while a UPS says the power is failing.
+NEW_ROUND_TRIGGERS: Final = frozenset({"shuffled"})

@@ -75,6 +75,7 @@ from controller.tables.paigow.definition import (
     ACTION_NAMES,
     IN_ROUND,
     INPUTS,
+    NEW_ROUND_TRIGGERS,
     PLAY_UNDER_FAULT,
     RECOVERY_RULES,
     SEATS,
@@ -394,6 +395,10 @@ class PaigowTable:
                 "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
                 "FAULT",
             )
+        if trigger in NEW_ROUND_TRIGGERS:
+            power = self._ctx.new_round_hold()
+            if power is not None:
+                raise self._refuse(trigger, power, "HOLD")
         if trigger == "draw":
             held = self._ctx.decision_hold()
             if held is not None:
