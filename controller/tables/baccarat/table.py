@@ -45,7 +45,7 @@ from controller.tables.baccarat.data import (
     ShoeData,
 )
 from controller.tables.baccarat.display import Presenter, coup_shown
-from controller.tables.baccarat.link import SHOE_EVENTS, ShoeLink
+from controller.tables.baccarat.link import SHOE_EVENTS, SHOE_LINK_HINT, ShoeLink
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.recovery import Recovery
@@ -295,7 +295,11 @@ class BaccaratTable:
             "vig_owed_cents": str(s.ledger.total_owed()),
             "voids_mid_coup": f"{d.voids_mid_coup} this shift"
             + (" (alarmed)" if d.voids_mid_coup else ""),
-            "shoe_link": "up" if self.link.up else "down",
+            "shoe_link": "up"
+            if self.link.up
+            else f"down ({self.link.down_reason}{SHOE_LINK_HINT})"
+            if self.link.down_reason
+            else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
 
