@@ -142,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
         default="sqlite:///collector.sqlite",
         metavar="URL",
         help="sqlite:///PATH (default sqlite:///collector.sqlite) or"
-        " postgresql://user:password@host:port/db",
+        " postgresql://user@host:port/db (the password from PGPASSFILE, ~/.pgpass,"
+        " a PGSERVICEFILE entry or PGPASSWORD, never on the command line)",
     )
     collect.add_argument(
         "--keys", required=True, metavar="DIR", help="the tables' public keys, <table id>.pem each"
@@ -170,13 +171,34 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds without a verified row, signed head or online status"
         " from a table before a silent alarm",
     )
+    collect.add_argument(
+        "--syslog",
+        default=None,
+        metavar="ADDRESS",
+        help="also send every alarm as RFC 5424 syslog (facility local0) to udp://HOST:PORT,"
+        " HOST:PORT or a local socket such as /dev/log",
+    )
     collect.add_argument("--log-level", default="WARNING")
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
-    floor.add_argument("--store", default="sqlite:///collector.sqlite", metavar="URL")
+    floor.add_argument(
+        "--store",
+        default="sqlite:///collector.sqlite",
+        metavar="URL",
+        help="as collect's --store (the password from PGPASSFILE, ~/.pgpass, a service file"
+        " or PGPASSWORD)",
+    )
     floor.add_argument("--site", default=None)
     floor.add_argument(
         "--alarms", type=int, default=5, metavar="N", help="also list the newest N alarms (0: none)"
     )
+    floor.add_argument(
+        "--ack",
+        default=None,
+        metavar="TABLE",
+        help="acknowledge that the forked TABLE was investigated (with --by and --note)",
+    )
+    floor.add_argument("--by", default=None, metavar="NAME", help="who investigated (--ack)")
+    floor.add_argument("--note", default=None, metavar="TEXT", help="what was found (--ack)")
     # -- end collector --
 
     # -- the lab package (controller/lab/, docs/lab.md) --
@@ -377,11 +399,15 @@ def _collect(args: argparse.Namespace) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from controller.feed.alarms import SyslogError
     from controller.feed.broker import BrokerError, parse_broker_url
     from controller.feed.collect import Collector, CollectorSettings
     from controller.feed.messages import is_token
-    from controller.feed.store import StoreError
+    from controller.feed.store import StoreError, password_warning
 
+    warning = password_warning(args.store)
+    if warning:
+        print(f"collect: warning: {warning}", file=sys.stderr)
     if not is_token(args.site):
         print(f"collect: site {args.site!r} is not a topic-safe id", file=sys.stderr)
         return 1
@@ -395,9 +421,10 @@ def _collect(args: argparse.Namespace) -> int:
             client_id=args.client_id or f"tc-collector-{args.site}",
             gap_timeout_s=args.gap_timeout,
             silence_s=args.silence,
+            syslog=args.syslog,
         )
         collector = Collector(settings, out=lambda line: print(line, flush=True))
-    except (BrokerError, StoreError, OSError) as exc:
+    except (BrokerError, StoreError, SyslogError, OSError) as exc:
         print(f"collect: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
@@ -411,15 +438,26 @@ def _collect(args: argparse.Namespace) -> int:
 
 
 def _floor(args: argparse.Namespace) -> int:
-    from controller.feed.floor import floor_lines
-    from controller.feed.store import Store, StoreError
+    from controller.feed.floor import AckError, acknowledge, floor_lines
+    from controller.feed.store import Store, StoreError, password_warning
 
+    warning = password_warning(args.store)
+    if warning:
+        print(f"floor: warning: {warning}", file=sys.stderr)
     try:
         store = Store.open(args.store)
     except StoreError as exc:
         print(f"floor: {exc}", file=sys.stderr)
         return 1
     try:
+        if args.ack is not None:
+            try:
+                ack = acknowledge(store, args.ack, args.by or "", args.note or "", site=args.site)
+            except AckError as exc:
+                print(f"floor: {exc}", file=sys.stderr)
+                return 1
+            print(f"{ack.site}/{ack.table}: divergence acknowledged by {ack.by}: {ack.note}")
+            return 0
         for line in floor_lines(store, site=args.site, last_alarms=args.alarms):
             print(line)
     except StoreError as exc:
@@ -642,6 +680,10 @@ def _serve(app: Application, game: str, name: str) -> int:
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    from controller.config.profile import profile_warnings
+
+    for warning in profile_warnings(app.profile):  # what check-profile warns about, at start too
+        print(f"WARNING {warning}", file=sys.stderr)
     notes = app.start()
     board = _start_scoreboard(app)
     try:
@@ -682,12 +724,11 @@ def _start_scoreboard(app: Application) -> ScoreboardServer | None:
     settings = app.profile.scoreboard
     if not settings.enabled:
         return None
-    from controller.config.profile import profile_warnings
     from controller.events import Call
     from controller.scoreboard.labels import text_warnings
     from controller.scoreboard.server import BIND_RETRY_S, ScoreboardServer
 
-    for warning in [*profile_warnings(app.profile), *text_warnings(settings)]:
+    for warning in text_warnings(settings):
         print(f"WARNING {warning}", file=sys.stderr)
     table_id = app.profile.journal.table_id or app.profile.name
     board = ScoreboardServer(settings, app.publication, app.profile.game, table_id)

@@ -19,7 +19,9 @@ from drivers.gpio import BACKENDS, GpioApi
 
 def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
     """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
-    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim`` (absent when not fitted).
+    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim``, ``power_fail`` (absent when
+    not fitted), and ``board`` (the board's sensors, started by the application), ``rtc``
+    (where to look for the clock: class root and /dev), ``board_sim`` (a simulated board).
 
     ``shoe_open`` builds the serial shoe reader: the baccarat table opens it, because it knows
     from its journal which SEQ the shoe resumes from.
@@ -30,6 +32,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         profile.buttons is not None
         or profile.seat_lamps is not None
         or (profile.display is not None and profile.display.driver == "seven-segment")
+        or profile.power_fail is not None
     )
     gpio: Any = None
     if needs_gpio:
@@ -58,7 +61,13 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 devices["display_sim"] = twin
                 closers.append(twin.close)
                 port = twin.port
-            devices["display"] = SerialLedDisplay(port, baud=disp.baud or 9600)
+            # Opened lazily and reopened while missing: a display absent at boot is a fault
+            # the loop is told of (DeviceLinkChanged), never a failed start.
+            led = SerialLedDisplay(
+                port, baud=disp.baud or 9600, ack=disp.ack is not False, post=post
+            )
+            led.start()
+            devices["display"] = led
         closers.insert(0, devices["display"].close)
 
     if profile.buttons is not None:
@@ -85,6 +94,17 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
 
+    if profile.power_fail is not None:
+        from drivers.power_fail import PowerFailInput
+
+        ups = PowerFailInput(
+            gpio, profile.power_fail.pin, post, active_low=profile.power_fail.active_low
+        )
+        devices["power_fail"] = ups
+        closers.insert(0, ups.close)
+
+    _build_board(profile.board, post, state_dir, devices, closers)
+
     dd = profile.dealer_display
     if dd is not None:
         if dd.driver == "sim":
@@ -94,8 +114,12 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         else:
             from drivers.dealer_display import SerialTextDisplay
 
-            devices["dealer_display"] = SerialTextDisplay(dd.port, baud=dd.baud or 9600)
-            closers.insert(0, devices["dealer_display"].close)
+            text = SerialTextDisplay(
+                dd.port, baud=dd.baud or 9600, ack=dd.ack is not False, post=post
+            )
+            text.start()  # lazily, as the number display above
+            devices["dealer_display"] = text
+            closers.insert(0, text.close)
 
     shoe = profile.shoe
     if shoe is not None:
@@ -122,6 +146,38 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
             SerialShoe, url, post, baud=shoe.baud, watchdog_s=shoe.watchdog_s
         )
     return devices
+
+
+def _build_board(
+    board: Any,
+    post: Callable[[object], None],
+    state_dir: Path,
+    devices: dict[str, Any],
+    closers: list[Callable[[], object]],
+) -> None:
+    """The board's sensors and clock (``[board]``): sysfs, or a simulated board kept in the
+    state directory when a root is ``sim``."""
+    from drivers.board import BoardMonitor, BoardSensors
+
+    hwmon, rtc, dev = Path(board.hwmon), Path(board.rtc), Path("/dev")
+    if "sim" in (board.hwmon, board.rtc):
+        from drivers.sim.board import SimBoard
+
+        sim = SimBoard(Path(state_dir) / "sim-board")
+        devices["board_sim"] = sim
+        if board.hwmon == "sim":
+            hwmon = sim.hwmon_root
+        if board.rtc == "sim":
+            rtc, dev = sim.rtc_root, sim.dev_root
+    monitor = BoardMonitor(
+        BoardSensors(hwmon),
+        post,
+        poll_s=board.poll_s,
+        throttle_mc=round(board.throttle_c * 1000),
+    )
+    devices["board"] = monitor
+    devices["rtc"] = (rtc, dev)
+    closers.insert(0, monitor.stop)
 
 
 def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
@@ -151,6 +207,8 @@ def _pins_in_use(profile: Any) -> set[int]:
         pins.update(profile.buttons.pins.values())
     if profile.seat_lamps is not None:
         pins.update(profile.seat_lamps.pins.values())
+    if profile.power_fail is not None:
+        pins.add(profile.power_fail.pin)
     return pins
 
 

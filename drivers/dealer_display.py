@@ -9,7 +9,7 @@ Serial protocol (docs/drivers-display-buttons.md), ASCII lines ending CR LF, ans
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from drivers.errors import DisplayValueError
@@ -58,8 +58,17 @@ class SerialTextDisplay:
         write_timeout: float = 0.5,
         ack: bool = True,
         ack_timeout: float = 0.5,
+        *,
+        post: Callable[[object], None] | None = None,
     ) -> None:
-        self._link = SerialLineLink(port_url, baud, write_timeout, ack, ack_timeout)
+        self._link = SerialLineLink(
+            port_url, baud, write_timeout, ack, ack_timeout, device="dealer_display", post=post
+        )
+
+    def start(self) -> None:
+        """Open the port if it is there, and keep reopening it while it is not
+        (drivers/serial_display.py ``SerialLineLink``)."""
+        self._link.start()
 
     def show(self, lines: Sequence[str]) -> None:
         """Show up to two lines."""

@@ -13,6 +13,7 @@ acknowledged. A ``$HELO`` of another protocol revision (or none) is refused (``b
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 import time
@@ -282,7 +283,12 @@ class SerialShoe:
         except (serial.SerialException, OSError, ValueError) as exc:
             if not self._down_reported:  # once per outage, not once per retry
                 self._down_reported = True
-                self._emit(ShoeLinkChanged(False, f"open failed: {exc}", time.monotonic_ns()))
+                # pySerial repeats the path and the errno in its text: the errno's words suffice
+                errno = exc.errno if isinstance(exc, OSError) else None
+                why = os.strerror(errno) if errno else str(exc)
+                self._emit(
+                    ShoeLinkChanged(False, f"cannot open {self._url}: {why}", time.monotonic_ns())
+                )
             return False
         if self._counts["opens"]:
             self._counts["reconnects"] += 1

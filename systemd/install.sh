@@ -13,10 +13,13 @@
 #      (profile.toml.manifest.json: the digest of each file);
 #   3. swaps the new tree in (the old one is kept as /opt/table-controller.previous), owned by
 #      root and read-only to everyone;
-#   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit
+#   4. creates the user table-controller (groups dialout, gpio; tss when it exists, for the
+#      TPM's /dev/tpmrm0), installs and enables the unit
 #      (with its loopback-only network drop-in when the profile serves the scoreboard, and one
-#      that opens the broker's address only when the profile has [feed]) and the udev rule that
-#      lets the service's group read /dev/hwrng.
+#      that opens the broker's address only when the profile has [feed]), the udev rule that
+#      lets the service's group read /dev/hwrng, the udev rules that name the serial adapters
+#      by USB port (/dev/tc-shoe, /dev/tc-display, /dev/tc-console) and the system.conf.d
+#      drop-in that arms the SoC's hardware watchdog (RuntimeWatchdogSec=14s).
 # Run it again with a new artifact to upgrade; the journal in /var/lib/table-controller stays.
 #
 # --stage DIR installs the same trees under DIR without touching the system (no user, no
@@ -229,6 +232,12 @@ mkdir -p "$UDEV_DIR"
 printf '%s\n' '# table-controller: the RNG health-tests the board'"'"'s hardware generator (docs/rng.md)' \
     'KERNEL=="hw_random", GROUP="table-controller", MODE="0440"' \
     >"$UDEV_DIR/60-table-controller-hwrng.rules"
+echo "== udev rules: the shoe, the dealer display and a USB console adapter named by USB port"
+install -m 0644 "$OPT/share/udev/70-table-controller-serial.rules" \
+    "$UDEV_DIR/70-table-controller-serial.rules"
+echo "== the SoC's hardware watchdog armed (RuntimeWatchdogSec=14s)"
+install -D -m 0644 "$OPT/share/system.conf.d/60-table-controller-watchdog.conf" \
+    "$ROOT/etc/systemd/system.conf.d/60-table-controller-watchdog.conf"
 echo "installed $(basename "$ARTIFACT") (sha256 $SHA)"
 echo "manifest sha256 $(sha256sum "$OPT/manifest.json" | cut -d' ' -f1)"
 
@@ -244,7 +253,11 @@ if ! id table-controller >/dev/null 2>&1; then
         --shell /usr/sbin/nologin --user-group table-controller
 fi
 usermod -a -G dialout,gpio table-controller
+# /dev/tpmrm0 (a TPM variant profile's journal counter): group tss, mode 0660, by tpm-udev's rule
+if getent group tss >/dev/null; then usermod -a -G tss table-controller; fi
 udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
+udevadm trigger --subsystem-match=tty --action=add || true  # /dev/tc-* for adapters plugged in
+systemctl daemon-reexec  # PID 1 reads system.conf.d again: the hardware watchdog is armed now
 systemctl daemon-reload
 systemd-analyze verify "$UNIT_DIR/table-controller.service"
 systemctl enable table-controller.service

@@ -80,6 +80,7 @@ class CollectorThread:
         *,
         gap_timeout_s: float = 60.0,
         silence_s: float = 900.0,
+        syslog: str | None = None,
     ) -> None:
         self.lines: list[str] = []
         self.settings = CollectorSettings(
@@ -90,6 +91,7 @@ class CollectorThread:
             f"tc-collector-{broker.site}",
             gap_timeout_s,
             silence_s,
+            syslog=syslog,
         )
         self.collector = Collector(self.settings, out=self.lines.append)
         self.stop_event = threading.Event()

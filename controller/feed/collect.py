@@ -7,6 +7,8 @@ only then acknowledges the batch to the broker (MQTT 5 manual PUBACK). The sessi
 (a fixed client id, ``clean_start`` false, a session expiry), so while the collector is down or
 restarting the broker keeps its messages, and anything received but not committed is delivered
 again. The collector needs no table's journal or secret: only the tables' public keys.
+Alarms of a committed batch also go out (controller/feed/alarms.py): to syslog when configured,
+and to ``tc/<site>/alarms`` on the broker.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ import queue
 import ssl
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from controller.feed.alarms import AlarmEvent, AlarmSink, SyslogSink, alarm_topic
 from controller.feed.broker import BrokerSettings, new_client
 from controller.feed.keys import KeyRing
 from controller.feed.messages import site_filter
@@ -51,6 +55,13 @@ class CollectorSettings:
     gap_timeout_s: float = 60.0
     silence_s: float = 900.0
     coalesce_s: float = 60.0
+    #: Where alarms also go as RFC 5424 syslog: ``udp://HOST:PORT``, ``HOST:PORT`` or a local
+    #: socket path (``/dev/log``); None: nowhere (docs/feed.md "Alarms out").
+    syslog: str | None = None
+
+
+#: Alarms kept for the broker while it is away (the oldest dropped first; all are stored).
+ALARMS_KEPT: Final = 10_000
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,11 @@ class Collector:
             ),
             on_alarm=out,
         )
+        self._sinks: list[AlarmSink] = []
+        if settings.syslog:
+            self._sinks.append(SyslogSink(settings.syslog))
+        #: Committed alarms not yet handed to the broker (``tc/<site>/alarms``, QoS 1).
+        self._alarms_out: deque[AlarmEvent] = deque(maxlen=ALARMS_KEPT)
         self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
         self._generation = 0
         self._client: Any = None
@@ -197,7 +213,9 @@ class Collector:
                         backoff = min(backoff * 2, BACKOFF_S[1])
                         continue
                 self._ack(batch)
+                self._publish_alarms()
         finally:
+            self._publish_alarms()
             self._disconnect()
             c = self.verifier.counters
             self._out(
@@ -206,6 +224,8 @@ class Collector:
                 f" {c.alarms} alarms"
             )
             self.store.close()
+            for sink in self._sinks:
+                sink.close()
         return 0
 
     def _store_batch(self, batch: list[_Message], tick: bool) -> None:
@@ -222,6 +242,29 @@ class Collector:
             raise
         except Exception as exc:  # noqa: BLE001 - never out of the loop: the batch is retried
             raise StoreError(f"{type(exc).__name__}: {exc}") from exc
+        self._committed()
+
+    def _committed(self) -> None:
+        """The batch's alarms are stored: to syslog now, to the broker's queue."""
+        for event in self.verifier.take_events():
+            for sink in self._sinks:
+                sink.send(event)
+            self._alarms_out.append(event)
+
+    def _publish_alarms(self) -> None:
+        """Hand the committed alarms to paho for ``tc/<site>/alarms`` (QoS 1) while connected;
+        they wait here while the broker is away."""
+        client = self._client
+        if client is None or not self._connected.is_set():
+            return
+        topic = alarm_topic(self.settings.site)
+        while self._alarms_out:
+            event = self._alarms_out[0]
+            info = client.publish(topic, event.as_json(), qos=1)
+            if info.rc != 0:  # MQTT_ERR_SUCCESS; not connected or paho's queue full
+                log.warning("collector: alarm not published to %s (paho rc %s)", topic, info.rc)
+                return
+            self._alarms_out.popleft()
 
     def _one_by_one(self, batch: list[_Message]) -> None:
         """After a batch the database refused while it still answers: each message in its own
@@ -245,6 +288,7 @@ class Collector:
                 self.verifier.refuse_malformed(msg.topic, f"the store cannot hold it: {problem}")
                 self.verifier.flush()
                 self.store.commit()
+                self._committed()
 
     def _take(self, wait: float) -> list[_Message]:
         try:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from controller.feed.store import Store, TableRecord
+from controller.feed.store import Ack, Store, TableRecord
 
 #: The states in which a pai gow round (its definition's ``IN_ROUND``) or a baccarat coup (its
 #: machine's ``COUP_STATES`` and ``settling``) is under way, by the row kinds' game. The feed
@@ -79,6 +79,50 @@ def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
     return None
 
 
+class AckError(ValueError):
+    """An acknowledgement that cannot be recorded (no such table, not forked, no name)."""
+
+
+def is_forked(store: Store, rec: TableRecord) -> bool:
+    """True while the table's divergence from its record is not acknowledged."""
+    return rec.forked_ns is not None and not store.acknowledged(rec.site, rec.table, rec.forked_ns)
+
+
+def acknowledge(
+    store: Store,
+    table: str,
+    by: str,
+    note: str,
+    *,
+    site: str | None = None,
+    now_ns: int | None = None,
+) -> Ack:
+    """Record that ``by`` investigated the forked ``table`` (``floor --ack``): who, when, the
+    note. The table's record and the evidence stay as they are, and so does the collector's
+    judgement: the record ends where the table diverged (docs/feed.md "A diverged table")."""
+    by, note = by.strip(), note.strip()
+    if not by or not note:
+        raise AckError("an acknowledgement needs the name of who investigated (--by) and a note")
+    found = [r for r in store.tables() if r.table == table and (site is None or r.site == site)]
+    if not found:
+        raise AckError(f"no table {table!r} in the store" + (f" for site {site}" if site else ""))
+    if len(found) > 1:
+        raise AckError(f"table {table!r} is on several sites: name one with --site")
+    rec = found[0]
+    if rec.forked_ns is None or not is_forked(store, rec):
+        raise AckError(f"table {rec.site}/{table} is not forked: nothing to acknowledge")
+    ack = Ack(
+        time.time_ns() if now_ns is None else now_ns, rec.site, table, rec.forked_ns, by, note
+    )
+    store.add_ack(ack)
+    store.commit()
+    return ack
+
+
+def _stamp(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def floor_lines(
     store: Store, *, site: str | None = None, now_ns: int | None = None, last_alarms: int = 0
 ) -> list[str]:
@@ -86,10 +130,19 @@ def floor_lines(
     now = time.time_ns() if now_ns is None else now_ns
     alarms = store.alarm_counts()
     pending = store.pending_counts()
+    evidence = store.evidence_counts()
     records = [r for r in store.tables() if site is None or r.site == site]
     rows = [HEADER]
+    forked: list[TableRecord] = []
     for rec in records:
         status = rec.status or "-"
+        if is_forked(store, rec):
+            # neither online nor offline: its messages are not its record's (docs/feed.md
+            # "A diverged table")
+            status = "FORKED"
+            forked.append(rec)
+        elif rec.forked_ns is not None:
+            status = "forked (acknowledged)"
         if rec.silent:
             status += " SILENT"
         key = (rec.site, rec.table)
@@ -111,6 +164,15 @@ def floor_lines(
     ]
     if len(rows) == 1:
         lines.append("(no table has been heard yet)")
+    for rec in forked:
+        name = rec.table if site is not None else f"{rec.site}/{rec.table}"
+        lines.append(
+            f"{name} FORKED since {_stamp(rec.forked_ns or 0)} at seq {rec.forked_seq}:"
+            f" its record is what was verified first (rows to {rec.frontier_seq});"
+            f" {evidence.get((rec.site, rec.table), 0)} diverging messages kept apart."
+            f" After investigating: table-controller floor --ack {rec.table}"
+            " --by NAME --note TEXT"
+        )
     if last_alarms:
         recent = store.alarms()[-last_alarms:]
         if recent:

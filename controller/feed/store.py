@@ -50,7 +50,29 @@ _SCHEMA: Final = (
         kind TEXT NOT NULL, detail TEXT NOT NULL, count INTEGER NOT NULL DEFAULT 1,
         last_ns BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS feed_alarms_table ON feed_alarms (site, table_id, kind, id)",
+    "CREATE TABLE IF NOT EXISTS feed_schema (version INTEGER NOT NULL)",
 )
+#: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
+SCHEMA_VERSION: Final = 2
+#: What takes a store from version N - 1 to N (a store made before ``feed_schema`` existed is
+#: at version 1: the tables above without the columns and tables added since).
+_MIGRATIONS: Final = {
+    2: (
+        # a diverged table (docs/feed.md "A diverged table"): since when, from which seq
+        "ALTER TABLE feed_tables ADD COLUMN forked_ns BIGINT",
+        "ALTER TABLE feed_tables ADD COLUMN forked_seq BIGINT",
+        # what diverged from the table's record: kept apart, never its rows or heads
+        """CREATE TABLE IF NOT EXISTS feed_evidence (
+            id {serial}, site TEXT NOT NULL, table_id TEXT NOT NULL, channel TEXT NOT NULL,
+            seq BIGINT NOT NULL, hash TEXT NOT NULL, message TEXT NOT NULL,
+            received_ns BIGINT NOT NULL, reason TEXT NOT NULL,
+            UNIQUE (site, table_id, channel, seq, hash))""",
+        # who acknowledged a diverged table, when, and what they found
+        """CREATE TABLE IF NOT EXISTS feed_acks (
+            id {serial}, ts_ns BIGINT NOT NULL, site TEXT NOT NULL, table_id TEXT NOT NULL,
+            forked_ns BIGINT NOT NULL, by_name TEXT NOT NULL, note TEXT NOT NULL)""",
+    ),
+}
 _SERIAL: Final = {
     "sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT",
     "postgresql": "BIGSERIAL PRIMARY KEY",
@@ -67,6 +89,8 @@ _TABLE_COLUMNS: Final = (
     "status",
     "status_ts",
     "silent",
+    "forked_ns",
+    "forked_seq",
 )
 
 
@@ -91,6 +115,32 @@ class TableRecord:
     status: str = ""
     status_ts: int | None = None
     silent: bool = False
+    forked_ns: int | None = None  # when it last diverged from its record (None: never)
+    forked_seq: int | None = None  # the seq of the first message that diverged then
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A person's acknowledgement of a diverged table (``floor --ack``)."""
+
+    ts_ns: int
+    site: str
+    table: str
+    forked_ns: int
+    by: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A message that diverged from a table's record, kept apart (``feed_evidence``)."""
+
+    channel: str
+    seq: int
+    hash: str
+    message: dict[str, Any]
+    received_ns: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -119,7 +169,10 @@ class Store:
     @classmethod
     def open(cls, url: str) -> Store:
         """``sqlite:///PATH`` (``sqlite:////abs/path``, or a plain path) or
-        ``postgresql://user:password@host:port/db``."""
+        ``postgresql://user@host:port/db`` (``postgresql:///?service=NAME`` for a service file
+        entry). The password is not in the URL: libpq finds it where it usually does,
+        ``PGPASSFILE`` (default ``~/.pgpass``), the service file's ``password``/``passfile``, or
+        ``PGPASSWORD`` (a URL that still carries one works, but shows it in ``ps``)."""
         parts = urlsplit(url)
         if parts.scheme in ("postgresql", "postgres"):
             try:
@@ -203,7 +256,25 @@ class Store:
     def _create(self) -> None:
         for statement in _SCHEMA:
             self.execute(statement.format(serial=_SERIAL[self.dialect]))
+        versions = self.execute("SELECT version FROM feed_schema")
+        version = int(versions[0][0]) if versions else 1
+        if version > SCHEMA_VERSION:
+            self.rollback()
+            raise StoreError(
+                f"the store's schema is version {version}, newer than this collector's"
+                f" {SCHEMA_VERSION}: upgrade the collector"
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[target]:
+                self.execute(statement.format(serial=_SERIAL[self.dialect]))
+        if not versions:
+            self.execute("INSERT INTO feed_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+        elif version < SCHEMA_VERSION:
+            self.execute("UPDATE feed_schema SET version = ?", (SCHEMA_VERSION,))
         self.commit()
+
+    def schema_version(self) -> int:
+        return int(self.execute("SELECT version FROM feed_schema")[0][0])
 
     def commit(self) -> None:
         try:
@@ -386,6 +457,114 @@ class Store:
             )
         ]
 
+    def head(self, site: str, table: str, seq: int) -> dict[str, Any] | None:
+        """The stored head at ``seq`` as its feed fields (without the TPM counter), or None."""
+        rows = self.execute(
+            "SELECT seq, hash, ts, sig, key_id FROM feed_heads"
+            " WHERE site = ? AND table_id = ? AND seq = ?",
+            (site, table, seq),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return {
+            "table": table,
+            "seq": int(r[0]),
+            "hash": str(r[1]),
+            "ts": int(r[2]),
+            "sig": str(r[3]),
+            "key_id": str(r[4]),
+        }
+
+    def drop_head(self, site: str, table: str, seq: int) -> None:
+        self.execute(
+            "DELETE FROM feed_heads WHERE site = ? AND table_id = ? AND seq = ?",
+            (site, table, seq),
+        )
+
+    def highest_head(self, site: str, table: str) -> tuple[int, str]:
+        """The highest stored head's (seq, hash), or (0, "")."""
+        rows = self.execute(
+            "SELECT seq, hash FROM feed_heads WHERE site = ? AND table_id = ?"
+            " ORDER BY seq DESC LIMIT 1",
+            (site, table),
+        )
+        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, "")
+
+    # -- what diverged, and its acknowledgement -----------------------------------------------
+
+    def add_evidence(
+        self,
+        site: str,
+        table: str,
+        channel: str,
+        message: Mapping[str, Any],
+        received_ns: int,
+        reason: str,
+    ) -> None:
+        """Keep a message that diverged from the table's record (once per seq and hash)."""
+        self.execute(
+            "INSERT INTO feed_evidence (site, table_id, channel, seq, hash, message, received_ns,"
+            " reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (site, table_id, channel, seq, hash) DO NOTHING",
+            (
+                site,
+                table,
+                channel,
+                message["seq"],
+                message["hash"],
+                json.dumps(dict(message), sort_keys=True, ensure_ascii=False),
+                received_ns,
+                reason[:2000],
+            ),
+        )
+
+    def evidence(self, site: str, table: str) -> list[Evidence]:
+        return [
+            Evidence(str(r[0]), int(r[1]), str(r[2]), json.loads(r[3]), int(r[4]), str(r[5]))
+            for r in self.execute(
+                "SELECT channel, seq, hash, message, received_ns, reason FROM feed_evidence"
+                " WHERE site = ? AND table_id = ? ORDER BY id",
+                (site, table),
+            )
+        ]
+
+    def evidence_counts(self) -> dict[tuple[str, str], int]:
+        return {
+            (str(s), str(t)): int(n)
+            for s, t, n in self.execute(
+                "SELECT site, table_id, COUNT(*) FROM feed_evidence GROUP BY site, table_id"
+            )
+        }
+
+    def add_ack(self, ack: Ack) -> None:
+        self.execute(
+            "INSERT INTO feed_acks (ts_ns, site, table_id, forked_ns, by_name, note)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (ack.ts_ns, ack.site, ack.table, ack.forked_ns, ack.by[:200], ack.note[:2000]),
+        )
+
+    def acks(self, site: str | None = None, table: str | None = None) -> list[Ack]:
+        sql = "SELECT ts_ns, site, table_id, forked_ns, by_name, note FROM feed_acks WHERE 1 = 1"
+        args: list[Any] = []
+        for column, value in (("site", site), ("table_id", table)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                args.append(value)
+        return [
+            Ack(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5]))
+            for r in self.execute(sql + " ORDER BY id", tuple(args))
+        ]
+
+    def acknowledged(self, site: str, table: str, forked_ns: int) -> bool:
+        """True when someone acknowledged the table's divergence of ``forked_ns``."""
+        return bool(
+            self.execute(
+                "SELECT 1 FROM feed_acks WHERE site = ? AND table_id = ? AND forked_ns = ?",
+                (site, table, forked_ns),
+            )
+        )
+
     # -- alarms -----------------------------------------------------------------------------
 
     def add_alarm(self, ts_ns: int, site: str, table: str, kind: str, detail: str) -> int:
@@ -433,6 +612,19 @@ class Store:
                 "SELECT site, table_id, COUNT(*) FROM feed_pending GROUP BY site, table_id"
             )
         }
+
+
+def password_warning(url: str) -> str | None:
+    """A warning when a store URL carries its password (anyone on the machine reads a command
+    line with ``ps``), or None."""
+    parts = urlsplit(url)
+    if parts.scheme in ("postgresql", "postgres") and parts.password:
+        return (
+            "the store URL carries a password, which any user of this machine can read with ps:"
+            " put it in a password file (PGPASSFILE or ~/.pgpass) or a service file instead"
+            ' (docs/feed.md "The collector")'
+        )
+    return None
 
 
 def _redact(url: str) -> str:

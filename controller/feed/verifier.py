@@ -8,8 +8,14 @@ then stored or refused with an alarm (docs/feed.md "What the collector checks").
 - A row that arrives before the rows it follows waits in ``feed_pending``; when the missing rows
   have not come after ``gap_timeout_s`` the ``gap`` is alarmed and the rows after it are stored,
   the first flagged ``gap_before`` (a late arrival still fills the hole).
-- A head must be signed by the table's registered key (``bad-signature``); a head lower than
-  one already seen is a ``rollback``, another hash at a seen head or at a stored row a ``fork``.
+- A head must be signed by the table's registered key (``bad-signature``); it is judged against
+  the stored record, not by the order it arrives in: another hash than the stored row at its seq
+  is a ``rollback`` when a higher head was already received and a ``fork`` otherwise, another hash
+  at a seen head a ``fork``; a lower head that matches, or whose row is not stored yet, is not.
+- After a ``fork`` or ``rollback`` (or a right-hashed row at the next seq with another ``prev``)
+  the table is diverged (docs/feed.md "A diverged table"): the history verified first stays its
+  record, and what diverges goes to ``feed_evidence``, never to its rows or heads; its rows are
+  no longer held for a gap, so a gap timeout never joins the two histories.
 - A table with no registered key is an ``unknown-table``; a payload that is not a feed message is
   ``malformed``; a table that sends nothing that verifies for ``silence_s`` is ``silent``.
 - "Last seen" is the time of the newest message that proved the table alive: a row stored on
@@ -32,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from controller.feed.alarms import AlarmEvent, alarm_topic
 from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
@@ -89,6 +96,21 @@ class _Table:
     counters: dict[int, tuple[int, str]] = field(default_factory=dict)
     counter_high: tuple[int, int] | None = None
     counter_gaps: list[tuple[int, int, int]] = field(default_factory=list)
+    #: The alarm kinds raised for the table's current divergence (each raised once).
+    diverged_kinds: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Open:
+    """An alarm absorbing its repeats: its stored id, when it was last raised, how many times,
+    and how many of those were sent out (``events``) and when."""
+
+    alarm_id: int
+    detail: str
+    last_ns: int
+    count: int = 1
+    sent_count: int = 1
+    sent_ns: int = 0
 
 
 @dataclass
@@ -101,6 +123,7 @@ class Counters:
     heads_stored: int = 0
     refused: int = 0
     alarms: int = 0
+    evidence: int = 0
 
 
 class Verifier:
@@ -126,7 +149,9 @@ class Verifier:
         #: away receives first is what the broker kept for it, not the tables' silence.
         self.started_ns = wall_ns()
         self._tables: dict[str, _Table] = {}
-        self._open_alarms: dict[tuple[str, str], tuple[int, int]] = {}
+        self._open_alarms: dict[tuple[str, str], _Open] = {}
+        #: Alarms raised since the last :meth:`take_events` (sent out after the commit).
+        self.events: list[AlarmEvent] = []
         self._dirty: set[str] = set()
         self.reload()
 
@@ -137,8 +162,12 @@ class Verifier:
         (what was in memory may be ahead of what is stored)."""
         site = self.settings.site
         self._tables = {rec.table: _Table(rec) for rec in self.store.tables() if rec.site == site}
+        for t in self._tables.values():
+            if t.rec.forked_ns is not None:  # diverged before: alarmed then, evidence now
+                t.diverged_kinds = {"fork", "rollback"}
         self._dirty.clear()
         self._open_alarms.clear()  # a rolled-back batch may have held the alarm rows
+        self.events.clear()  # and raised these: the retry raises them again
         now = self._wall_ns()
         for s, table, row, received in self.store.pending():
             if s == site and table in self._tables:
@@ -176,20 +205,41 @@ class Verifier:
         key = (table, kind)
         open_ = self._open_alarms.get(key)
         window = int(self.settings.coalesce_s * 1e9)
-        if open_ is not None and now - open_[1] < window:
-            self.store.repeat_alarm(open_[0], now)
-            self._open_alarms[key] = (open_[0], now)
+        if open_ is not None and now - open_.last_ns < window:
+            self.store.repeat_alarm(open_.alarm_id, now)
+            open_.last_ns = now
+            open_.count += 1
             return
         alarm_id = self.store.add_alarm(now, self.settings.site, table, kind, detail)
-        self._open_alarms[key] = (alarm_id, now)
+        self._open_alarms[key] = _Open(alarm_id, detail, now, sent_ns=now)
+        self.events.append(AlarmEvent(self.settings.site, table, kind, detail, now))
         stamp = datetime.fromtimestamp(now / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._on_alarm(f"ALARM {stamp} {self.settings.site}/{table} {kind}: {detail}")
+
+    def _repeats(self, now: int) -> None:
+        """An alarm raised again since it was last sent out: sent again with its count, at most
+        once a coalescing window (a rolled-back table raises one per row: the pager hears of
+        it once a minute, not seventy times)."""
+        window = int(self.settings.coalesce_s * 1e9)
+        for (table, kind), o in self._open_alarms.items():
+            if o.count > o.sent_count and now - o.sent_ns >= window:
+                o.sent_count, o.sent_ns = o.count, now
+                self.events.append(
+                    AlarmEvent(self.settings.site, table, kind, o.detail, o.last_ns, o.count)
+                )
+
+    def take_events(self) -> list[AlarmEvent]:
+        """The alarms raised since the last call (the runner sends them once committed)."""
+        out, self.events = self.events, []
+        return out
 
     # -- messages ---------------------------------------------------------------------------
 
     def handle(self, topic: str, payload: bytes) -> None:
         """Check one message and store it or refuse it with an alarm; never raises for bad
         input (the store's own errors do propagate: the runner retries the batch)."""
+        if topic == alarm_topic(self.settings.site):
+            return  # the collectors' own alarms (docs/feed.md "Alarms out"), not a table's
         self.counters.messages += 1
         try:
             where = parse_topic(topic)
@@ -289,8 +339,10 @@ class Verifier:
             if held["hash"] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    table,
+                self._diverge(
+                    t,
+                    "rows",
+                    row,
                     "fork",
                     f"row {seq} arrived twice with different hashes"
                     f" ({held['hash'][:12]}.. then {row['hash'][:12]}..)",
@@ -300,9 +352,17 @@ class Verifier:
             self._store_row(t, row, gap_before=False)
             self._seen(table)
             self._drain(t)
+        elif self._forked(t):
+            # a diverged table: only rows that extend its record in order are its rows; the
+            # others are the other history's, kept apart and never held for a gap to join
+            self._evidence(t, "rows", row, "does not extend the table's record")
         elif rec.frontier_seq and seq == rec.frontier_seq + 1:
-            self._refuse(
-                table,
+            # its hash is right for its content: a second successor of the stored row, so
+            # another history (rows held after it would chain on it: no gap may join them)
+            self._diverge(
+                t,
+                "rows",
+                row,
                 "chain",
                 f"row {seq} does not follow the stored row"
                 f" {rec.frontier_seq}: its prev {row['prev'][:12]}.."
@@ -370,8 +430,10 @@ class Verifier:
             if stored[1] == row["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    rec.table,
+                self._diverge(
+                    t,
+                    "rows",
+                    row,
                     "fork",
                     f"row {seq} differs from the stored row {seq}"
                     f" ({row['hash'][:12]}.. vs {stored[1][:12]}..):"
@@ -424,39 +486,117 @@ class Verifier:
                 f"head {seq}: the signature does not verify with the table's key",
             )
             return
+        # judged against the stored record, not against the order of arrival: a table
+        # re-sending its journal from row 1 sends heads lower than the retained newest one
         known = self.store.head_hash(rec.site, table, seq)
         if known is not None:
             if known == head["hash"]:
                 self.counters.duplicates += 1
             else:
-                self._refuse(
-                    table,
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
                     "fork",
                     f"signed head {seq} names {head['hash'][:12]}..,"
                     f" an earlier signed head {seq} named"
                     f" {known[:12]}..",
                 )
             return
-        if seq < rec.head_seq:
-            self._refuse(
-                table,
-                "rollback",
-                f"signed head {seq} is lower than the signed head"
-                f" {rec.head_seq} already received: the table's"
-                " journal went back",
-            )
+        stored = self.store.row_link(rec.site, table, seq)
+        if stored is not None and stored[1] != head["hash"]:
+            if seq < rec.head_seq:
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
+                    "rollback",
+                    f"signed head {seq} names {head['hash'][:12]}.., the stored row {seq}"
+                    f" hashes to {stored[1][:12]}.. and signed head {rec.head_seq} was already"
+                    " received: the table's journal went back",
+                )
+            else:
+                self._diverge(
+                    t,
+                    "heads",
+                    head,
+                    "fork",
+                    f"signed head {seq} names {head['hash'][:12]}.., the"
+                    f" stored row {seq} hashes to {stored[1][:12]}..",
+                )
+            return
+        if stored is None and self._forked(t):
+            # no stored row to judge it by, on a diverged table: the other history's
+            self._evidence(t, "heads", head, "no stored row to match, the table diverged")
             return
         if head.get("counter") is not None:
             self._counter(t, seq, str(head["hash"]), int(head["counter"]))
-        stored = self.store.row_link(rec.site, table, seq)
         self.store.add_head(rec.site, table, head, self._wall_ns(), None)
         self.counters.heads_stored += 1
-        rec.head_seq, rec.head_hash = seq, str(head["hash"])
+        if seq > rec.head_seq:
+            rec.head_seq, rec.head_hash = seq, str(head["hash"])
         self._seen(table)
         if stored is not None:
             self._match_head(t, seq, str(head["hash"]), stored[1])
         else:
             t.heads_waiting[seq] = str(head["hash"])
+
+    # -- a diverged table (docs/feed.md "A diverged table") -----------------------------------
+
+    def _forked(self, t: _Table) -> bool:
+        """True once the table diverged from its record: from then on only what extends the
+        record in order, or matches it, is the table's; the rest is evidence. An
+        acknowledgement (``floor --ack``) answers the alarm; it does not join the histories."""
+        return t.rec.forked_ns is not None
+
+    def _evidence(self, t: _Table, channel: str, message: dict[str, Any], reason: str) -> None:
+        rec = t.rec
+        self.store.add_evidence(rec.site, rec.table, channel, message, self._wall_ns(), reason)
+        self.counters.evidence += 1
+
+    def _diverge(
+        self, t: _Table, channel: str, message: dict[str, Any], kind: str, detail: str
+    ) -> None:
+        """A validly formed message naming another history than the table's record: kept
+        apart as evidence, alarmed, and the table is forked from then on."""
+        self.counters.refused += 1
+        self._evidence(t, channel, message, f"{kind}: {detail}")
+        self._go_forked(t, int(message["seq"]))
+        # one alarm of each kind for one divergence: the other history's every row and head
+        # is evidence, not a new alarm
+        if kind not in t.diverged_kinds:
+            t.diverged_kinds.add(kind)
+            self.alarm(t.rec.table, kind, detail)
+
+    def _go_forked(self, t: _Table, seq: int) -> None:
+        """The table diverged: it shows ``forked`` until acknowledged. What it sent that the
+        record could not yet judge (rows held for a gap, heads waiting for their row) goes to
+        the evidence: a gap timeout never joins the two histories."""
+        if self._forked(t):
+            return
+        rec = t.rec
+        rec.forked_ns, rec.forked_seq = self._wall_ns(), seq
+        t.diverged_kinds = set()
+        self._dirty.add(rec.table)
+        for held_seq in sorted(t.pending):
+            row = t.pending.pop(held_seq)
+            self.store.drop_pending(rec.site, rec.table, held_seq)
+            self._evidence(t, "rows", row, "held for a gap when the table diverged")
+        t.gap_since_ns, t.gap_alarmed = None, False
+        for waiting in sorted(t.heads_waiting):
+            self._unhead(t, waiting, "waiting for its row when the table diverged")
+
+    def _unhead(self, t: _Table, seq: int, reason: str) -> None:
+        """Move the stored head at ``seq`` to the evidence; the newest head is then the
+        highest one left."""
+        rec = t.rec
+        t.heads_waiting.pop(seq, None)
+        head = self.store.head(rec.site, rec.table, seq)
+        if head is not None:
+            self._evidence(t, "heads", head, reason)
+            self.store.drop_head(rec.site, rec.table, seq)
+        rec.head_seq, rec.head_hash = self.store.highest_head(rec.site, rec.table)
+        self._dirty.add(rec.table)
 
     def _counter(self, t: _Table, seq: int, hash_: str, value: int) -> None:
         """A verified head's TPM counter: each value belongs to one head, and the values count
@@ -519,12 +659,17 @@ class Verifier:
     def _match_head(self, t: _Table, seq: int, head_hash: str, row_hash_: str) -> None:
         """A signed head and the stored row at its seq: they agree, or the table forked."""
         rec = t.rec
-        ok = head_hash == row_hash_
-        self.store.set_head_matched(rec.site, rec.table, seq, ok)
-        if ok:
+        if head_hash == row_hash_:
+            self.store.set_head_matched(rec.site, rec.table, seq, True)
             rec.signed_seq = max(rec.signed_seq, seq)
             self._dirty.add(rec.table)
-        else:
+            return
+        # the row extends the record (its chain verified); the head that came before it
+        # names another history: it leaves the table's heads for the evidence
+        self._unhead(t, seq, "its row, stored on the record, hashes otherwise")
+        self._go_forked(t, seq)
+        if "fork" not in t.diverged_kinds:
+            t.diverged_kinds.add("fork")
             self.alarm(
                 rec.table,
                 "fork",
@@ -539,9 +684,15 @@ class Verifier:
         now = self._wall_ns()
         gap_ns = int(self.settings.gap_timeout_s * 1e9)
         silence_ns = int(self.settings.silence_s * 1e9)
+        self._repeats(now)
         for t in list(self._tables.values()):
             rec = t.rec
-            if t.pending and t.gap_since_ns is not None and now - t.gap_since_ns >= gap_ns:
+            if (
+                t.pending
+                and t.gap_since_ns is not None
+                and now - t.gap_since_ns >= gap_ns
+                and not self._forked(t)
+            ):
                 self._close_gap(t)
             if t.counter_gaps:
                 self._counter_gaps(t, now, gap_ns)

@@ -98,6 +98,7 @@ LABELS: Final[Mapping[str, tuple[str, str, str]]] = {
     ),
     "no_signal": ("NO SIGNAL FROM THE TABLE", "牌桌沒有訊號", "牌桌没有信号"),
     "scoreboard_error": ("SCOREBOARD ERROR", "顯示錯誤", "显示错误"),
+    "display_fault": ("TABLE DISPLAY NOT CONNECTED", "顯示故障", "显示故障"),
     "wrong_table": ("WRONG TABLE", "牌桌錯誤", "牌桌错误"),
     "wrong_table_detail": (
         "THIS IS THE PAGE OF TABLE {shown}; THIS MONITOR EXPECTS TABLE {expected}",

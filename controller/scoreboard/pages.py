@@ -110,9 +110,11 @@ font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif}
 :lang(zh-Hans){font-family:"DejaVu Sans","MonitorCJK SC",sans-serif}
 body{display:flex;flex-direction:column;padding:1.2vh 1.2vw;gap:1vh}
 .l1{margin-left:.45em}
-#offline,#silent{display:none;position:fixed;left:0;right:0;padding:1vh;text-align:center;
-background:#8a0010;color:#fff;font-size:4vh;font-weight:bold;z-index:9}
+#offline,#silent,#devfault{display:none;position:fixed;left:0;right:0;padding:1vh;
+text-align:center;background:#8a0010;color:#fff;font-size:4vh;font-weight:bold;z-index:9}
 #offline{bottom:0}
+#devfault{top:0;font-size:3vh}
+body.devfault #devfault{display:block}
 #silent{top:40vh;padding:3vh;font-size:7vh;letter-spacing:.05em}
 body.stale #offline,body.silent #silent{display:block}
 body.stale #silent{display:none}
@@ -157,6 +159,7 @@ background:#5a0008;color:#fff;text-align:center;gap:4vh;padding:4vw}
 <div class="detail" id="wrong-detail"></div></div>
 <div id="offline" data-label="connection_lost"></div>
 <div id="silent" data-label="no_signal"></div>
+<div id="devfault" data-label="display_fault"></div>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -325,6 +328,8 @@ function connect(render, idleAllowed) {
       if (IDLE.doc && doc.version !== IDLE.doc.version) { leaveIdle(); }
       IDLE.doc = doc;
       checkTable(doc.table);
+      /* a table display not connected (the console's status names it) */
+      document.body.classList.toggle("devfault", (doc.devices_down || []).length > 0);
       render(doc);
       document.body.dataset.version = String(doc.version);
     });

@@ -348,3 +348,56 @@ def test_publisher_sigkilled_mid_publish_resumes_from_its_position(
     rows = stored(store_url, SITE, "table-07")
     assert [r["hash"] for r in rows] == [r.hash for r in t7.rows]
     assert _alarms(store_url) == []
+
+
+def test_history_sent_again_after_the_retained_newest_head_raises_nothing(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, any_store_url: str
+) -> None:
+    """The docs' remedy for a lost feed (delete ``feed.position``: the table sends its journal
+    again from row 1) to a collector that never had the older heads: the broker hands it the
+    retained newest head first, then rows and heads from 1. Judged against the stored record,
+    none of it is a ``rollback``."""
+    store_url = any_store_url
+    t = TableJournal("table-07")
+    t.rounds(10)
+    for seq in range(3, 31, 3):
+        t.sign(seq)
+    first = publisher(mosquitto_broker, t, t.table, tmp_path / "a")
+    try:
+        first.wake()
+        wait_for(lambda: first.state().acked_head == 30, 20, "every head published")
+    finally:
+        first.stop()
+    # nobody subscribed: the rows went to no one; head 30 and the status are retained
+    collector = CollectorThread(mosquitto_broker, store_url, write_keys(tmp_path / "k", t))
+    try:
+        wait_for(lambda: _head_seq(store_url) == 30, 20, "the retained head 30 received first")
+        again = publisher(mosquitto_broker, t, t.table, tmp_path / "b")  # no position: from 1
+        try:
+            again.wake()
+            wait_for(lambda: len(stored(store_url, SITE, t.table)) == 30, 20, "30 rows stored")
+            wait_for(lambda: again.state().acked_head == 30, 20, "heads sent again")
+        finally:
+            again.stop()
+        wait_for(lambda: _signed_seq(store_url) == 30, 10, "head 30 matched")
+    finally:
+        collector.stop()
+    assert _alarms(store_url) == []
+    assert [r["hash"] for r in stored(store_url, SITE, t.table)] == [r.hash for r in t.rows]
+
+
+def _table_record(store_url: str) -> tuple[int, int]:
+    store = Store.open(store_url)
+    try:
+        recs = store.tables()
+        return (recs[0].head_seq, recs[0].signed_seq) if recs else (0, 0)
+    finally:
+        store.close()
+
+
+def _head_seq(store_url: str) -> int:
+    return _table_record(store_url)[0]
+
+
+def _signed_seq(store_url: str) -> int:
+    return _table_record(store_url)[1]

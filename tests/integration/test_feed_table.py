@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -343,4 +344,87 @@ def test_a_journal_rolled_back_on_the_device_raises_rollback(
     assert "fork" in _alarms(store_url)
     assert any("rollback" in line for line in collector.lines)
     # the collector's copy is the table's record before the rollback, untouched
+    assert _stored_rows(store_url) == rows
+
+
+def _evidence(url: str) -> list[tuple[str, int, str]]:
+    s = Store.open(url)
+    try:
+        return [(e.channel, e.seq, e.hash) for e in s.evidence(SITE, TABLE)]
+    finally:
+        s.close()
+
+
+def _floor(url: str) -> list[str]:
+    s = Store.open(url)
+    try:
+        return floor_lines(s, site=SITE)
+    finally:
+        s.close()
+
+
+GAP_S = 2.0
+
+
+def test_a_rolled_back_table_played_past_the_collector_stays_forked(
+    mosquitto_broker: MosquittoBroker, tmp_path: Path, store_url: str
+) -> None:
+    """The splice: restored from a copy and played past the collector's newest head, the table
+    ends ``FORKED`` with the history first verified intact as its record, and a gap timeout
+    (here 2 s) does not join the other history to it."""
+    table = Table(mosquitto_broker, tmp_path)
+    collector = CollectorThread(mosquitto_broker, store_url, table.keys, gap_timeout_s=GAP_S)
+    try:
+        table.deal(6)
+        rows = table.journal_rows()
+        assert _stored_when_caught_up(store_url, rows) == rows
+        newest = table.newest_head()
+        wait_for(lambda: _signed(store_url) == newest, 10, f"head {newest} matched")
+        _roll_back(table.state, keep_heads=3)
+        table.deal(12)  # the other history, well past the collector's newest head
+        other = table.journal_rows()
+        assert other[-1][0] > rows[-1][0] and table.newest_head() > newest
+        last = (other[-1][0], other[-1][1])
+        wait_for(
+            lambda: ("rows", *last) in _evidence(store_url),
+            30,
+            "the other history's newest row kept apart",
+        )
+        # a window in which the gap timeout would have joined the histories (ticks every second)
+        time.sleep(2 * GAP_S + 2)
+    finally:
+        collector.stop()
+    assert _stored_rows(store_url) == rows  # the record: what was verified first, untouched
+    assert _signed(store_url) == newest
+    kinds = _alarms(store_url)
+    assert "fork" in kinds and "gap" not in kinds
+    diverging = {(seq, h) for seq, h in other} - set(rows)
+    assert diverging and diverging <= {(s, h) for c, s, h in _evidence(store_url) if c == "rows"}
+    lines = _floor(store_url)
+    cells = re.split(r"\s{2,}", lines[1])
+    assert cells[:2] == [TABLE, "FORKED"], lines
+    assert cells[4] == str(rows[-1][0]) and cells[6] == str(newest), lines
+
+    # acknowledged by a named person with a note, through the real command
+    ack = [sys.executable, "-m", "controller", "floor", "--store", store_url, "--site", SITE]
+    refused = subprocess.run(
+        [*ack, "--ack", TABLE, "--note", "no name"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "--by" in refused.stderr
+    done = subprocess.run(
+        [*ack, "--ack", TABLE, "--by", "J. Doe", "--note", "state restored from a copy"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    s = Store.open(store_url)
+    try:
+        assert [(a.table, a.by, a.note) for a in s.acks()] == [
+            (TABLE, "J. Doe", "state restored from a copy")
+        ]
+    finally:
+        s.close()
+    assert "forked (acknowledged)" in _floor(store_url)[1]
     assert _stored_rows(store_url) == rows

@@ -298,6 +298,14 @@ def test_the_release_carries_the_unit_its_drop_in_and_the_kiosk(table: Table) ->
         ("systemd/install.sh", "install.sh"),
         ("systemd/kiosk/scoreboard-kiosk.sh", "kiosk/scoreboard-kiosk.sh"),
         ("systemd/kiosk/install-kiosk.sh", "kiosk/install-kiosk.sh"),
+        (
+            "systemd/udev/70-table-controller-serial.rules",
+            "udev/70-table-controller-serial.rules",
+        ),
+        (
+            "systemd/system.conf.d/60-table-controller-watchdog.conf",
+            "system.conf.d/60-table-controller-watchdog.conf",
+        ),
     ):
         assert (share / dest).read_bytes() == (REPO / src).read_bytes(), dest
     drop_in = "table-controller.service.d/scoreboard.conf"

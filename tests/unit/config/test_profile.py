@@ -94,12 +94,16 @@ def test_pi_profiles_take_board_from_the_base(board: str) -> None:
     # Pi 4: serial0 is the header UART; Pi 5: the header UART is ttyAMA0 (serial0 = debug port)
     assert p.console.port == {"rpi4": "/dev/serial0", "rpi5": "/dev/ttyAMA0"}[board]
     assert p.console.baud == 115200
+    # Both SoCs have the RNG200 behind /dev/hwrng (systemd/README.md "Pi 4 and Pi 5
+    # differences"): a pai gow Pi profile names it, so a generator gone is a fault (docs/rng.md)
+    assert p.rng.hwrng_path == "/dev/hwrng"
 
 
 def test_rpi_baccarat_profile_values() -> None:
     p = load_profile(ROOT / "hw_profiles" / "rpi4-baccarat.toml")
-    assert p.shoe is not None and p.shoe.port == "/dev/ttyUSB0" and p.shoe.baud == 115200
+    assert p.shoe is not None and p.shoe.port == "/dev/tc-shoe" and p.shoe.baud == 115200
     assert p.dealer_display is not None and p.dealer_display.driver == "serial-text"
+    assert p.dealer_display.port == "/dev/tc-display" and p.dealer_display.ack is True
 
 
 def test_board_alone_is_not_a_profile() -> None:
@@ -311,7 +315,8 @@ def test_missing_required_baccarat_device(tmp_path: Path) -> None:
 def test_device_of_the_other_game_refused(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW + '[devices.shoe]\nport = "sim"\n')
     assert str(refused(f)) == (
-        f"{f}: devices.shoe: not used by game paigow (it uses display, buttons, seat_lamps)"
+        f"{f}: devices.shoe: not used by game paigow (it uses display, buttons, seat_lamps,"
+        " power_fail)"
     )
 
 
@@ -461,3 +466,88 @@ def test_report_names_every_value_and_its_file(tmp_path: Path) -> None:
     assert lines['rules.jurisdiction = "NY"'] == "(default)"
     assert lines["rules.baccarat.decks = 8"] == "(default)"
     assert f"  {base}\n  {top}" in text
+
+
+# -- stable serial names, the display's acknowledgement --------------------------------------------
+
+
+@pytest.mark.parametrize("port", ["/dev/ttyUSB0", "/dev/ttyACM12"])
+def test_a_numbered_usb_serial_port_is_warned_not_refused(tmp_path: Path, port: str) -> None:
+    """/dev/ttyUSBn and /dev/ttyACMn are numbered in detection order and can swap between boots:
+    check-profile warns (naming the key and the stable names), the profile still loads."""
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(tmp_path, "t.toml", f'include = "base.toml"\n[devices.shoe]\nport = "{port}"\n')
+    assert load_profile(f).shoe.port == port  # type: ignore[union-attr]
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    assert len(warnings) == 1
+    assert f'devices.shoe.port = "{port}"' in warnings[0] and "/dev/tc-shoe" in warnings[0]
+
+
+def test_each_numbered_port_is_pointed_to_its_own_udev_name(tmp_path: Path) -> None:
+    """The udev rules name the console adapter /dev/tc-console, the shoe's /dev/tc-shoe and the
+    dealer display's /dev/tc-display (systemd/udev/70-table-controller-serial.rules)."""
+    rules = (ROOT / "systemd" / "udev" / "70-table-controller-serial.rules").read_text()
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(
+        tmp_path,
+        "t.toml",
+        'include = "base.toml"\n[console]\nport = "/dev/ttyUSB2"\n'
+        '[devices.shoe]\nport = "/dev/ttyUSB0"\n'
+        '[devices.dealer_display]\ndriver = "serial-text"\nport = "/dev/ttyACM1"\n',
+    )
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    for key, port, name in (
+        ("console.port", "/dev/ttyUSB2", "tc-console"),
+        ("devices.shoe.port", "/dev/ttyUSB0", "tc-shoe"),
+        ("devices.dealer_display.port", "/dev/ttyACM1", "tc-display"),
+    ):
+        (mine,) = [w for w in warnings if f'{key} = "{port}"' in w]
+        assert f"/dev/{name} " in mine and f'SYMLINK+="{name}"' in rules
+        others = {"tc-console", "tc-shoe", "tc-display"} - {name}
+        assert not [o for o in others if f"/dev/{o}" in mine], mine
+
+
+@pytest.mark.parametrize(
+    "port", ["/dev/tc-shoe", "/dev/serial/by-path/platform-xhci-hcd.0-usb-0:1:1.0-port0", "sim"]
+)
+def test_a_stable_or_simulated_port_is_not_warned(tmp_path: Path, port: str) -> None:
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(tmp_path, "t.toml", f'include = "base.toml"\n[devices.shoe]\nport = "{port}"\n')
+    assert "WARNING" not in check_profile_report(f)
+
+
+def test_the_shipped_pi_profiles_name_their_serial_devices_by_usb_port() -> None:
+    for path in SHIPPED:
+        if path.name.startswith(("rpi4-", "rpi5-")):
+            assert "WARNING" not in check_profile_report(path), path.name
+
+
+@pytest.mark.parametrize("ack", [True, False])
+def test_a_serial_display_ack_is_read_as_documented(tmp_path: Path, ack: bool) -> None:
+    """docs/drivers-display-buttons.md: ``ack = false`` sends without waiting for OK."""
+    f = write(
+        tmp_path,
+        "t.toml",
+        BACCARAT.replace(
+            'driver = "sim"',
+            f'driver = "serial-text"\nport = "/dev/tc-display"\nack = {str(ack).lower()}',
+        ),
+    )
+    assert load_profile(f).dealer_display.ack is ack  # type: ignore[union-attr]
+    g = write(
+        tmp_path,
+        "p.toml",
+        PAIGOW.replace(
+            PAIGOW[
+                PAIGOW.index('driver = "seven-segment"') : PAIGOW.index("\n\n[devices.buttons]")
+            ],
+            f'driver = "serial-led"\nport = "/dev/tc-display"\nack = {str(ack).lower()}',
+        ),
+    )
+    assert load_profile(g).display.ack is ack  # type: ignore[union-attr]
+
+
+def test_ack_is_refused_with_a_display_that_has_no_serial_line(tmp_path: Path) -> None:
+    write(tmp_path, "base.toml", PAIGOW)
+    f = write(tmp_path, "t.toml", 'include = "base.toml"\n[devices.display]\nack = false\n')
+    assert "only with driver serial-led" in str(refused(f))

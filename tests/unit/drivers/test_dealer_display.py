@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import queue
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from drivers.dealer_display import DealerDisplay, SerialTextDisplay, check_lines
-from drivers.errors import DisplayValueError
+from drivers.errors import DeviceUnavailable, DisplayValueError
+from drivers.serial_display import DeviceLinkChanged
 from drivers.sim.dealer_display import SimDealerDisplay, SimTextDevice
 
 
@@ -67,3 +71,41 @@ def test_sim_dealer_display_records() -> None:
     with pytest.raises(DisplayValueError):
         d.show(["a", "b", "c"])
     assert sim.lines == ("", "")
+
+
+def test_unplugged_and_plugged_back_the_display_is_reopened_and_shows_the_last_lines(
+    tmp_path: Path,
+) -> None:
+    """A display whose adapter goes away (its pty closed: writes fail) is reported down once,
+    reopened by the link's thread when its path leads to a device again (a udev name does),
+    reported up, and sent the last lines asked for."""
+    path = tmp_path / "tc-display"
+    events: queue.SimpleQueue[object] = queue.SimpleQueue()
+    first = SimTextDevice()
+    os.symlink(first.port, path)
+    disp = SerialTextDisplay(str(path), ack_timeout=2, post=events.put)
+    disp.start()
+    second: SimTextDevice | None = None
+    try:
+        disp.show(["PLACE YOUR BETS", "COUP 1"])
+        assert first.lines == ("PLACE YOUR BETS", "COUP 1")
+        first.close()  # unplugged
+        path.unlink()
+        with pytest.raises(DeviceUnavailable):
+            disp.clear()  # the write fails: the table reports it
+        down = events.get(timeout=10)
+        assert isinstance(down, DeviceLinkChanged) and not down.up
+        assert (down.device, down.port) == ("dealer_display", str(path))
+        with pytest.raises(DeviceUnavailable, match="not connected"):
+            disp.show(["NO MORE BETS", ""])  # while missing: at once; kept as what to show
+        second = SimTextDevice()
+        os.symlink(second.port, path)  # plugged back
+        up = events.get(timeout=20)
+        assert isinstance(up, DeviceLinkChanged) and up.up
+        second.wait_for_lines(1, timeout=5)
+        assert second.lines == ("NO MORE BETS", "")  # the last lines asked for
+        assert events.empty()  # one down, one up: once per outage
+    finally:
+        disp.close()
+        if second is not None:
+            second.close()

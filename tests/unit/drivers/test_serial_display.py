@@ -21,8 +21,8 @@ def twin() -> Iterator[SimLedDevice]:
 
 def test_exact_bytes_on_the_wire_over_loop() -> None:
     disp = SerialLedDisplay("loop://", ack=False)
+    disp.show(7)  # opens the port (lazily: never at construction)
     port = disp._link._port  # test reads back the loop; production never does
-    disp.show(7)
     disp.blank()
     disp.fault()
     disp.lamp_test()
@@ -77,11 +77,12 @@ def test_echoing_port_is_not_mistaken_for_ack() -> None:
         disp.show(1)
 
 
-def test_unopenable_port_is_device_unavailable() -> None:
+def test_unopenable_port_is_device_unavailable_at_first_use_not_at_construction() -> None:
+    missing = SerialLedDisplay("/dev/nonexistent-display-port")  # a missing display: no error
     with pytest.raises(DeviceUnavailable, match="cannot open"):
-        SerialLedDisplay("/dev/nonexistent-display-port")
+        missing.show(1)
     with pytest.raises(DeviceUnavailable):
-        SerialLedDisplay("nosuchscheme://x")
+        SerialLedDisplay("nosuchscheme://x").blank()
 
 
 def test_encode_line_refuses_non_printable() -> None:

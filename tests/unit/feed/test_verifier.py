@@ -206,8 +206,17 @@ def test_signed_heads_are_checked_and_matched(tmp_path: Path, table: TableJourna
     assert (rec.head_seq, rec.signed_seq) == (4, 4)
     rig.head(table, head4)  # the retained copy again: a duplicate
     assert rig.kinds() == []
-    rig.head(table, head2)  # lower than 4: the table went back
+    # lower than 4 but the stored row 2's: judged by the record, not by arrival (a table
+    # re-sending its journal from row 1 after its retained newest head)
+    rig.head(table, head2)
+    assert rig.kinds() == []
+    # lower than 4 and another hash than the stored row 3: the table went back
+    rig.head(table, table.sign(3, hash_="cd" * 32))
     assert rig.kinds() == ["rollback"]
+    rec = rig.store.tables()[0]
+    assert (rec.head_seq, rec.signed_seq, rec.forked_seq) == (4, 4, 3)
+    assert [(e.channel, e.seq) for e in rig.store.evidence(SITE, table.table)] == [("heads", 3)]
+    assert rig.store.head_hash(SITE, table.table, 3) is None  # never one of the table's heads
 
 
 def test_a_forged_head_is_a_bad_signature(tmp_path: Path, table: TableJournal) -> None:
@@ -480,3 +489,30 @@ def test_a_restarted_collector_times_silence_and_gaps_from_its_start(
     again.clock.advance(300)
     again.tick()
     assert again.kinds() == ["gap", "silent"]
+
+
+def test_alarms_go_out_once_then_with_their_count_once_a_window(tmp_path: Path) -> None:
+    """docs/feed.md "Alarms out": the first raise goes out at once; repeats within the window
+    the stored alarm absorbs go out together, with the count, once the window has passed."""
+    rig = Rig(tmp_path)  # no key at all: every message is ``unknown-table``
+    stranger = TableJournal("table-99")
+    rows = stranger.rounds(1)
+    rig.row(stranger, rows[0])
+    first = rig.v.take_events()
+    assert [(e.table, e.kind, e.count) for e in first] == [("table-99", "unknown-table", 1)]
+    for r in rows[1:]:
+        rig.clock.advance(1)
+        rig.row(stranger, r)
+    rig.tick()
+    assert rig.v.take_events() == []  # within the window: counted, not sent
+    assert [a.count for a in rig.store.alarms()] == [3]
+    rig.clock.advance(60)
+    rig.tick()
+    again = rig.v.take_events()
+    assert [(e.kind, e.count, e.detail) for e in again] == [("unknown-table", 3, first[0].detail)]
+    rig.clock.advance(120)
+    rig.tick()
+    assert rig.v.take_events() == []  # nothing new: nothing sent
+    # the collector's own alarm topic is not a table's message
+    rig.raw(f"tc/{SITE}/alarms", first[0].as_json())
+    assert rig.v.take_events() == [] and [a.count for a in rig.store.alarms()] == [3]
