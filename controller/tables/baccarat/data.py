@@ -16,11 +16,9 @@ K_FRAME: Final = "shoe.frame"
 K_BUTTON: Final = "baccarat.button"
 K_ACTION: Final = "baccarat.action"
 INPUT_KINDS: Final = (K_SESSION, K_FRAME, K_BUTTON, K_ACTION)
-#: The shoe's heartbeats, journaled as counted summaries: the row carries the SID and the SEQ
-#: of the last heartbeat it covers, so it is a durable shoe position too (never replayed).
-K_HEARTBEATS: Final = "shoe.heartbeats"
 #: The rows that name where the shoe's session stands (the SEQ after the newest is resumed).
-POSITION_KINDS: Final = (K_SESSION, K_FRAME, K_HEARTBEATS)
+#: Heartbeats have no rows (shoe protocol revision 3: they are outside the sequence).
+POSITION_KINDS: Final = (K_SESSION, K_FRAME)
 #: Logged as counted summaries, never replayed: refused frames, the link and the watchdog
 #: belong to the process that saw them.
 K_REFUSED_FRAME: Final = "shoe.refused"
@@ -29,6 +27,9 @@ K_WATCHDOG: Final = "shoe.watchdog"
 #: Inputs refused while the application holds a fault: a new shoe, a new coup, wagers, taking
 #: the shoe. Cards still arriving are handled (they are physically out of the shoe).
 STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
+#: Inputs that start a new shoe or a new coup: refused while a UPS says the power is failing
+#: (a coup under way is finished: its cards are out).
+NEW_ROUND_INPUTS: Final = frozenset({"shuffled", "no_more_bets"})
 K_REFUSED: Final = "baccarat.refused"  # an input the state did not allow (skipped on replay)
 K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"
