@@ -3,7 +3,8 @@
 store and the real ``table-controller floor --serve`` process (docs/feed.md "The floor page").
 
 Three tables feed the collector. One is restored from a copy and plays on (the publisher sends
-its journal again from row 1): the page shows it ``forked``. A person signs in on the page and
+its journal again from row 1): the page shows it ``forked``; the filters (table, what a table
+shows, alarm kind) narrow the lists. A person signs in on the page and
 acknowledges its alarm and its divergence with a note: the store records their name. The
 broker stops: the page says the collector lost it and shows every table ``unknown``, not
 offline; the broker comes back and so do the tables."""
@@ -186,6 +187,33 @@ def test_the_floor_page_shows_a_fork_an_acknowledgement_and_a_broker_outage(
     # not signed in: nothing to press
     assert page.driver.find_elements(By.CSS_SELECTOR, "button.ack-alarm") == []
     page.screenshot("floor-forked.png")
+
+    # the filters: by table name, by what a table shows, by alarm kind (kept in the address)
+    box = page.driver.find_element(By.ID, "f-table")
+    box.send_keys("table-08")
+    page.wait(lambda: set(_rows(page)) == {f"{SITE}/table-08"}, "only table-08")
+    assert _alarms(page) == []  # table-07's alarm is not table-08's
+    assert "table=table-08" in page.driver.current_url
+    box.clear()
+    box.send_keys(" ")  # an input event with the box empty again
+    page.wait(lambda: set(_rows(page)) == names, "every table again")
+    pick = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));"
+    page.js(pick, page.driver.find_element(By.ID, "f-integrity"), "forked")
+    page.wait(lambda: set(_rows(page)) == {f"{SITE}/table-07"}, "only the forked table")
+    page.js(pick, page.driver.find_element(By.ID, "f-integrity"), "")
+    other = "gap" if alarm["kind"] != "gap" else "fork"
+    page.js(pick, page.driver.find_element(By.ID, "f-kind"), alarm["kind"])
+    page.wait(lambda: len(_alarms(page)) == 1, "the alarm of its kind")
+    page.js(
+        "const o = document.createElement('option'); o.textContent = arguments[1];"
+        " arguments[0].appendChild(o);",
+        page.driver.find_element(By.ID, "f-kind"),
+        other,
+    )
+    page.js(pick, page.driver.find_element(By.ID, "f-kind"), other)
+    page.wait(lambda: _alarms(page) == [], "no alarm of another kind")
+    page.js(pick, page.driver.find_element(By.ID, "f-kind"), "")
+    page.wait(lambda: len(_alarms(page)) == 1 and set(_rows(page)) == names, "no filter")
 
     # sign in on the page, then acknowledge the alarm with a note
     page.driver.find_element(By.ID, "l-name").send_keys(NAME)

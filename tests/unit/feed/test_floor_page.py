@@ -441,3 +441,52 @@ def test_serve_addresses(text: str, address: tuple[str, int]) -> None:
 def test_a_bad_serve_address_is_refused_in_words(text: str) -> None:
     with pytest.raises(ValueError, match="HOST:PORT|port"):
         parse_address(text)
+
+
+def _row(seq: int, kind: str, rnd: int | None, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "seq": seq,
+        "ts": seq,
+        "boot": "b",
+        "mono": seq,
+        "kind": kind,
+        "round": rnd,
+        "data": data,
+        "prev": "0" * 64,
+        "hash": f"{seq:064x}",
+    }
+
+
+def test_game_state_and_last_result_come_from_the_newest_rows(tmp_path: Path) -> None:
+    """Pai gow rows record ``state``, baccarat's ``moved`` (its last move's target); the last
+    row that closes a round or a coup is the last result (controller/feed/floor.py)."""
+    from controller.feed.store import TableRecord
+
+    store = Store.open(f"sqlite:///{tmp_path / 's.sqlite'}")
+    store.add_row(SITE, "pg", _row(1, "paigow.settled", 4, {"state": "settled"}), 1)
+    store.add_row(SITE, "pg", _row(2, "paigow.shuffled", 5, {"state": "betting"}), 2)
+    store.save_table(TableRecord(SITE, "pg", frontier_seq=2, last_round=5))
+    store.add_row(SITE, "bac", _row(1, "baccarat.coup.settled", None, {"shoe": 1, "coup": 7}), 1)
+    store.add_row(SITE, "bac", _row(2, "baccarat.moved", None, {"moved": ["x>betting"]}), 2)
+    store.add_row(SITE, "bac", _row(3, "baccarat.moved", None, {"moved": ["a>b", "b>dealing"]}), 3)
+    store.save_table(TableRecord(SITE, "bac", frontier_seq=3))
+    store.commit()
+    snaps = Snapshots(store, SITE)
+    by = {t["table"]: t for t in snaps.build()["tables"]}
+    assert (by["pg"]["game"], by["pg"]["state"], by["pg"]["result"]) == (
+        "paigow",
+        "betting",
+        "round 4 settled",
+    )
+    assert (by["bac"]["game"], by["bac"]["state"], by["bac"]["result"]) == (
+        "baccarat",
+        "dealing",
+        "coup 7 settled",
+    )
+    # a new row moves the frontier: read again; the result stays until another closes a round
+    store.add_row(SITE, "pg", _row(3, "paigow.voided", 5, {"state": "voided"}), 3)
+    store.save_table(TableRecord(SITE, "pg", frontier_seq=3, last_round=5))
+    store.commit()
+    by = {t["table"]: t for t in snaps.build()["tables"]}
+    assert by["pg"]["result"] == "round 5 voided"
+    store.close()
