@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from controller.feed.floor import (
     CLOSING_KINDS,
+    HEALTH_STALE_S,
     ROUND_LOOKBACK,
     AckError,
     acknowledge,
@@ -53,8 +54,6 @@ log = logging.getLogger("controller.feed.floorpage")
 
 #: How often the store is read.
 POLL_S: Final = 1.0
-#: A collector that has not reported its broker connection for this long is not counted.
-HEALTH_STALE_S: Final = 10.0
 #: Open alarms sent to the page at most (the newest; the page says how many there are).
 ALARMS_SHOWN: Final = 300
 #: Event streams at once; more are answered 503.

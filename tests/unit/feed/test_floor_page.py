@@ -490,3 +490,22 @@ def test_game_state_and_last_result_come_from_the_newest_rows(tmp_path: Path) ->
     by = {t["table"]: t for t in snaps.build()["tables"]}
     assert by["pg"]["result"] == "round 5 voided"
     store.close()
+
+
+def test_the_floor_command_says_when_no_collector_holds_the_broker(tmp_path: Path) -> None:
+    from controller.feed.floor import floor_lines
+    from controller.feed.store import TableRecord
+
+    store = Store.open(f"sqlite:///{tmp_path / 's.sqlite'}")
+    store.save_table(TableRecord(SITE, "table-07", status="online"))
+    store.set_health("c1", SITE, True, 1_000)
+    store.commit()
+    assert not any("holds the broker" in x for x in floor_lines(store, site=SITE, now_ns=2_000))
+    store.set_health("c1", SITE, False, 3_000, "broker unreachable")
+    store.commit()
+    lines = floor_lines(store, site=SITE, now_ns=4_000)
+    assert lines[1].split()[:2] == ["table-07", "online"]  # the last status heard, as before
+    assert lines[2].startswith("no collector holds the broker now (c1 broker unreachable since")
+    later = floor_lines(store, site=SITE, now_ns=3_000 + int(HEALTH_STALE_S * 1e9) + 1)
+    assert "(c1 silent since" in later[2]
+    store.close()
