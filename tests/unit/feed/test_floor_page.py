@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from controller.feed.floor import is_forked
@@ -359,6 +359,7 @@ def test_filters_the_page_understands_are_accepted() -> None:
 )
 def test_fuzzed_requests_never_break_the_server(floor: Any, path: str, body: bytes) -> None:
     page, rig, _ = floor
+    assume(not path.startswith("events"))  # a valid stream never ends (tested below)
     c = Client(page)
     status, data, _ = c.request("GET", "/" + path)
     assert status in (200, 400, 404), (path, status)
