@@ -220,6 +220,19 @@ class Application:
                 "unacknowledged_findings": len(self.trust.findings),
             },
         )
+        # The install log (docs/program-verification.md): the release this start runs, and a
+        # change from the previous start's as its own row (an event, kept past retention).
+        from controller.program.identity import running_identity
+
+        self.release = running_identity()
+        last_release = self.journal.last(["program.release"])
+        self.journal.append("program.release", self.release.as_dict())
+        if last_release is not None and not self.release.same_release(last_release.data):
+            old = {k: last_release.data.get(k) for k in self.release.as_dict()}
+            self.journal.append(
+                "program.release_changed", {"old": old, "new": self.release.as_dict()}
+            )
+        self.add_status("release", self.release.describe)
         # Every unacknowledged finding, this start's and those journaled before it that no
         # technician acknowledged yet (a restart forgets none), stops play until `fault clear`.
         for finding in self.trust.findings:
