@@ -441,7 +441,14 @@ class Application:
         from controller.feed.publisher import publisher_for
 
         try:
-            feed = publisher_for(self.profile.feed, self.state_dir, self.journal.reader)
+            from controller.floor.feed import FloorFeed
+
+            derived = FloorFeed(
+                self.profile.feed.table, self.journal.reader, self.trust.archive_dir
+            )
+            feed = publisher_for(
+                self.profile.feed, self.state_dir, self.journal.reader, derived=derived
+            )
         except BrokerError as exc:
             self._raise_fault(f"feed: {exc}")
             return

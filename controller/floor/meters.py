@@ -373,3 +373,12 @@ def went_back(now: Mapping[str, int], before: Mapping[str, int]) -> list[str]:
     return [
         f"{k}: {before[k]} -> {now.get(k, 0)}" for k in sorted(before) if now.get(k, 0) < before[k]
     ]
+
+
+def fold_journal(live: Iterable[MeterRow], archive: Path | None = None) -> MeterFold:
+    """The meters of a journal: its archive segments (the rows retention moved out), then the
+    live rows (a row in both counts once: the fold ignores a seq already seen)."""
+    fold = MeterFold()
+    if archive is not None:
+        fold.add_all(archived_rows(archive))
+    return fold.add_all(live)

@@ -69,7 +69,9 @@ def _package_version() -> str:
         return metadata.version("table-controller")
     except metadata.PackageNotFoundError:
         pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-        for line in pyproject.read_text(encoding="utf-8").splitlines() if pyproject.is_file() else []:
+        for line in (
+            pyproject.read_text(encoding="utf-8").splitlines() if pyproject.is_file() else []
+        ):
             if line.startswith("version = "):
                 return line.split("=", 1)[1].strip().strip('"')
         return "unknown"

@@ -1,0 +1,108 @@
+"""The feed's derived messages (docs/feed.md "Events and meters"): for each journal row the
+publisher sends, the coded events it raises (``tc/<site>/<table>/events``, QoS 1) and, after a
+round or a coup closes and whenever the backlog is sent with meters changed, the meters (retained
+on ``tc/<site>/<table>/meters``). Runs on the publisher's thread, never the loop's.
+
+The first row it is given may be far into the journal (the feed resumes from its position): it
+first folds the archive and the rows before it, on the publisher's read-only connection."""
+
+from __future__ import annotations
+
+import collections
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol
+
+from controller.floor.events import EventReader
+from controller.floor.meters import (
+    ROUND_CLOSING_KINDS,
+    MeterFold,
+    MeterRow,
+    PlainRow,
+    archived_rows,
+)
+
+#: Rows whose events are kept to be sent again when the feed re-sends rows (a reconnection).
+REMEMBER: Final = 1000
+
+Message = tuple[Literal["events", "meters"], bytes]
+
+
+class RowSource(Protocol):
+    """A read-only journal (controller/journal/store.py Journal)."""
+
+    def events(
+        self, kinds: Any = None, since_seq: int = 0, round_id: int | None = None
+    ) -> Iterator[Any]: ...
+    def close(self) -> None: ...
+
+
+def _payload(body: dict[str, Any]) -> bytes:
+    return json.dumps({"v": 1, **body}, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+class FloorFeed:
+    """:class:`controller.feed.publisher.Derived` for a table."""
+
+    def __init__(
+        self, table: str, open_reader: Callable[[], RowSource], archive: Path | None
+    ) -> None:
+        self.table = table
+        self._open_reader = open_reader
+        self._archive = archive
+        self.meters = MeterFold()
+        self.reader = EventReader()
+        self._primed = False
+        self._sent_meters_at = -1
+        self._recent: collections.OrderedDict[int, list[bytes]] = collections.OrderedDict()
+
+    def _prime(self, before_seq: int) -> None:
+        """Fold everything before ``before_seq`` (its events were sent by an earlier run)."""
+        self._primed = True
+        if self._archive is not None:
+            for row in archived_rows(self._archive):
+                if row.seq < before_seq:
+                    self._quiet(row)
+        source = self._open_reader()
+        try:
+            for r in source.events():
+                if r.seq >= before_seq:
+                    break
+                self._quiet(r)
+        finally:
+            source.close()
+
+    def _quiet(self, row: MeterRow) -> None:
+        self.meters.add(row)
+        self.reader.events(row)
+
+    def after_row(self, row: dict[str, Any]) -> list[Message]:
+        seq = int(row["seq"])
+        if not self._primed:
+            self._prime(seq)
+        if seq in self._recent:  # sent again after a reconnection: its events too
+            return [("events", p) for p in self._recent[seq]]
+        plain = PlainRow(seq, str(row["kind"]), row.get("round"), row.get("data") or {})
+        self.meters.add(plain)
+        events = [
+            _payload({"table": self.table, **e.as_dict()})
+            for e in self.reader.events(plain, int(row.get("ts") or 0))
+        ]
+        if events:
+            self._recent[seq] = events
+            while len(self._recent) > REMEMBER:
+                self._recent.popitem(last=False)
+        out: list[Message] = [("events", p) for p in events]
+        if plain.kind in ROUND_CLOSING_KINDS:
+            out.append(self._meters_message())
+        return out
+
+    def idle(self) -> list[Message]:
+        if not self._primed or self._sent_meters_at == self.meters.last_seq:
+            return []
+        return [self._meters_message()]
+
+    def _meters_message(self) -> Message:
+        self._sent_meters_at = self.meters.last_seq
+        return ("meters", _payload({"table": self.table, **self.meters.as_dict()}))
