@@ -23,7 +23,7 @@ _TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 #: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
-CHANNELS: Final = ("rows", "heads", "status")
+CHANNELS: Final = ("rows", "heads", "status", "events", "meters")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
 MAX_PAYLOAD: Final = 256 * 1024
 #: The largest integer a row, head or status may carry: the store's columns are signed 64-bit.
