@@ -431,6 +431,16 @@ class Application:
         self._publish()
         return notes
 
+    def _meters_went_back(self, back: list[str]) -> None:
+        """Loop: the journal's meters are lower than those last published (docs/meters.md
+        "Never back"): the journal was restored from an older copy. Journaled (the coded
+        event 220) and alarmed on every console."""
+        self.journal.append("meters.went_back", {"meters": back[:50]})
+        self.alarm(
+            "ALARM meters went back (the journal restored from an older copy?): "
+            + "; ".join(back[:5])
+        )
+
     def _start_feed(self) -> None:
         """The host feed (docs/feed.md), when the profile names a broker: a publisher thread
         reading the journal on a read-only connection of its own, woken after each commit (it
@@ -444,7 +454,11 @@ class Application:
             from controller.floor.feed import FloorFeed
 
             derived = FloorFeed(
-                self.profile.feed.table, self.journal.reader, self.trust.archive_dir
+                self.profile.feed.table,
+                self.journal.reader,
+                self.trust.archive_dir,
+                high_path=self.trust.anchor_path.with_name("meters.published"),
+                report=lambda back: self.post(Call(lambda: self._meters_went_back(back))),
             )
             feed = publisher_for(
                 self.profile.feed, self.state_dir, self.journal.reader, derived=derived

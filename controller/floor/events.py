@@ -202,6 +202,15 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         "-",
         'docs/journal.md "Row"',
     ),
+    EventType(
+        220,
+        "meters went back",
+        "alarm",
+        "the journal's lifetime meters are lower than those the feed last published"
+        " (`meters.went_back`): the journal restored from an older copy",
+        "-",
+        'docs/meters.md "Never back"',
+    ),
 )
 
 BY_CODE: Final[Mapping[int, EventType]] = {e.code: e for e in CATALOGUE}
@@ -251,6 +260,7 @@ _DIRECT: Final[Mapping[str, tuple[int, tuple[str, ...] | None]]] = {
     "config.changed": (180, ("key", "old", "new", "value", "who")),
     "program.release_changed": (200, ("old", "new")),
     "clock.warning": (210, ("warning", "wall_ns", "step_s")),
+    "meters.went_back": (220, ("meters",)),
 }
 
 

@@ -21,6 +21,7 @@ from controller.floor.meters import (
     MeterRow,
     PlainRow,
     archived_rows,
+    went_back,
 )
 
 #: Rows whose events are kept to be sent again when the feed re-sends rows (a reconnection).
@@ -46,11 +47,22 @@ class FloorFeed:
     """:class:`controller.feed.publisher.Derived` for a table."""
 
     def __init__(
-        self, table: str, open_reader: Callable[[], RowSource], archive: Path | None
+        self,
+        table: str,
+        open_reader: Callable[[], RowSource],
+        archive: Path | None,
+        *,
+        high_path: Path | None = None,
+        report: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.table = table
         self._open_reader = open_reader
         self._archive = archive
+        #: The lifetime meters last published, kept beside the anchor (on its second medium):
+        #: a journal restored from an older copy has lower meters than this file.
+        self._high_path = high_path
+        self._report = report
+        self._checked = False
         self.meters = MeterFold()
         self.reader = EventReader()
         self._primed = False
@@ -99,10 +111,48 @@ class FloorFeed:
         return out
 
     def idle(self) -> list[Message]:
-        if not self._primed or self._sent_meters_at == self.meters.last_seq:
+        """The backlog is sent: the fold has read the whole journal. The first time, the meters
+        are compared with the last published (:meth:`_check_high`)."""
+        if not self._primed:
+            return []
+        if not self._checked:
+            self._checked = True
+            self._check_high()
+            self._sent_meters_at = -1  # published again now: the comparison's new reference
+        if self._sent_meters_at == self.meters.last_seq:
             return []
         return [self._meters_message()]
 
+    def _check_high(self) -> None:
+        if self._high_path is None or self._report is None:
+            return
+        try:
+            high = json.loads(self._high_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return  # none yet, or cut short by a power cut: nothing to compare with
+        if not isinstance(high, dict) or not isinstance(high.get("lifetime"), dict):
+            return
+        before = {str(k): int(v) for k, v in high["lifetime"].items() if isinstance(v, int)}
+        back = went_back(self.meters.lifetime, before)
+        if back:
+            self._report(back)
+
     def _meters_message(self) -> Message:
         self._sent_meters_at = self.meters.last_seq
-        return ("meters", _payload({"table": self.table, **self.meters.as_dict()}))
+        body = self.meters.as_dict()
+        self._keep_high(body)
+        return ("meters", _payload({"table": self.table, **body}))
+
+    def _keep_high(self, body: dict[str, Any]) -> None:
+        """Write the lifetime meters being published (a rename; no sync: a value lost in a
+        power cut only makes the next comparison weaker, never wrong)."""
+        if self._high_path is None or not self._checked:
+            return
+        tmp = self._high_path.with_name(self._high_path.name + ".tmp")
+        try:
+            tmp.write_text(
+                json.dumps({"seq": body["seq"], "lifetime": body["lifetime"]}), encoding="utf-8"
+            )
+            tmp.replace(self._high_path)
+        except OSError:
+            pass

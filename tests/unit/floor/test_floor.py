@@ -259,3 +259,23 @@ def test_release_identity_names_the_manifest(tmp_path: Path, monkeypatch: Any) -
     assert ident.manifest == hashlib.sha256(b"{}").hexdigest()
     assert ident.same_release({**ident.as_dict(), "root": "/elsewhere", "carried_from": 3})
     assert not ident.same_release({**ident.as_dict(), "manifest": "0" * 64})
+
+
+def test_meters_lower_than_last_published_are_reported(tmp_path: Path) -> None:
+    rows = _rows(("app.start", {"game": "paigow"}), ("paigow.settled", {}))
+    high = tmp_path / "meters.published"
+    reports: list[list[str]] = []
+
+    def as_dict(r: PlainRow) -> dict[str, Any]:
+        return {"seq": r.seq, "kind": r.kind, "round": r.round, "data": r.data, "ts": 0}
+
+    first = FloorFeed("t1", lambda: _Source(rows), None, high_path=high, report=reports.append)
+    first.after_row(as_dict(rows[0]))
+    first.after_row(as_dict(rows[1]))
+    assert [c for c, _ in first.idle()] == ["meters"]
+    assert json.loads(high.read_text())["lifetime"]["paigow.games_played"] == 1
+    # the journal put back to a copy from before the settled round
+    again = FloorFeed("t1", lambda: _Source(rows[:1]), None, high_path=high, report=reports.append)
+    again.after_row(as_dict(rows[0]))
+    again.idle()
+    assert reports == [["paigow.games_played: 1 -> 0"]]
