@@ -243,6 +243,7 @@ def test_floor_feed_primes_then_publishes_events_and_meters() -> None:
         "faults.rng": 1,
         "paigow.voided_before_draw": 1,
     }
+    assert [c for c, _ in feed.idle()] == ["meters"]  # caught up: published once more
     assert feed.idle() == []  # unchanged since
     assert feed.after_row(as_dict(rows[2])) == [("events", feed._recent[3][0])]  # sent again
 
