@@ -93,6 +93,8 @@ def test_meters_equal_an_independent_count_after_kills(work: Path) -> None:
             c.kill()
             c.close_pipes()
             c = start()
+    console = c.ask("meters chi")
+    assert console.ok, console.status
     c.stop()
 
     table = json.loads(_cli("meters", "--state-dir", str(state), "--json"))
@@ -101,6 +103,11 @@ def test_meters_equal_an_independent_count_after_kills(work: Path) -> None:
     # 1. what this test did and saw
     for name, count in mine.items():
         assert lifetime.get(name, 0) == count, (name, lifetime.get(name, 0), count)
+    # the console says the same (after the last row: its own login counted too)
+    played = mine["paigow.games_played"]
+    assert f"paigow.games_played: {played} (shift {played})" in console.lines
+    assert any(line.startswith("chi-square ") for line in console.lines)
+    assert any(line.startswith("release: ") for line in console.lines)
     # 2. the export, read here without the fold's code
     export = _cli("journal", "export", "--state-dir", str(state))
     rows = [json.loads(line) for line in export.splitlines()]
