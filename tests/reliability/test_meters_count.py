@@ -97,6 +97,9 @@ def test_meters_equal_an_independent_count_after_kills(work: Path) -> None:
     assert console.ok, console.status
     c.stop()
 
+    # the run covered what it claims to (the seed is fixed)
+    assert mine["power_lost_mid_round"] and mine["paigow.voided_before_draw"], mine
+    assert mine["power_ups"] > mine["power_lost_mid_round"] + 1  # kills between rounds too
     table = json.loads(_cli("meters", "--state-dir", str(state), "--json"))
     lifetime = table["lifetime"]
 
