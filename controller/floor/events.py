@@ -211,6 +211,38 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         "-",
         'docs/meters.md "Never back"',
     ),
+    EventType(
+        230,
+        "undervoltage",
+        "alarm",
+        "the board's supply fell below the Pi's threshold (`power.undervoltage` active)",
+        "undervoltage ended (the same row kind, not active)",
+        "docs/power-and-storage.md",
+    ),
+    EventType(
+        231,
+        "throttling",
+        "warning",
+        "the SoC throttled for heat (`power.throttled` active)",
+        "throttling ended",
+        "docs/power-and-storage.md",
+    ),
+    EventType(
+        232,
+        "power failing",
+        "alarm",
+        "the UPS's power-fail signal asserted (`power.fail`): no new round",
+        "the signal dropped",
+        "docs/power-and-storage.md",
+    ),
+    EventType(
+        233,
+        "power condition ended",
+        "info",
+        "undervoltage, throttling or the power-fail signal ended (`power.*` not active)",
+        "-",
+        "docs/power-and-storage.md",
+    ),
 )
 
 BY_CODE: Final[Mapping[int, EventType]] = {e.code: e for e in CATALOGUE}
@@ -264,6 +296,14 @@ _DIRECT: Final[Mapping[str, tuple[int, tuple[str, ...] | None]]] = {
 }
 
 
+#: The board's power rows (docs/power-and-storage.md): kind -> the code raised when it begins.
+_POWER: Final[Mapping[str, int]] = {
+    "power.undervoltage": 230,
+    "power.throttled": 231,
+    "power.fail": 232,
+}
+
+
 @dataclass
 class EventReader:
     """Reads rows in sequence order and yields their events (:meth:`events`). It keeps only
@@ -307,6 +347,13 @@ class EventReader:
             states = PAIGOW_IN_ROUND if kind == "paigow.recovered" else BACCARAT_IN_COUP
             if data.get("state") in states or (kind == "baccarat.recovery" and data.get("coup")):
                 yield 101, {k: data[k] for k in ("state", "rule", "coup") if k in data}
+        elif kind in _POWER:
+            active = data.get("asserted" if kind == "power.fail" else "active")
+            yield (
+                (_POWER[kind] if active else 233),
+                {k: data[k] for k in ("detail", "pin", "count") if k in data}
+                | {"condition": kind.removeprefix("power.")},
+            )
         elif kind == "program.checked" and not data.get("ok", True):
             yield 130, {"problems": data.get("problems", [])}
         elif kind == "baccarat.shoe.session" and data.get("confirm") == "shoe resume":

@@ -78,6 +78,9 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
     ("program_start_checks", "a release's start-up check of every file (`program.checked`)"),
     ("journal_findings", "journal findings raised (`journal.finding`)"),
     ("release_changes", "starts with a release other than the previous start's"),
+    ("board.undervoltage", "undervoltage began (`power.undervoltage`, docs/power-and-storage.md)"),
+    ("board.throttling", "throttling (heat) began (`power.throttled`)"),
+    ("board.power_fail", "the UPS's power-fail signal asserted (`power.fail`)"),
     ("paigow.games_played", "pai gow rounds settled"),
     ("paigow.voided_before_draw", "pai gow rounds voided before a number was drawn or entered"),
     ("paigow.voided_after_draw", "pai gow rounds voided after their number was out"),
@@ -186,6 +189,12 @@ class MeterFold:
             self.release = {k: data.get(k) for k in ("version", "release", "manifest")}
         elif kind == "program.release_changed":
             yield "release_changes"
+        elif kind == "power.undervoltage" and data.get("active"):
+            yield "board.undervoltage"
+        elif kind == "power.throttled" and data.get("active"):
+            yield "board.throttling"
+        elif kind == "power.fail" and data.get("asserted"):
+            yield "board.power_fail"
         # pai gow ------------------------------------------------------------------------------
         elif kind == "paigow.drawn":
             number = _number(data)

@@ -280,3 +280,16 @@ def test_meters_lower_than_last_published_are_reported(tmp_path: Path) -> None:
     again.after_row(as_dict(rows[0]))
     again.idle()
     assert reports == [["paigow.games_played: 1 -> 0"]]
+
+
+def test_the_boards_power_rows_are_meters_and_events() -> None:
+    rows = _rows(
+        ("power.undervoltage", {"active": True, "detail": "4.6 V", "count": 1}),
+        ("power.undervoltage", {"active": False, "detail": "5.1 V", "count": 1}),
+        ("power.fail", {"asserted": True, "pin": 24, "count": 1}),
+        ("power.throttled", {"active": True, "detail": "85 C", "count": 1}),
+    )
+    m = MeterFold().add_all(rows).lifetime
+    assert m == {"board.undervoltage": 1, "board.power_fail": 1, "board.throttling": 1}
+    reader = EventReader()
+    assert [e.code for r in rows for e in reader.events(r)] == [230, 233, 232, 231]
