@@ -127,3 +127,110 @@ def test_meters_equal_an_independent_count_after_kills(work: Path) -> None:
     # every meter the table reports is one this test accounted for
     accounted = set(mine)
     assert set(lifetime) <= accounted, set(lifetime) - accounted
+
+
+BACCARAT_IN_COUP = {"dealing", "player_third", "banker_third", "settling"}
+
+
+def test_baccarat_meters_equal_an_independent_count_after_kills(work: Path) -> None:
+    """A baccarat run on the real process with a simulated shoe on a pty (it survives the
+    kills): the cards this test dealt, the coups it saw settled, its kills during a coup; and
+    the coups' outcomes read from the export by this test's own reading of 5324.20."""
+    from drivers.sim.shoe import SimShoe
+
+    rng = random.Random(5324)
+    sim = SimShoe(decks=8, seed=11, heartbeat_s=0.5)
+    link = sim.create_pty(str(work / "shoe"))
+    sim.start()
+    state = work / "state"
+    mine: Counter[str] = Counter()
+    c: Controller | None = None
+    try:
+        profile = write_profile(work, "sim-baccarat", shoe_port=link)
+
+        def start() -> Controller:
+            ctl = Controller(profile, state)
+            ctl.wait_ready()
+            mine["power_ups"] += 1
+            if ctl.ask(f"login {PIN}").ok:
+                mine["logins.technician"] += 1
+            else:
+                ctl.ok(f"passwd {PIN}")
+            assert sim.wait_delivered(10.0)
+            return ctl
+
+        def deal() -> None:
+            mine["baccarat.cards_read"] += len(sim.deal(1))
+            assert sim.wait_delivered(10.0), "the controller did not acknowledge the card"
+
+        c = start()
+        while mine["baccarat.coups"] < 20:
+            st = c.status()["state"]
+            if st == "shuffle":
+                reply = c.ask("sim button shuffled")
+                assert reply.ok, reply.status
+                mine["baccarat.shoes"] += 1
+            elif st == "burn" or st in ("dealing", "player_third", "banker_third"):
+                deal()
+            elif st in ("offering", "passing"):
+                c.ok(f"curator {rng.randint(1, 6)}")
+            elif st == "betting":
+                c.ok("sim button no_more_bets")
+            elif st == "settling":
+                c.ok("sim button settled")
+                mine["baccarat.coups"] += 1
+            else:
+                raise AssertionError(f"state {st}")
+            if rng.random() < 0.08:
+                if c.status()["state"] in BACCARAT_IN_COUP:
+                    mine["power_lost_mid_round"] += 1
+                c.kill()
+                c.close_pipes()
+                c = start()
+        c.stop()
+        c = None
+    finally:
+        if c is not None:
+            c.stop()
+        sim.stop()
+    assert mine["power_lost_mid_round"], mine  # the run covered a cut during a coup
+
+    lifetime = json.loads(_cli("meters", "--state-dir", str(state), "--json"))["lifetime"]
+    for name, count in mine.items():
+        assert lifetime.get(name, 0) == count, (name, lifetime.get(name, 0), count)
+    export = _cli("journal", "export", "--state-dir", str(state))
+    results = [json.loads(x)["data"] for x in export.splitlines() if '"baccarat.coup.result"' in x]
+    assert len(results) == mine["baccarat.coups"]
+
+    def rank(card: str) -> str:
+        return card[:-1]
+
+    mine_results: Counter[str] = Counter()
+    for r in results:
+        p, b = r["player"], r["banker"]
+        mine_results[
+            {"banker": "baccarat.banker_wins", "player": "baccarat.player_wins"}.get(
+                r["winner"], "baccarat.ties"
+            )
+        ] += 1
+
+        # 5324.20(f): a natural is an 8 or 9 on a hand's first two cards
+        def value(card: str) -> int:  # 5324.20(a): aces 1, tens and faces 0, others their pips
+            r = rank(card)
+            return 1 if r == "A" else int(r) if r.isdigit() and r != "10" else 0
+
+        def two(cards: list[str]) -> int:
+            return (value(cards[0]) + value(cards[1])) % 10
+
+        if two(p) >= 8 or two(b) >= 8:
+            mine_results["baccarat.naturals"] += 1
+        mine_results["baccarat.player_pairs"] += rank(p[0]) == rank(p[1])
+        mine_results["baccarat.banker_pairs"] += rank(b[0]) == rank(b[1])
+        mine_results["baccarat.dragon7"] += (
+            r["winner"] == "banker" and len(b) == 3 and r["banker_total"] == 7
+        )
+        mine_results["baccarat.panda8"] += (
+            r["winner"] == "player" and len(p) == 3 and r["player_total"] == 8
+        )
+    for name, count in mine_results.items():
+        assert lifetime.get(name, 0) == count, (name, lifetime.get(name, 0), count)
