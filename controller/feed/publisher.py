@@ -17,6 +17,7 @@ once; the collector drops duplicates by (table, seq). The MQTT will publishes ``
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import ssl
 import threading
@@ -283,6 +284,12 @@ class Publisher:
             log.warning("feed: cannot save the position: %s", exc)
 
 
+def _after_row(
+    derived: Derived, row: dict[str, Any]
+) -> list[tuple[Literal["events", "meters"], bytes]]:
+    return derived.after_row(row)
+
+
 class _Session:
     """One connection: connect, publish the backlog in order, follow the journal, until the
     connection drops or the publisher stops. Runs on the publisher's thread only."""
@@ -408,13 +415,11 @@ class _Session:
                 as_dict = row.as_dict()
                 self._publish("row", row.seq, row.hash, row_payload(as_dict))
                 self.next_row = row.seq
-                if self.pub._derived is not None:
-                    for channel, payload in self.pub._derived.after_row(as_dict):
-                        self._publish(channel, row.seq, "", payload)
+                for channel, payload in self._derive(functools.partial(_after_row, row=as_dict)):
+                    self._publish(channel, row.seq, "", payload)
                 continue
-            if self.pub._derived is not None:
-                for channel, payload in self.pub._derived.idle():
-                    self._publish(channel, self.next_row, "", payload)
+            for channel, payload in self._derive(lambda d: d.idle()):
+                self._publish(channel, self.next_row, "", payload)
             heads = [
                 h
                 for h in self.outbox.heads_after(self.next_head, window - len(self.sent))
@@ -425,6 +430,20 @@ class _Session:
             for head in heads:
                 self._publish("head", head.seq, "", head_payload(head.as_dict()))
                 self.next_head = head.seq
+
+    def _derive(
+        self, ask: Callable[[Derived], list[tuple[Literal["events", "meters"], bytes]]]
+    ) -> list[tuple[Literal["events", "meters"], bytes]]:
+        """The derived messages, or none: a failure there (a journal read while folding) is
+        logged and never stops the rows, which are the record."""
+        derived = self.pub._derived
+        if derived is None:
+            return []
+        try:
+            return ask(derived)
+        except Exception as exc:  # noqa: BLE001 - the rows go on whatever the derivation does
+            log.warning("feed: events and meters: %s: %s", type(exc).__name__, exc)
+            return []
 
     def _publish(
         self,

@@ -293,3 +293,23 @@ def test_the_boards_power_rows_are_meters_and_events() -> None:
     assert m == {"board.undervoltage": 1, "board.power_fail": 1, "board.throttling": 1}
     reader = EventReader()
     assert [e.code for r in rows for e in reader.events(r)] == [230, 233, 232, 231]
+
+
+def test_a_failing_derivation_never_stops_the_rows(tmp_path: Path) -> None:
+    """The publisher sends the rows (the record) even when reading events from them fails."""
+    from controller.feed.broker import BrokerSettings
+    from controller.feed.publisher import Publisher, PublisherSettings, _Session
+
+    class Broken:
+        def after_row(self, row: dict[str, Any]) -> list[Any]:
+            raise OSError("the journal's reader is gone")
+
+        def idle(self) -> list[Any]:
+            raise ValueError("junk")
+
+    settings = PublisherSettings(BrokerSettings("127.0.0.1", 1, False), "s", "t", tmp_path / "p")
+    pub = Publisher(settings, lambda: None, derived=Broken())  # type: ignore[arg-type,return-value]
+    session = _Session.__new__(_Session)
+    session.pub = pub
+    assert session._derive(lambda d: d.after_row({})) == []
+    assert session._derive(lambda d: d.idle()) == []
