@@ -345,7 +345,9 @@ class EventReader:
         elif kind in ("paigow.recovered", "baccarat.recovery") and self._pending_power_check:
             self._pending_power_check = False
             states = PAIGOW_IN_ROUND if kind == "paigow.recovered" else BACCARAT_IN_COUP
-            if data.get("state") in states or (kind == "baccarat.recovery" and data.get("coup")):
+            if str(data.get("state")) in states or (
+                kind == "baccarat.recovery" and data.get("coup")
+            ):
                 yield 101, {k: data[k] for k in ("state", "rule", "coup") if k in data}
         elif kind in _POWER:
             active = data.get("asserted" if kind == "power.fail" else "active")

@@ -18,7 +18,6 @@ from controller.floor.events import EventReader
 from controller.floor.meters import (
     ROUND_CLOSING_KINDS,
     MeterFold,
-    MeterRow,
     PlainRow,
     archived_rows,
     went_back,
@@ -70,24 +69,25 @@ class FloorFeed:
         self._recent: collections.OrderedDict[int, list[bytes]] = collections.OrderedDict()
 
     def _prime(self, before_seq: int) -> None:
-        """Fold everything before ``before_seq`` (its events were sent by an earlier run)."""
-        self._primed = True
+        """Fold everything before ``before_seq`` (its events were sent by an earlier run). A
+        read that fails leaves the feed unprimed (tried again with the next row): a partial
+        fold would publish meters lower than the journal's."""
+        meters, reader = MeterFold(), EventReader()
         if self._archive is not None:
             for row in archived_rows(self._archive):
                 if row.seq < before_seq:
-                    self._quiet(row)
+                    meters.add(row)
+                    reader.events(row)
         source = self._open_reader()
         try:
             for r in source.events():
                 if r.seq >= before_seq:
                     break
-                self._quiet(r)
+                meters.add(r)
+                reader.events(r)
         finally:
             source.close()
-
-    def _quiet(self, row: MeterRow) -> None:
-        self.meters.add(row)
-        self.reader.events(row)
+        self.meters, self.reader, self._primed = meters, reader, True
 
     def after_row(self, row: dict[str, Any]) -> list[Message]:
         seq = int(row["seq"])

@@ -155,11 +155,11 @@ class MeterFold:
             self._running = False
         elif kind == "paigow.recovered" and self._pending_power_check:
             self._pending_power_check = False
-            if data.get("state") in PAIGOW_IN_ROUND:
+            if str(data.get("state")) in PAIGOW_IN_ROUND:
                 yield "power_lost_mid_round"
         elif kind == "baccarat.recovery" and self._pending_power_check:
             self._pending_power_check = False
-            if data.get("state") in BACCARAT_IN_COUP or data.get("coup"):
+            if str(data.get("state")) in BACCARAT_IN_COUP or data.get("coup"):
                 yield "power_lost_mid_round"
         elif kind == "fault.raised":
             yield f"faults.{data.get('source', 'app')}"
@@ -307,6 +307,8 @@ def _coup_meters(data: Mapping[str, Any]) -> Iterator[str]:
         player, banker = cards(list(data["player"])), cards(list(data["banker"]))
         coup = Coup(player, banker, hand_total(player), hand_total(banker))
     except (KeyError, TypeError, ValueError):
+        return
+    if not (2 <= len(player) <= 3 and 2 <= len(banker) <= 3):  # 5324.20(f): two or three cards
         return
     result = result_of(coup)
     if result.banker_pair:

@@ -137,7 +137,7 @@ def test_events_from_rows_once_each() -> None:
     assert reader.events(rows[1]) == []  # a row fed twice raises nothing twice
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.tuples(
