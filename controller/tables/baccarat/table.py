@@ -24,8 +24,10 @@ link (``link.ShoeLink``), the coup (``coup.CoupPlay``), the dealer's buttons and
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Final
 
 from controller.games import baccarat
 from controller.games.baccarat.vig_ledger import VigLedger
@@ -43,7 +45,7 @@ from controller.tables.baccarat.data import (
     ShoeData,
 )
 from controller.tables.baccarat.display import Presenter, coup_shown
-from controller.tables.baccarat.link import SHOE_EVENTS, ShoeLink
+from controller.tables.baccarat.link import SHOE_EVENTS, SHOE_LINK_HINT, ShoeLink
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.recovery import Recovery
@@ -53,6 +55,9 @@ from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_protocol import SessionPosition
+
+#: How long the power-up lamp test lights every seat lamp (as the pai gow table's digit and lamps).
+LAMP_TEST_NS: Final = 1_000_000_000
 
 
 class BaccaratTable:
@@ -68,9 +73,18 @@ class BaccaratTable:
     snapshot_kinds = (K_SNAPSHOT,)
     carry_kinds = ((K_SESSION,),)
 
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(
+        self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
+    ) -> None:
         self._ctx = ctx
         devices = ctx.devices
+        #: The seat lamps, when the profile wires them: lit together for the power-up lamp
+        #: test, so a dead lamp or driver channel is seen at bring-up (docs/hardware.md
+        #: "Bring-up"), dark after it; the baccarat table lights none in play.
+        self._lamps = devices.get("seat_lamps")
+        self._lamp_test_until: int | None = None
+        if self._lamps is not None and self._drive_lamps(self._lamps.lamp_test):
+            self._lamp_test_until = clock_ns() + LAMP_TEST_NS
         self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
@@ -239,8 +253,23 @@ class BaccaratTable:
         return tuple(sorted({*ACTIONS, "sim", "odds"}))
 
     def tick(self, now_ns: int) -> None:
-        """The shoe link's counted summaries (the shoe driver keeps the watchdog)."""
+        """The shoe link's counted summaries (the shoe driver keeps the watchdog); the end of
+        the power-up lamp test."""
         self.link.tick(now_ns)
+        if self._lamp_test_until is not None and now_ns >= self._lamp_test_until:
+            self._lamp_test_until = None
+            if self._lamps is not None:
+                self._drive_lamps(self._lamps.all_off)
+
+    def _drive_lamps(self, fn: Callable[[], object]) -> bool:
+        """Drive the seat lamps; a driver error is said on every console, never fatal. True
+        when they were driven."""
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - a lamp failure must not stop the table
+            self._ctx.alarm(f"FAULT seat lamps: {exc}")
+            return False
+        return True
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -266,7 +295,11 @@ class BaccaratTable:
             "vig_owed_cents": str(s.ledger.total_owed()),
             "voids_mid_coup": f"{d.voids_mid_coup} this shift"
             + (" (alarmed)" if d.voids_mid_coup else ""),
-            "shoe_link": "up" if self.link.up else "down",
+            "shoe_link": "up"
+            if self.link.up
+            else f"down ({self.link.down_reason}{SHOE_LINK_HINT})"
+            if self.link.down_reason
+            else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
 
