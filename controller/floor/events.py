@@ -123,8 +123,9 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         150,
         "shoe session lost",
         "alarm",
-        "the shoe restarted (a new session) with cards unaccounted for (`baccarat.shoe.session`)",
-        "shoe session confirmed",
+        "the shoe came back with a new session (`shoe.session` naming the previous one): the"
+        " frames the old session had not delivered are gone; mid-coup or burn the table halts",
+        "shoe session confirmed (`shoe resume`), or the reshuffle after a halt",
         "5324.20(i); docs/shoe-protocol.md",
     ),
     EventType(
@@ -140,6 +141,14 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         "shoe session confirmed",
         "info",
         "`shoe resume`: no card left the shoe while it was off (`baccarat.shoe.resumed`)",
+        "-",
+        "docs/shoe-protocol.md",
+    ),
+    EventType(
+        153,
+        "shoe session new",
+        "info",
+        "the first session of a shoe this table knows (`shoe.session`, no previous one)",
         "-",
         "docs/shoe-protocol.md",
     ),
@@ -358,8 +367,9 @@ class EventReader:
             )
         elif kind == "program.checked" and not data.get("ok", True):
             yield 130, {"problems": data.get("problems", [])}
-        elif kind == "baccarat.shoe.session" and data.get("confirm") == "shoe resume":
-            yield 150, {k: data[k] for k in ("sid", "state") if k in data}
+        elif kind == "shoe.session":
+            fields = ("sid", "model", "firmware", "previous")
+            yield (150 if data.get("previous") else 153), {k: data[k] for k in fields if k in data}
 
 
 def catalogue_markdown() -> str:

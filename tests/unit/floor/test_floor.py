@@ -313,3 +313,16 @@ def test_a_failing_derivation_never_stops_the_rows(tmp_path: Path) -> None:
     session.pub = pub
     assert session._derive(lambda d: d.after_row({})) == []
     assert session._derive(lambda d: d.idle()) == []
+
+
+def test_shoe_sessions_new_lost_and_confirmed() -> None:
+    rows = _rows(
+        ("shoe.session", {"sid": "A1", "seq": 1, "model": "sim"}),
+        ("baccarat.shoe.start", {"shoe": 1, "decks": 8}),
+        ("shoe.session", {"sid": "B2", "seq": 1, "previous": {"sid": "A1", "last_seq": 40}}),
+        ("baccarat.shoe.resumed", {"sid": "B2", "who": "technician@stdio"}),
+    )
+    reader = EventReader()
+    events = [e for r in rows for e in reader.events(r)]
+    assert [e.code for e in events] == [153, 151, 150, 152]
+    assert events[2].details["previous"] == {"sid": "A1", "last_seq": 40}
