@@ -220,6 +220,20 @@ def _parser() -> argparse.ArgumentParser:
         help="add NAME to --users FILE (or set a new password): asks for the password",
     )
     # -- end collector --
+    meters = sub.add_parser(
+        "meters",
+        help="the table's meters, lifetime and this shift, counted from a state directory's"
+        " journal and archive (read-only; docs/meters.md)",
+    )
+    meters.add_argument("--state-dir", required=True, metavar="DIR")
+    meters.add_argument("--db", default="journal.sqlite", help="the journal, relative to DIR")
+    meters.add_argument(
+        "--archive-dir", default="archive", help="archive segments, relative to DIR"
+    )
+    meters.add_argument("--json", action="store_true", help="one JSON object (the feed's message)")
+    meters.add_argument(
+        "--chi", action="store_true", help="also the drawn numbers' chi-square against uniform"
+    )
 
     # -- the lab package (controller/lab/, docs/lab.md) --
     from controller.lab import DEFAULT_DRAWS, DEFAULT_RAW_BYTES
@@ -317,6 +331,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _collect(args)
     if args.command == "floor":
         return _floor(args)
+    if args.command == "meters":
+        return _meters(args)
     if args.command == "simulate":
         return simulate(args.profile, args.rounds, args.state_dir)
     if args.command == "lab":
@@ -407,6 +423,44 @@ def _journal(args: argparse.Namespace) -> int:
         return 0
     finally:
         journal.close()
+
+
+def _meters(args: argparse.Namespace) -> int:
+    """``table-controller meters --state-dir DIR [--json]``: the journal opened read-only, so
+    it runs on a stopped table's directory (or a copy) and changes nothing."""
+    import json
+
+    from controller.floor.meters import chi_square, fold_journal
+    from controller.journal.store import Journal, JournalError
+
+    state = Path(args.state_dir)
+    db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
+    if not db.exists():
+        print(f"no journal at {db}", file=sys.stderr)
+        return 1
+    archive = Path(args.archive_dir)
+    try:
+        journal = Journal(db, readonly=True)
+    except JournalError as exc:
+        print(f"journal error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        fold = fold_journal(journal.events(), archive if archive.is_absolute() else state / archive)
+    except (JournalError, OSError, ValueError) as exc:
+        print(f"meters: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        journal.close()
+    if args.json:
+        print(json.dumps(fold.as_dict(), sort_keys=True))
+        return 0
+    for line in fold.lines():
+        print(line)
+    if args.chi:
+        for source, what in (("rng", "RNG numbers"), ("dice", "dice numbers")):
+            for line in chi_square(fold, source).lines(what):
+                print(line)
+    return 0
 
 
 def _collect(args: argparse.Namespace) -> int:

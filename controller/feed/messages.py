@@ -23,7 +23,7 @@ _TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 #: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
-CHANNELS: Final = ("rows", "heads", "status")
+CHANNELS: Final = ("rows", "heads", "status", "events", "meters")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
 MAX_PAYLOAD: Final = 256 * 1024
 #: The largest integer a row, head or status may carry: the store's columns are signed 64-bit.
@@ -31,7 +31,7 @@ MAX_INT: Final = 2**63 - 1
 #: Objects and arrays nested deeper than this are refused (a journal row's data nests a few).
 MAX_DEPTH: Final = 32
 
-Channel = Literal["rows", "heads", "status"]
+Channel = Literal["rows", "heads", "status", "events", "meters"]
 
 
 class MessageError(ValueError):
