@@ -279,3 +279,110 @@ def poisons() -> list[tuple[str, bytes]]:
     fields["seq"] = "1"
     out.append(("rows", _dump(_with_hash(fields))))
     return out
+
+
+# -- the tables' meters and events (docs/feed.md "Events and meters") --------------------------
+
+
+def honest_meters(table: str, seq: int = 4) -> dict[str, Any]:
+    """A meters message's body as controller/floor/feed.py writes it (docs/meters.md)."""
+    return {
+        "v": 1,
+        "table": table,
+        "seq": seq,
+        "game": "paigow",
+        "release": {"version": "1.0", "release": "ab" * 32, "manifest": None},
+        "shift_from_seq": 0,
+        "lifetime": {"power_ups": 1, "paigow.games_played": 1},
+        "shift": {"power_ups": 1, "paigow.games_played": 1},
+    }
+
+
+def honest_event(table: str, seq: int = 3, code: int = 120) -> dict[str, Any]:
+    """An events message's body as controller/floor/feed.py writes it (docs/events.md)."""
+    return {
+        "v": 1,
+        "table": table,
+        "code": code,
+        "name": "rng fault",
+        "severity": "fault",
+        "seq": seq,
+        "ts": 1_800_000_000 * 10**9,
+        "round": 1,
+        "details": {"reason": "stuck output"},
+    }
+
+
+DERIVED_DEFECTS: Final = (
+    "int",
+    "type",
+    "nest",
+    "string",
+    "fields",
+    "version",
+    "table",
+    "size",
+    "meter",
+    "float",
+)
+
+
+@st.composite
+def hostile_derived(draw: Callable[..., Any], table: str) -> tuple[str, bytes]:
+    """``(channel, payload)``: a meters or events message with one defect (never valid)."""
+    channel = draw(st.sampled_from(["meters", "events"]))
+    obj = honest_meters(table) if channel == "meters" else honest_event(table)
+    ints = ("seq", "shift_from_seq") if channel == "meters" else ("seq", "ts", "code")
+    defect = draw(st.sampled_from(DERIVED_DEFECTS))
+    if defect == "int":
+        name = draw(st.sampled_from(ints))
+        value = draw(extreme_ints)
+        if name == "code" and value == -1:
+            value = 10_000
+        obj[name] = value
+    elif defect == "type":
+        name = draw(st.sampled_from(sorted(set(obj) - {"v", "round", "release", "game"})))
+        value = draw(wrong_types)
+        if name in ("details", "lifetime", "shift") and isinstance(value, dict):
+            value = [value]
+        if name == "name" and value == "1":
+            value = 1
+        obj[name] = value
+    elif defect == "nest":
+        deep: Any = 1
+        for _ in range(draw(st.integers(33, 900))):
+            deep = [deep]
+        key = "details" if channel == "events" else "release"
+        obj[key] = {"deep": deep}
+    elif defect == "string":
+        bad = draw(bad_strings)
+        if channel == "events":
+            obj[draw(st.sampled_from(["name", "table"]))] = bad
+        else:
+            obj["lifetime"] = {bad: 1}
+    elif defect == "fields":
+        if draw(st.booleans()):
+            del obj[draw(st.sampled_from(sorted(set(obj) - {"v"})))]
+        else:
+            obj[draw(st.sampled_from(["extra", "sig", "V", ""]))] = 1
+    elif defect == "version":
+        obj["v"] = draw(
+            st.one_of(st.integers().filter(lambda v: v != 1), st.just("1"), st.just(1.0))
+        )
+    elif defect == "table":
+        obj["table"] = draw(st.text("abcdefgh-0123456789", min_size=1, max_size=20)) + "x"
+    elif defect == "size":
+        if channel == "events":
+            obj["details"] = {"s": "x" * draw(st.integers(70_000, 300_000))}
+        else:
+            obj["lifetime"] = {f"m{i}": 1 for i in range(draw(st.integers(513, 2000)))}
+    elif defect == "meter":
+        if channel == "events":
+            obj["severity"] = draw(
+                st.text(max_size=8).filter(lambda s: s not in ("info", "warning", "alarm", "fault"))
+            )
+        else:
+            obj["shift"] = {"paigow.games_played": draw(st.integers(-(10**6), -1))}
+    else:
+        return channel, _dump(obj).replace(b'"seq":', b'"seq":1e400,"x":', 1)
+    return channel, _dump(obj)

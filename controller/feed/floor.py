@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from controller.feed.store import Ack, Store, TableRecord
+from controller.feed.store import Ack, Store, TableEvent, TableRecord
 
 #: The states in which a pai gow round (its definition's ``IN_ROUND``) or a baccarat coup (its
 #: machine's ``COUP_STATES`` and ``settling``) is under way, by the row kinds' game. The feed
@@ -30,6 +30,11 @@ ROUND_LOOKBACK: Final = 64
 #: A collector that has not recorded its broker connection for this long is not counted (it
 #: records it every 2 s: controller/feed/collect.py HEALTH_S).
 HEALTH_STALE_S: Final = 10.0
+
+#: The catalogue's codes (controller/floor/events.py) for the host taking a table out of play
+#: and putting it back: the newer of the two a table published says whether it is disabled.
+TABLE_DISABLED: Final = 190
+TABLE_ENABLED: Final = 191
 
 HEADER = ("table", "status", "last round", "last seen", "rows", "backlog", "signed", "alarms")
 
@@ -131,6 +136,43 @@ def _stamp(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def disabled(store: Store) -> dict[tuple[str, str], TableEvent]:
+    """The tables whose newest disable/enable event is a disable, with that event."""
+    latest = store.newest_events((TABLE_DISABLED, TABLE_ENABLED))
+    return {k: e for k, e in latest.items() if e.code == TABLE_DISABLED}
+
+
+def meters_summary(meters: Mapping[str, Any]) -> str:
+    """One line of a table's meters (the message's fields): rounds or coups played and voided,
+    lifetime (this shift), power-ups, and the row they were folded to."""
+    life = meters.get("lifetime") if isinstance(meters.get("lifetime"), dict) else {}
+    shift = meters.get("shift") if isinstance(meters.get("shift"), dict) else {}
+    assert isinstance(life, dict) and isinstance(shift, dict)
+
+    def both(*names: str) -> str:
+        lt = sum(int(life.get(n, 0)) for n in names)
+        st = sum(int(shift.get(n, 0)) for n in names)
+        return f"{lt} ({st} this shift)"
+
+    game = str(meters.get("game") or "")
+    if game == "baccarat":
+        played = "coups " + both("baccarat.coups")
+        voided = both("baccarat.voided_before_cards", "baccarat.voided_after_cards")
+    else:
+        played = "games " + both("paigow.games_played")
+        voided = both("paigow.voided_before_draw", "paigow.voided_after_draw")
+    release = meters.get("release")
+    version = release.get("version") if isinstance(release, dict) else None
+    return (
+        f"{played}, voided {voided}, power-ups {life.get('power_ups', 0)},"
+        f" at row {meters.get('seq')}" + (f", release {version}" if version else "")
+    )
+
+
+def _event_text(e: TableEvent) -> str:
+    return f"{_stamp(e.ts)} {e.code} {e.name}"
+
+
 def _broker_line(store: Store, site: str | None, now: int) -> list[str]:
     """A line when no collector says it holds the broker: the statuses are then the last ones
     heard, not the tables' state now (docs/feed.md "The floor page")."""
@@ -158,6 +200,9 @@ def floor_lines(
     alarms = store.alarm_counts()
     pending = store.pending_counts()
     evidence = store.evidence_counts()
+    off = disabled(store)
+    meters = store.meters()
+    newest = store.newest_events()
     records = [r for r in store.tables() if site is None or r.site == site]
     rows = [HEADER]
     forked: list[TableRecord] = []
@@ -173,6 +218,8 @@ def floor_lines(
         if rec.silent:
             status += " SILENT"
         key = (rec.site, rec.table)
+        if key in off:
+            status += " DISABLED"
         rows.append(
             (
                 rec.table if site is not None else f"{rec.site}/{rec.table}",
@@ -202,6 +249,23 @@ def floor_lines(
         )
     if records:
         lines.extend(_broker_line(store, site, now))
+    shown = sorted(k for k in {*meters, *newest} if site is None or k[0] == site)
+    if shown:
+        # what the tables say of themselves (docs/feed.md "Events and meters")
+        lines.append("")
+        lines.append("meters and last event (as the tables publish them):")
+    for key in shown:
+        name = key[1] if site is not None else f"{key[0]}/{key[1]}"
+        parts = [meters_summary(meters[key]) if key in meters else "no meters yet"]
+        if key in newest:
+            parts.append("last event " + _event_text(newest[key]))
+        if key in off:
+            reason = off[key].details.get("reason")
+            parts.append(
+                f"DISABLED by the host since {_stamp(off[key].ts)}"
+                + (f" ({str(reason)[:80]})" if reason else "")
+            )
+        lines.append(f"  {name}: " + "; ".join(parts))
     if last_alarms:
         recent = store.alarms()[-last_alarms:]
         if recent:

@@ -106,9 +106,9 @@ def status_payload(state: Literal["online", "offline"], ts: int) -> bytes:
 # -- decoding (the collector) ------------------------------------------------------------------
 
 
-def _object(payload: bytes) -> dict[str, Any]:
-    if len(payload) > MAX_PAYLOAD:
-        raise MessageError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) -> dict[str, Any]:
+    if len(payload) > limit:
+        raise MessageError(f"payload of {len(payload)} bytes exceeds {limit}")
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -121,8 +121,8 @@ def _object(payload: bytes) -> dict[str, Any]:
     _storable(obj)
     if not isinstance(obj, dict):
         raise MessageError("not a JSON object")
-    if obj.get("v") != VERSION:
-        raise MessageError(f"version {obj.get('v')!r:.40}, expected {VERSION}")
+    if type(obj.get("v")) is not int or obj["v"] != version:  # 2.0 is not 2
+        raise MessageError(f"version {obj.get('v')!r:.40}, expected {version}")
     return obj
 
 
@@ -265,3 +265,80 @@ def decode_status(payload: bytes) -> dict[str, Any]:
         raise MessageError(f"state must be online or offline, not {obj['state']!r:.40}")
     _int(obj, "ts")
     return {"state": obj["state"], "ts": obj["ts"]}
+
+
+# -- the table's derived messages (docs/feed.md "Events and meters") ---------------------------
+
+#: The derived messages' own version (controller/floor/feed.py).
+DERIVED_VERSION: Final = 1
+#: A meters or events message larger than this is refused (a meters message is under 4 KiB).
+MAX_DERIVED_PAYLOAD: Final = 64 * 1024
+#: At most this many meters in ``lifetime`` or ``shift`` (the catalogue has well under 100).
+MAX_METERS: Final = 512
+#: A meter's, an event's or a detail's name, the game, the release's fields: at most this long.
+MAX_NAME: Final = 120
+_METER_NAME: Final = re.compile(r"[A-Za-z0-9_.:-]{1,120}")
+_SEVERITIES: Final = ("info", "warning", "alarm", "fault")
+
+
+def _short_str(value: Any, name: str, *, empty: bool = False) -> str:
+    if not isinstance(value, str) or len(value) > MAX_NAME or not (empty or value):
+        raise MessageError(f"{name} must be a string of at most {MAX_NAME} characters")
+    return value
+
+
+def _meter_map(obj: Mapping[str, Any], name: str) -> dict[str, int]:
+    value = obj[name]
+    if not isinstance(value, dict) or len(value) > MAX_METERS:
+        raise MessageError(f"{name} must be an object of at most {MAX_METERS} meters")
+    for key, count in value.items():
+        if not _METER_NAME.fullmatch(key):
+            raise MessageError(f"{name}: meter name {key!r:.40} is not a meter's name")
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_INT:
+            raise MessageError(f"{name}.{key} must be an integer from 0 to 2**63-1")
+    return dict(value)
+
+
+def decode_meters(payload: bytes) -> dict[str, Any]:
+    """A meters message's fields (``v`` removed): the table, the row it was folded to, the
+    game, the running release, the shift's first row and the lifetime and shift counters."""
+    obj = _object(payload, DERIVED_VERSION, MAX_DERIVED_PAYLOAD)
+    fields = ("table", "seq", "game", "release", "shift_from_seq", "lifetime", "shift")
+    _exact(obj, fields, "meters")
+    _short_str(obj["table"], "table")
+    _int(obj, "seq")
+    _int(obj, "shift_from_seq")
+    _short_str(obj["game"], "game", empty=True)
+    release = obj["release"]
+    if release is not None:
+        if not isinstance(release, dict) or len(release) > 8:
+            raise MessageError("release must be an object of at most 8 fields")
+        for key, value in release.items():
+            _short_str(key, "release field")
+            if value is not None:
+                _short_str(value, f"release.{key}", empty=True)
+    _meter_map(obj, "lifetime")
+    _meter_map(obj, "shift")
+    return {k: obj[k] for k in fields}
+
+
+def decode_event(payload: bytes) -> dict[str, Any]:
+    """An events message's fields (``v`` removed): a coded event of the catalogue
+    (controller/floor/events.py) read from row ``seq``."""
+    obj = _object(payload, DERIVED_VERSION, MAX_DERIVED_PAYLOAD)
+    fields = ("table", "code", "name", "severity", "seq", "ts", "round", "details")
+    _exact(obj, fields, "event")
+    _short_str(obj["table"], "table")
+    code = _int(obj, "code")
+    if code > 9999:
+        raise MessageError(f"code must be an event code (0 to 9999), not {code}")
+    _short_str(obj["name"], "name")
+    if obj["severity"] not in _SEVERITIES:
+        raise MessageError(f"severity must be one of {', '.join(_SEVERITIES)}")
+    _int(obj, "seq", 1)
+    _int(obj, "ts")
+    if obj["round"] is not None:
+        _int(obj, "round")
+    if not isinstance(obj["details"], dict):
+        raise MessageError("details must be a JSON object")
+    return {k: obj[k] for k in fields}

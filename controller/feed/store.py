@@ -62,6 +62,17 @@ _SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS feed_alarm_acks (
         alarm_id BIGINT NOT NULL, ts_ns BIGINT NOT NULL, by_name TEXT NOT NULL,
         note TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
+    # the newest meters each table published (docs/feed.md "Events and meters"): the table's
+    # word, kept once per table, replaced only by meters folded to a later row
+    """CREATE TABLE IF NOT EXISTS feed_meters (
+        site TEXT NOT NULL, table_id TEXT NOT NULL, seq BIGINT NOT NULL,
+        received_ns BIGINT NOT NULL, meters TEXT NOT NULL, PRIMARY KEY (site, table_id))""",
+    # the coded events each table published, once per row and code (delivery is at least once)
+    """CREATE TABLE IF NOT EXISTS feed_table_events (
+        site TEXT NOT NULL, table_id TEXT NOT NULL, seq BIGINT NOT NULL, code INTEGER NOT NULL,
+        ts BIGINT NOT NULL, round BIGINT, name TEXT NOT NULL, severity TEXT NOT NULL,
+        details TEXT NOT NULL, received_ns BIGINT NOT NULL,
+        PRIMARY KEY (site, table_id, seq, code))""",
 )
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
@@ -178,6 +189,21 @@ class CollectorHealth:
     since_ns: int  # when ``connected`` last changed
     updated_ns: int  # when the collector last reported it
     detail: str
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """A coded event a table published (``feed_table_events``; controller/floor/events.py)."""
+
+    site: str
+    table: str
+    seq: int
+    code: int
+    ts: int
+    round: int | None
+    name: str
+    severity: str
+    details: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -721,6 +747,107 @@ class Store:
                 " FROM feed_collector_health ORDER BY site, client_id"
             )
         ]
+
+    def save_meters(
+        self, site: str, table: str, meters: Mapping[str, Any], received_ns: int
+    ) -> None:
+        """Keep a table's meters unless those stored were folded to a later row (a retained
+        message delivered again, or late, never replaces newer ones)."""
+        self.execute(
+            "INSERT INTO feed_meters (site, table_id, seq, received_ns, meters)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, table_id) DO UPDATE SET"
+            " seq = excluded.seq, received_ns = excluded.received_ns, meters = excluded.meters"
+            " WHERE feed_meters.seq <= excluded.seq",
+            (
+                site,
+                table,
+                int(meters["seq"]),
+                received_ns,
+                json.dumps(dict(meters), sort_keys=True, ensure_ascii=False),
+            ),
+        )
+
+    def meters(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every table's newest stored meters (the message's fields)."""
+        return {
+            (str(s), str(t)): json.loads(m)
+            for s, t, m in self.execute("SELECT site, table_id, meters FROM feed_meters")
+        }
+
+    def add_table_event(
+        self, site: str, table: str, event: Mapping[str, Any], received_ns: int
+    ) -> bool:
+        """Keep a coded event once per (table, row, code); True when it was new."""
+        new = self.execute(
+            "INSERT INTO feed_table_events (site, table_id, seq, code, ts, round, name,"
+            " severity, details, received_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (site, table_id, seq, code) DO NOTHING RETURNING seq",
+            (
+                site,
+                table,
+                int(event["seq"]),
+                int(event["code"]),
+                int(event["ts"]),
+                event["round"],
+                str(event["name"]),
+                str(event["severity"]),
+                json.dumps(event["details"], sort_keys=True, ensure_ascii=False),
+                received_ns,
+            ),
+        )
+        return bool(new)
+
+    def table_events(
+        self, site: str, table: str, codes: tuple[int, ...] = (), limit: int = 50
+    ) -> list[TableEvent]:
+        """A table's newest ``limit`` events (of ``codes`` when given), newest first."""
+        where = ""
+        args: tuple[Any, ...] = (site, table)
+        if codes:
+            where = f" AND code IN ({', '.join('?' for _ in codes)})"
+            args += tuple(codes)
+        return [
+            TableEvent(
+                site,
+                table,
+                int(r[0]),
+                int(r[1]),
+                int(r[2]),
+                None if r[3] is None else int(r[3]),
+                str(r[4]),
+                str(r[5]),
+                json.loads(r[6]),
+            )
+            for r in self.execute(
+                "SELECT seq, code, ts, round, name, severity, details FROM feed_table_events"
+                f" WHERE site = ? AND table_id = ?{where} ORDER BY seq DESC, code DESC LIMIT ?",
+                (*args, limit),
+            )
+        ]
+
+    def newest_events(self, codes: tuple[int, ...] = ()) -> dict[tuple[str, str], TableEvent]:
+        """Every table's newest event (of ``codes`` when given): by row, then by code."""
+        where = f" WHERE code IN ({', '.join('?' for _ in codes)})" if codes else ""
+        return {
+            (str(r[0]), str(r[1])): TableEvent(
+                str(r[0]),
+                str(r[1]),
+                int(r[2]),
+                int(r[3]),
+                int(r[4]),
+                None if r[5] is None else int(r[5]),
+                str(r[6]),
+                str(r[7]),
+                json.loads(r[8]),
+            )
+            for r in self.execute(
+                "SELECT site, table_id, seq, code, ts, round, name, severity, details FROM"
+                " (SELECT site, table_id, seq, code, ts, round, name, severity, details,"
+                " ROW_NUMBER() OVER (PARTITION BY site, table_id ORDER BY seq DESC, code DESC)"
+                f" AS n FROM feed_table_events{where}) AS e WHERE n = 1",
+                tuple(codes),
+            )
+        }
 
     def newest_rows(self, site: str, table: str, limit: int) -> list[dict[str, Any]]:
         """A table's newest ``limit`` stored rows, oldest first (the floor page)."""

@@ -43,7 +43,9 @@ from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
     MessageError,
+    decode_event,
     decode_head,
+    decode_meters,
     decode_row,
     decode_status,
     parse_topic,
@@ -124,6 +126,8 @@ class Counters:
     refused: int = 0
     alarms: int = 0
     evidence: int = 0
+    meters_stored: int = 0
+    events_stored: int = 0
 
 
 class Verifier:
@@ -257,10 +261,10 @@ class Verifier:
                 problem or f"no key {table}.pem in {self.keys.directory} (not commissioned)",
             )
             return
-        if where.channel in ("events", "meters"):
-            return  # read from the rows this collector verifies itself (docs/events.md)
         try:
-            if where.channel == "rows":
+            if where.channel in ("events", "meters"):
+                self._derived(table, where.channel, payload)
+            elif where.channel == "rows":
                 self._row(table, decode_row(payload))
             elif where.channel == "heads":
                 self._head(table, decode_head(payload))
@@ -279,6 +283,21 @@ class Verifier:
             raise
         except Exception as exc:  # noqa: BLE001 - one message never stops the collector
             self._refuse(table, "malformed", f"{where.channel}: {type(exc).__name__}")
+
+    def _derived(self, table: str, channel: str, payload: bytes) -> None:
+        """A meters or events message: the table's word (docs/feed.md "Events and meters"),
+        checked for its shape and that it names the table of its topic, then kept (the newest
+        meters; each event once). It proves nothing about the table's record and does not count
+        as the table heard: only the signed rows and heads do."""
+        body = decode_meters(payload) if channel == "meters" else decode_event(payload)
+        if body["table"] != table:
+            raise MessageError(f"names table {body['table']!r:.40} on {table!r}'s topic")
+        now = self._wall_ns()
+        if channel == "meters":
+            self.store.save_meters(self.settings.site, table, body, now)
+            self.counters.meters_stored += 1
+        elif self.store.add_table_event(self.settings.site, table, body, now):
+            self.counters.events_stored += 1
 
     def _offline(self, t: _Table) -> None:
         """The table's ``offline`` (its will, or its clean stop) while its stored rows show a
