@@ -43,6 +43,8 @@ th { color:var(--dim); font-weight:500; position:sticky; top:0; background:var(-
 .i-forked, .i-bad-signature { color:var(--bad); font-weight:700; }
 .p-online { color:var(--ok); } .p-offline { color:var(--warn); }
 .p-unknown { color:var(--unk); font-weight:600; }
+td.disabled { color:var(--bad); font-weight:700; }
+table.meters td, table.meters th { padding:1px 6px; }
 #pager { display:flex; gap:10px; align-items:center; margin:6px 0; }
 .error { color:var(--bad); }
 .muted { color:var(--dim); }
@@ -86,7 +88,8 @@ dialog textarea { width:100%; height:90px; }
   <div id="pager"><button id="prev" type="button">&larr; previous</button>
     <span id="pageno"></span><button id="next" type="button">next &rarr;</button></div>
   <table><thead><tr><th>table</th><th>game</th><th>round</th><th>state</th><th>last result</th>
-    <th>presence</th><th>integrity</th><th>last seen</th><th>rows</th><th>signed</th><th></th>
+    <th>presence</th><th>integrity</th><th>last seen</th><th>rows</th><th>signed</th>
+    <th>newest event</th><th>meters</th><th></th>
     </tr></thead><tbody id="tables"></tbody></table>
 </main>
 <dialog id="ackdlg"><form method="dialog" id="ackform">
@@ -148,13 +151,24 @@ function tableRow(t) {
     : "";
   const integ = t.forked != null ? "forked since " + stamp(t.forked) + " at row " + t.forked_seq
     : t.fork_acked && t.integrity === "ok" ? "ok (a fork acknowledged)" : t.integrity;
+  const ev = t.event ? stamp(t.event.ts) + " " + t.event.code + " " + t.event.name : "";
+  const meters = t.meters ? "<details><summary>" + esc(t.meters) +
+    '</summary><table class="meters"><tr><th>meter</th><th>lifetime</th><th>this shift</th>' +
+    "</tr>" + t.meter_list.map((m) => "<tr><td>" + esc(m[0]) + "</td><td>" + esc(m[1]) +
+    "</td><td>" + esc(m[2]) + "</td></tr>").join("") + "</table></details>" : "";
+  const state = t.disabled ? "DISABLED by the host since " + stamp(t.disabled.since) +
+    (t.disabled.reason ? " (" + t.disabled.reason + ")" : "") + (t.state ? "; " + t.state : "")
+    : t.state;
   return '<tr data-id="' + esc(t.id) + '" data-presence="' + esc(t.presence) +
+    '" data-disabled="' + (t.disabled ? "yes" : "no") +
     '" data-integrity="' + esc(t.integrity) + '" data-rows="' + esc(t.rows) +
     '" data-signed="' + esc(t.signed) + '"><td>' + esc(t.id) + "</td><td>" +
-    esc(t.game) + "</td><td>" + esc(t.round) + "</td><td>" + esc(t.state) + "</td><td>" +
+    esc(t.game) + "</td><td>" + esc(t.round) + '</td><td class="' +
+    (t.disabled ? "disabled" : "") + '">' + esc(state) + "</td><td>" +
     esc(t.result) + '</td><td class="p-' + esc(t.presence) + '">' + esc(t.presence) +
     '</td><td class="i-' + esc(cls) + '">' + esc(integ) + "</td><td>" + esc(ago(t.seen)) +
-    "</td><td>" + esc(t.rows) + "</td><td>" + esc(t.signed) + "</td><td>" + ack + "</td></tr>";
+    "</td><td>" + esc(t.rows) + "</td><td>" + esc(t.signed) + '</td><td class="event">' +
+    esc(ev) + '</td><td class="meters">' + meters + "</td><td>" + ack + "</td></tr>";
 }
 function alarmRow(a) {
   const ack = session.name

@@ -43,12 +43,14 @@ from controller.feed.floor import (
     ROUND_LOOKBACK,
     AckError,
     acknowledge,
+    disabled,
     is_forked,
+    meters_summary,
     row_state,
 )
 from controller.feed.floorauth import Session, Sessions, UserError, load_users, verify
 from controller.feed.floorhtml import PAGE
-from controller.feed.store import AlarmAck, Store, StoreError, TableRecord
+from controller.feed.store import AlarmAck, Store, StoreError, TableEvent, TableRecord
 
 log = logging.getLogger("controller.feed.floorpage")
 
@@ -174,6 +176,10 @@ class Snapshots:
         pending = store.pending_counts()
         alarms, total = store.open_alarms(ALARMS_SHOWN)
         open_kinds = store.open_alarm_kinds()
+        # what the tables publish of themselves (docs/feed.md "Events and meters")
+        meters = store.meters()
+        newest = store.newest_events()
+        off = disabled(store)
         tables = []
         for rec in store.tables():
             if self.site is not None and rec.site != self.site:
@@ -213,6 +219,7 @@ class Snapshots:
                     # acknowledged: the record still ends where the table diverged
                     "fork_acked": rec.forked_ns is not None and not forked,
                     "forked_seq": rec.forked_seq if forked else None,
+                    **_derived(meters.get(key), newest.get(key), off.get(key)),
                 }
             )
         return {
@@ -247,6 +254,29 @@ class Snapshots:
             ],
             "alarms_total": total,
         }
+
+
+def _derived(
+    meters: Mapping[str, Any] | None, newest: TableEvent | None, off: TableEvent | None
+) -> dict[str, Any]:
+    """A table's meters, newest event and whether the host disabled it, as the page shows them:
+    the summary line, each meter (lifetime, this shift), the event's code, name and time."""
+    out: dict[str, Any] = {"meters": "", "meter_list": [], "event": None, "disabled": None}
+    if meters is not None:
+        life, shift = meters.get("lifetime") or {}, meters.get("shift") or {}
+        out["meters"] = meters_summary(meters)
+        out["meter_list"] = [[n, life.get(n, 0), shift.get(n, 0)] for n in sorted(life)]
+    if newest is not None:
+        out["event"] = {
+            "code": newest.code,
+            "name": newest.name[:120],
+            "severity": newest.severity,
+            "ts": newest.ts,
+        }
+    if off is not None:
+        reason = off.details.get("reason")
+        out["disabled"] = {"since": off.ts, "reason": str(reason)[:200] if reason else ""}
+    return out
 
 
 # -- what the poller publishes -----------------------------------------------------------------

@@ -69,3 +69,31 @@ def test_the_floor_pages_store_on_postgresql(postgres_url: str, tmp_path: Path) 
         assert by["table-07"]["integrity"] != "forked" and by["table-07"]["fork_acked"]
     finally:
         store.close()
+
+
+def test_the_tables_meters_and_events_on_postgresql(postgres_url: str) -> None:
+    """The newest meters per table (an older copy never replaces them), each event once, the
+    newest event and the disabled tables (docs/feed.md "Events and meters")."""
+    from controller.feed.floor import TABLE_DISABLED, TABLE_ENABLED, disabled
+    from tests.feed_hostile import honest_event, honest_meters
+
+    store = Store.open(postgres_url)
+    try:
+        store.save_meters(SITE, "table-07", honest_meters("table-07", seq=9), 1)
+        store.save_meters(SITE, "table-07", honest_meters("table-07", seq=5), 2)
+        assert store.add_table_event(SITE, "table-07", honest_event("table-07", 3), 1)
+        assert not store.add_table_event(SITE, "table-07", honest_event("table-07", 3), 2)
+        off = honest_event("table-08", 4, TABLE_DISABLED)
+        assert store.add_table_event(SITE, "table-08", off, 3)
+        store.commit()
+        assert store.meters()[(SITE, "table-07")]["seq"] == 9
+        assert [(e.seq, e.code) for e in store.table_events(SITE, "table-07")] == [(3, 120)]
+        assert set(disabled(store)) == {(SITE, "table-08")}
+        store.add_table_event(SITE, "table-08", honest_event("table-08", 5, TABLE_ENABLED), 4)
+        store.commit()
+        assert disabled(store) == {}
+        newest = store.newest_events()
+        assert newest[(SITE, "table-08")].code == TABLE_ENABLED
+        assert newest[(SITE, "table-07")].seq == 3
+    finally:
+        store.close()

@@ -44,7 +44,7 @@ def _published(rows: list[tuple[str, int | None, dict[str, Any]]]) -> list[tuple
     return out
 
 
-ROUND = [
+ROUND: list[tuple[str, int | None, dict[str, Any]]] = [
     ("app.start", None, {"game": "paigow", "profile": "t"}),
     ("paigow.drawn", 1, {"record": {"number": 6}}),
     ("paigow.rng_fault", 1, {"reason": "stuck output"}),
@@ -142,3 +142,27 @@ def test_hostile_messages_through_the_verifier(tmp_path: Path) -> None:
     # and the collector goes on: an honest meters message after them is kept
     rig.raw(f"tc/{SITE}/{TABLE}/meters", _bytes(honest_meters(TABLE)))
     assert rig.store.meters()[(SITE, TABLE)]["seq"] == 4
+
+
+def test_the_floor_page_shows_the_newest_event_the_meters_and_disabled(tmp_path: Path) -> None:
+    from controller.feed.floorhtml import PAGE
+    from controller.feed.floorpage import Snapshots
+    from controller.feed.messages import status_payload
+
+    t = TableJournal(TABLE)
+    rig = Rig(tmp_path, t)
+    rig.raw(f"tc/{SITE}/{TABLE}/status", status_payload("online", 1))
+    for channel, payload in _published(ROUND):
+        rig.raw(f"tc/{SITE}/{TABLE}/{channel}", payload)
+    (row,) = Snapshots(rig.store, SITE).build()["tables"]
+    assert row["event"]["code"] == 120 and row["event"]["name"] == "RNG fault"
+    assert row["disabled"] is None
+    assert row["meters"].startswith("games 1 (1 this shift)")
+    assert ["paigow.games_played", 1, 1] in row["meter_list"]
+    off = honest_event(TABLE, seq=10, code=TABLE_DISABLED)
+    off.update(name="table disabled", severity="warning", details={"reason": "audit"})
+    rig.raw(f"tc/{SITE}/{TABLE}/events", _bytes(off))
+    (row,) = Snapshots(rig.store, SITE).build()["tables"]
+    assert row["disabled"] == {"since": off["ts"], "reason": "audit"}
+    assert row["event"]["code"] == TABLE_DISABLED
+    assert b"<th>newest event</th><th>meters</th>" in PAGE and b"DISABLED by the host" in PAGE
