@@ -767,6 +767,13 @@ class Store:
             ),
         )
 
+    def meters_of(self, site: str, table: str) -> dict[str, Any] | None:
+        """A table's newest stored meters, or None."""
+        found = self.execute(
+            "SELECT meters FROM feed_meters WHERE site = ? AND table_id = ?", (site, table)
+        )
+        return json.loads(found[0][0]) if found else None
+
     def meters(self) -> dict[tuple[str, str], dict[str, Any]]:
         """Every table's newest stored meters (the message's fields)."""
         return {

@@ -52,6 +52,7 @@ from controller.feed.messages import (
 )
 from controller.feed.store import Store, StoreError, TableRecord
 from controller.journal.chain import ChainError, row_hash
+from controller.floor.meters import went_back
 from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
@@ -68,6 +69,7 @@ ALARM_KINDS: Final = (
     "counter-reused",
     "counter-back",
     "counter-gap",
+    "meters-back",
 )
 UNKNOWN: Final = "?"
 
@@ -294,6 +296,16 @@ class Verifier:
             raise MessageError(f"names table {body['table']!r:.40} on {table!r}'s topic")
         now = self._wall_ns()
         if channel == "meters":
+            before = self.store.meters_of(self.settings.site, table)
+            if before is not None and before["seq"] < body["seq"]:
+                back = went_back(body["lifetime"], before["lifetime"])
+                if back:  # a lifetime meter never goes back (docs/meters.md)
+                    self.alarm(
+                        table,
+                        "meters-back",
+                        f"meters at row {body['seq']} below those at row {before['seq']}: "
+                        + ", ".join(back[:10]),
+                    )
             self.store.save_meters(self.settings.site, table, body, now)
             self.counters.meters_stored += 1
         elif self.store.add_table_event(self.settings.site, table, body, now):

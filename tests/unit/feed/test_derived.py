@@ -166,3 +166,18 @@ def test_the_floor_page_shows_the_newest_event_the_meters_and_disabled(tmp_path:
     assert row["disabled"] == {"since": off["ts"], "reason": "audit"}
     assert row["event"]["code"] == TABLE_DISABLED
     assert b"<th>newest event</th><th>meters</th>" in PAGE and b"DISABLED by the host" in PAGE
+
+
+def test_meters_that_go_back_are_alarmed(tmp_path: Path) -> None:
+    """A lifetime meter never goes back (docs/meters.md): newer meters lower than the stored
+    ones (a table restored from an older copy) are ``meters-back``; they are kept as the
+    table's newest word."""
+    t = TableJournal(TABLE)
+    rig = Rig(tmp_path, t)
+    rig.raw(f"tc/{SITE}/{TABLE}/meters", _bytes(honest_meters(TABLE, seq=40)))
+    lower = honest_meters(TABLE, seq=50)
+    lower["lifetime"] = {"power_ups": 1, "paigow.games_played": 0}
+    rig.raw(f"tc/{SITE}/{TABLE}/meters", _bytes(lower))
+    (alarm,) = rig.store.alarms()
+    assert alarm.kind == "meters-back" and "paigow.games_played: 1 -> 0" in alarm.detail
+    assert rig.store.meters()[(SITE, TABLE)]["seq"] == 50
