@@ -282,6 +282,9 @@ class Application:
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
         self.rng: Any = None
+        #: rng.background_cycle (docs/rng.md "Cycling and seeding"): started after the start-up
+        #: test, stopped first at close
+        self.rng_cycle: Any = None
         try:
             self.table: Table = self._build_table()
         except Exception as exc:
@@ -343,6 +346,10 @@ class Application:
             hw = self.profile.rng.hwrng_path
             self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
             ctx.rng = self.rng
+            if self.profile.rng.background_cycle:
+                from controller.rng.cycle import BackgroundCycle
+
+                self.rng_cycle = BackgroundCycle(self.rng)
         module_name, class_name = TABLES[self.profile.game]
         table_class = getattr(importlib.import_module(module_name), class_name)
         table: Table = table_class(ctx)
@@ -438,6 +445,9 @@ class Application:
         notes: list[str] = self._in_transaction(self.table.recover) or []
         if self.rng is not None:
             notes.append(self._rng_startup())
+        if self.rng_cycle is not None:
+            self.rng_cycle.start()
+            notes.append("RNG background cycling on (rng.background_cycle)")
         self.trust.start()  # the journal's notary and background worker
         self.power.start()  # the board's sensors, read on a thread of their own
         self._start_feed()
@@ -865,6 +875,8 @@ class Application:
     def close(self) -> None:
         """Stop drivers and close the journal (rows are already synced)."""
         self.stop_event.set()
+        if self.rng_cycle is not None:
+            self.rng_cycle.stop()
         self.publication.close()
         if self._interpreter is not None:
             self._guarded(self._interpreter.close)  # the lockout time left, for the next start

@@ -293,13 +293,20 @@ class ConsoleSettings:
 @dataclass(frozen=True)
 class RngSettings:
     """The certified RNG; ``hwrng_path`` adds the board's hardware generator to the health
-    tests when set."""
+    tests when set; ``background_cycle`` runs controller/rng/cycle.py where a jurisdiction's
+    rules ask for an RNG that cycles in the background."""
 
     hwrng_path: str | None = setting(
         AbsPath(),
         None,
         ref="NIST SP 800-90B 4.4; docs/rng.md",
         doc="also health-test the board's hardware generator",
+    )
+    background_cycle: bool = setting(
+        Bool(),
+        False,
+        ref='N.J.A.C. 13:69E-1.28G(b)4; OAC 325:85-15-50(5); docs/rng.md "Cycling and seeding"',
+        doc="draw and discard from the source at random intervals, between and during games",
     )
 
 

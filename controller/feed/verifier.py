@@ -51,8 +51,8 @@ from controller.feed.messages import (
     parse_topic,
 )
 from controller.feed.store import Store, StoreError, TableRecord
-from controller.journal.chain import ChainError, row_hash
 from controller.floor.meters import went_back
+from controller.journal.chain import ChainError, row_hash
 from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
