@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,30 @@ def test_every_draw_and_capture_stays_one_run_of_the_source_while_cycling() -> N
     for data, before, after in captures:
         reads = source.calls[before:after]
         assert [d for main, d in reads if main] == [data]  # one read, whole
+
+
+def test_the_table_runs_the_worker_only_when_its_profile_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from controller.app import Application
+    from controller.config.profile import load_profile
+
+    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    root = Path(__file__).resolve().parents[3]
+    for on in (False, True):
+        profile = tmp_path / f"cycle-{on}.toml"
+        profile.write_text(
+            f'include = "{root / "hw_profiles" / "sim-paigow.toml"}"\n'
+            f"[rng]\nbackground_cycle = {str(on).lower()}\n",
+            encoding="utf-8",
+        )
+        app = Application(load_profile(profile), tmp_path / f"state-{on}", console_port="none")
+        try:
+            app.start()
+            assert (app.rng_cycle is not None and app.rng_cycle.running) is on
+            value, raw = app.rng.draw_with_raw(1, 8)
+            assert outcomes_from_raw(raw, 1, 8) == [value]
+        finally:
+            app.close()
+        assert app.rng_cycle is None or not app.rng_cycle.running
