@@ -51,7 +51,20 @@ _SCHEMA: Final = (
         last_ns BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS feed_alarms_table ON feed_alarms (site, table_id, kind, id)",
     "CREATE TABLE IF NOT EXISTS feed_schema (version INTEGER NOT NULL)",
+    # many collectors on one PostgreSQL (controller/feed/share.py): who is alive, who serves
+    # which table; created at every open (an earlier store gains them without a migration)
+    """CREATE TABLE IF NOT EXISTS collector_members (
+        site TEXT NOT NULL, holder TEXT NOT NULL, client_id TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, adopted_by TEXT,
+        PRIMARY KEY (site, holder))""",
+    """CREATE TABLE IF NOT EXISTS collector_leases (
+        site TEXT NOT NULL, table_id TEXT NOT NULL, holder TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, offered INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (site, table_id))""",
 )
+#: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
+#: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
+SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
 #: What takes a store from version N - 1 to N (a store made before ``feed_schema`` existed is
@@ -207,6 +220,16 @@ class Store:
 
     # -- plumbing ---------------------------------------------------------------------------
 
+    def path_of(self) -> str:
+        """The SQLite store's file (the URL's path); the URL itself for PostgreSQL."""
+        if self.dialect != "sqlite":
+            return self.url
+        parts = urlsplit(self.url)
+        if not parts.scheme:
+            return self.url
+        path = unquote(parts.path)
+        return path[1:] if path.startswith("/") else path
+
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
 
@@ -254,6 +277,10 @@ class Store:
         return True
 
     def _create(self) -> None:
+        if self.dialect == "postgresql":
+            # held to this transaction's commit: instances starting together create and
+            # migrate the schema one after the other, the later ones finding it made
+            self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
         for statement in _SCHEMA:
             self.execute(statement.format(serial=_SERIAL[self.dialect]))
         versions = self.execute("SELECT version FROM feed_schema")
@@ -332,7 +359,9 @@ class Store:
     ) -> None:
         self.execute(
             "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev,"
-            " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            # a row another instance stored already (a lease taken over): not a second row
+            " ON CONFLICT (site, table_id, seq) DO NOTHING",
             (
                 site,
                 table,
@@ -596,6 +625,18 @@ class Store:
             Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
             for r in self.execute(sql + " ORDER BY id", tuple(args))
         ]
+
+    def latest_alarm(self, site: str, table: str, kind: str) -> Alarm | None:
+        """The newest stored alarm of ``kind`` for the table, or None."""
+        rows = self.execute(
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE site = ? AND table_id = ? AND kind = ? ORDER BY id DESC LIMIT 1",
+            (site, table, kind),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
 
     def alarm_counts(self) -> dict[tuple[str, str], int]:
         return {
