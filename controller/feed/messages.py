@@ -115,10 +115,18 @@ def _object(payload: bytes) -> dict[str, Any]:
         raise MessageError(f"not UTF-8: {exc}") from None
     _shallow(text)
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(
+            text, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float
+        )
+    except MessageError:
+        raise
     except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
-    _storable(obj)
+    if "\\u" in text:
+        # a NUL or a lone surrogate can only come from a \u escape: the parser refuses a raw
+        # control character, and the text is valid UTF-8 (no surrogates); numbers were checked
+        # as they were parsed
+        _storable(obj)
     if not isinstance(obj, dict):
         raise MessageError("not a JSON object")
     if obj.get("v") != VERSION:
@@ -172,6 +180,20 @@ def _storable(obj: Any) -> None:
                 raise MessageError("an integer exceeds signed 64 bits")
         elif isinstance(value, float) and not math.isfinite(value):
             raise MessageError("a number is out of range")
+
+
+def _bounded_int(digits: str) -> int:
+    value = int(digits)
+    if not -MAX_INT - 1 <= value <= MAX_INT:
+        raise MessageError("an integer exceeds signed 64 bits")
+    return value
+
+
+def _finite_float(digits: str) -> float:
+    value = float(digits)
+    if not math.isfinite(value):
+        raise MessageError("a number is out of range")
+    return value
 
 
 def _no_constant(name: str) -> Any:

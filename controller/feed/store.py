@@ -62,6 +62,12 @@ _SCHEMA: Final = (
         expires_ns BIGINT NOT NULL, offered INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (site, table_id))""",
 )
+#: A stored row; a row another instance stored already (a lease taken over) is not a second row.
+_ADD_ROW: Final = (
+    "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash,"
+    " received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (site, table_id, seq) DO NOTHING"
+)
 #: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
 #: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
 SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
@@ -175,6 +181,9 @@ class Store:
 
     def __init__(self, conn: Any, dialect: str, url: str) -> None:
         self._conn = conn
+        #: Rows added in this transaction and not yet sent (:meth:`add_row`): sent in one
+        #: ``executemany`` before anything reads ``feed_rows`` and at the commit.
+        self._rows: list[tuple[Any, ...]] = []
         self.dialect = dialect
         self.url = url
         self._create()
@@ -243,6 +252,8 @@ class Store:
     def execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
         error is :class:`StoreError`."""
+        if self._rows and "feed_rows" in sql:
+            self._send_rows()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
@@ -250,6 +261,17 @@ class Store:
             return list(cur.fetchall()) if returns else []
         except errors as exc:
             # OverflowError, ValueError (UnicodeEncodeError): a value the driver cannot bind
+            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _send_rows(self) -> None:
+        """The rows :meth:`add_row` kept, in one ``executemany`` (one statement prepared once,
+        the rows streamed: a statement a row costs PostgreSQL a round of the driver each)."""
+        rows, self._rows = self._rows, []
+        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
+        try:
+            with contextlib.closing(self._conn.cursor()) as cur:
+                cur.executemany(self._sql(_ADD_ROW), rows)
+        except errors as exc:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
     @contextlib.contextmanager
@@ -304,12 +326,15 @@ class Store:
         return int(self.execute("SELECT version FROM feed_schema")[0][0])
 
     def commit(self) -> None:
+        if self._rows:
+            self._send_rows()
         try:
             self._conn.commit()
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: commit failed: {exc}") from exc
 
     def rollback(self) -> None:
+        self._rows = []
         try:
             self._conn.rollback()
         except self._errors() as exc:
@@ -357,11 +382,9 @@ class Store:
         received_ns: int,
         gap_before: bool = False,
     ) -> None:
-        self.execute(
-            "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev,"
-            " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            # a row another instance stored already (a lease taken over): not a second row
-            " ON CONFLICT (site, table_id, seq) DO NOTHING",
+        """Store a row in this transaction (sent with the others before the next read of the
+        rows, or at the commit; an error in it comes out of that call)."""
+        self._rows.append(
             (
                 site,
                 table,
@@ -376,7 +399,7 @@ class Store:
                 row["hash"],
                 received_ns,
                 int(gap_before),
-            ),
+            )
         )
 
     def row_link(self, site: str, table: str, seq: int) -> tuple[str, str] | None:
