@@ -62,10 +62,12 @@ _SCHEMA: Final = (
         expires_ns BIGINT NOT NULL, offered INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (site, table_id))""",
 )
+_ROW_COLUMNS: Final = (
+    "site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash, received_ns, gap_before"
+)
 #: A stored row; a row another instance stored already (a lease taken over) is not a second row.
 _ADD_ROW: Final = (
-    "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash,"
-    " received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (site, table_id, seq) DO NOTHING"
 )
 #: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
@@ -184,6 +186,10 @@ class Store:
         #: Rows added in this transaction and not yet sent (:meth:`add_row`): sent in one
         #: ``executemany`` before anything reads ``feed_rows`` and at the commit.
         self._rows: list[tuple[Any, ...]] = []
+        #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
+        self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
+        #: PostgreSQL: the temporary table the rows are copied into exists (committed).
+        self._copy_ready = False
         self.dialect = dialect
         self.url = url
         self._create()
@@ -249,10 +255,13 @@ class Store:
             return (psycopg.Error,)
         return (sqlite3.Error,)
 
-    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def execute(
+        self, sql: str, args: tuple[Any, ...] = (), *, send_rows: bool = True
+    ) -> list[tuple[Any, ...]]:
         """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
-        error is :class:`StoreError`."""
-        if self._rows and "feed_rows" in sql:
+        error is :class:`StoreError`. A statement on ``feed_rows`` first sends the rows kept by
+        :meth:`add_row` (``send_rows`` false: the caller knows they do not matter to it)."""
+        if send_rows and self._rows and "feed_rows" in sql:
             self._send_rows()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
@@ -267,12 +276,36 @@ class Store:
         """The rows :meth:`add_row` kept, in one ``executemany`` (one statement prepared once,
         the rows streamed: a statement a row costs PostgreSQL a round of the driver each)."""
         rows, self._rows = self._rows, []
+        self._row_links.clear()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
+            if self.dialect == "postgresql" and not self._conn.pgconn.pipeline_status:
+                self._copy_rows(rows)
+                return
             with contextlib.closing(self._conn.cursor()) as cur:
                 cur.executemany(self._sql(_ADD_ROW), rows)
         except errors as exc:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _copy_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by ``COPY``
+        into a temporary table, then moved in one ``INSERT ... ON CONFLICT DO NOTHING`` (a COPY
+        straight into ``feed_rows`` would fail on a row another instance stored)."""
+        with self._conn.cursor() as cur:
+            if not self._copy_ready:
+                cur.execute(
+                    "CREATE TEMPORARY TABLE IF NOT EXISTS feed_rows_in"
+                    " (LIKE feed_rows INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+                )
+                self._copy_ready = True
+            with cur.copy(f"COPY feed_rows_in ({_ROW_COLUMNS}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cur.execute(
+                f"INSERT INTO feed_rows ({_ROW_COLUMNS}) SELECT {_ROW_COLUMNS} FROM feed_rows_in"
+                " ON CONFLICT (site, table_id, seq) DO NOTHING"
+            )
+            cur.execute("TRUNCATE feed_rows_in")
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -335,6 +368,8 @@ class Store:
 
     def rollback(self) -> None:
         self._rows = []
+        self._row_links.clear()
+        self._copy_ready = False  # a temporary table made in the transaction is gone
         try:
             self._conn.rollback()
         except self._errors() as exc:
@@ -384,6 +419,7 @@ class Store:
     ) -> None:
         """Store a row in this transaction (sent with the others before the next read of the
         rows, or at the commit; an error in it comes out of that call)."""
+        self._row_links[(site, table, int(row["seq"]))] = (str(row["prev"]), str(row["hash"]))
         self._rows.append(
             (
                 site,
@@ -404,9 +440,14 @@ class Store:
 
     def row_link(self, site: str, table: str, seq: int) -> tuple[str, str] | None:
         """The stored row's (prev, hash) at ``seq``, or None."""
+        kept = self._row_links.get((site, table, seq))
+        if kept is not None:
+            return kept
+        # not among the rows kept for sending: the database's answer is the whole answer
         rows = self.execute(
             "SELECT prev, hash FROM feed_rows WHERE site = ? AND table_id = ? AND seq = ?",
             (site, table, seq),
+            send_rows=False,
         )
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 

@@ -499,7 +499,9 @@ class Verifier:
             return
         # judged against the stored record, not against the order of arrival: a table
         # re-sending its journal from row 1 sends heads lower than the retained newest one
-        known = self.store.head_hash(rec.site, table, seq)
+        # every stored head is at most ``head_seq`` (the highest stored, also after one is
+        # moved to the evidence): a higher one needs no look-up (one round trip a head)
+        known = None if seq > rec.head_seq else self.store.head_hash(rec.site, table, seq)
         if known is not None:
             if known == head["hash"]:
                 self.counters.duplicates += 1
