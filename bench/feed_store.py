@@ -51,7 +51,14 @@ BACCARAT_ROWS = 19  # rows a baccarat coup
 BATCH = collect_mod.BATCH
 
 
-def make_messages(tables: int, rounds: int, keys: Path) -> tuple[list[_Message], list[tuple[Any, ...]]]:
+def floor_rows_per_s(tables: int, rounds_per_hour: float, rows_per_round: int) -> float:
+    """What a floor stores: tables x rounds an hour x rows a round, per second."""
+    return tables * rounds_per_hour * rows_per_round / 3600.0
+
+
+def make_messages(
+    tables: int, rounds: int, keys: Path
+) -> tuple[list[_Message], list[tuple[Any, ...]]]:
     """Every table's rounds as the broker would deliver them (tables interleaved round by round)
     and the same rows as ``feed_rows`` tuples for the plain COPY/INSERT."""
     from tests.feed_journal import TableJournal
@@ -80,9 +87,7 @@ def make_messages(tables: int, rounds: int, keys: Path) -> tuple[list[_Message],
                 }
                 row = j.append(f"{game}.step{i}", data, r).as_dict()
                 mid += 1
-                messages.append(
-                    _Message(1, mid, 1, topic(SITE, j.table, "rows"), row_payload(row))
-                )
+                messages.append(_Message(1, mid, 1, topic(SITE, j.table, "rows"), row_payload(row)))
                 plain.append(
                     (
                         SITE,
@@ -225,6 +230,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     out: dict[str, Any] = {"tables": args.tables, "rounds": args.rounds}
+    # 1,000 baccarat tables at 40-70 coups an hour: 211-369 rows/s
+    out["floor_1000_baccarat_rows_per_s"] = floor_rows_per_s(1000, 70, BACCARAT_ROWS)
+    out["floor_1000_baccarat_low_rows_per_s"] = floor_rows_per_s(1000, 40, BACCARAT_ROWS)
     with tempfile.TemporaryDirectory(prefix="tc-feed-store-") as tmp:
         work = Path(tmp)
         messages, plain = make_messages(args.tables, args.rounds, work / "keys")
@@ -244,8 +252,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 f" ({out['sqlite_collector'] / out['sqlite_insert']:.0%})"
             )
         if args.store in ("postgresql", "both"):
-            from tests.services.postgres import PostgresServer
-
+            try:
+                from tests.services.postgres import PostgresServer
+            except ImportError as exc:
+                out["pg_skipped"] = str(exc)
+                args.store = "sqlite"
+        if args.store in ("postgresql", "both"):
             pg = PostgresServer.create()
             try:
                 url = pg.url
@@ -267,6 +279,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 f" {out['pg_two']:,.0f} rows/s, plain COPY {out['pg_copy']:,.0f} rows/s"
                 f" (one collector {out['pg_collector'] / out['pg_copy']:.0%} of COPY)"
             )
+    if "pg_collector" in out:
+        floor = out["floor_1000_baccarat_rows_per_s"]
+        print(
+            f"a 1,000-table baccarat floor at 40-70 coups/h stores"
+            f" {out['floor_1000_baccarat_low_rows_per_s']:.0f}-{floor:.0f} rows/s: one PostgreSQL"
+            f" collector is x{out['pg_collector'] / floor:.0f} that; it serves"
+            f" {int(out['pg_collector'] / floor * 1000):,} such tables"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
     return out

@@ -459,6 +459,6 @@ def _single_instance(store: Store) -> int:
         os.close(fd)
         raise StoreError(
             f"another collector is running on {path}: a SQLite store serves one collector"
-            " (several instances need PostgreSQL, docs/feed.md \"Many collectors\")"
+            ' (several instances need PostgreSQL, docs/feed.md "Many collectors")'
         ) from None
     return fd

@@ -182,9 +182,7 @@ def test_a_second_collector_on_one_sqlite_file_refuses_to_start(
     first = collect_process(mosquitto_broker, url, keys, tmp_path / "one.log", client_id="one")
     try:
         wait_for(lambda: "subscribed" in (tmp_path / "one.log").read_text(), 30, "subscribed")
-        second = collect_process(
-            mosquitto_broker, url, keys, tmp_path / "two.log", client_id="two"
-        )
+        second = collect_process(mosquitto_broker, url, keys, tmp_path / "two.log", client_id="two")
         assert second.wait(30) == 1
         text = (tmp_path / "two.log").read_text()
         assert "another collector is running on" in text and "PostgreSQL" in text
