@@ -118,11 +118,17 @@ def collector(url: str, keys: Path, name: str) -> Collector:
     return Collector(settings, out=lambda _line: None)
 
 
+#: The last run_collector's CPU seconds in this process (the collector's own, not the server's).
+CPU: list[float] = [0.0]
+
+
 def run_collector(c: Collector, messages: list[_Message]) -> tuple[float, int]:
     """Store every message in the collector's batches; (seconds, rows stored)."""
+    cpu = time.process_time()
     start = time.perf_counter()
     for i in range(0, len(messages), BATCH):
         c._store_batch(messages[i : i + BATCH], False)
+    CPU[0] = time.process_time() - cpu
     return time.perf_counter() - start, c.verifier.counters.rows_stored
 
 
@@ -239,6 +245,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         out["rows"] = len(plain)
         out["messages"] = len(messages)
         print(f"{len(plain)} rows, {len(messages) - len(plain)} heads, {args.tables} tables")
+        with open("/proc/loadavg") as f:
+            out["loadavg"] = f.read().split()[0]
+        print(f"load average at the start: {out['loadavg']}")
         if args.store in ("sqlite", "both"):
             out["sqlite_insert"] = plain_insert(work / "plain.sqlite", plain)
             c = collector(f"sqlite:///{work / 'collector.sqlite'}", work / "keys", "bench")
@@ -246,10 +255,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             c.store.close()
             assert rows == len(plain), (rows, len(plain))
             out["sqlite_collector"] = rows / seconds
+            out["sqlite_collector_cpu"] = rows / CPU[0]
             print(
                 f"SQLite: collector {out['sqlite_collector']:,.0f} rows/s, plain batched insert"
                 f" {out['sqlite_insert']:,.0f} rows/s"
-                f" ({out['sqlite_collector'] / out['sqlite_insert']:.0%})"
+                f" ({out['sqlite_collector'] / out['sqlite_insert']:.0%}); the collector's"
+                f" own CPU: {out['sqlite_collector_cpu']:,.0f} rows per CPU second"
             )
         if args.store in ("postgresql", "both"):
             try:
@@ -267,6 +278,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 c.store.close()
                 assert rows == len(plain), (rows, len(plain))
                 out["pg_collector"] = rows / seconds
+                out["pg_collector_cpu"] = rows / CPU[0]
                 out["pg_copy"] = plain_copy(url, plain)
                 url2 = pg.create_database("tc_two")
                 out["pg_two"] = two_instances(url2, work / "keys", messages, args.tables)[
@@ -277,7 +289,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             print(
                 f"PostgreSQL: collector {out['pg_collector']:,.0f} rows/s, two instances"
                 f" {out['pg_two']:,.0f} rows/s, plain COPY {out['pg_copy']:,.0f} rows/s"
-                f" (one collector {out['pg_collector'] / out['pg_copy']:.0%} of COPY)"
+                f" (one collector {out['pg_collector'] / out['pg_copy']:.0%} of COPY); the"
+                f" collector's own CPU: {out['pg_collector_cpu']:,.0f} rows per CPU second"
             )
     if "pg_collector" in out:
         floor = out["floor_1000_baccarat_rows_per_s"]
