@@ -19,7 +19,9 @@ from drivers.gpio import BACKENDS, GpioApi
 
 def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
     """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
-    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim`` (absent when not fitted).
+    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim``, ``power_fail`` (absent when
+    not fitted), and ``board`` (the board's sensors, started by the application), ``rtc``
+    (where to look for the clock: class root and /dev), ``board_sim`` (a simulated board).
 
     ``shoe_open`` builds the serial shoe reader: the baccarat table opens it, because it knows
     from its journal which SEQ the shoe resumes from.
@@ -30,6 +32,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         profile.buttons is not None
         or profile.seat_lamps is not None
         or (profile.display is not None and profile.display.driver == "seven-segment")
+        or profile.power_fail is not None
     )
     gpio: Any = None
     if needs_gpio:
@@ -91,6 +94,17 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
 
+    if profile.power_fail is not None:
+        from drivers.power_fail import PowerFailInput
+
+        ups = PowerFailInput(
+            gpio, profile.power_fail.pin, post, active_low=profile.power_fail.active_low
+        )
+        devices["power_fail"] = ups
+        closers.insert(0, ups.close)
+
+    _build_board(profile.board, post, state_dir, devices, closers)
+
     dd = profile.dealer_display
     if dd is not None:
         if dd.driver == "sim":
@@ -134,6 +148,38 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
     return devices
 
 
+def _build_board(
+    board: Any,
+    post: Callable[[object], None],
+    state_dir: Path,
+    devices: dict[str, Any],
+    closers: list[Callable[[], object]],
+) -> None:
+    """The board's sensors and clock (``[board]``): sysfs, or a simulated board kept in the
+    state directory when a root is ``sim``."""
+    from drivers.board import BoardMonitor, BoardSensors
+
+    hwmon, rtc, dev = Path(board.hwmon), Path(board.rtc), Path("/dev")
+    if "sim" in (board.hwmon, board.rtc):
+        from drivers.sim.board import SimBoard
+
+        sim = SimBoard(Path(state_dir) / "sim-board")
+        devices["board_sim"] = sim
+        if board.hwmon == "sim":
+            hwmon = sim.hwmon_root
+        if board.rtc == "sim":
+            rtc, dev = sim.rtc_root, sim.dev_root
+    monitor = BoardMonitor(
+        BoardSensors(hwmon),
+        post,
+        poll_s=board.poll_s,
+        throttle_mc=round(board.throttle_c * 1000),
+    )
+    devices["board"] = monitor
+    devices["rtc"] = (rtc, dev)
+    closers.insert(0, monitor.stop)
+
+
 def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
     """The GPIO backend the profile names: "rpi" (rpi-lgpio, the ``RPi.GPIO`` module) or "sim"
     (a fresh twin with ``sim_debounce``'s debounce: "rpi-lgpio", as the release, or "rpi-gpio")."""
@@ -161,6 +207,8 @@ def _pins_in_use(profile: Any) -> set[int]:
         pins.update(profile.buttons.pins.values())
     if profile.seat_lamps is not None:
         pins.update(profile.seat_lamps.pins.values())
+    if profile.power_fail is not None:
+        pins.add(profile.power_fail.pin)
     return pins
 
 

@@ -11,6 +11,7 @@ was told was accepted.
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 import time
@@ -272,7 +273,12 @@ class SerialShoe:
         except (serial.SerialException, OSError, ValueError) as exc:
             if not self._down_reported:  # once per outage, not once per retry
                 self._down_reported = True
-                self._emit(ShoeLinkChanged(False, f"open failed: {exc}", time.monotonic_ns()))
+                # pySerial repeats the path and the errno in its text: the errno's words suffice
+                errno = exc.errno if isinstance(exc, OSError) else None
+                why = os.strerror(errno) if errno else str(exc)
+                self._emit(
+                    ShoeLinkChanged(False, f"cannot open {self._url}: {why}", time.monotonic_ns())
+                )
             return False
         if self._counts["opens"]:
             self._counts["reconnects"] += 1

@@ -71,6 +71,7 @@ __all__ = [
     "DisplaySettings",
     "FeedSettings",
     "JournalSettings",
+    "PowerFailSettings",
     "Profile",
     "ProfileError",
     "RngSettings",
@@ -105,6 +106,9 @@ STANDARD_BAUDS: Final = (
 )
 GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
 GPIO_MAX: Final = 27
+#: Until a program sets them up, GPIO 0 to this pull up and the rest pull down (BCM2835 ARM
+#: Peripherals, p. 102; the BCM2711 keeps those defaults): an output there is on at power-on.
+PULLED_UP_AT_POWER_ON: Final = 8
 #: The header UART is on GPIO 14 (TXD) and 15 (RXD) on a Pi 4 and a Pi 5.
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
@@ -135,8 +139,8 @@ SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
-    "paigow": (("display", "buttons"), ("seat_lamps",)),
-    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps",)),
+    "paigow": (("display", "buttons"), ("seat_lamps", "power_fail")),
+    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail")),
 }
 _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
@@ -351,6 +355,29 @@ class ButtonSettings:
     )
 
 
+_POWER: Final = "docs/power-and-storage.md"
+
+
+@dataclass(frozen=True)
+class PowerFailSettings:
+    """A UPS's power-fail signal on a GPIO input (none by default): while it is asserted the
+    table starts no new round or coup, and the journal is synced at once."""
+
+    pin: int = field(
+        metadata=about(
+            Int(GPIO_MIN, GPIO_MAX),
+            ref=f'{_POWER} "A power-fail input"',
+            doc="the UPS's signal (BCM)",
+        )
+    )
+    active_low: bool = setting(
+        Bool(),
+        True,
+        ref=f'{_POWER} "A power-fail input"',
+        doc="the UPS pulls the line low on battery (internal pull-up); false: it drives it high",
+    )
+
+
 @dataclass(frozen=True)
 class SeatLampSettings:
     """The seat lamps by seat number (1-8) and how a lamp is lit: ``active_high`` (a HIGH pin
@@ -368,8 +395,10 @@ class SeatLampSettings:
 
 @dataclass(frozen=True)
 class BoardSettings:
-    """What the board's firmware (config.txt) takes from the 40-pin header: the overlays that
-    claim GPIO pins, so that ``check-profile`` refuses a device on them."""
+    """The board itself: what its firmware (config.txt) takes from the 40-pin header (the
+    overlays that claim GPIO pins, so that ``check-profile`` refuses a device on them), and
+    where its own sensors and clock are read (sysfs; ``sim``: a simulated board in the state
+    directory), how often, and the temperature at which the firmware throttles."""
 
     overlays: tuple[str, ...] = setting(
         ListOf(OneOf(tuple(BOARD_OVERLAYS)), most=len(BOARD_OVERLAYS)),
@@ -378,6 +407,31 @@ class BoardSettings:
         doc="the dtoverlay lines of config.txt that take header pins (tpm-slb9670: SPI0,"
         " GPIO 7-11; i2c-rtc: I2C1, GPIO 2-3)",
         default_text="[] (none)",
+    )
+    hwmon: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/hwmon",
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the hwmon root: rpi_volt (undervoltage) and cpu_thermal are looked up by name",
+    )
+    rtc: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/rtc",
+        ref=f'{_POWER} "The clock"',
+        doc="the RTC class root: rtc0 is the Pi 5's clock, or a DS3231 on a Pi 4",
+    )
+    poll_s: float = setting(
+        Float(0.5, 60.0),
+        2.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="seconds between reads (the kernel polls the firmware every 2 s)",
+    )
+    throttle_c: float = setting(
+        Float(50.0, 85.0),
+        80.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the SoC temperature journaled as throttling (the firmware slows the Arm cores"
+        " from 80 C)",
     )
 
 
@@ -709,6 +763,7 @@ class Profile:
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
+    power_fail: PowerFailSettings | None = None
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -725,6 +780,7 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("devices.seat_lamps", SeatLampSettings),
     ("devices.shoe", ShoeSettings),
     ("devices.dealer_display", DealerDisplaySettings),
+    ("devices.power_fail", PowerFailSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
 )
@@ -760,6 +816,16 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
 _NUMBERED_USB_SERIAL: Final = re.compile(r"/dev/tty(USB|ACM)[0-9]+")
 
 
+#: The name the release's udev rules (systemd/udev/70-table-controller-serial.rules) give the
+#: adapter of each serial setting, by the USB port it is plugged into.
+_STABLE_NAME: Final = {
+    "console.port": "/dev/tc-console",
+    "devices.shoe.port": "/dev/tc-shoe",
+    "devices.display.port": "/dev/tc-display",
+    "devices.dealer_display.port": "/dev/tc-display",
+}
+
+
 def profile_warnings(profile: Profile) -> list[str]:
     """Choices a profile may make that deserve a second look (printed by check-profile)."""
     out = []
@@ -776,10 +842,40 @@ def profile_warnings(profile: Profile) -> list[str]:
             out.append(
                 f'{key} = "{port}" is numbered in the order USB finds the adapters, which can'
                 " change between boots (the shoe could come up on the display's port): name"
-                " it by the USB port it is plugged into, /dev/tc-shoe, /dev/tc-display or"
-                " /dev/tc-console from the release's udev rules, or /dev/serial/by-path/..."
+                f" it by the USB port it is plugged into, {_STABLE_NAME[key]} from the"
+                " release's udev rules, or /dev/serial/by-path/..."
                 ' (docs/configuration.md "Stable device names")'
             )
+    tpm_overlays = [o for o in profile.board.overlays if o.startswith("tpm-")]
+    if (
+        profile.gpio_backend == "rpi"
+        and profile.journal.counter.startswith("device:")
+        and not tpm_overlays
+    ):
+        # The TPM is on the header's SPI0 (docs/hardware.md "Pin map"): without its overlay
+        # named, a button or lamp wired to GPIO 7-11 is not refused.
+        out.append(
+            f'journal.counter = "{profile.journal.counter}" uses a TPM, but board.overlays'
+            ' names no TPM overlay: add "tpm-slb9670" (the dtoverlay line of config.txt) so'
+            " that a device on the pins its SPI0 takes (GPIO 7-11) is refused"
+            ' (docs/hardware.md "Pin map")'
+        )
+    if profile.gpio_backend == "rpi":
+        outputs: list[tuple[str, int]] = []
+        if profile.display is not None and profile.display.pins:
+            outputs += [(f"devices.display.pins.{k}", v) for k, v in profile.display.pins.items()]
+        if profile.seat_lamps is not None:
+            outputs += [
+                (f"devices.seat_lamps.pins.{k}", v) for k, v in profile.seat_lamps.pins.items()
+            ]
+        for key, pin in outputs:
+            if pin <= PULLED_UP_AT_POWER_ON:
+                out.append(
+                    f"{key} = {pin}: GPIO 0-{PULLED_UP_AT_POWER_ON} pull up at power-on, so"
+                    " what it drives can light during boot and while the program is not"
+                    " running; use GPIO 9-27, or a pull-down on its driver input"
+                    ' (docs/hardware.md "Pin map")'
+                )
     board = profile.scoreboard
     if board.enabled and not board.loopback:
         out.append(
@@ -1143,6 +1239,7 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         dealer_display=devices.get("dealer_display"),
         scoreboard=scoreboard,
         feed=feed,
+        power_fail=devices.get("power_fail"),
     )
 
 
@@ -1296,10 +1393,11 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
         "seat_lamps": lambda s: _seat_lamps(s, r),
         "shoe": lambda s: _shoe(s, r, rules),
         "dealer_display": lambda s: _dealer_display(s, r),
+        "power_fail": lambda s: s.read(PowerFailSettings),
     }
     out: dict[str, Any] = {}
     complete = True
-    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display"):
+    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail"):
         if dev not in required + optional:
             continue
         need = f": game {game} needs this device"
@@ -1491,6 +1589,8 @@ def _check_serial_ports(r: _Reader) -> None:
 
 def _is_pin_key(key: str) -> bool:
     parts = key.split(".")
+    if parts == ["devices", "power_fail", "pin"]:
+        return True
     return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
 
 

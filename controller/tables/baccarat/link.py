@@ -40,6 +40,12 @@ from drivers.shoe_events import (
 from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
 
 SHOE_EVENTS = (ShoeFrameAccepted, ShoeSession, ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog)
+#: What a technician checks when the shoe's port is down (the driver reopens it by itself;
+#: docs/configuration.md "Stable device names").
+SHOE_LINK_HINT: Final = (
+    ": check its cable and that its USB adapter is in the USB port the profile's name stands for;"
+    " reopened until it answers"
+)
 
 #: A shoe holds 64 or more unacknowledged frames (docs/design.md). Heartbeats taken since the last
 #: journaled row are acknowledged by the next row; one is written once this many are waiting, so
@@ -126,6 +132,8 @@ class ShoeLink:
         self._resync_from: int | None = None  # a shoe SEQ that could not be journaled
         self._await_session = False  # a new session's HELO could not be journaled
         self.up = False
+        #: Why the link is down (the driver's words: the port and the errno's), "" when up.
+        self.down_reason = ""
         self.watchdog_ok = True
         #: Where the journaled session stands: its SID and the SEQ after its newest row
         #: (recovery sets it from the journal; the reader resumes from it).
@@ -172,8 +180,9 @@ class ShoeLink:
                 event.monotonic_ns,
                 CHANGES_AT_ONCE,
             )
+            self.down_reason = "" if event.up else event.reason
             if not event.up:
-                self._rec.alarm(f"SHOE LINK DOWN {event.reason}")
+                self._rec.alarm(f"SHOE LINK DOWN {event.reason}{SHOE_LINK_HINT}")
         elif isinstance(event, ShoeWatchdog):
             self.watchdog_ok = event.ok
             self.summaries.note(

@@ -24,8 +24,10 @@ link (``link.ShoeLink``), the coup (``coup.CoupPlay``), the dealer's buttons and
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Final
 
 from controller.games import baccarat
 from controller.games.baccarat.vig_ledger import VigLedger
@@ -38,11 +40,12 @@ from controller.tables.baccarat.data import (
     K_SESSION,
     K_SIM,
     K_SNAPSHOT,
+    NEW_ROUND_INPUTS,
     STOPPED_BY_FAULT,
     ShoeData,
 )
 from controller.tables.baccarat.display import Presenter, coup_shown
-from controller.tables.baccarat.link import SHOE_EVENTS, ShoeLink
+from controller.tables.baccarat.link import SHOE_EVENTS, SHOE_LINK_HINT, ShoeLink
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.recovery import Recovery
@@ -52,6 +55,9 @@ from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_protocol import SessionPosition
+
+#: How long the power-up lamp test lights every seat lamp (as the pai gow table's digit and lamps).
+LAMP_TEST_NS: Final = 1_000_000_000
 
 
 class BaccaratTable:
@@ -67,9 +73,18 @@ class BaccaratTable:
     snapshot_kinds = (K_SNAPSHOT,)
     carry_kinds = ((K_SESSION,),)
 
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(
+        self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
+    ) -> None:
         self._ctx = ctx
         devices = ctx.devices
+        #: The seat lamps, when the profile wires them: lit together for the power-up lamp
+        #: test, so a dead lamp or driver channel is seen at bring-up (docs/hardware.md
+        #: "Bring-up"), dark after it; the baccarat table lights none in play.
+        self._lamps = devices.get("seat_lamps")
+        self._lamp_test_until: int | None = None
+        if self._lamps is not None and self._drive_lamps(self._lamps.lamp_test):
+            self._lamp_test_until = clock_ns() + LAMP_TEST_NS
         self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
@@ -208,6 +223,10 @@ class BaccaratTable:
                     "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
                     "FAULT",
                 )
+        if not self._record.replaying and what in NEW_ROUND_INPUTS:
+            power = self._ctx.new_round_hold()
+            if power is not None:
+                raise Refused(power, "HOLD")
         if not self._record.replaying and what == "no_more_bets":
             held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:
@@ -234,19 +253,40 @@ class BaccaratTable:
         return tuple(sorted({*ACTIONS, "sim", "odds"}))
 
     def tick(self, now_ns: int) -> None:
-        """The shoe link's counted summaries (the shoe driver keeps the watchdog)."""
+        """The shoe link's counted summaries (the shoe driver keeps the watchdog); the end of
+        the power-up lamp test."""
         self.link.tick(now_ns)
+        if self._lamp_test_until is not None and now_ns >= self._lamp_test_until:
+            self._lamp_test_until = None
+            if self._lamps is not None:
+                self._drive_lamps(self._lamps.all_off)
+
+    def _drive_lamps(self, fn: Callable[[], object]) -> bool:
+        """Drive the seat lamps; a driver error is said on every console, never fatal. True
+        when they were driven."""
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - a lamp failure must not stop the table
+            self._ctx.alarm(f"FAULT seat lamps: {exc}")
+            return False
+        return True
 
     # -- facts ---------------------------------------------------------------------------------
 
     def status(self) -> dict[str, str]:
         s = self._state
         d = s.data
+        state = self._sequence.current
+        # The coup as the dealer display and the monitor name it (the one to come while bets
+        # are open); the round is the journal's id of the coup being dealt or settled (what
+        # recall lists), "-" between coups.
         return {
-            "state": self._sequence.current,
+            "state": state,
             "shoe": str(d.shoe_no),
-            "coup": str(d.coup_no),
-            "round": "-" if d.round_id is None else str(d.round_id),
+            "coup": str(coup_shown(state, d.coup_no)),
+            "round": "-"
+            if d.round_id is None
+            else f"{d.round_id} (coup {d.coup_no}'s rows in the journal and recall)",
             "cards_left": str(s.cards_left()),
             "curator": "" if d.curator is None else str(d.curator),
             "coup_cards": self._coup_cards(),
@@ -255,7 +295,11 @@ class BaccaratTable:
             "vig_owed_cents": str(s.ledger.total_owed()),
             "voids_mid_coup": f"{d.voids_mid_coup} this shift"
             + (" (alarmed)" if d.voids_mid_coup else ""),
-            "shoe_link": "up" if self.link.up else "down",
+            "shoe_link": "up"
+            if self.link.up
+            else f"down ({self.link.down_reason}{SHOE_LINK_HINT})"
+            if self.link.down_reason
+            else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
 

@@ -3,8 +3,11 @@ watchdog (docs/design.md "Reference shoe protocol, revision 2")."""
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -314,6 +317,19 @@ def test_open_failure_is_reported_once_then_retried(rig: Rig) -> None:
     up = events.next_of(ShoeLinkChanged)
     assert isinstance(down, ShoeLinkChanged) and not down.up and "could not open" in down.reason
     assert isinstance(up, ShoeLinkChanged) and up.up
+
+
+def test_a_missing_port_is_named_with_the_errnos_words(rig: Rig, tmp_path: Path) -> None:
+    """The real opener on a path that is not there (the adapter unplugged, /dev/tc-shoe not
+    made): the reason names the port and says why as the kernel does, once."""
+    _, events, made = rig
+    path = tmp_path / "tc-shoe"
+    shoe = SerialShoe(str(path), events.post, backoff_initial_s=0.01)
+    made.append(shoe)
+    shoe.start()
+    down = events.next_of(ShoeLinkChanged)
+    assert isinstance(down, ShoeLinkChanged) and not down.up
+    assert down.reason == f"cannot open {path}: {os.strerror(errno.ENOENT)}"
 
 
 def test_watchdog_is_fed_only_by_the_current_session(rig: Rig) -> None:
