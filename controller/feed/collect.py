@@ -55,8 +55,9 @@ BACKOFF_S: Final = (0.5, 15.0)
 #: one that takes a table over replays them. Longer than a takeover (share.LEASE_S + RENEW_S)
 #: plus how far behind the broker a dead instance may have been.
 REPLAY_S: Final = 60.0
-#: At most this many messages kept for replay (the oldest dropped first).
-REPLAY_KEPT: Final = 500_000
+#: At most this many messages kept for replay (the oldest dropped first): 60 s of 4,000
+#: messages a second, about 250 MB at the floor's 1 kB a message; a floor sends far fewer.
+REPLAY_KEPT: Final = 240_000
 
 
 @dataclass(frozen=True)
@@ -330,6 +331,8 @@ class Collector:
                 mine.append(msg)
             else:
                 self._left.append((now, msg))
+        while self._left and self._left[0][0] < now - REPLAY_S:
+            self._left.popleft()
         return mine
 
     def _store_batch(self, batch: list[_Message], tick: bool) -> None:
