@@ -115,17 +115,15 @@ def _object(payload: bytes) -> dict[str, Any]:
         raise MessageError(f"not UTF-8: {exc}") from None
     _shallow(text)
     try:
-        obj = json.loads(
-            text, parse_constant=_no_constant, parse_int=_bounded_int, parse_float=_finite_float
-        )
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except MessageError:
         raise
     except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
-    if "\\u" in text:
-        # a NUL or a lone surrogate can only come from a \u escape: the parser refuses a raw
-        # control character, and the text is valid UTF-8 (no surrogates); numbers were checked
-        # as they were parsed
+    if "\\u" in text or _LONG_DIGITS.search(text):
+        # a NUL or a lone surrogate can only come from a \u escape (the parser refuses a raw
+        # control character, and the text is valid UTF-8: no surrogates), an integer beyond 64
+        # bits only from 19 digits or more; fractions and exponents were checked as parsed
         _storable(obj)
     if not isinstance(obj, dict):
         raise MessageError("not a JSON object")
@@ -182,11 +180,8 @@ def _storable(obj: Any) -> None:
             raise MessageError("a number is out of range")
 
 
-def _bounded_int(digits: str) -> int:
-    value = int(digits)
-    if not -MAX_INT - 1 <= value <= MAX_INT:
-        raise MessageError("an integer exceeds signed 64 bits")
-    return value
+#: 19 digits in a row: the shortest text of an integer that may exceed signed 64 bits.
+_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
 
 
 def _finite_float(digits: str) -> float:
