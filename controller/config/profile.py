@@ -443,20 +443,20 @@ class ShoeSettings:
     port: str = field(
         metadata=about(
             AbsPath(("sim",)),
-            ref='docs/design.md "Reference shoe protocol, revision 2"',
+            ref='docs/design.md "Reference shoe protocol, revision 3"',
             doc="the shoe",
         )
     )
     baud: int = setting(
         OneOf(STANDARD_BAUDS),
         115200,
-        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        ref='docs/design.md "Reference shoe protocol, revision 3"',
         doc="8N1, no flow control",
     )
     watchdog_s: float = setting(
         Float(1.0, 30.0),
         3.0,
-        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        ref='docs/design.md "Reference shoe protocol, revision 3"',
         doc="seconds without a valid frame that are a fault",
     )
     sim_decks: int = setting(

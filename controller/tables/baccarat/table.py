@@ -54,7 +54,7 @@ from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
-from drivers.shoe_protocol import SessionPosition
+from drivers.shoe_protocol import REVISION, SessionPosition
 
 #: How long the power-up lamp test lights every seat lamp (as the pai gow table's digit and lamps).
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -117,7 +117,7 @@ class BaccaratTable:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
             # that session's frames from there; a shoe of another session (powered up while
             # the controller was down) ignores the NAK and brings its $HELO by its silence
-            # resend (docs/design.md, shoe protocol revision 2; docs/shoe-protocol.md).
+            # resend (docs/design.md, shoe protocol revision 3; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
         sim = devices.get("shoe_sim")
@@ -342,6 +342,8 @@ class BaccaratTable:
         d = self._state.data
         out = list(d.faults)
         out += [f"shoe fault {f}" for f in d.shoe_faults]
+        if self.link.refused is not None:
+            out.append(f"shoe refused: {self.link.refused}")
         if not self.link.watchdog_ok:
             out.append("shoe watchdog: no valid frame")
         if d.shoe_unconfirmed is not None:
@@ -365,6 +367,11 @@ class BaccaratTable:
                 " the sim profile) or a power cycle of the shoe"
                 for f in d.shoe_faults
             ]
+            if self.link.refused is not None:
+                how.append(
+                    f"shoe refused: clears when a shoe that speaks shoe protocol revision"
+                    f" {REVISION} powers up"
+                )
             if not self.link.watchdog_ok:
                 how.append("shoe watchdog: clears when a valid frame of the shoe's session arrives")
             if d.shoe_unconfirmed is not None:
