@@ -44,7 +44,8 @@ th { color:var(--dim); font-weight:500; position:sticky; top:0; background:var(-
 .p-online { color:var(--ok); } .p-offline { color:var(--warn); }
 .p-unknown { color:var(--unk); font-weight:600; }
 td.disabled { color:var(--bad); font-weight:700; }
-table.meters td, table.meters th { padding:1px 6px; }
+div.meter { color:var(--dim); padding-left:12px; }
+td.meters { white-space:normal; min-width:220px; max-width:340px; }
 #pager { display:flex; gap:10px; align-items:center; margin:6px 0; }
 .error { color:var(--bad); }
 .muted { color:var(--dim); }
@@ -152,10 +153,10 @@ function tableRow(t) {
   const integ = t.forked != null ? "forked since " + stamp(t.forked) + " at row " + t.forked_seq
     : t.fork_acked && t.integrity === "ok" ? "ok (a fork acknowledged)" : t.integrity;
   const ev = t.event ? stamp(t.event.ts) + " " + t.event.code + " " + t.event.name : "";
-  const meters = t.meters ? "<details><summary>" + esc(t.meters) +
-    '</summary><table class="meters"><tr><th>meter</th><th>lifetime</th><th>this shift</th>' +
-    "</tr>" + t.meter_list.map((m) => "<tr><td>" + esc(m[0]) + "</td><td>" + esc(m[1]) +
-    "</td><td>" + esc(m[2]) + "</td></tr>").join("") + "</table></details>" : "";
+  // each meter a line (not a nested table: "#tables tr" is one row per table)
+  const meters = t.meters ? "<details><summary>" + esc(t.meters) + "</summary>" +
+    t.meter_list.map((m) => '<div class="meter">' + esc(m[0]) + ": " + esc(m[1]) +
+    " (this shift " + esc(m[2]) + ")</div>").join("") + "</details>" : "";
   const state = t.disabled ? "DISABLED by the host since " + stamp(t.disabled.since) +
     (t.disabled.reason ? " (" + t.disabled.reason + ")" : "") + (t.state ? "; " + t.state : "")
     : t.state;

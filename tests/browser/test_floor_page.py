@@ -281,3 +281,45 @@ def test_the_floor_page_shows_a_fork_an_acknowledgement_and_a_broker_outage(
         "the tables online again",
         timeout=SLOW_S,
     )
+
+
+def test_the_floor_page_shows_meters_the_newest_event_and_a_disabled_table(
+    floor_rig: dict[str, Any], monitor: Callable[..., Any], tmp_path: Path
+) -> None:
+    """What a table publishes of itself (docs/feed.md "Events and meters"), sent with its own
+    certificate through the real broker and collector: the page shows its meters and newest
+    event, and ``DISABLED`` while its newest of events 190/191 is 190."""
+    import json
+
+    from tests.feed_hostile import honest_event, honest_meters
+    from tests.services.mqtt import MqttTestClient
+
+    names = {f"{SITE}/{n}" for n in floor_rig["journals"]}
+    page = Page(monitor((1600, 900)), floor_rig["floor"].url + "/", tmp_path)
+    page.wait(lambda: _healthy(page, names), "three tables online, ok, signed to row 6", SLOW_S)
+    broker = floor_rig["broker"]
+    off = honest_event("table-08", seq=6, code=190)
+    off.update(name="table disabled", severity="warning", details={"reason": "audit"})
+    with MqttTestClient.connect_to(broker, "table-08") as t8:
+        t8.publish(broker.topic("table-08", "meters"), json.dumps(honest_meters("table-08", 6)))
+        t8.publish(broker.topic("table-08", "events"), json.dumps(off))
+        row = page.wait(
+            lambda: (lambda r: r if r.get("disabled") == "yes" else None)(
+                _rows(page).get(f"{SITE}/table-08", {})
+            ),
+            "table-08 DISABLED",
+        )
+        text = page.js(
+            "return document.querySelector('#tables tr[data-id=\"site1/table-08\"]').innerText"
+        )
+        assert "DISABLED by the host" in text and "(audit)" in text
+        assert "190 table disabled" in text and "games 1 (1 this shift)" in text
+        assert row["integrity"] == "ok"  # the table's word changes nothing of its record
+        page.screenshot("floor-disabled.png")
+        on = honest_event("table-08", seq=7, code=191)
+        on.update(name="table enabled", severity="info", details={})
+        t8.publish(broker.topic("table-08", "events"), json.dumps(on))
+        page.wait(
+            lambda: _rows(page).get(f"{SITE}/table-08", {}).get("disabled") == "no",
+            "table-08 enabled again",
+        )
