@@ -3,8 +3,9 @@
     python bench/bench_floor_page.py [--tables 1000] [--changes 50] [--seconds 20]
 
 A SQLite store is filled as a collector would leave it (every table 12 rows of a pai gow round
-with its states, a signed head, an ``online`` status; a few forked, a few with alarms, a
-collector holding the broker). Figures:
+with its states, a signed head, an ``online`` status, its meters (17 counters) and a power-up
+event; a few forked, a few with alarms, one in a hundred disabled by the host, a collector
+holding the broker). Figures:
 
 * the page server's read of the store: the first snapshot (every table's newest rows read) and
   the following ones (only tables whose rows moved are read again), median of 10;
@@ -69,6 +70,42 @@ def fill(store: Store, tables: int) -> list[TableRecord]:
         if n % 200 == 7:
             rec.forked_ns, rec.forked_seq = now, 9
         store.save_table(rec)
+        # what the table publishes of itself: meters as after a day's play, two events
+        counts = {"power_ups": 2, "paigow.games_played": 400, "paigow.voided_before_draw": 3}
+        counts.update({f"paigow.rng.{k}": 50 for k in range(1, 9)})
+        counts.update({"logins.dealer": 4, "logins.supervisor": 1, "setting_changes": 2})
+        store.save_meters(
+            SITE,
+            name,
+            {
+                "table": name,
+                "seq": 12,
+                "game": "paigow",
+                "release": {"version": "0.1.0", "release": "ab" * 32, "manifest": "cd" * 32},
+                "shift_from_seq": 1,
+                "lifetime": counts,
+                "shift": counts,
+            },
+            now,
+        )
+        for seq, code, label in ((1, 100, "power up"), (12 if n % 100 == 5 else 2, 190, "x")):
+            name_ = "table disabled" if code == 190 else label
+            if code == 190 and n % 100 != 5:
+                continue  # one table in a hundred disabled by the host
+            store.add_table_event(
+                SITE,
+                name,
+                {
+                    "seq": seq,
+                    "code": code,
+                    "ts": now,
+                    "round": None,
+                    "name": name_,
+                    "severity": "info",
+                    "details": {"reason": "audit"} if code == 190 else {},
+                },
+                now,
+            )
         if n % 50 == 3:
             store.add_alarm(now, SITE, name, "gap", "rows 13-20 missing")
         recs.append(rec)

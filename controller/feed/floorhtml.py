@@ -93,6 +93,12 @@ dialog textarea { width:100%; height:90px; }
     <th>newest event</th><th>meters</th><th></th>
     </tr></thead><tbody id="tables"></tbody></table>
 </main>
+<dialog id="metersdlg">
+  <p><b id="m-what"></b> <span id="m-summary" class="muted"></span></p>
+  <div id="m-list"></div>
+  <p id="m-msg" class="error"></p>
+  <button id="m-close" type="button">Close</button>
+</dialog>
 <dialog id="ackdlg"><form method="dialog" id="ackform">
   <p id="ack-what"></p>
   <p class="muted">acknowledged by <b id="ack-by"></b>, with a note of what was found:</p>
@@ -153,10 +159,8 @@ function tableRow(t) {
   const integ = t.forked != null ? "forked since " + stamp(t.forked) + " at row " + t.forked_seq
     : t.fork_acked && t.integrity === "ok" ? "ok (a fork acknowledged)" : t.integrity;
   const ev = t.event ? stamp(t.event.ts) + " " + t.event.code + " " + t.event.name : "";
-  // each meter a line (not a nested table: "#tables tr" is one row per table)
-  const meters = t.meters ? "<details><summary>" + esc(t.meters) + "</summary>" +
-    t.meter_list.map((m) => '<div class="meter">' + esc(m[0]) + ": " + esc(m[1]) +
-    " (this shift " + esc(m[2]) + ")</div>").join("") + "</details>" : "";
+  const meters = t.meters ? esc(t.meters) + ' <button class="show-meters" data-table="' +
+    esc(t.id) + '">all meters</button>' : "";
   const state = t.disabled ? "DISABLED by the host since " + stamp(t.disabled.since) +
     (t.disabled.reason ? " (" + t.disabled.reason + ")" : "") + (t.state ? "; " + t.state : "")
     : t.state;
@@ -287,6 +291,10 @@ $("s-out").addEventListener("click", async () => {
 document.addEventListener("click", (e) => {
   const el = e.target;
   if (!(el instanceof HTMLElement)) return;
+  if (el.classList.contains("show-meters")) {
+    showMeters(el.dataset.table);
+    return;
+  }
   if (el.classList.contains("ack-alarm")) {
     const a = alarms.find((x) => String(x.id) === el.dataset.alarm);
     ackTarget = {alarm: Number(el.dataset.alarm)};
@@ -303,6 +311,24 @@ document.addEventListener("click", (e) => {
   $("ackdlg").showModal();
 });
 $("ack-cancel").addEventListener("click", () => $("ackdlg").close());
+async function showMeters(table) {
+  $("m-what").textContent = table;
+  $("m-summary").textContent = "";
+  $("m-list").innerHTML = "";
+  $("m-msg").textContent = "";
+  $("metersdlg").showModal();
+  try {
+    const r = await fetch("/api/meters?table=" + encodeURIComponent(table),
+                          {credentials: "same-origin"});
+    const m = await r.json();
+    if (!r.ok) throw new Error(m.error || ("HTTP " + r.status));
+    $("m-summary").textContent = "at row " + m.seq;
+    $("m-list").innerHTML = '<div class="meter"><b>meter: lifetime (this shift)</b></div>' +
+      m.meters.map((x) => '<div class="meter">' + esc(x[0]) + ": " + esc(x[1]) + " (" +
+      esc(x[2]) + ")</div>").join("");
+  } catch (err) { $("m-msg").textContent = err.message; }
+}
+$("m-close").addEventListener("click", () => $("metersdlg").close());
 $("ackform").addEventListener("submit", async (e) => {
   e.preventDefault();
   try {

@@ -41,9 +41,10 @@ from controller.feed.floor import (
     CLOSING_KINDS,
     HEALTH_STALE_S,
     ROUND_LOOKBACK,
+    TABLE_DISABLED,
+    TABLE_ENABLED,
     AckError,
     acknowledge,
-    disabled,
     is_forked,
     meters_summary,
     row_state,
@@ -58,6 +59,8 @@ log = logging.getLogger("controller.feed.floorpage")
 POLL_S: Final = 1.0
 #: Open alarms sent to the page at most (the newest; the page says how many there are).
 ALARMS_SHOWN: Final = 300
+#: What the tables published is read again this far back each poll (collectors' clock skew).
+REREAD_S: Final = 5.0
 #: Event streams at once; more are answered 503.
 MAX_STREAMS: Final = 64
 #: A comment on an idle event stream this often, so proxies keep it open.
@@ -138,6 +141,22 @@ def filter_query(query: str) -> dict[str, str]:
     return out
 
 
+def _table_query(query: str) -> str:
+    """``table=SITE/TABLE`` of ``/api/meters`` (a name's characters only, as the filters)."""
+    if len(query) > MAX_QUERY:
+        raise RequestError(400, f"the query is longer than {MAX_QUERY} characters")
+    try:
+        parsed = parse_qs(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise RequestError(400, "the query is not name=value pairs") from None
+    tables = parsed.get("table", [])
+    if set(parsed) != {"table"} or len(tables) != 1:
+        raise RequestError(400, "name one table: /api/meters?table=SITE/TABLE")
+    if not _FILTER_RE.fullmatch(tables[0]) or "/" not in tables[0]:
+        raise RequestError(400, "table is SITE/TABLE")
+    return tables[0]
+
+
 class Snapshots:
     """Reads the store into what the page shows (the poller thread's, and the acks')."""
 
@@ -145,6 +164,41 @@ class Snapshots:
         self.store = store
         self.site = site
         self._seen: dict[tuple[str, str], _Seen] = {}
+        # what the tables publish of themselves, read again only where it arrived since
+        self._derived_mark: int | None = None
+        self._meters: dict[tuple[str, str], tuple[int, str]] = {}  # seq, summary
+        self._newest: dict[tuple[str, str], TableEvent] = {}
+        self._switch: dict[tuple[str, str], TableEvent] = {}  # newest of 190/191
+
+    def _read_derived(self) -> None:
+        """The tables' meters summaries, newest events and disable switches: all at the first
+        read, then what arrived since the newest seen (the store's ``received_ns``)."""
+        store = self.store
+        if self._derived_mark is None:
+            mark = store.newest_received()
+            self._newest = store.newest_events()
+            self._switch = store.newest_events((TABLE_DISABLED, TABLE_ENABLED))
+            meters = store.meters_since(0)
+        else:
+            mark = self._derived_mark
+            # re-read the last few seconds too: several collectors' clocks (each stamps what it
+            # stores) may differ by that much; what is read twice changes nothing
+            since = mark - int(REREAD_S * 1e9)
+            for when, e in store.table_events_since(since):
+                mark = max(mark, when)
+                key = (e.site, e.table)
+                if _later(e, self._newest.get(key)):
+                    self._newest[key] = e
+                if e.code in (TABLE_DISABLED, TABLE_ENABLED) and _later(e, self._switch.get(key)):
+                    self._switch[key] = e
+            meters = store.meters_since(since)
+        for when, site, table, m in meters:
+            mark = max(mark, when)
+            seq = int(m.get("seq", 0))
+            old = self._meters.get((site, table))
+            if old is None or old[0] <= seq:
+                self._meters[(site, table)] = (seq, meters_summary(m))
+        self._derived_mark = mark
 
     def _rows_seen(self, rec: TableRecord) -> _Seen:
         key = (rec.site, rec.table)
@@ -166,6 +220,40 @@ class Snapshots:
         self._seen[key] = fresh
         return fresh
 
+    def _derived(self, key: tuple[str, str]) -> dict[str, Any]:
+        """A table's meters summary, newest event and whether the host disabled it, as the
+        page shows them (each meter is read on demand: :meth:`meters`)."""
+        meters, newest, switch = self._meters.get(key), self._newest.get(key), self._switch.get(key)
+        out: dict[str, Any] = {
+            "meters": meters[1] if meters else "",
+            "event": None,
+            "disabled": None,
+        }
+        if newest is not None:
+            out["event"] = {
+                "code": newest.code,
+                "name": newest.name[:120],
+                "severity": newest.severity,
+                "ts": newest.ts,
+            }
+        if switch is not None and switch.code == TABLE_DISABLED:
+            reason = switch.details.get("reason")
+            out["disabled"] = {"since": switch.ts, "reason": str(reason)[:200] if reason else ""}
+        return out
+
+    def meters(self, site: str, table: str) -> dict[str, Any] | None:
+        """A table's every meter, lifetime and this shift (the page's meters view)."""
+        m = self.store.meters_of(site, table)
+        if m is None:
+            return None
+        life, shift = m.get("lifetime") or {}, m.get("shift") or {}
+        return {
+            "table": f"{site}/{table}",
+            "seq": m.get("seq"),
+            "summary": meters_summary(m),
+            "meters": [[n, life.get(n, 0), shift.get(n, 0)] for n in sorted({*life, *shift})],
+        }
+
     def build(self, now_ns: int | None = None) -> dict[str, Any]:
         """The page's data: collectors, tables, open alarms."""
         now = time.time_ns() if now_ns is None else now_ns
@@ -177,9 +265,7 @@ class Snapshots:
         alarms, total = store.open_alarms(ALARMS_SHOWN)
         open_kinds = store.open_alarm_kinds()
         # what the tables publish of themselves (docs/feed.md "Events and meters")
-        meters = store.meters()
-        newest = store.newest_events()
-        off = disabled(store)
+        self._read_derived()
         tables = []
         for rec in store.tables():
             if self.site is not None and rec.site != self.site:
@@ -219,7 +305,7 @@ class Snapshots:
                     # acknowledged: the record still ends where the table diverged
                     "fork_acked": rec.forked_ns is not None and not forked,
                     "forked_seq": rec.forked_seq if forked else None,
-                    **_derived(meters.get(key), newest.get(key), off.get(key)),
+                    **self._derived(key),
                 }
             )
         return {
@@ -256,27 +342,9 @@ class Snapshots:
         }
 
 
-def _derived(
-    meters: Mapping[str, Any] | None, newest: TableEvent | None, off: TableEvent | None
-) -> dict[str, Any]:
-    """A table's meters, newest event and whether the host disabled it, as the page shows them:
-    the summary line, each meter (lifetime, this shift), the event's code, name and time."""
-    out: dict[str, Any] = {"meters": "", "meter_list": [], "event": None, "disabled": None}
-    if meters is not None:
-        life, shift = meters.get("lifetime") or {}, meters.get("shift") or {}
-        out["meters"] = meters_summary(meters)
-        out["meter_list"] = [[n, life.get(n, 0), shift.get(n, 0)] for n in sorted(life)]
-    if newest is not None:
-        out["event"] = {
-            "code": newest.code,
-            "name": newest.name[:120],
-            "severity": newest.severity,
-            "ts": newest.ts,
-        }
-    if off is not None:
-        reason = off.details.get("reason")
-        out["disabled"] = {"since": off.ts, "reason": str(reason)[:200] if reason else ""}
-    return out
+def _later(e: TableEvent, than: TableEvent | None) -> bool:
+    """``e`` is a later event of its table than ``than``: by row, then by code."""
+    return than is None or (e.seq, e.code) > (than.seq, than.code)
 
 
 # -- what the poller publishes -----------------------------------------------------------------
@@ -457,6 +525,23 @@ class FloorPage:
         self._wake.set()
         return answer
 
+    def table_meters(self, table: str) -> dict[str, Any]:
+        """``/api/meters?table=SITE/TABLE``: that table's every meter (read-only)."""
+        site, _, name = table.partition("/")
+        if not name or (self.site is not None and site != self.site):
+            raise RequestError(404, f"no table {table} on this page")
+        with self.lock:
+            try:
+                snaps = self._snap()
+                found = snaps.meters(site, name)
+                snaps.store.rollback()
+            except StoreError as exc:
+                self._drop_store()
+                raise RequestError(503, f"the store does not answer: {exc}") from None
+        if found is None:
+            raise RequestError(404, f"no meters from {table}")
+        return found
+
     def users(self) -> dict[str, str]:
         if self.users_path is None:
             return {}
@@ -576,6 +661,8 @@ class _Handler(BaseHTTPRequestHandler):
                         "logins": page.users_path is not None,
                     },
                 )
+            elif parts.path == "/api/meters":
+                self._json(200, page.table_meters(_table_query(parts.query)))
             elif parts.path == "/events":
                 filter_query(parts.query)
                 self._events()

@@ -73,6 +73,9 @@ _SCHEMA: Final = (
         ts BIGINT NOT NULL, round BIGINT, name TEXT NOT NULL, severity TEXT NOT NULL,
         details TEXT NOT NULL, received_ns BIGINT NOT NULL,
         PRIMARY KEY (site, table_id, seq, code))""",
+    # what the floor page reads again each second: only what arrived since its last read
+    "CREATE INDEX IF NOT EXISTS feed_meters_received ON feed_meters (received_ns)",
+    "CREATE INDEX IF NOT EXISTS feed_table_events_received ON feed_table_events (received_ns)",
     # many collectors on one PostgreSQL (controller/feed/share.py): who is alive, who serves
     # which table; created at every open (an earlier store gains them without a migration)
     """CREATE TABLE IF NOT EXISTS collector_members (
@@ -936,6 +939,50 @@ class Store:
                 (*args, limit),
             )
         ]
+
+    def meters_since(self, received_ns: int) -> list[tuple[int, str, str, dict[str, Any]]]:
+        """Meters stored (or replaced) at or after ``received_ns``: (when, site, table, the
+        message)."""
+        return [
+            (int(r[0]), str(r[1]), str(r[2]), json.loads(r[3]))
+            for r in self.execute(
+                "SELECT received_ns, site, table_id, meters FROM feed_meters"
+                " WHERE received_ns >= ?",
+                (received_ns,),
+            )
+        ]
+
+    def table_events_since(self, received_ns: int) -> list[tuple[int, TableEvent]]:
+        """Events stored at or after ``received_ns``: (when, the event)."""
+        return [
+            (
+                int(r[0]),
+                TableEvent(
+                    str(r[1]),
+                    str(r[2]),
+                    int(r[3]),
+                    int(r[4]),
+                    int(r[5]),
+                    None if r[6] is None else int(r[6]),
+                    str(r[7]),
+                    str(r[8]),
+                    json.loads(r[9]),
+                ),
+            )
+            for r in self.execute(
+                "SELECT received_ns, site, table_id, seq, code, ts, round, name, severity,"
+                " details FROM feed_table_events WHERE received_ns >= ?",
+                (received_ns,),
+            )
+        ]
+
+    def newest_received(self) -> int:
+        """The newest ``received_ns`` of the stored meters and events (0: none)."""
+        found = self.execute(
+            "SELECT MAX(received_ns) FROM feed_meters UNION ALL"
+            " SELECT MAX(received_ns) FROM feed_table_events"
+        )
+        return max((int(r[0]) for r in found if r[0] is not None), default=0)
 
     def newest_events(self, codes: tuple[int, ...] = ()) -> dict[tuple[str, str], TableEvent]:
         """Every table's newest event (of ``codes`` when given): by row, then by code."""

@@ -315,6 +315,13 @@ def test_the_floor_page_shows_meters_the_newest_event_and_a_disabled_table(
         assert "DISABLED by the host" in text and "(audit)" in text
         assert "190 table disabled" in text and "games 1 (1 this shift)" in text
         assert row["integrity"] == "ok"  # the table's word changes nothing of its record
+        page.js("document.querySelector('.show-meters[data-table=\"site1/table-08\"]').click()")
+        page.wait(
+            lambda: "paigow.games_played: 1 (1)" in page.js('return $("m-list").innerText'),
+            "every meter of table-08 in the meters view",
+        )
+        page.screenshot("floor-meters.png")
+        page.js('$("metersdlg").close()')
         page.screenshot("floor-disabled.png")
         on = honest_event("table-08", seq=7, code=191)
         on.update(name="table enabled", severity="info", details={})
