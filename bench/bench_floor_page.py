@@ -40,6 +40,12 @@ SITE = "site1"
 STATES = ("betting", "no_more_bets", "dealing", "setting_hands", "dealer_hands", "settling")
 
 
+#: The tables' meters and events were stored over the hour before the page starts (a collector
+#: that has been running), a table every 3.6 s: the page reads them all once, then only what
+#: arrives (and the last few seconds again).
+EARLIER_NS = 3600 * 10**9
+
+
 def fill(store: Store, tables: int) -> list[TableRecord]:
     now = time.time_ns()
     recs = []
@@ -86,7 +92,7 @@ def fill(store: Store, tables: int) -> list[TableRecord]:
                 "lifetime": counts,
                 "shift": counts,
             },
-            now,
+            now - EARLIER_NS + n * (EARLIER_NS // tables),
         )
         for seq, code, label in ((1, 100, "power up"), (12 if n % 100 == 5 else 2, 190, "x")):
             name_ = "table disabled" if code == 190 else label
@@ -104,7 +110,7 @@ def fill(store: Store, tables: int) -> list[TableRecord]:
                     "severity": "info",
                     "details": {"reason": "audit"} if code == 190 else {},
                 },
-                now,
+                now - EARLIER_NS + n * (EARLIER_NS // tables),
             )
         if n % 50 == 3:
             store.add_alarm(now, SITE, name, "gap", "rows 13-20 missing")
