@@ -31,6 +31,7 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
@@ -38,6 +39,7 @@ from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
+from drivers.door import DoorChanged
 from drivers.power_fail import PowerFailChanged
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
@@ -202,6 +204,7 @@ class Application:
             carry_kinds=lambda: (
                 *getattr(getattr(self, "table", None), "carry_kinds", ()),
                 *((kind,) for kind in METER_KINDS),
+                *CARRY_KINDS,
             ),
             snapshot_kinds=_snapshot_kinds(profile.game),
             counter=open_counter(jset.counter, jset.counter_index),
@@ -281,6 +284,13 @@ class Application:
         self.devices: dict[str, Any] = {}
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
+        #: Every reason no new round starts (controller/gate.py): the UPS, the host's latch,
+        #: the door (added with the table's devices).
+        self.gate = PlayGate()
+        self.gate.add(self.power.new_round_hold)
+        self.disable_latch = DisableLatch(self.journal, self.alarm)
+        self.gate.add(self.disable_latch.hold)
+        self.door: DoorWatch | None = None
         self.rng: Any = None
         try:
             self.table: Table = self._build_table()
@@ -335,7 +345,7 @@ class Application:
             profile=self.profile,
             app_faults=lambda: list(self.app_faults),
             decision_hold=self._decision_hold,
-            new_round_hold=self.power.new_round_hold,
+            new_round_hold=self.gate.new_round_hold,
         )
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
@@ -351,6 +361,14 @@ class Application:
         self.add_status("clock", self.power.clock_line)
         if "power_fail" in self.devices:
             self.add_status("power_fail", self.power.ups_line)
+        door = self.devices.get("door")
+        if door is not None and self.profile.door is not None:
+            self.door = DoorWatch(
+                self.journal, self.alarm, door.pin, hold_play=self.profile.door.hold_play
+            )
+            self.gate.add(self.door.hold)
+            self.add_status("door", self.door.line)
+        self.add_status("play", self.disable_latch.line)
         return table
 
     # -- threads hand events in through here -------------------------------------------------
@@ -551,6 +569,8 @@ class Application:
         view = dict(self.table.published())
         view["limits"] = [{"wager": w, "min": lo, "max": hi} for w, lo, hi in self._limits]
         view["devices_down"] = sorted(self.devices_down)
+        if self.disable_latch.reason is not None:
+            view["closed"] = self.disable_latch.reason
         return view
 
     def _rng_startup(self) -> str:
@@ -632,6 +652,9 @@ class Application:
         ups = self.devices.get("power_fail")
         if ups is not None:
             ups.poll()  # posts a change of the UPS's signal whose edge was lost
+        door = self.devices.get("door")
+        if door is not None:
+            door.poll()  # posts a change of the door's switch whose edge was lost
         self.table.tick(time.monotonic_ns())
 
     def dispatch(self, event: object) -> None:
@@ -668,6 +691,11 @@ class Application:
             return
         if isinstance(event, BoardCondition | PowerFailChanged):
             self._guarded(lambda: self.power.handle(event))
+            return
+        if isinstance(event, DoorChanged):
+            door = self.door
+            if door is not None:
+                self._guarded(lambda: door.handle(event))
             return
         if isinstance(event, DeviceLinkChanged):
             self._guarded(lambda: self._device_link(event))
