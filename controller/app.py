@@ -31,6 +31,7 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
 from controller.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
@@ -178,6 +179,8 @@ class Application:
         #: The host feed's publisher (docs/feed.md), started with the table when the profile
         #: has a [feed] section.
         self.feed: Publisher | None = None
+        #: The host's signed commands, when the profile commissions a host key.
+        self.host_commands: HostCommands | None = None
 
         jset = profile.journal
         # The journal, its signer, the notary that signs heads and the background worker
@@ -464,6 +467,33 @@ class Application:
         self._publish()
         return notes
 
+    def _host_commands(self, feed: Publisher) -> HostCommands:
+        """The host's signed commands (docs/host-commands.md), checked against the profile's
+        ``[feed] host_key``."""
+        from controller.floor.commands import CommandChecker
+        from controller.floor.control import HostCommands, file_hmac, recall_lines
+        from controller.journal.heads import load_public_key
+        from controller.program import manifest as mf
+
+        settings = self.profile.feed
+        assert settings is not None and settings.host_key is not None
+        text = settings.host_key
+        pem = text.encode() if text.lstrip().startswith("-----BEGIN") else Path(text).read_bytes()
+        checker = CommandChecker(settings.table, load_public_key(pem), settings.command_max_age_s)
+        depth = int(self.config.current().recall_depth)
+        return HostCommands(
+            self.journal,
+            self.summaries,
+            checker,
+            self.disable_latch,
+            send_reply=feed.send_reply,
+            request_meters=feed.request_meters,
+            request_replay=feed.request_replay,
+            recall=recall_lines(self.journal, depth),
+            hmac=file_hmac(mf.installed_root(), list(self.profile.source_files)),
+            post=lambda fn: self.post(Call(fn)),
+        )
+
     def _meters_went_back(self, back: list[str]) -> None:
         """Loop: the journal's meters are lower than those last published (docs/meters.md
         "Never back"): the journal was restored from an older copy. Journaled (the coded
@@ -493,13 +523,29 @@ class Application:
                 high_path=self.trust.anchor_path.with_name("meters.published"),
                 report=lambda back: self.post(Call(lambda: self._meters_went_back(back))),
             )
+            link = None
+            if self.profile.feed.host_key is not None:
+                from controller.feed.publisher import CommandLink
+                from controller.floor.control import HostCommandReceived, HostCommandsFlooded
+
+                link = CommandLink(
+                    received=lambda payload: self.post(HostCommandReceived(payload)),
+                    flooded=lambda n: self.post(HostCommandsFlooded(n)),
+                    per_minute=self.profile.feed.commands_per_minute,
+                )
             feed = publisher_for(
-                self.profile.feed, self.state_dir, self.journal.reader, derived=derived
+                self.profile.feed,
+                self.state_dir,
+                self.journal.reader,
+                derived=derived,
+                commands=link,
             )
         except BrokerError as exc:
             self._raise_fault(f"feed: {exc}")
             return
         self.feed = feed
+        if link is not None:
+            self.host_commands = self._host_commands(feed)
         self.journal.add_commit_listener(feed.wake)
         self.add_status("feed", lambda: feed.state().describe(self.journal.last_seq))
         feed.start()
@@ -691,6 +737,11 @@ class Application:
             return
         if isinstance(event, BoardCondition | PowerFailChanged):
             self._guarded(lambda: self.power.handle(event))
+            return
+        if isinstance(event, HostCommandReceived | HostCommandsFlooded):
+            commands = self.host_commands
+            if commands is not None:
+                self._guarded(lambda: commands.handle(event))
             return
         if isinstance(event, DoorChanged):
             door = self.door

@@ -32,6 +32,8 @@ CARRY_KINDS: tuple[tuple[str, ...], ...] = (
     (DISABLED_KIND, ENABLED_KIND),
     (DOOR_OPENED_KIND, DOOR_CLOSED_KIND, DOOR_ACK_KIND),
     (DOOR_OPENED_KIND,),
+    # the last accepted host command: its seq bounds replays (docs/host-commands.md)
+    ("host.command",),
 )
 
 

@@ -41,6 +41,7 @@ from controller.config.declare import (
     OneOf,
     Pattern,
     PemFile,
+    PublicKeyPem,
     Sha256,
     StatePath,
     Tcti,
@@ -752,6 +753,26 @@ class FeedSettings:
         ref='docs/feed.md "Holding play for the feed"',
         doc="N > 0 withholds the next draw or coup while the last decision is unacknowledged"
         " for more than N s; 0 never holds play",
+    )
+    #: The host's public key (docs/host-commands.md): commands on ``tc/<site>/<table>/cmd``
+    #: signed with its private key are obeyed; none: the table takes no commands.
+    host_key: str | None = setting(
+        PublicKeyPem(),
+        None,
+        ref='docs/host-commands.md "Commissioning"',
+        doc="the host's ECDSA P-256 public key (PEM inline or a path); none: no commands",
+    )
+    command_max_age_s: int = setting(
+        Int(5, 86400),
+        300,
+        ref='docs/host-commands.md "Checks"',
+        doc="a command whose time is further than this from the table's clock is refused",
+    )
+    commands_per_minute: int = setting(
+        Int(1, 6000),
+        60,
+        ref='docs/host-commands.md "Checks"',
+        doc="commands taken per minute; more are dropped unread and counted (a flood)",
     )
 
 
