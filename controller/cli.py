@@ -154,7 +154,8 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument(
         "--client-id",
         default=None,
-        help="MQTT client id, fixed so the broker keeps the session (default tc-collector-SITE)",
+        help="MQTT client id, fixed so the broker keeps the session (default tc-collector-SITE);"
+        " several collectors on one PostgreSQL store each need their own",
     )
     collect.add_argument(
         "--gap-timeout",

@@ -62,7 +62,28 @@ _SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS feed_alarm_acks (
         alarm_id BIGINT NOT NULL, ts_ns BIGINT NOT NULL, by_name TEXT NOT NULL,
         note TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
+    # many collectors on one PostgreSQL (controller/feed/share.py): who is alive, who serves
+    # which table; created at every open (an earlier store gains them without a migration)
+    """CREATE TABLE IF NOT EXISTS collector_members (
+        site TEXT NOT NULL, holder TEXT NOT NULL, client_id TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, adopted_by TEXT,
+        PRIMARY KEY (site, holder))""",
+    """CREATE TABLE IF NOT EXISTS collector_leases (
+        site TEXT NOT NULL, table_id TEXT NOT NULL, holder TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, offered INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (site, table_id))""",
 )
+_ROW_COLUMNS: Final = (
+    "site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash, received_ns, gap_before"
+)
+#: A stored row; a row another instance stored already (a lease taken over) is not a second row.
+_ADD_ROW: Final = (
+    f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (site, table_id, seq) DO NOTHING"
+)
+#: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
+#: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
+SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
 #: What takes a store from version N - 1 to N (a store made before ``feed_schema`` existed is
@@ -196,6 +217,13 @@ class Store:
 
     def __init__(self, conn: Any, dialect: str, url: str) -> None:
         self._conn = conn
+        #: Rows added in this transaction and not yet sent (:meth:`add_row`): sent in one
+        #: ``executemany`` before anything reads ``feed_rows`` and at the commit.
+        self._rows: list[tuple[Any, ...]] = []
+        #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
+        self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
+        #: PostgreSQL: the temporary table the rows are copied into exists (committed).
+        self._copy_ready = False
         self.dialect = dialect
         self.url = url
         self._create()
@@ -241,6 +269,16 @@ class Store:
 
     # -- plumbing ---------------------------------------------------------------------------
 
+    def path_of(self) -> str:
+        """The SQLite store's file (the URL's path); the URL itself for PostgreSQL."""
+        if self.dialect != "sqlite":
+            return self.url
+        parts = urlsplit(self.url)
+        if not parts.scheme:
+            return self.url
+        path = unquote(parts.path)
+        return path[1:] if path.startswith("/") else path
+
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
 
@@ -251,9 +289,14 @@ class Store:
             return (psycopg.Error,)
         return (sqlite3.Error,)
 
-    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def execute(
+        self, sql: str, args: tuple[Any, ...] = (), *, send_rows: bool = True
+    ) -> list[tuple[Any, ...]]:
         """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
-        error is :class:`StoreError`."""
+        error is :class:`StoreError`. A statement on ``feed_rows`` first sends the rows kept by
+        :meth:`add_row` (``send_rows`` false: the caller knows they do not matter to it)."""
+        if send_rows and self._rows and "feed_rows" in sql:
+            self._send_rows()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
@@ -262,6 +305,41 @@ class Store:
         except errors as exc:
             # OverflowError, ValueError (UnicodeEncodeError): a value the driver cannot bind
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _send_rows(self) -> None:
+        """The rows :meth:`add_row` kept, in one ``executemany`` (one statement prepared once,
+        the rows streamed: a statement a row costs PostgreSQL a round of the driver each)."""
+        rows, self._rows = self._rows, []
+        self._row_links.clear()
+        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
+        try:
+            if self.dialect == "postgresql" and not self._conn.pgconn.pipeline_status:
+                self._copy_rows(rows)
+                return
+            with contextlib.closing(self._conn.cursor()) as cur:
+                cur.executemany(self._sql(_ADD_ROW), rows)
+        except errors as exc:
+            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _copy_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by ``COPY``
+        into a temporary table, then moved in one ``INSERT ... ON CONFLICT DO NOTHING`` (a COPY
+        straight into ``feed_rows`` would fail on a row another instance stored)."""
+        with self._conn.cursor() as cur:
+            if not self._copy_ready:
+                cur.execute(
+                    "CREATE TEMPORARY TABLE IF NOT EXISTS feed_rows_in"
+                    " (LIKE feed_rows INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+                )
+                self._copy_ready = True
+            with cur.copy(f"COPY feed_rows_in ({_ROW_COLUMNS}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cur.execute(
+                f"INSERT INTO feed_rows ({_ROW_COLUMNS}) SELECT {_ROW_COLUMNS} FROM feed_rows_in"
+                " ON CONFLICT (site, table_id, seq) DO NOTHING"
+            )
+            cur.execute("TRUNCATE feed_rows_in")
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -288,6 +366,10 @@ class Store:
         return True
 
     def _create(self) -> None:
+        if self.dialect == "postgresql":
+            # held to this transaction's commit: instances starting together create and
+            # migrate the schema one after the other, the later ones finding it made
+            self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
         for statement in _SCHEMA:
             self.execute(statement.format(serial=_SERIAL[self.dialect]))
         versions = self.execute("SELECT version FROM feed_schema")
@@ -311,12 +393,17 @@ class Store:
         return int(self.execute("SELECT version FROM feed_schema")[0][0])
 
     def commit(self) -> None:
+        if self._rows:
+            self._send_rows()
         try:
             self._conn.commit()
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: commit failed: {exc}") from exc
 
     def rollback(self) -> None:
+        self._rows = []
+        self._row_links.clear()
+        self._copy_ready = False  # a temporary table made in the transaction is gone
         try:
             self._conn.rollback()
         except self._errors() as exc:
@@ -364,9 +451,10 @@ class Store:
         received_ns: int,
         gap_before: bool = False,
     ) -> None:
-        self.execute(
-            "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev,"
-            " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        """Store a row in this transaction (sent with the others before the next read of the
+        rows, or at the commit; an error in it comes out of that call)."""
+        self._row_links[(site, table, int(row["seq"]))] = (str(row["prev"]), str(row["hash"]))
+        self._rows.append(
             (
                 site,
                 table,
@@ -381,14 +469,19 @@ class Store:
                 row["hash"],
                 received_ns,
                 int(gap_before),
-            ),
+            )
         )
 
     def row_link(self, site: str, table: str, seq: int) -> tuple[str, str] | None:
         """The stored row's (prev, hash) at ``seq``, or None."""
+        kept = self._row_links.get((site, table, seq))
+        if kept is not None:
+            return kept
+        # not among the rows kept for sending: the database's answer is the whole answer
         rows = self.execute(
             "SELECT prev, hash FROM feed_rows WHERE site = ? AND table_id = ? AND seq = ?",
             (site, table, seq),
+            send_rows=False,
         )
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
@@ -630,6 +723,18 @@ class Store:
             Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
             for r in self.execute(sql + " ORDER BY id", tuple(args))
         ]
+
+    def latest_alarm(self, site: str, table: str, kind: str) -> Alarm | None:
+        """The newest stored alarm of ``kind`` for the table, or None."""
+        rows = self.execute(
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE site = ? AND table_id = ? AND kind = ? ORDER BY id DESC LIMIT 1",
+            (site, table, kind),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
 
     def alarm_counts(self) -> dict[tuple[str, str], int]:
         return {
