@@ -32,12 +32,12 @@ from controller.events import (
     Shutdown,
 )
 from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
-from controller.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
+from controller.tables.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.tables.table import Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
 from drivers.door import DoorChanged
@@ -287,7 +287,7 @@ class Application:
         self.devices: dict[str, Any] = {}
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
-        #: Every reason no new round starts (controller/gate.py): the UPS, the host's latch,
+        #: Every reason no new round starts (controller/tables/gate.py): the UPS, the host's latch,
         #: the door (added with the table's devices).
         self.gate = PlayGate()
         self.gate.add(self.power.new_round_hold)
@@ -466,6 +466,24 @@ class Application:
             log.info("recovery: %s", note)
         self._publish()
         return notes
+
+    def sim_door(self, want_open: bool) -> str:
+        """``sim door open|close``: drive the simulated door switch as the switch would drive
+        its pin (a ``gpio_backend = "sim"`` profile with a ``[devices.door]``); ValueError
+        otherwise. The change is posted to the loop (its alarm follows)."""
+        from drivers.sim.gpio import SimGPIO
+
+        door = self.devices.get("door")
+        gpio = self.devices.get("gpio")
+        if door is None or self.profile.door is None:
+            raise ValueError("this table's profile has no door switch ([devices.door])")
+        if not isinstance(gpio, SimGPIO):
+            raise ValueError('sim door needs a simulated table (gpio_backend = "sim")')
+        open_level = gpio.LOW if self.profile.door.active_low else gpio.HIGH
+        closed_level = gpio.HIGH if open_level == gpio.LOW else gpio.LOW
+        gpio.drive(door.pin, open_level if want_open else closed_level)
+        door.poll()
+        return f"door switch {'opened' if want_open else 'closed'} (GPIO {door.pin})"
 
     def _host_commands(self, feed: Publisher) -> HostCommands:
         """The host's signed commands (docs/host-commands.md), checked against the profile's

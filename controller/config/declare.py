@@ -331,7 +331,8 @@ class PublicKeyPem(Text):
         return "an inline PEM public key (P-256) or an absolute path to one"
 
     def problem(self, value: str) -> str | None:
-        from controller.journal.heads import load_public_key
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
 
         if value.lstrip().startswith("-----BEGIN"):
             pem = value.encode()
@@ -343,9 +344,11 @@ class PublicKeyPem(Text):
             except OSError as exc:
                 return f"{value}: {exc.strerror or exc}"
         try:
-            load_public_key(pem)
+            key = serialization.load_pem_public_key(pem)
         except ValueError as exc:
-            return f"not an ECDSA P-256 public key in PEM: {exc}"
+            return f"not a PEM public key: {exc}"
+        if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != "secp256r1":
+            return "not an ECDSA P-256 public key"
         return None
 
 

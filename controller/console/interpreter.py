@@ -915,20 +915,10 @@ class Console:
         profile with a ``[devices.door]``), driven as the switch would drive the pin."""
         if args not in (["open"], ["close"]):
             raise ConsoleError("SYNTAX", "usage: sim door open|close")
-        from drivers.sim.gpio import SimGPIO
-
-        door = self._app.devices.get("door")
-        gpio = self._app.devices.get("gpio")
-        if door is None or self._app.profile.door is None:
-            raise ConsoleError("STATE", "this table's profile has no door switch ([devices.door])")
-        if not isinstance(gpio, SimGPIO):
-            raise ConsoleError("STATE", 'sim door needs a simulated table (gpio_backend = "sim")')
-        want_open = args == ["open"]
-        open_level = gpio.LOW if self._app.profile.door.active_low else gpio.HIGH
-        closed_level = gpio.HIGH if open_level == gpio.LOW else gpio.LOW
-        gpio.drive(door.pin, open_level if want_open else closed_level)
-        door.poll()  # posts the change to the loop (an alarm follows)
-        return [f"door switch {'opened' if want_open else 'closed'} (GPIO {door.pin})"]
+        try:
+            return [self._app.sim_door(args == ["open"])]
+        except ValueError as exc:
+            raise ConsoleError("STATE", str(exc)) from None
 
     def _require_supervisor_for_findings(self, source: str) -> None:
         """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the

@@ -36,7 +36,6 @@ from controller.feed.position import (
     load_position,
     save_position,
 )
-from controller.floor.commands import FloodGate
 
 log = logging.getLogger("controller.feed")
 
@@ -113,6 +112,38 @@ class CommandLink:
     received: Callable[[bytes], None]
     flooded: Callable[[int], None]
     per_minute: int
+
+
+class FloodGate:
+    """A token bucket: ``per_minute`` commands a minute (a burst of as many); the rest are
+    dropped before they are read and counted. Called from the publisher's thread; the count is
+    taken (:meth:`take_dropped`) from the same thread."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._tokens = float(per_minute)
+        self._at = clock()
+        self._lock = threading.Lock()
+        self.dropped = 0
+
+    def admit(self) -> bool:
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(
+                float(self.per_minute), self._tokens + (now - self._at) * self.per_minute / 60.0
+            )
+            self._at = now
+            if self._tokens >= 1.0:
+                self._tokens -= 1.0
+                return True
+            self.dropped += 1
+            return False
+
+    def take_dropped(self) -> int:
+        with self._lock:
+            n, self.dropped = self.dropped, 0
+            return n
 
 
 FeedStateName = Literal["starting", "connecting", "connected", "down", "refused", "stopped"]

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -225,35 +224,3 @@ def reply(
     if why:
         body["why"] = why
     return encode(body)
-
-
-class FloodGate:
-    """A token bucket: ``per_minute`` commands a minute (a burst of as many); the rest are
-    dropped before they are read and counted. Called from the publisher's thread; the count is
-    taken (:meth:`take_dropped`) from the same thread."""
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute = per_minute
-        self._clock = clock
-        self._tokens = float(per_minute)
-        self._at = clock()
-        self._lock = threading.Lock()
-        self.dropped = 0
-
-    def admit(self) -> bool:
-        with self._lock:
-            now = self._clock()
-            self._tokens = min(
-                float(self.per_minute), self._tokens + (now - self._at) * self.per_minute / 60.0
-            )
-            self._at = now
-            if self._tokens >= 1.0:
-                self._tokens -= 1.0
-                return True
-            self.dropped += 1
-            return False
-
-    def take_dropped(self) -> int:
-        with self._lock:
-            n, self.dropped = self.dropped, 0
-            return n

@@ -26,9 +26,9 @@ from controller.floor.commands import (
     reply,
     summary,
 )
-from controller.gate import DisableLatch
 from controller.journal.store import Journal
 from controller.journal.summary import Summaries
+from controller.tables.gate import DisableLatch
 
 #: Who a host command is journaled as.
 HOST: Final = "host"

@@ -1,4 +1,4 @@
-"""One gate for "no new round" (controller/gate.py) in the running application: the enclosure
+"""One gate for "no new round" (controller/tables/gate.py) in the running application: the enclosure
 door (docs/console.md "The enclosure door": open is event 110, a meter and an alarm; no new round
 until closed and `door ack`), and the host's disable latch (docs/host-commands.md: CLOSED until
 the host's enable or a supervisor's `table enable`; it survives a restart). A round under way
