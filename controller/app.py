@@ -31,13 +31,16 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
+from controller.tables.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.tables.table import Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
+from drivers.door import DoorChanged
 from drivers.power_fail import PowerFailChanged
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
@@ -176,6 +179,8 @@ class Application:
         #: The host feed's publisher (docs/feed.md), started with the table when the profile
         #: has a [feed] section.
         self.feed: Publisher | None = None
+        #: The host's signed commands, when the profile commissions a host key.
+        self.host_commands: HostCommands | None = None
 
         jset = profile.journal
         # The journal, its signer, the notary that signs heads and the background worker
@@ -202,6 +207,7 @@ class Application:
             carry_kinds=lambda: (
                 *getattr(getattr(self, "table", None), "carry_kinds", ()),
                 *((kind,) for kind in METER_KINDS),
+                *CARRY_KINDS,
             ),
             snapshot_kinds=_snapshot_kinds(profile.game),
             counter=open_counter(jset.counter, jset.counter_index),
@@ -281,6 +287,13 @@ class Application:
         self.devices: dict[str, Any] = {}
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
+        #: Every reason no new round starts (controller/tables/gate.py): the UPS, the host's latch,
+        #: the door (added with the table's devices).
+        self.gate = PlayGate()
+        self.gate.add(self.power.new_round_hold)
+        self.disable_latch = DisableLatch(self.journal, self.alarm)
+        self.gate.add(self.disable_latch.hold)
+        self.door: DoorWatch | None = None
         self.rng: Any = None
         #: rng.background_cycle (docs/rng.md "Cycling and seeding"): started after the start-up
         #: test, stopped first at close
@@ -338,7 +351,7 @@ class Application:
             profile=self.profile,
             app_faults=lambda: list(self.app_faults),
             decision_hold=self._decision_hold,
-            new_round_hold=self.power.new_round_hold,
+            new_round_hold=self.gate.new_round_hold,
         )
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
@@ -358,6 +371,14 @@ class Application:
         self.add_status("clock", self.power.clock_line)
         if "power_fail" in self.devices:
             self.add_status("power_fail", self.power.ups_line)
+        door = self.devices.get("door")
+        if door is not None and self.profile.door is not None:
+            self.door = DoorWatch(
+                self.journal, self.alarm, door.pin, hold_play=self.profile.door.hold_play
+            )
+            self.gate.add(self.door.hold)
+            self.add_status("door", self.door.line)
+        self.add_status("play", self.disable_latch.line)
         return table
 
     # -- threads hand events in through here -------------------------------------------------
@@ -456,6 +477,51 @@ class Application:
         self._publish()
         return notes
 
+    def sim_door(self, want_open: bool) -> str:
+        """``sim door open|close``: drive the simulated door switch as the switch would drive
+        its pin (a ``gpio_backend = "sim"`` profile with a ``[devices.door]``); ValueError
+        otherwise. The change is posted to the loop (its alarm follows)."""
+        from drivers.sim.gpio import SimGPIO
+
+        door = self.devices.get("door")
+        gpio = self.devices.get("gpio")
+        if door is None or self.profile.door is None:
+            raise ValueError("this table's profile has no door switch ([devices.door])")
+        if not isinstance(gpio, SimGPIO):
+            raise ValueError('sim door needs a simulated table (gpio_backend = "sim")')
+        open_level = gpio.LOW if self.profile.door.active_low else gpio.HIGH
+        closed_level = gpio.HIGH if open_level == gpio.LOW else gpio.LOW
+        gpio.drive(door.pin, open_level if want_open else closed_level)
+        door.poll()
+        return f"door switch {'opened' if want_open else 'closed'} (GPIO {door.pin})"
+
+    def _host_commands(self, feed: Publisher) -> HostCommands:
+        """The host's signed commands (docs/host-commands.md), checked against the profile's
+        ``[feed] host_key``."""
+        from controller.floor.commands import CommandChecker
+        from controller.floor.control import HostCommands, file_hmac, recall_lines
+        from controller.journal.heads import load_public_key
+        from controller.program import manifest as mf
+
+        settings = self.profile.feed
+        assert settings is not None and settings.host_key is not None
+        text = settings.host_key
+        pem = text.encode() if text.lstrip().startswith("-----BEGIN") else Path(text).read_bytes()
+        checker = CommandChecker(settings.table, load_public_key(pem), settings.command_max_age_s)
+        depth = int(self.config.current().recall_depth)
+        return HostCommands(
+            self.journal,
+            self.summaries,
+            checker,
+            self.disable_latch,
+            send_reply=feed.send_reply,
+            request_meters=feed.request_meters,
+            request_replay=feed.request_replay,
+            recall=recall_lines(self.journal, depth),
+            hmac=file_hmac(mf.installed_root(), list(self.profile.source_files)),
+            post=lambda fn: self.post(Call(fn)),
+        )
+
     def _meters_went_back(self, back: list[str]) -> None:
         """Loop: the journal's meters are lower than those last published (docs/meters.md
         "Never back"): the journal was restored from an older copy. Journaled (the coded
@@ -485,13 +551,29 @@ class Application:
                 high_path=self.trust.anchor_path.with_name("meters.published"),
                 report=lambda back: self.post(Call(lambda: self._meters_went_back(back))),
             )
+            link = None
+            if self.profile.feed.host_key is not None:
+                from controller.feed.publisher import CommandLink
+                from controller.floor.control import HostCommandReceived, HostCommandsFlooded
+
+                link = CommandLink(
+                    received=lambda payload: self.post(HostCommandReceived(payload)),
+                    flooded=lambda n: self.post(HostCommandsFlooded(n)),
+                    per_minute=self.profile.feed.commands_per_minute,
+                )
             feed = publisher_for(
-                self.profile.feed, self.state_dir, self.journal.reader, derived=derived
+                self.profile.feed,
+                self.state_dir,
+                self.journal.reader,
+                derived=derived,
+                commands=link,
             )
         except BrokerError as exc:
             self._raise_fault(f"feed: {exc}")
             return
         self.feed = feed
+        if link is not None:
+            self.host_commands = self._host_commands(feed)
         self.journal.add_commit_listener(feed.wake)
         self.add_status("feed", lambda: feed.state().describe(self.journal.last_seq))
         feed.start()
@@ -561,6 +643,8 @@ class Application:
         view = dict(self.table.published())
         view["limits"] = [{"wager": w, "min": lo, "max": hi} for w, lo, hi in self._limits]
         view["devices_down"] = sorted(self.devices_down)
+        if self.disable_latch.reason is not None:
+            view["closed"] = self.disable_latch.reason
         return view
 
     def _rng_startup(self) -> str:
@@ -642,6 +726,9 @@ class Application:
         ups = self.devices.get("power_fail")
         if ups is not None:
             ups.poll()  # posts a change of the UPS's signal whose edge was lost
+        door = self.devices.get("door")
+        if door is not None:
+            door.poll()  # posts a change of the door's switch whose edge was lost
         self.table.tick(time.monotonic_ns())
 
     def dispatch(self, event: object) -> None:
@@ -678,6 +765,16 @@ class Application:
             return
         if isinstance(event, BoardCondition | PowerFailChanged):
             self._guarded(lambda: self.power.handle(event))
+            return
+        if isinstance(event, HostCommandReceived | HostCommandsFlooded):
+            commands = self.host_commands
+            if commands is not None:
+                self._guarded(lambda: commands.handle(event))
+            return
+        if isinstance(event, DoorChanged):
+            door = self.door
+            if door is not None:
+                self._guarded(lambda: door.handle(event))
             return
         if isinstance(event, DeviceLinkChanged):
             self._guarded(lambda: self._device_link(event))

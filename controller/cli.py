@@ -180,6 +180,9 @@ def _parser() -> argparse.ArgumentParser:
         " HOST:PORT or a local socket such as /dev/log",
     )
     collect.add_argument("--log-level", default="WARNING")
+    from controller.floor.host import add_parser as _host_parser
+
+    _host_parser(sub)
     floor = sub.add_parser("floor", help="one line per table from a collector's store")
     floor.add_argument(
         "--store",
@@ -332,6 +335,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return _collect(args)
     if args.command == "floor":
         return _floor(args)
+    if args.command == "host":
+        from controller.floor.host import run as _host_run
+
+        return _host_run(args)
     if args.command == "meters":
         return _meters(args)
     if args.command == "simulate":

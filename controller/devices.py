@@ -33,6 +33,7 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         or profile.seat_lamps is not None
         or (profile.display is not None and profile.display.driver == "seven-segment")
         or profile.power_fail is not None
+        or profile.door is not None
     )
     gpio: Any = None
     if needs_gpio:
@@ -102,6 +103,19 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         )
         devices["power_fail"] = ups
         closers.insert(0, ups.close)
+
+    if profile.door is not None:
+        from drivers.door import DoorInput
+
+        door = DoorInput(
+            gpio,
+            profile.door.pin,
+            post,
+            active_low=profile.door.active_low,
+            bounce_ms=profile.door.bounce_ms,
+        )
+        devices["door"] = door
+        closers.insert(0, door.close)
 
     _build_board(profile.board, post, state_dir, devices, closers)
 
@@ -209,6 +223,8 @@ def _pins_in_use(profile: Any) -> set[int]:
         pins.update(profile.seat_lamps.pins.values())
     if profile.power_fail is not None:
         pins.add(profile.power_fail.pin)
+    if profile.door is not None:
+        pins.add(profile.door.pin)
     return pins
 
 

@@ -323,6 +323,36 @@ class PemFile(AbsPath):
 
 
 @dataclass(frozen=True)
+class PublicKeyPem(Text):
+    """An ECDSA P-256 public key: its PEM text inline (sealed with the profile that holds it),
+    or an absolute path to a PEM file."""
+
+    def range_text(self) -> str:
+        return "an inline PEM public key (P-256) or an absolute path to one"
+
+    def problem(self, value: str) -> str | None:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        if value.lstrip().startswith("-----BEGIN"):
+            pem = value.encode()
+        else:
+            if not value.startswith("/") or "\0" in value:
+                return f"{value[:40]!r} is neither a PEM public key nor an absolute path"
+            try:
+                pem = Path(value).read_bytes()
+            except OSError as exc:
+                return f"{value}: {exc.strerror or exc}"
+        try:
+            key = serialization.load_pem_public_key(pem)
+        except ValueError as exc:
+            return f"not a PEM public key: {exc}"
+        if not isinstance(key, ec.EllipticCurvePublicKey) or key.curve.name != "secp256r1":
+            return "not an ECDSA P-256 public key"
+        return None
+
+
+@dataclass(frozen=True)
 class StatePath(Text):
     """A file of the table's state: a path inside the state directory (relative, no ``..``);
     with ``medium`` (the anchor) also an absolute path under ``journal.second_medium``, which

@@ -41,6 +41,7 @@ from controller.config.declare import (
     OneOf,
     Pattern,
     PemFile,
+    PublicKeyPem,
     Sha256,
     StatePath,
     Tcti,
@@ -72,6 +73,7 @@ __all__ = [
     "FeedSettings",
     "JournalSettings",
     "PowerFailSettings",
+    "DoorSettings",
     "Profile",
     "ProfileError",
     "RngSettings",
@@ -139,8 +141,8 @@ SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
-    "paigow": (("display", "buttons"), ("seat_lamps", "power_fail")),
-    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail")),
+    "paigow": (("display", "buttons"), ("seat_lamps", "power_fail", "door")),
+    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail", "door")),
 }
 _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
@@ -382,6 +384,39 @@ class PowerFailSettings:
         True,
         ref=f'{_POWER} "A power-fail input"',
         doc="the UPS pulls the line low on battery (internal pull-up); false: it drives it high",
+    )
+
+
+@dataclass(frozen=True)
+class DoorSettings:
+    """The enclosure door's switch on a GPIO input (none by default): each opening is an event
+    (110), a meter and an alarm; with ``hold_play`` no new round starts while it is open nor
+    after, until a technician's ``door ack``."""
+
+    pin: int = field(
+        metadata=about(
+            Int(GPIO_MIN, GPIO_MAX),
+            ref='docs/console.md "The enclosure door"',
+            doc="the door switch's input (BCM)",
+        )
+    )
+    active_low: bool = setting(
+        Bool(),
+        True,
+        ref='docs/console.md "The enclosure door"',
+        doc="the line reads low while the door is open (internal pull-down); false: high",
+    )
+    bounce_ms: int = setting(
+        Int(1, 1000),
+        50,
+        ref='docs/console.md "The enclosure door"',
+        doc="edges closer than this are contact bounce (ms)",
+    )
+    hold_play: bool = setting(
+        Bool(),
+        True,
+        ref='docs/console.md "The enclosure door"',
+        doc="no new round while the door is open, nor until `door ack` after; false: play on",
     )
 
 
@@ -726,6 +761,26 @@ class FeedSettings:
         doc="N > 0 withholds the next draw or coup while the last decision is unacknowledged"
         " for more than N s; 0 never holds play",
     )
+    #: The host's public key (docs/host-commands.md): commands on ``tc/<site>/<table>/cmd``
+    #: signed with its private key are obeyed; none: the table takes no commands.
+    host_key: str | None = setting(
+        PublicKeyPem(),
+        None,
+        ref='docs/host-commands.md "Commissioning"',
+        doc="the host's ECDSA P-256 public key (PEM inline or a path); none: no commands",
+    )
+    command_max_age_s: int = setting(
+        Int(5, 86400),
+        300,
+        ref='docs/host-commands.md "Checks"',
+        doc="a command whose time is further than this from the table's clock is refused",
+    )
+    commands_per_minute: int = setting(
+        Int(1, 6000),
+        60,
+        ref='docs/host-commands.md "Checks"',
+        doc="commands taken per minute; more are dropped unread and counted (a flood)",
+    )
 
 
 @dataclass(frozen=True)
@@ -771,6 +826,7 @@ class Profile:
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
     power_fail: PowerFailSettings | None = None
+    door: DoorSettings | None = None
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -788,6 +844,7 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("devices.shoe", ShoeSettings),
     ("devices.dealer_display", DealerDisplaySettings),
     ("devices.power_fail", PowerFailSettings),
+    ("devices.door", DoorSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
 )
@@ -1247,6 +1304,7 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         scoreboard=scoreboard,
         feed=feed,
         power_fail=devices.get("power_fail"),
+        door=devices.get("door"),
     )
 
 
@@ -1401,10 +1459,11 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
         "shoe": lambda s: _shoe(s, r, rules),
         "dealer_display": lambda s: _dealer_display(s, r),
         "power_fail": lambda s: s.read(PowerFailSettings),
+        "door": lambda s: s.read(DoorSettings),
     }
     out: dict[str, Any] = {}
     complete = True
-    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail"):
+    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail", "door"):
         if dev not in required + optional:
             continue
         need = f": game {game} needs this device"
@@ -1596,7 +1655,7 @@ def _check_serial_ports(r: _Reader) -> None:
 
 def _is_pin_key(key: str) -> bool:
     parts = key.split(".")
-    if parts == ["devices", "power_fail", "pin"]:
+    if parts in (["devices", "power_fail", "pin"], ["devices", "door", "pin"]):
         return True
     return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
 

@@ -193,6 +193,9 @@ class Console:
         return [*lines, "OK"]
 
     def _dispatch(self, name: str, args: list[str], source: str) -> list[str]:
+        if name == "sim" and args[:1] == ["door"]:
+            self._auth.require(source)
+            return self._sim_door(args[1:])
         command = self._commands.get(name)
         if command is None:
             self._other_game(name)
@@ -879,6 +882,44 @@ class Console:
             self._fail(lines, "FAULT", "still faulted: " + "; ".join(remaining))
         return lines or ["no faults"]
 
+    def _cmd_table(self, args: list[str], source: str) -> list[str]:
+        """``table enable``: a supervisor lifts the host's ``disable`` (docs/host-commands.md)."""
+        if args != ["enable"]:
+            raise ConsoleError("SYNTAX", "usage: table enable")
+        try:
+            self._auth.require(source, SUPERVISOR)
+        except ConsoleError as exc:
+            raise ConsoleError(
+                exc.code, f"enabling a table the host disabled needs a supervisor: {exc.reason}"
+            ) from None
+        latch = self._app.disable_latch
+        was = latch.reason
+        if not latch.enable(source, self._auth.who(source)):
+            return ["the table is not disabled: nothing to enable"]
+        return [f"table enabled (it was disabled: {was}); rounds may start"]
+
+    def _cmd_door(self, args: list[str], source: str) -> list[str]:
+        """``door ack``: the enclosure door closed again, acknowledged (docs/console.md)."""
+        if args != ["ack"]:
+            raise ConsoleError("SYNTAX", "usage: door ack")
+        door = self._app.door
+        if door is None:
+            raise ConsoleError("STATE", "this table's profile has no door switch ([devices.door])")
+        try:
+            return [door.acknowledge(self._auth.who(source))]
+        except ValueError as exc:
+            raise ConsoleError("STATE", str(exc)) from None
+
+    def _sim_door(self, args: list[str]) -> list[str]:
+        """``sim door open|close``: the simulated door switch (a ``gpio_backend = "sim"``
+        profile with a ``[devices.door]``), driven as the switch would drive the pin."""
+        if args not in (["open"], ["close"]):
+            raise ConsoleError("SYNTAX", "usage: sim door open|close")
+        try:
+            return [self._app.sim_door(args == ["open"])]
+        except ValueError as exc:
+            raise ConsoleError("STATE", str(exc)) from None
+
     def _require_supervisor_for_findings(self, source: str) -> None:
         """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the
         acknowledgment voids the round the journal can no longer vouch for, a void that may
@@ -1028,6 +1069,20 @@ class Console:
                 "login 48151623",
             ),
             "logout": c(self._cmd_logout, False, "logout", "log this console out", "logout"),
+            "table": c(
+                self._cmd_table,
+                True,
+                "table enable",
+                "a supervisor lifts the host's disable: rounds may start again",
+                "table enable",
+            ),
+            "door": c(
+                self._cmd_door,
+                True,
+                "door ack",
+                "acknowledge the enclosure door, closed again: rounds may start",
+                "door ack",
+            ),
             "passwd": c(
                 self._cmd_passwd,
                 False,

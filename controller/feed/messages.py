@@ -31,7 +31,7 @@ MAX_INT: Final = 2**63 - 1
 #: Objects and arrays nested deeper than this are refused (a journal row's data nests a few).
 MAX_DEPTH: Final = 32
 
-Channel = Literal["rows", "heads", "status", "events", "meters"]
+Channel = Literal["rows", "heads", "status", "events", "meters", "cmd", "reply"]
 
 
 class MessageError(ValueError):

@@ -91,6 +91,60 @@ class Derived(Protocol):
         """Messages due when the backlog is sent (the meters, if they changed)."""
         ...
 
+    def meters_now(self) -> list[tuple[Literal["events", "meters"], bytes]]:
+        """The meters as folded so far (the host's ``meters`` command)."""
+        ...
+
+
+#: Rows one ``replay`` may re-publish (the host asks again for more).
+REPLAY_MAX: Final = 10_000
+#: Seconds between two counts of dropped commands handed to the table (a flood).
+FLOOD_REPORT_S: Final = 10.0
+
+
+@dataclass(frozen=True)
+class CommandLink:
+    """The host's commands (docs/host-commands.md): the publisher subscribes to
+    ``tc/<site>/<table>/cmd`` and hands each message that the flood bound admits to
+    ``received`` (which posts it to the loop: nothing is read here); ``flooded`` gets the count
+    of those dropped, at most every :data:`FLOOD_REPORT_S`."""
+
+    received: Callable[[bytes], None]
+    flooded: Callable[[int], None]
+    per_minute: int
+
+
+class FloodGate:
+    """A token bucket: ``per_minute`` commands a minute (a burst of as many); the rest are
+    dropped before they are read and counted. Called from the publisher's thread; the count is
+    taken (:meth:`take_dropped`) from the same thread."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._tokens = float(per_minute)
+        self._at = clock()
+        self._lock = threading.Lock()
+        self.dropped = 0
+
+    def admit(self) -> bool:
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(
+                float(self.per_minute), self._tokens + (now - self._at) * self.per_minute / 60.0
+            )
+            self._at = now
+            if self._tokens >= 1.0:
+                self._tokens -= 1.0
+                return True
+            self.dropped += 1
+            return False
+
+    def take_dropped(self) -> int:
+        with self._lock:
+            n, self.dropped = self.dropped, 0
+            return n
+
 
 FeedStateName = Literal["starting", "connecting", "connected", "down", "refused", "stopped"]
 
@@ -155,8 +209,16 @@ class Publisher:
         *,
         wall_ns: Callable[[], int] = time.time_ns,
         derived: Derived | None = None,
+        commands: CommandLink | None = None,
     ) -> None:
         self.settings = settings
+        self.commands = commands
+        self.flood = FloodGate(commands.per_minute) if commands is not None else None
+        self._flood_reported = time.monotonic()
+        #: What the loop asked to send: replies, row ranges to re-publish, meters now.
+        self._replies: collections.deque[bytes] = collections.deque(maxlen=100)
+        self._replays: collections.deque[tuple[int, int]] = collections.deque(maxlen=10)
+        self._meters_asked = False
         self._open_outbox = open_outbox
         self._derived = derived
         self._wall_ns = wall_ns
@@ -170,6 +232,8 @@ class Publisher:
             "status": topic(settings.site, settings.table, "status"),
             "events": topic(settings.site, settings.table, "events"),
             "meters": topic(settings.site, settings.table, "meters"),
+            "cmd": topic(settings.site, settings.table, "cmd"),
+            "reply": topic(settings.site, settings.table, "reply"),
         }
         self._position = Position()  # acknowledged by the broker
         self._saved = Position()  # on disk
@@ -189,6 +253,22 @@ class Publisher:
 
     def state(self) -> FeedState:
         return self._state
+
+    def send_reply(self, payload: bytes) -> None:
+        """A reply to the host (the loop): sent on ``.../reply`` by the publisher's thread."""
+        self._replies.append(payload)
+        self._wake.set()
+
+    def request_replay(self, first: int, last: int) -> None:
+        """Re-publish rows ``first``..``last`` (the host's ``replay``; at most
+        :data:`REPLAY_MAX`)."""
+        self._replays.append((first, min(last, first + REPLAY_MAX - 1)))
+        self._wake.set()
+
+    def request_meters(self) -> None:
+        """Publish the meters now (the host's ``meters``)."""
+        self._meters_asked = True
+        self._wake.set()
 
     def stop(self, timeout: float = 8.0) -> None:
         """Send what is left for a few seconds (:data:`DRAIN_S`), say ``offline``, save the
@@ -305,6 +385,7 @@ class _Session:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
         self.connack: Any = None
         self.receive_max = 65535
         self.closed = False
@@ -321,6 +402,8 @@ class _Session:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, rc: Any, properties: Any) -> None:
         self.connack = rc
+        if self.pub.commands is not None and not getattr(rc, "is_failure", False):
+            client.subscribe(self.pub._topics["cmd"], qos=1)
         maximum = getattr(properties, "ReceiveMaximum", None)
         if isinstance(maximum, int) and maximum > 0:
             self.receive_max = maximum
@@ -331,6 +414,49 @@ class _Session:
         self.closed = True
         if getattr(rc, "is_failure", False):
             self.pub._set(error=f"disconnected: {rc}")
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        """A command (this thread, from client.loop): bounded, handed on unread."""
+        pub = self.pub
+        if pub.commands is None or pub.flood is None or message.topic != pub._topics["cmd"]:
+            return
+        if pub.flood.admit():
+            pub.commands.received(bytes(message.payload[:8192]))
+
+    def _extras(self) -> None:
+        """What the loop asked for: replies, a replay, the meters; a flood's count."""
+        pub = self.pub
+        while pub._replies:
+            self.client.publish(pub._topics["reply"], pub._replies.popleft(), qos=1)
+        if pub._meters_asked:
+            pub._meters_asked = False
+            for channel, payload in self._derive(lambda d: d.meters_now()):
+                self._publish(channel, self.next_row, "", payload)
+        while pub._replays:
+            first, last = pub._replays.popleft()
+            seq = first - 1
+            while seq < last:
+                rows = self.outbox.rows_after(seq, min(BATCH, last - seq))
+                if not rows:
+                    break
+                for row in rows:
+                    if row.seq > last:
+                        break
+                    # untracked: the position is the live stream's; the collector drops
+                    # duplicates by (table, seq)
+                    self.client.publish(pub._topics["rows"], row_payload(row.as_dict()), qos=1)
+                    seq = row.seq
+                    self.client.loop(0.0)
+                else:
+                    continue
+                break
+        if pub.commands is not None and pub.flood is not None:
+            now = time.monotonic()
+            if now - pub._flood_reported >= FLOOD_REPORT_S:
+                dropped = pub.flood.take_dropped()
+                pub._flood_reported = now
+                if dropped:
+                    pub.commands.flooded(dropped)
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, rc: Any, properties: Any) -> None:
         sent = self.sent.pop(mid, None)
@@ -386,6 +512,7 @@ class _Session:
                 pub._set(state="down", error=pub.state().error or "connection lost")
                 return True
             self._fill(window)
+            self._extras()
             if self.sent:
                 oldest = next(iter(self.sent.values()))
                 if time.monotonic() - oldest.at > ACK_TIMEOUT_S:
@@ -521,6 +648,7 @@ def publisher_for(
     state_dir: Path,
     open_outbox: Callable[[], Outbox],
     derived: Derived | None = None,
+    commands: CommandLink | None = None,
 ) -> Publisher:
     """The publisher a profile's ``[feed]`` asks for (paths relative to ``state_dir``)."""
     position = Path(feed.position_path)
@@ -533,4 +661,4 @@ def publisher_for(
         heartbeat_s=feed.heartbeat_s,
         window=feed.window,
     )
-    return Publisher(settings, open_outbox, derived=derived)
+    return Publisher(settings, open_outbox, derived=derived, commands=commands)

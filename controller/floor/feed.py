@@ -123,6 +123,10 @@ class FloorFeed:
             return []
         return [self._meters_message()]
 
+    def meters_now(self) -> list[Message]:
+        """The meters as folded so far (the host's ``meters``), once the fold is primed."""
+        return [self._meters_message()] if self._primed else []
+
     def _check_high(self) -> None:
         if self._high_path is None or self._report is None:
             return

@@ -81,6 +81,14 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
     ("board.undervoltage", "undervoltage began (`power.undervoltage`, docs/power-and-storage.md)"),
     ("board.throttling", "throttling (heat) began (`power.throttled`)"),
     ("board.power_fail", "the UPS's power-fail signal asserted (`power.fail`)"),
+    ("door_openings", "the enclosure door opened (`door.opened`)"),
+    ("table_disables", "the table disabled by the host (`table.disabled`)"),
+    ("host_commands.<command>", "signed commands from the host accepted (`host.command`)"),
+    (
+        "host_refusals.<why>",
+        "commands from the host refused, by why: forged, replayed, stale, other-table,"
+        " malformed, flood, unknown (`host.refused`, counted rows add their count)",
+    ),
     ("paigow.games_played", "pai gow rounds settled"),
     ("paigow.voided_before_draw", "pai gow rounds voided before a number was drawn or entered"),
     ("paigow.voided_after_draw", "pai gow rounds voided after their number was out"),
@@ -134,9 +142,12 @@ class MeterFold:
             self.shift_from_seq = row.seq
             return []
         names = list(self._names(row.kind, data))
+        # a counted summary row (controller/journal/summary.py) stands for ``count`` refusals
+        count = data.get("count", 1) if row.kind == "host.refused" else 1
+        n = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
         for name in names:
-            self.lifetime[name] = self.lifetime.get(name, 0) + 1
-            self.shift[name] = self.shift.get(name, 0) + 1
+            self.lifetime[name] = self.lifetime.get(name, 0) + n
+            self.shift[name] = self.shift.get(name, 0) + n
         return names
 
     def add_all(self, rows: Iterable[MeterRow]) -> MeterFold:
@@ -195,6 +206,14 @@ class MeterFold:
             yield "board.throttling"
         elif kind == "power.fail" and data.get("asserted"):
             yield "board.power_fail"
+        elif kind == "door.opened":
+            yield "door_openings"
+        elif kind == "table.disabled":
+            yield "table_disables"
+        elif kind == "host.command":
+            yield f"host_commands.{data.get('cmd', 'unknown')}"
+        elif kind == "host.refused":
+            yield f"host_refusals.{data.get('why', 'unknown')}"
         # pai gow ------------------------------------------------------------------------------
         elif kind == "paigow.drawn":
             number = _number(data)

@@ -47,7 +47,18 @@ ALLOWED: dict[str, frozenset[str]] = {
             "controller.floor",
         }
     ),
-    "controller.floor": frozenset({"controller.games", "controller.rng"}),
+    # the host's commands: checked against the journal's canonical JSON and key ids, obeyed
+    # through the tables' play gate, answered through the feed, verified as the program's
+    "controller.floor": frozenset(
+        {
+            "controller.games",
+            "controller.rng",
+            "controller.journal",
+            "controller.tables",
+            "controller.feed",
+            "controller.program",
+        }
+    ),
     "controller.feed": frozenset({"controller.journal", "controller.config"}),
     "controller.lab": frozenset(
         {

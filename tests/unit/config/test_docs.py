@@ -96,6 +96,7 @@ def test_a_changed_declaration_shows_as_a_diff(monkeypatch: pytest.MonkeyPatch) 
 
 FEED = '[feed]\nbroker = "mqtt://127.0.0.1:1883"\nsite = "s1"\n'
 POWER_FAIL = "[devices.power_fail]\npin = 10\n"
+DOOR = "[devices.door]\npin = 3\n"
 
 
 @pytest.mark.parametrize(
@@ -121,7 +122,7 @@ def test_every_declared_profile_setting_is_read(
     if isinstance(default, int) and not isinstance(default, bool):
         value = str(default)
     base = BACCARAT if group in ("devices.shoe", "devices.dealer_display") else PAIGOW
-    extra = {"feed": FEED, "devices.power_fail": POWER_FAIL}.get(group, "")
+    extra = {"feed": FEED, "devices.power_fail": POWER_FAIL, "devices.door": DOOR}.get(group, "")
     write(tmp_path, "base.toml", base + extra)
     needs = "pins = { 1 = 23 }\n" if group == "devices.seat_lamps" else ""  # its required key
     f = write(tmp_path, "t.toml", f'include = "base.toml"\n[{group}]\n{name} = {value}\n{needs}')
