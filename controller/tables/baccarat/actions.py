@@ -170,11 +170,11 @@ class DealerActions:
             d.shoe_in_play = True
             d.burn_reason = "shoe"
             d.curator = None
-            d.shoe_settings_seq = d.settings_seq = self._rec.input_seq
+            d.shoe_settings_seq = d.settings_seq = self._rec.work.input_seq
             self._s.rebuild(self._seq.current)
             self._s.burn = BurnProgress()
             self._seq.sync()
-            settings = self._s.take_settings(self._rec.input_seq, shoe=True)
+            settings = self._s.take_settings(self._rec.work.input_seq, shoe=True)
             self._rec.emit(
                 "baccarat.shoe.start",
                 {"shoe": d.shoe_no, "decks": self._s.decks, "settings": settings},

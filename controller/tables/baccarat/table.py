@@ -141,7 +141,7 @@ class BaccaratTable:
         """One input from a driver: journal it first, then act (Refused is journaled)."""
         if isinstance(event, SHOE_EVENTS):
             self.link.handle(event)
-            self._record.end_input()
+            self._record.work.end()
         elif isinstance(event, ButtonPressed):
             self._button(event.name)
         else:
@@ -152,7 +152,7 @@ class BaccaratTable:
         said on every console as ``!BUTTON``/``!REFUSED`` lines, and in the reply of the
         console whose ``sim button`` pressed it."""
         seq = self._record.log(K_BUTTON, {"name": name})
-        self._record.input_seq = seq
+        self._record.work.input_seq = seq
         press = self._sim.take_press(name)
         skip = press.source if press is not None else None
         try:
@@ -174,11 +174,11 @@ class BaccaratTable:
         try:
             out = fn()
         except Refused as exc:
-            self._record.end_input()
+            self._record.work.end()
             if not self._record.replaying:
                 self._record.log(K_REFUSED, {"input": seq, "reason": exc.reason})
             raise
-        self._record.end_input()
+        self._record.work.end()
         return out
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
@@ -195,7 +195,7 @@ class BaccaratTable:
                 "UNKNOWN",
             )
         seq = self._record.log(K_ACTION, {"name": name, "args": list(args), "who": who})
-        self._record.input_seq = seq
+        self._record.work.input_seq = seq
         return self._guarded_input(seq, lambda: self._action_unless_fault(name, list(args), who))
 
     def _play_stopped(self, what: str) -> None:

@@ -69,6 +69,7 @@ from typing import Any, Final
 
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
+from controller.tables.kernel.unit_of_work import UnitOfWork
 from controller.tables.paigow.commands import parse_action
 from controller.tables.paigow.definition import (
     ACTION_HELP,
@@ -155,10 +156,10 @@ class PaigowTable:
         self._sim_press: PressWaiter | None = None  # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
         self._voids_after_draw = 0  # this shift (docs "Voids after the draw")
-        self._memo_txn = -1
-        self._outputs_txn = -1
-        #: The input being handled, journaled with the first row it causes.
-        self._pending_input: dict[str, Any] | None = None
+        #: One input, one unit of work: the input rides on its first row, one memo per
+        #: transaction, outputs after the commit (controller/tables/kernel).
+        self._work = UnitOfWork(self._journal, lambda: self.model.round_id)
+        self._work.memo = self._memo
         self._power_up_lamp_test()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -182,7 +183,6 @@ class PaigowTable:
         snapshot after it (a round boundary: a signed head is asked for); any other fact row
         only what changed. A draw or a dice total asks for a signed head too, so the anchor
         learns of it soon after its commit (docs/journal.md "What remains")."""
-        self._remember()
         data: dict[str, Any] = {
             "trigger": trigger,
             "from": before.state,
@@ -200,18 +200,15 @@ class PaigowTable:
                 diff = changed(old, new)
                 if diff:
                     data[part] = diff
-        self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
+        self._work.append(kind, data)
         if closing:
             self._journal.want_head("boundary")
         elif kind in ("paigow.drawn", "paigow.dice"):
             self._journal.want_head("decision")
 
-    def _remember(self) -> None:
-        """Once per journal transaction: how to put the model back if its commit fails."""
-        journal = self._journal
-        if not journal.in_transaction or self._memo_txn == journal.transaction_number:
-            return
-        self._memo_txn = journal.transaction_number
+    def _memo(self) -> Callable[[], None]:
+        """A copy of the model, and what puts it back if the transaction's commit fails
+        (taken once per journal transaction, by the unit of work)."""
         model = self.model
         memo = (
             model.state,
@@ -229,37 +226,22 @@ class PaigowTable:
             self._test_mode = test_mode
             self.machine.set_state(state)
 
-        journal.on_rollback(restore)
+        return restore
 
     def _outputs(self) -> None:
         """Drive the display and lamps from the model once the journal has it (after the
         transaction's commit, once per transaction; at once outside one)."""
-        journal = self._journal
-        if journal.in_transaction:
-            if self._outputs_txn == journal.transaction_number:
-                return
-            self._outputs_txn = journal.transaction_number
-        journal.after_commit(self._refresh_outputs)
+        self._work.output_once("outputs", self._refresh_outputs)
 
     def _log(self, kind: str, data: Mapping[str, Any]) -> int:
-        self._remember()
-        return self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
-
-    def _with_input(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """The row's data with the input being handled, if no row carries it yet (one input,
-        its rows, one transaction: the input needs no row of its own)."""
-        pending, self._pending_input = self._pending_input, None
-        return {**data, "input": pending} if pending is not None else dict(data)
+        return self._work.append(kind, data)
 
     def _taking(self, data: dict[str, Any], act: Callable[[], Any]) -> Any:
         """Handle one input: ``act`` journals it with its first row; an input that caused no
         row is journaled alone (``paigow.input``)."""
-        self._pending_input = data
-        try:
-            return act()
-        finally:
-            if self._pending_input is not None:
-                self._log("paigow.input", {**self._pending_input, "state": self.model.state})
+        return self._work.take(
+            data, act, lambda: {"kind": "paigow.input", "state": self.model.state}
+        )
 
     def _device(self, what: str, fn: Callable[[], object]) -> bool:
         """Drive an output; a driver error is journaled and alarmed, never fatal. True when the
@@ -738,7 +720,7 @@ class PaigowTable:
 
     def _void_untrusted(self, lost: int, who: str, old_id: int, state: str) -> str:
         """Void the round the journal cannot vouch for (see :meth:`journal_untrusted`)."""
-        self._remember()
+        self._work.remember()
         new_id = old_id + lost + 1
         what = (
             f"{lost} committed journal rows were lost or rewritten"
@@ -777,7 +759,6 @@ class PaigowTable:
         journaled and reported as an unsolicited console line, never raised to the loop."""
         name = getattr(event, "name", None)
         if not isinstance(name, str):
-            self._pending_input = {"source": "unknown", "event": type(event).__name__}
             self._log(
                 "paigow.refused",
                 {
@@ -785,6 +766,7 @@ class PaigowTable:
                     "state": self.model.state,
                     "reason": f"not a pai gow input: {type(event).__name__}",
                     "code": "SYNTAX",
+                    "input": {"source": "unknown", "event": type(event).__name__},
                 },
             )
             return
