@@ -36,7 +36,7 @@ from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
-from controller.tables.table import Refused, Table, TableContext
+from controller.tables.table import Devices, Refused, Table, TableContext
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
@@ -259,7 +259,9 @@ class Application:
         for mismatch in problems:
             self._raise_fault(f"program: {mismatch}")
 
-        self.devices: dict[str, Any] = {}
+        from controller.devices import BuiltDevices
+
+        self.devices = BuiltDevices(Devices())
         self.rng: Any = None
         try:
             self.table: Table = self._build_table()
@@ -307,7 +309,7 @@ class Application:
         ctx = TableContext(
             journal=self.journal,
             settings=self.config,
-            devices=self.devices,
+            devices=self.devices.table,
             alarm=self.alarm,
             announce=self.announce,
             post=self.post,
@@ -577,7 +579,7 @@ class Application:
         self.trust.tick()
         if self._interpreter is not None:
             self._interpreter.tick()
-        buttons = self.devices.get("buttons")
+        buttons = self.devices.buttons
         if buttons is not None:
             buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
         self.table.tick(time.monotonic_ns())

@@ -10,52 +10,83 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from controller.tables.kernel.press import ButtonWiring, SimPins
+from controller.tables.kernel.sim import SimControls, SimShoeControls
+from controller.tables.table import Devices, OpenShoe
+from drivers.dealer_display import DealerDisplay
 from drivers.errors import BackendUnavailable
 from drivers.gpio import BACKENDS, GpioApi
+from drivers.number_display import NumberDisplay
+from drivers.seat_lamps import SeatLamps
+
+if TYPE_CHECKING:
+    from controller.config.profile import Profile
+    from drivers.buttons import DealerButtons
 
 
-def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
-    """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
-    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim`` (absent when not fitted).
+@dataclass(frozen=True)
+class BuiltDevices:
+    """What the wiring built from the profile: the table's :class:`Devices`, the dealer
+    buttons (the loop polls them) and how to close it all, in order, once."""
 
-    ``shoe_open`` builds the serial shoe reader: the baccarat table opens it, because it knows
+    table: Devices
+    buttons: DealerButtons | None = None
+    #: The GPIO backend (None: no GPIO device in the profile), for tools and benches.
+    gpio: GpioApi | None = None
+    closers: list[Callable[[], object]] = field(default_factory=list, compare=False)
+
+
+def build_devices(
+    profile: Profile, post: Callable[[object], None], state_dir: Path
+) -> BuiltDevices:
+    """Return the drivers the profile names (None when not fitted) and the simulator's controls.
+
+    ``open_shoe`` builds the serial shoe reader: the baccarat table opens it, because it knows
     from its journal which SEQ the shoe resumes from.
     """
-    devices: dict[str, Any] = {"_closers": []}
-    closers: list[Callable[[], object]] = devices["_closers"]
+    closers: list[Callable[[], object]] = []
     needs_gpio = (
         profile.buttons is not None
         or profile.seat_lamps is not None
         or (profile.display is not None and profile.display.driver == "seven-segment")
     )
-    gpio: Any = None
+    gpio: GpioApi | None = None
+    sim_gpio: SimPins | None = None
     if needs_gpio:
         from drivers.gpio import ensure_bcm
 
         gpio = load_gpio(profile.gpio_backend, profile.gpio_sim_debounce)
+        if profile.gpio_backend == "sim":
+            from drivers.sim.gpio import SimGPIO
+
+            assert isinstance(gpio, SimGPIO)
+            sim_gpio = gpio
         ensure_bcm(gpio)
-        devices["gpio"] = gpio
         used = sorted(_pins_in_use(profile))
         closers.append(lambda: gpio.cleanup(used))
 
+    display: NumberDisplay | None = None
     disp = profile.display
     if disp is not None:
         if disp.driver == "seven-segment":
             from drivers.number_display import SevenSegmentDisplay
 
-            devices["display"] = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
+            # the profile reader requires the pins and the common for this driver
+            assert gpio is not None and disp.pins is not None and disp.common is not None
+            display = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
         else:
             from drivers.serial_display import SerialLedDisplay
 
             port = disp.port
+            assert port is not None  # the profile reader requires it for a serial display
             if port == "sim":
                 from drivers.sim.serial_display import SimLedDevice
 
                 twin = SimLedDevice()
-                devices["display_sim"] = twin
                 closers.append(twin.close)
                 port = twin.port
             # Opened lazily and reopened while missing: a display absent at boot is a fault
@@ -64,12 +95,15 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 port, baud=disp.baud or 9600, ack=disp.ack is not False, post=post
             )
             led.start()
-            devices["display"] = led
-        closers.insert(0, devices["display"].close)
+            display = led
+        closers.insert(0, display.close)
 
+    buttons: DealerButtons | None = None
+    wiring: ButtonWiring | None = None
     if profile.buttons is not None:
         from drivers.buttons import DealerButtons
 
+        assert gpio is not None
         buttons = DealerButtons(
             gpio,
             dict(profile.buttons.pins),
@@ -77,36 +111,44 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
             bounce_ms=profile.buttons.bounce_ms,
             active_low=profile.buttons.active_low,
         )
-        devices["buttons"] = buttons
-        devices["button_pins"] = dict(profile.buttons.pins)
-        devices["buttons_active_low"] = profile.buttons.active_low
+        wiring = ButtonWiring(
+            dict(profile.buttons.pins),
+            active_low=profile.buttons.active_low,
+            bounce_ms=profile.buttons.bounce_ms,
+        )
         closers.insert(0, buttons.close)
 
+    lamps: SeatLamps | None = None
     if profile.seat_lamps is not None:
         from drivers.seat_lamps import SeatLamps
 
+        assert gpio is not None
         lamps = SeatLamps(
             gpio, dict(profile.seat_lamps.pins), active_high=profile.seat_lamps.active_high
         )
-        devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
 
+    dealer_display: DealerDisplay | None = None
     dd = profile.dealer_display
     if dd is not None:
         if dd.driver == "sim":
             from drivers.sim.dealer_display import SimDealerDisplay
 
-            devices["dealer_display"] = SimDealerDisplay()
+            dealer_display = SimDealerDisplay()
         else:
             from drivers.dealer_display import SerialTextDisplay
+
+            assert dd.port is not None  # the profile reader requires it for a serial display
 
             text = SerialTextDisplay(
                 dd.port, baud=dd.baud or 9600, ack=dd.ack is not False, post=post
             )
             text.start()  # lazily, as the number display above
-            devices["dealer_display"] = text
+            dealer_display = text
             closers.insert(0, text.close)
 
+    open_shoe: OpenShoe | None = None
+    sim_shoe: SimShoeControls | None = None
     shoe = profile.shoe
     if shoe is not None:
         url = shoe.port
@@ -123,15 +165,24 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 state_file.replace(state_file.with_suffix(".bad"))  # unreadable: a new shoe
                 sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed, state_path=state_file)
             url = sim.create_pty()
-            devices["shoe_sim"] = sim
+            sim_shoe = sim
             closers.append(sim.stop)
         from drivers.serial_shoe import SerialShoe
 
         # Opened by the table, which knows from its journal where the shoe resumes.
-        devices["shoe_open"] = functools.partial(
+        open_shoe = functools.partial(
             SerialShoe, url, post, baud=shoe.baud, watchdog_s=shoe.watchdog_s
         )
-    return devices
+    table = Devices(
+        display=display,
+        seat_lamps=lamps,
+        dealer_display=dealer_display,
+        open_shoe=open_shoe,
+        sim=SimControls(
+            gpio=sim_gpio if wiring is not None else None, buttons=wiring, shoe=sim_shoe
+        ),
+    )
+    return BuiltDevices(table, buttons=buttons, gpio=gpio, closers=closers)
 
 
 def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
@@ -153,7 +204,7 @@ def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
     raise BackendUnavailable(f"unknown GPIO backend {backend!r}; expected one of {BACKENDS}")
 
 
-def _pins_in_use(profile: Any) -> set[int]:
+def _pins_in_use(profile: Profile) -> set[int]:
     pins: set[int] = set()
     if profile.display is not None and profile.display.pins:
         pins.update(profile.display.pins.values())
@@ -164,11 +215,12 @@ def _pins_in_use(profile: Any) -> set[int]:
     return pins
 
 
-def close_devices(devices: dict[str, Any]) -> list[str]:
+def close_devices(devices: BuiltDevices) -> list[str]:
     """Close every driver in order, once: a second call closes nothing. Return the errors (never
     raise: shutting down)."""
     errors: list[str] = []
-    closers: list[Callable[[], object]] = devices.pop("_closers", [])
+    closers = list(devices.closers)
+    devices.closers.clear()
     for closer in closers:
         try:
             closer()

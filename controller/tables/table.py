@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from controller.journal.store import Journal
+from controller.tables.kernel.sim import SimControls
+from drivers.dealer_display import DealerDisplay
+from drivers.number_display import NumberDisplay
+from drivers.seat_lamps import SeatLamps
+from drivers.shoe_protocol import SessionPosition
+
+if TYPE_CHECKING:
+    from controller.config.profile import Profile
+    from controller.config.settings import ConfigStore
+    from controller.rng.certified import CertifiedRng
 
 
 class TableError(Exception):
@@ -27,13 +37,42 @@ class Refused(TableError):
         self.code = code
 
 
+class ShoeReader(Protocol):
+    """The shoe's serial link as a table drives it (drivers/serial_shoe.SerialShoe)."""
+
+    def start(self) -> None: ...
+    def stop(self, timeout: float = 2.0) -> bool: ...
+    def acknowledge(self, sid: str, seq: int) -> None: ...
+    def resync(self, seq: int) -> None: ...
+
+
+class OpenShoe(Protocol):
+    """Builds the shoe reader, resuming the journaled session (``$NAK,next,SID``)."""
+
+    def __call__(self, *, resume: SessionPosition | None) -> ShoeReader: ...
+
+
+@dataclass(frozen=True)
+class Devices:
+    """The drivers the profile names (None when not fitted), built by controller/devices.py,
+    and the simulator's controls (empty on real hardware)."""
+
+    display: NumberDisplay | None = None
+    seat_lamps: SeatLamps | None = None
+    dealer_display: DealerDisplay | None = None
+    #: Opens the shoe's reader: the baccarat table does, knowing from its journal where the
+    #: shoe resumes.
+    open_shoe: OpenShoe | None = None
+    sim: SimControls = field(default_factory=SimControls)
+
+
 @dataclass
 class TableContext:
     """Everything a table may touch: the journal, settings, outputs and the alarm channel."""
 
     journal: Journal
-    settings: Any  # controller.config.settings.ConfigStore
-    devices: dict[str, Any] = field(default_factory=dict)  # name -> driver object
+    settings: ConfigStore
+    devices: Devices = field(default_factory=Devices)
     alarm: Callable[[str], None] = lambda text: None  # unsolicited "!" console line
     #: Unsolicited "!" lines for every console but the one named (None: every console): what a
     #: button did is said unasked everywhere, except on the console whose ``sim button`` pressed
@@ -46,8 +85,8 @@ class TableContext:
     #: Why the next decision (a pai gow draw, a baccarat coup) is withheld now, or None: the
     #: profile's ``[feed] hold_decisions_unacked_s`` while the broker lags (read-only state).
     decision_hold: Callable[[], str | None] = lambda: None
-    rng: Any = None  # controller.rng.certified.CertifiedRng (pai gow)
-    profile: Any = None  # controller.config.profile.Profile
+    rng: CertifiedRng | None = None  # pai gow's draws
+    profile: Profile | None = None
 
 
 @dataclass(frozen=True)

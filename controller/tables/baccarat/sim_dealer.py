@@ -4,14 +4,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
-from typing import Any, Final
+from typing import Final
 
 from controller.games.baccarat.shoe import BurnProgress
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
+from controller.tables.kernel.sim import SimControls, SimShoeControls
 from controller.tables.table import PressWaiter, Refused, ReplyWaiter
 from drivers.errors import DriverError
 
@@ -22,8 +23,8 @@ PEEK: Final = 12
 class SimDealer:
     """Drives the simulated devices the wiring built (the shoe's twin, the button pins)."""
 
-    def __init__(self, devices: Mapping[str, Any], state: ShoeState, sequence: Sequence) -> None:
-        self._devices = devices
+    def __init__(self, sim: SimControls, state: ShoeState, sequence: Sequence) -> None:
+        self._controls = sim
         self._s = state
         self._seq = sequence
         self._waiter: ReplyWaiter | None = None
@@ -33,9 +34,9 @@ class SimDealer:
 
     def run(self, args: list[str], who: str = "") -> list[str]:
         """One ``sim ...`` console action (``who``: ``role@source`` of the console)."""
-        devices = self._devices
+        controls = self._controls
         if len(args) >= 2 and args[0] == "shoe":
-            sim = devices.get("shoe_sim")
+            sim = controls.shoe
             if sim is None:
                 raise Refused("no simulated shoe in this profile", "STATE")
             verb, rest = args[1], args[2:]
@@ -49,28 +50,20 @@ class SimDealer:
             self._waiter = ReplyWaiter(sim.delivered)
             return reply
         if len(args) in (1, 2) and args[0] == "button":
-            pins = devices.get("button_pins") or {}
-            gpio = devices.get("gpio")
+            names = controls.button_names
             if len(args) == 1:
-                raise Refused(f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX")
-            if args[1] not in pins or gpio is None:
-                raise Refused(f"no button {args[1]!r}; buttons: {', '.join(pins)}", "SYNTAX")
-            pin = pins[args[1]]
+                raise Refused(f"usage: sim button NAME; buttons: {', '.join(names)}", "SYNTAX")
+            if args[1] not in names or not controls.can_press():
+                raise Refused(f"no button {args[1]!r}; buttons: {', '.join(names)}", "SYNTAX")
             # The reply waits for the press (the GPIO driver posts it to the loop's queue) and
             # says what it did; that console hears it there, not as `!` lines.
             self._press = PressWaiter(args[1], who.partition("@")[2] or None)
             self._waiter = self._press.waiter()
-            clock = getattr(gpio, "clock", None)
-            gpio.drive(pin, 0)
-            if clock is not None:
-                clock.advance(100)
-            gpio.drive(pin, 1)
-            if clock is not None:
-                clock.advance(100)
+            controls.press(args[1])  # as the profile wires it: active level, bounce time
             return [f"pressed {args[1]}"]
         raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
 
-    def _shoe(self, sim: Any, verb: str, rest: list[str]) -> list[str]:
+    def _shoe(self, sim: SimShoeControls, verb: str, rest: list[str]) -> list[str]:
         if verb == "deal" and rest and rest[0] in ("coup", "burn"):
             n = self._cards_needed(rest[0], sim.peek(PEEK))
             return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Final
 
 from controller.games import baccarat
 from controller.games.baccarat.vig_ledger import VigLedger
@@ -53,6 +54,9 @@ from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableConte
 from drivers.buttons import ButtonPressed
 from drivers.shoe_protocol import SessionPosition
 
+#: The seats of the layout the table numbers (the scoreboard's seat ring).
+SEATS: Final = 8
+
 
 class BaccaratTable:
     """The baccarat Table. Driven only from the application's loop thread."""
@@ -70,15 +74,13 @@ class BaccaratTable:
     def __init__(self, ctx: TableContext) -> None:
         self._ctx = ctx
         devices = ctx.devices
-        self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
+        self._state = ShoeState(ctx.settings, SEATS)
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
-        self._view = Presenter(
-            devices.get("dealer_display"), self._state, self._sequence, self._record
-        )
+        self._view = Presenter(devices.dealer_display, self._state, self._sequence, self._record)
         self._play = CoupPlay(self._state, self._sequence, self._record, self._view)
         #: The shoe's serial link (public for tests that stand in for the shoe reader).
-        self.link = ShoeLink(devices.get("shoe_reader"), self._record, self._play, self._view)
+        self.link = ShoeLink(None, self._record, self._play, self._view)
         self._actions = DealerActions(
             self._state,
             self._sequence,
@@ -90,13 +92,13 @@ class BaccaratTable:
         self._recovery = Recovery(
             self._state, self._sequence, self._record, self._view, self._play, self._actions
         )
-        self._sim = SimDealer(devices, self._state, self._sequence)
+        self._sim = SimDealer(devices.sim, self._state, self._sequence)
         #: Why the last button press was refused (None: it was not), for tests and tools.
         self.last_refusal: Refused | None = None
         self._record.memo = self._memo
         self._state.rebuild(self._sequence.current)
         self._sequence.sync()
-        open_shoe = devices.get("shoe_open")
+        open_shoe = devices.open_shoe
         self.link.position = self._recovery.resume_position()
         if self.link.reader is None and open_shoe is not None:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
@@ -105,7 +107,7 @@ class BaccaratTable:
             # resend (docs/design.md, shoe protocol revision 2; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
-        sim = devices.get("shoe_sim")
+        sim = devices.sim.shoe
         if sim is not None:
             sim.start()
 
@@ -335,7 +337,7 @@ class BaccaratTable:
 
     def close(self) -> None:
         self.link.stop()
-        sim = self._ctx.devices.get("shoe_sim")
+        sim = self._ctx.devices.sim.shoe
         if sim is not None:
             sim.stop(timeout=2.0)
 

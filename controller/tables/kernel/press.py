@@ -20,7 +20,8 @@ class SimClock(Protocol):
 class SimPins(Protocol):
     """The part of the simulated GPIO a press drives."""
 
-    clock: SimClock
+    @property
+    def clock(self) -> SimClock: ...
 
     def drive(self, pin: int, level: int) -> None: ...
 

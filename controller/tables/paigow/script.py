@@ -46,11 +46,7 @@ class _Driver:
 
     def press(self, name: str) -> None:
         table = self.table
-        if (
-            self.app is not None
-            and "gpio" in self.app.devices
-            and hasattr(self.app.devices["gpio"], "drive")
-        ):
+        if self.app is not None and self.app.devices.table.sim.can_press():
             # The real driver posts the press; the next call runs after it (FIFO queue).
             self.run(lambda: table.action("sim", ["button", name], _WHO))
             return

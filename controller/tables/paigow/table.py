@@ -146,8 +146,8 @@ class PaigowTable:
         self._journal = ctx.journal
         self._rng = ctx.rng
         self._clock_ns = clock_ns
-        self._display = ctx.devices.get("display")
-        self._lamps = ctx.devices.get("seat_lamps")
+        self._display = ctx.devices.display
+        self._lamps = ctx.devices.seat_lamps
         self.model = PaigowRound(self._commit_row, self._settings, self._rng_live_fault)
         self.machine = build_machine(self.model)
         self._lamp_test_until: int | None = None
@@ -281,8 +281,8 @@ class PaigowTable:
         showing = self.model.state == "dealing" and rec.number is not None
         display, lamps = self._display, self._lamps
         if display is not None:
-            if showing:
-                number = rec.number
+            number = rec.number
+            if showing and number is not None:
                 self._show(str(number), lambda: display.show(number))
             elif self.model.rng_fault is not None or self._rng_live_fault():
                 self._show("fault (RNG: dice mode)", display.fault)
@@ -426,8 +426,11 @@ class PaigowTable:
             raise self._refuse("draw", why)
         from controller.rng.certified import RngFault
 
+        rng = self._rng
+        if rng is None:  # dice mode: the guards refuse a draw first (no RNG is a fault)
+            raise self._refuse("draw", "no RNG is fitted: enter the dice total", "FAULT")
         try:
-            number, raw = self._rng.draw_with_raw(1, 8)
+            number, raw = rng.draw_with_raw(1, 8)
         except RngFault as exc:
             self._latch_fault(exc.reason)
             self._outputs()
@@ -870,32 +873,18 @@ class PaigowTable:
         """Press a button on the simulated GPIO: the pin goes to its active level and back, so
         the real DealerButtons driver debounces it and posts the press to the loop's queue. The
         reply waits for the press and says what it did (:meth:`take_reply_waiter`)."""
-        gpio = self._ctx.devices.get("gpio")
-        pins: Mapping[str, int] = self._ctx.devices.get("button_pins") or {}
-        if gpio is None or not hasattr(gpio, "drive") or not hasattr(gpio, "clock"):
+        sim = self._ctx.devices.sim
+        names = ", ".join(sim.button_names)
+        if not sim.can_press():
             raise self._refuse("sim_button", "the buttons are not on the simulated GPIO", "STATE")
         if button is None:
-            raise self._refuse(
-                "sim_button", f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX"
-            )
-        if button not in pins:
-            raise self._refuse(
-                "sim_button", f"no button {button!r}; buttons: {', '.join(pins)}", "RANGE"
-            )
-        profile_buttons = getattr(self._ctx.profile, "buttons", None)
-        bounce_ms = int(getattr(profile_buttons, "bounce_ms", 30))
-        active_low = bool(self._ctx.devices.get("buttons_active_low", True))
-        pin = pins[button]
-        press, release = (0, 1) if active_low else (1, 0)
+            raise self._refuse("sim_button", f"usage: sim button NAME; buttons: {names}", "SYNTAX")
+        if button not in sim.button_names:
+            raise self._refuse("sim_button", f"no button {button!r}; buttons: {names}", "RANGE")
         waiting = PressWaiter(button, who.partition("@")[2] or None)
         self._sim_press = waiting
         self._reply_waiter = waiting.waiter()
-        # Hold longer than the bouncetime so the release edge is accepted, and leave the same
-        # gap after it so the next press is not swallowed by the lockout.
-        gpio.drive(pin, press)
-        gpio.clock.advance(bounce_ms + 1)
-        gpio.drive(pin, release)
-        gpio.clock.advance(bounce_ms + 1)
+        pin = sim.press(button)  # as the profile wires it: active level, bounce time
         return [f"pressed {button} (BCM {pin})"]
 
     def tick(self, now_ns: int) -> None:
