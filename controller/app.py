@@ -31,15 +31,18 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
-from controller.journal.store import JournalError
+from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
 from controller.sdnotify import Notifier
 from controller.tables.table import Devices, Refused, Table, TableContext
+from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
+from drivers.power_fail import PowerFailChanged
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
+    from controller.devices import BuiltDevices
     from controller.feed.publisher import Publisher
 
 log = logging.getLogger("controller")
@@ -196,7 +199,11 @@ class Application:
             self._state_path,
             post=lambda fn: self.post(Call(fn)),
             raise_fault=self._raise_fault,
-            carry_kinds=lambda: getattr(getattr(self, "table", None), "carry_kinds", ()),
+            # the table's latches, and the board's meters (the newest row of each kind)
+            carry_kinds=lambda: (
+                *getattr(getattr(self, "table", None), "carry_kinds", ()),
+                *((kind,) for kind in METER_KINDS),
+            ),
             snapshot_kinds=_snapshot_kinds(profile.game),
             counter=open_counter(jset.counter, jset.counter_index),
         )
@@ -262,6 +269,8 @@ class Application:
         from controller.devices import BuiltDevices
 
         self.devices = BuiltDevices(Devices())
+        #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
+        self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
         self.rng: Any = None
         try:
             self.table: Table = self._build_table()
@@ -316,6 +325,7 @@ class Application:
             profile=self.profile,
             app_faults=lambda: list(self.app_faults),
             decision_hold=self._decision_hold,
+            new_round_hold=self.power.new_round_hold,
         )
         if self.profile.game == "paigow":
             from controller.rng.certified import CertifiedRng
@@ -326,6 +336,11 @@ class Application:
         module_name, class_name = TABLES[self.profile.game]
         table_class = getattr(importlib.import_module(module_name), class_name)
         table: Table = table_class(ctx)
+        self.power.attach(self.devices)
+        self.add_status("power", self.power.power_line)
+        self.add_status("clock", self.power.clock_line)
+        if self.devices.power_fail is not None:
+            self.add_status("power_fail", self.power.ups_line)
         return table
 
     # -- threads hand events in through here -------------------------------------------------
@@ -414,6 +429,7 @@ class Application:
         if self.rng is not None:
             notes.append(self._rng_startup())
         self.trust.start()  # the journal's notary and background worker
+        self.power.start()  # the board's sensors, read on a thread of their own
         self._start_feed()
         for note in notes:
             log.info("recovery: %s", note)
@@ -582,6 +598,9 @@ class Application:
         buttons = self.devices.buttons
         if buttons is not None:
             buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
+        ups = self.devices.power_fail
+        if ups is not None:
+            ups.poll()  # posts a change of the UPS's signal whose edge was lost
         self.table.tick(time.monotonic_ns())
 
     def dispatch(self, event: object) -> None:
@@ -615,6 +634,9 @@ class Application:
             return
         if isinstance(event, ConsolePortLost | ConsolePortBack):
             self._guarded(lambda: self._console_port(event))
+            return
+        if isinstance(event, BoardCondition | PowerFailChanged):
+            self._guarded(lambda: self.power.handle(event))
             return
         if isinstance(event, DeviceLinkChanged):
             self._guarded(lambda: self._device_link(event))
@@ -835,6 +857,142 @@ class Application:
                 if self.feed is not None:
                     self.feed.stop()  # sends them and the backlog (a few seconds at most)
                 self.journal.close()
+
+
+#: The journal's kinds of the board's conditions (docs/power-and-storage.md); each row carries
+#: the meter: how many times the condition began, counted over the journal's whole life.
+BOARD_KINDS: Final[Mapping[str, str]] = MappingProxyType(
+    {"undervoltage": "power.undervoltage", "throttled": "power.throttled"}
+)
+POWER_FAIL_KIND: Final = "power.fail"
+#: The rows whose ``count`` is a meter: an archive carries the newest of each forward.
+METER_KINDS: Final = (*BOARD_KINDS.values(), POWER_FAIL_KIND)
+
+
+class PowerWatch:
+    """The board's power and clock as the loop sees them: undervoltage and throttling (posted
+    by the board's monitor thread), the UPS's power-fail signal (posted by its GPIO input), the
+    RTC. Loop thread only: each change is journaled with its meter and said on every console;
+    while the UPS's signal is asserted no new round starts and the journal is synced at once."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        alarm: Callable[[str], None],
+        sync_now: Callable[[str], None],
+    ) -> None:
+        self._journal = journal
+        self._alarm = alarm
+        self._sync_now = sync_now
+        self.active: dict[str, str] = {}  # condition -> what was read when it began
+        #: Meters: times each condition began (the journal's last row of its kind says).
+        self.counts: dict[str, int] = {}
+        for kind in METER_KINDS:
+            row = journal.last([kind])
+            self.counts[kind] = int(row.data.get("count", 0)) if row is not None else 0
+        self.ups_pin: int | None = None
+        self.ups_asserted = False
+        self._monitor: BoardMonitor | None = None
+        self._rtc_roots: tuple[Path, Path] | None = None
+
+    def attach(self, devices: BuiltDevices) -> None:
+        """Take the devices :func:`controller.devices.build_devices` made."""
+        self._monitor = devices.board
+        self._rtc_roots = devices.rtc
+        ups = devices.power_fail
+        if ups is not None:
+            self.ups_pin = ups.pin
+
+    def start(self) -> None:
+        if self._monitor is not None:
+            self._monitor.start()
+
+    def handle(self, event: BoardCondition | PowerFailChanged) -> None:
+        if isinstance(event, PowerFailChanged):
+            self._power_fail(event)
+            return
+        kind = BOARD_KINDS.get(event.condition)
+        if kind is None or (event.condition in self.active) == event.active:
+            return
+        if event.active:
+            self.active[event.condition] = event.detail
+            self.counts[kind] += 1
+        else:
+            self.active.pop(event.condition, None)
+        self._journal.append(
+            kind, {"active": event.active, "detail": event.detail, "count": self.counts[kind]}
+        )
+        what = "undervoltage" if event.condition == "undervoltage" else "throttling (heat)"
+        if event.active:
+            self._alarm(
+                f"ALARM {what} began: {event.detail}; {self.counts[kind]} time"
+                f"{'' if self.counts[kind] == 1 else 's'} in this journal"
+            )
+        else:
+            self._alarm(f"{what} ended: {event.detail}")
+
+    def _power_fail(self, event: PowerFailChanged) -> None:
+        if event.asserted == self.ups_asserted:
+            return
+        self.ups_asserted = event.asserted
+        if event.asserted:
+            self.counts[POWER_FAIL_KIND] += 1
+        self._journal.append(
+            POWER_FAIL_KIND,
+            {"asserted": event.asserted, "pin": event.pin, "count": self.counts[POWER_FAIL_KIND]},
+        )
+        if event.asserted:
+            # the row above is synced at its commit; then a signed, anchored head of it, a
+            # checkpoint and a sync of the file systems, before the UPS's battery runs out
+            self._journal.after_commit(lambda: self._sync_now("power-fail"))
+            self._alarm(
+                f"ALARM power failing (UPS signal on GPIO {event.pin}): no new round;"
+                " the journal is synced"
+            )
+        else:
+            self._alarm(f"power back (UPS signal on GPIO {event.pin} dropped): rounds may start")
+
+    def new_round_hold(self) -> str | None:
+        """Why no new round may start now (the table's refusal says it), or None."""
+        if not self.ups_asserted:
+            return None
+        return f"power failing: no new round (UPS signal on GPIO {self.ups_pin})"
+
+    def power_line(self) -> str:
+        """``status``: the board's power and heat."""
+        uv = self.counts[BOARD_KINDS["undervoltage"]]
+        hot = self.counts[BOARD_KINDS["throttled"]]
+        meters = f"undervoltage {uv} time{'' if uv == 1 else 's'}, throttling {hot}"
+        now = [f"{c.upper()} NOW" for c in CONDITIONS if c in self.active]
+        last = self._monitor.last if self._monitor is not None else None
+        if last is not None and last.undervoltage is None and not now:
+            now = ["no undervoltage sensor (hwmon rpi_volt) found"]
+        temp = (
+            f"; SoC {last.temp_mc / 1000:.1f} C"
+            if last is not None and last.temp_mc is not None
+            else ""
+        )
+        return f"{'; '.join(now) or 'ok'}{temp} (journal: {meters})"
+
+    def ups_line(self) -> str:
+        state = "ASSERTED: no new round" if self.ups_asserted else "clear"
+        n = self.counts[POWER_FAIL_KIND]
+        times = f"{n} power failure{'' if n == 1 else 's'} in this journal"
+        return f"UPS signal on GPIO {self.ups_pin} {state} ({times})"
+
+    def clock_line(self) -> str:
+        """``status``: where the wall clock comes from."""
+        if self._rtc_roots is None:
+            return "no RTC looked for"
+        rtc = detect_rtc(*self._rtc_roots)
+        if rtc is None:
+            return "no RTC, time from NTP/fake-hwclock"
+        notes = []
+        if not rtc.node:
+            notes.append(f"no /dev/{rtc.device}")
+        if not rtc.set_clock_at_boot:
+            notes.append("it did not set the clock at boot")
+        return f"RTC {rtc.device} ({rtc.name})" + (f"; {', '.join(notes)}" if notes else "")
 
 
 @dataclass

@@ -24,8 +24,11 @@ from drivers.number_display import NumberDisplay
 from drivers.seat_lamps import SeatLamps
 
 if TYPE_CHECKING:
-    from controller.config.profile import Profile
+    from controller.config.profile import BoardSettings, Profile
+    from drivers.board import BoardMonitor
     from drivers.buttons import DealerButtons
+    from drivers.power_fail import PowerFailInput
+    from drivers.sim.board import SimBoard
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,13 @@ class BuiltDevices:
     buttons: DealerButtons | None = None
     #: The GPIO backend (None: no GPIO device in the profile), for tools and benches.
     gpio: GpioApi | None = None
+    #: The UPS's power-fail input (the loop polls it), when fitted.
+    power_fail: PowerFailInput | None = None
+    #: The board's sensors (started by the application), where to look for the clock (class
+    #: root and /dev), and the simulated board when a root is ``sim``.
+    board: BoardMonitor | None = None
+    rtc: tuple[Path, Path] | None = None
+    board_sim: SimBoard | None = None
     closers: list[Callable[[], object]] = field(default_factory=list, compare=False)
 
 
@@ -53,6 +63,7 @@ def build_devices(
         profile.buttons is not None
         or profile.seat_lamps is not None
         or (profile.display is not None and profile.display.driver == "seven-segment")
+        or profile.power_fail is not None
     )
     gpio: GpioApi | None = None
     sim_gpio: SimPins | None = None
@@ -128,6 +139,18 @@ def build_devices(
         )
         closers.insert(0, lamps.close)
 
+    ups: PowerFailInput | None = None
+    if profile.power_fail is not None:
+        from drivers.power_fail import PowerFailInput
+
+        assert gpio is not None
+        ups = PowerFailInput(
+            gpio, profile.power_fail.pin, post, active_low=profile.power_fail.active_low
+        )
+        closers.insert(0, ups.close)
+
+    board = _build_board(profile.board, post, state_dir, closers)
+
     dealer_display: DealerDisplay | None = None
     dd = profile.dealer_display
     if dd is not None:
@@ -182,7 +205,53 @@ def build_devices(
             gpio=sim_gpio if wiring is not None else None, buttons=wiring, shoe=sim_shoe
         ),
     )
-    return BuiltDevices(table, buttons=buttons, gpio=gpio, closers=closers)
+    return BuiltDevices(
+        table,
+        buttons=buttons,
+        gpio=gpio,
+        power_fail=ups,
+        board=board.monitor,
+        rtc=board.rtc,
+        board_sim=board.sim,
+        closers=closers,
+    )
+
+
+@dataclass(frozen=True)
+class _Board:
+    monitor: BoardMonitor
+    rtc: tuple[Path, Path]
+    sim: SimBoard | None
+
+
+def _build_board(
+    board: BoardSettings,
+    post: Callable[[object], None],
+    state_dir: Path,
+    closers: list[Callable[[], object]],
+) -> _Board:
+    """The board's sensors and clock (``[board]``): sysfs, or a simulated board kept in the
+    state directory when a root is ``sim``."""
+    from drivers.board import BoardMonitor, BoardSensors
+
+    hwmon, rtc, dev = Path(board.hwmon), Path(board.rtc), Path("/dev")
+    sim: SimBoard | None = None
+    if "sim" in (board.hwmon, board.rtc):
+        from drivers.sim.board import SimBoard
+
+        sim = SimBoard(Path(state_dir) / "sim-board")
+        if board.hwmon == "sim":
+            hwmon = sim.hwmon_root
+        if board.rtc == "sim":
+            rtc, dev = sim.rtc_root, sim.dev_root
+    monitor = BoardMonitor(
+        BoardSensors(hwmon),
+        post,
+        poll_s=board.poll_s,
+        throttle_mc=round(board.throttle_c * 1000),
+    )
+    closers.insert(0, monitor.stop)
+    return _Board(monitor, (rtc, dev), sim)
 
 
 def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
@@ -212,6 +281,8 @@ def _pins_in_use(profile: Profile) -> set[int]:
         pins.update(profile.buttons.pins.values())
     if profile.seat_lamps is not None:
         pins.update(profile.seat_lamps.pins.values())
+    if profile.power_fail is not None:
+        pins.add(profile.power_fail.pin)
     return pins
 
 

@@ -44,6 +44,7 @@ SESSIONS = {
     "baccarat": [
         "passwd 48151623",
         "sim button shuffled",
+        "sim button no_more_bets",
         "sim shoe deal burn",
         "bet 1 banker 2500",
         "curator 1",

@@ -71,6 +71,7 @@ __all__ = [
     "DisplaySettings",
     "FeedSettings",
     "JournalSettings",
+    "PowerFailSettings",
     "Profile",
     "ProfileError",
     "RngSettings",
@@ -135,8 +136,8 @@ SCOREBOARD_DENSITIES: Final = {"standard": 40, "large": 14, "dense": 48}
 
 _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
-    "paigow": (("display", "buttons"), ("seat_lamps",)),
-    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps",)),
+    "paigow": (("display", "buttons"), ("seat_lamps", "power_fail")),
+    "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail")),
 }
 _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
@@ -351,6 +352,29 @@ class ButtonSettings:
     )
 
 
+_POWER: Final = "docs/power-and-storage.md"
+
+
+@dataclass(frozen=True)
+class PowerFailSettings:
+    """A UPS's power-fail signal on a GPIO input (none by default): while it is asserted the
+    table starts no new round or coup, and the journal is synced at once."""
+
+    pin: int = field(
+        metadata=about(
+            Int(GPIO_MIN, GPIO_MAX),
+            ref=f'{_POWER} "A power-fail input"',
+            doc="the UPS's signal (BCM)",
+        )
+    )
+    active_low: bool = setting(
+        Bool(),
+        True,
+        ref=f'{_POWER} "A power-fail input"',
+        doc="the UPS pulls the line low on battery (internal pull-up); false: it drives it high",
+    )
+
+
 @dataclass(frozen=True)
 class SeatLampSettings:
     """The seat lamps by seat number (1-8) and how a lamp is lit: ``active_high`` (a HIGH pin
@@ -368,8 +392,10 @@ class SeatLampSettings:
 
 @dataclass(frozen=True)
 class BoardSettings:
-    """What the board's firmware (config.txt) takes from the 40-pin header: the overlays that
-    claim GPIO pins, so that ``check-profile`` refuses a device on them."""
+    """The board itself: what its firmware (config.txt) takes from the 40-pin header (the
+    overlays that claim GPIO pins, so that ``check-profile`` refuses a device on them), and
+    where its own sensors and clock are read (sysfs; ``sim``: a simulated board in the state
+    directory), how often, and the temperature at which the firmware throttles."""
 
     overlays: tuple[str, ...] = setting(
         ListOf(OneOf(tuple(BOARD_OVERLAYS)), most=len(BOARD_OVERLAYS)),
@@ -378,6 +404,31 @@ class BoardSettings:
         doc="the dtoverlay lines of config.txt that take header pins (tpm-slb9670: SPI0,"
         " GPIO 7-11; i2c-rtc: I2C1, GPIO 2-3)",
         default_text="[] (none)",
+    )
+    hwmon: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/hwmon",
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the hwmon root: rpi_volt (undervoltage) and cpu_thermal are looked up by name",
+    )
+    rtc: str = setting(
+        AbsPath(("sim",)),
+        "/sys/class/rtc",
+        ref=f'{_POWER} "The clock"',
+        doc="the RTC class root: rtc0 is the Pi 5's clock, or a DS3231 on a Pi 4",
+    )
+    poll_s: float = setting(
+        Float(0.5, 60.0),
+        2.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="seconds between reads (the kernel polls the firmware every 2 s)",
+    )
+    throttle_c: float = setting(
+        Float(50.0, 85.0),
+        80.0,
+        ref=f'{_POWER} "Undervoltage and throttling"',
+        doc="the SoC temperature journaled as throttling (the firmware slows the Arm cores"
+        " from 80 C)",
     )
 
 
@@ -709,6 +760,7 @@ class Profile:
     dealer_display: DealerDisplaySettings | None = None
     scoreboard: ScoreboardSettings = ScoreboardSettings()
     feed: FeedSettings | None = None
+    power_fail: PowerFailSettings | None = None
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -725,6 +777,7 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("devices.seat_lamps", SeatLampSettings),
     ("devices.shoe", ShoeSettings),
     ("devices.dealer_display", DealerDisplaySettings),
+    ("devices.power_fail", PowerFailSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
 )
@@ -1143,6 +1196,7 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         dealer_display=devices.get("dealer_display"),
         scoreboard=scoreboard,
         feed=feed,
+        power_fail=devices.get("power_fail"),
     )
 
 
@@ -1296,10 +1350,11 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
         "seat_lamps": lambda s: _seat_lamps(s, r),
         "shoe": lambda s: _shoe(s, r, rules),
         "dealer_display": lambda s: _dealer_display(s, r),
+        "power_fail": lambda s: s.read(PowerFailSettings),
     }
     out: dict[str, Any] = {}
     complete = True
-    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display"):
+    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail"):
         if dev not in required + optional:
             continue
         need = f": game {game} needs this device"
@@ -1491,6 +1546,8 @@ def _check_serial_ports(r: _Reader) -> None:
 
 def _is_pin_key(key: str) -> bool:
     parts = key.split(".")
+    if parts == ["devices", "power_fail", "pin"]:
+        return True
     return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
 
 

@@ -557,11 +557,14 @@ class RuleSettings:
         spec = _spec(key)
         return spec.inactive(self) if spec.inactive else None
 
-    def describe(self) -> list[str]:
-        """One line per setting for ``config show``: value, default, range, regulation."""
+    def describe(self, game: str | None = None) -> list[str]:
+        """One line per setting for ``config show``: value, default, range, regulation; with
+        ``game``, only the settings that game's table reads (:func:`game_of`)."""
         default = RuleSettings()
         lines = []
         for spec in RULE_SETTINGS:
+            if game is not None and game_of(spec.key) not in (None, game):
+                continue
             line = (
                 f"{spec.key} = {self.get_text(spec.key)}  (default"
                 f" {_default_text(default, spec)}, range {spec.range_text()}; {spec.cite})"
@@ -735,6 +738,19 @@ RULE_SETTINGS: Final[tuple[RuleSpec, ...]] = tuple(_specs())
 _BY_KEY: Final[Mapping[str, RuleSpec]] = {s.key: s for s in RULE_SETTINGS}
 #: Every setting's key, in ``config show`` order.
 SETTING_KEYS: Final[tuple[str, ...]] = tuple(_BY_KEY)
+
+
+#: The table's own settings that only one game reads (the rest of them both read).
+_ONE_GAME: Final[Mapping[str, str]] = {"start_mode": "paigow"}
+
+
+def game_of(key: str) -> str | None:
+    """The game whose table reads setting ``key`` (``paigow``, ``baccarat``), or None when
+    every table does: ``config show`` and ``config set`` on a table offer only its own."""
+    head, dot, _ = key.partition(".")
+    if dot and head in _NAMESPACES:
+        return head
+    return _ONE_GAME.get(key)
 
 
 def _lit(value: str, choices: tuple[str, ...]) -> Any:

@@ -38,6 +38,15 @@ from controller.tables.table import Refused
 RNG_TEST_MAX: Final = 200_000
 CAPTURE_RAW_MAX: Final = 1_000_000
 CAPTURE_FINAL_MAX: Final = 200_000
+#: Commands of one game's table only (the rest every table has): ``help`` lists them on that
+#: game's table alone.
+GAME_COMMANDS: Final[Mapping[str, str]] = {
+    "houseway": "paigow",
+    "rng": "paigow",
+    "lab": "paigow",
+    "odds": "baccarat",
+}
+GAME_NAMES: Final[Mapping[str, str]] = {"paigow": "pai gow", "baccarat": "baccarat"}
 #: Used only when the host has no rule settings (tests' fake apps): the setting's default.
 RECALL_DEFAULT: Final = 20
 CAPTURE_DIR: Final = "captures"
@@ -96,7 +105,15 @@ class Console:
         self._test_mode = False
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
-        self._commands: dict[str, Command] = self._command_table()
+        #: This table's commands; another game's (``houseway``, ``odds``) are left out of
+        #: ``help`` and answered UNKNOWN with the game they belong to.
+        self._game: str = app.profile.game
+        every = self._command_table()
+        self._commands: dict[str, Command] = {
+            name: c
+            for name, c in every.items()
+            if GAME_COMMANDS.get(name, self._game) == self._game
+        }
         self._deferred: Deferred | None = None
         self._job: _Job | None = None
         self._replies_later = False
@@ -178,6 +195,7 @@ class Console:
     def _dispatch(self, name: str, args: list[str], source: str) -> list[str]:
         command = self._commands.get(name)
         if command is None:
+            self._other_game(name)
             return self._table_action(name, args, source)
         if command.login:
             self._auth.require(source)
@@ -255,6 +273,7 @@ class Console:
                     f"  {entry.summary}",
                     f"  example: {entry.example}",
                 ]
+            self._other_game(word)
             raise ConsoleError("UNKNOWN", f"no such command: {word[:32]} (help lists them)")
         lines = ["commands (* needs a login; help COMMAND for its syntax and an example):"]
         lines.extend(f" {'*' if c.login else ' '} {c.syntax}" for c in self._commands.values())
@@ -281,8 +300,9 @@ class Console:
         settings = self._app.config.current()
         if args[0] == "show":
             if len(args) == 1:
-                return list(settings.describe())
+                return list(settings.describe(self._game))
             if len(args) == 2:
+                self._this_game(args[1])
                 return list(self._config_call(lambda: settings.describe_key(args[1])))
             raise ConsoleError("SYNTAX", "usage: config show [KEY]")
         if args[0] == "set":
@@ -294,11 +314,33 @@ class Console:
                     "STATE", "a round is in progress: change settings between rounds"
                 )
             key, value = args[1], " ".join(args[2:])
+            self._this_game(key)
             old, new = self._config_call(
                 lambda: self._app.config.set(key, value, self._auth.who(source))
             )
             return [f"{key}: {old} -> {new}"]
         raise ConsoleError("SYNTAX", f"config {args[0][:20]}: expected show or set")
+
+    def _other_game(self, name: str) -> None:
+        """Refuse a command of another game's table (``help`` does not list it) by its game."""
+        if name in GAME_COMMANDS and name not in self._commands:
+            raise ConsoleError(
+                "UNKNOWN",
+                f"{name} is a {GAME_NAMES[GAME_COMMANDS[name]]} command: this table plays"
+                f" {GAME_NAMES.get(self._game, self._game)} (help lists its commands)",
+            )
+
+    def _this_game(self, key: str) -> None:
+        """Refuse a setting only another game's table reads (``config show`` lists none)."""
+        from controller.config.settings import game_of
+
+        game = game_of(key)
+        if game is not None and game != self._game:
+            raise ConsoleError(
+                "UNKNOWN",
+                f"{key[:60]} is a {GAME_NAMES[game]} setting: this table plays"
+                f" {GAME_NAMES.get(self._game, self._game)} (config show lists its settings)",
+            )
 
     def _config_call(self, fn: Callable[[], Any]) -> Any:
         from controller.config.settings import ConfigError

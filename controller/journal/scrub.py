@@ -15,6 +15,7 @@ signed archive segment (controller/journal/archive.py).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -136,6 +137,7 @@ class Maintenance:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._maint: Journal | None = None
+        self._sync_after_checkpoint = False
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="journal-scrub", daemon=True)
@@ -144,6 +146,13 @@ class Maintenance:
     def scrub_now(self) -> None:
         """Start a pass as soon as possible (``selftest``)."""
         self._next_scrub = time.monotonic()
+        self._wake.set()
+
+    def checkpoint_now(self) -> None:
+        """Checkpoint as soon as possible, then flush every file system's buffers (a UPS says
+        the power is failing: the database file, not only its WAL, is written before it goes)."""
+        self._next_checkpoint = time.monotonic()
+        self._sync_after_checkpoint = True
         self._wake.set()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -195,6 +204,9 @@ class Maintenance:
             self._maint.checkpoint()
         except JournalError as exc:
             log.warning("journal checkpoint: %s", exc)
+        if self._sync_after_checkpoint:
+            self._sync_after_checkpoint = False
+            os.sync()
 
     def _wal_bytes(self) -> int:
         try:

@@ -85,6 +85,9 @@ class TableContext:
     #: Why the next decision (a pai gow draw, a baccarat coup) is withheld now, or None: the
     #: profile's ``[feed] hold_decisions_unacked_s`` while the broker lags (read-only state).
     decision_hold: Callable[[], str | None] = lambda: None
+    #: Why no new round (pai gow) or coup or shoe (baccarat) may start now, or None: a UPS's
+    #: power-fail signal is asserted (docs/power-and-storage.md). A round under way goes on.
+    new_round_hold: Callable[[], str | None] = lambda: None
     rng: CertifiedRng | None = None  # pai gow's draws
     profile: Profile | None = None
 

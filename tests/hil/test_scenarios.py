@@ -79,3 +79,13 @@ def test_console_survives_a_burst_at_line_rate(rig: Rig) -> None:
     rig.port.write(b"status\r\n" * 50)
     for _ in range(50):
         assert rig.read_reply().ok
+
+
+def test_status_names_the_clock_and_the_power(rig: Rig) -> None:
+    # docs/power-and-storage.md: an RTC (the Pi 5's, a DS3231) or none; the board's power and
+    # its meters, or that the kernel has no undervoltage sensor (off a Pi)
+    status = rig.status()
+    assert status["clock"].startswith(("RTC rtc", "no RTC, time from NTP/fake-hwclock"))
+    assert "(journal: undervoltage " in status["power"]
+    if rig.hardware:
+        assert "no undervoltage sensor" not in status["power"]

@@ -130,7 +130,7 @@ def test_sigkill_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
         second.ok(f"login {PIN}")
         refused = second.ask("sim button draw")  # the reply says what the press did
         assert refused[-1].startswith(
-            "ERR STATE draw refused: draw is not allowed in state dealing"
+            "ERR STATE draw refused: the table is in state dealing, where it takes"
         ), refused
         again = second.status()
         assert (again["state"], again["round"], again["number"]) == (

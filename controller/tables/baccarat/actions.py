@@ -12,7 +12,7 @@ from controller.games.baccarat.irregularities import BurnFrom, Remedy, Then, fac
 from controller.games.baccarat.shoe import BurnProgress, CoupInProgress, void_for_short_shoe
 from controller.games.baccarat.shoe_passing import opening_offer_order, passing_offer_order
 from controller.tables.baccarat.coup import CoupPlay
-from controller.tables.baccarat.display import Presenter, dollars
+from controller.tables.baccarat.display import Presenter, dollars, settlement_summary
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.sequence import Sequence as CertifiedSequence
@@ -97,7 +97,6 @@ ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
         " card left the shoe while it was off",
         "shoe resume",
     ),
-    "odds": ("odds", "exact odds of the next coup from the cards left", "odds"),
     "sim": (
         "sim shoe deal [N|coup|burn] | sim shoe card RS | sim shoe load | "
         "sim shoe fault KIND | sim button NAME",
@@ -198,6 +197,9 @@ class DealerActions:
         if name == "settled":
             result = d.last_result
             self._seq.fire("settled")
+            # what the coup's result settled (journaled with it), as pai gow's settled says it
+            row = self._rec.journal.last(["baccarat.settlement"])
+            settled = settlement_summary(row.data if row is not None else {})
             # the result and settlement rows of the coup hold what was decided
             self._rec.emit("baccarat.coup.settled", {"shoe": d.shoe_no, "coup": d.coup_no})
             self._rec.head("boundary")
@@ -214,7 +216,10 @@ class DealerActions:
                     d.compelled_pass = False
                 self._play.snapshot(coup_boundary=True)
                 self._view.show_state()
-            return [f"coup {d.coup_no} settled ({result or 'no result'}); next: {state}"]
+            return [
+                f"coup {d.coup_no} settled ({result or 'no result'}); next: {state}",
+                *settled,
+            ]
         if name == "disclose":
             return self._disclose()
         raise Refused(f"no dealer button {name!r} at baccarat", "UNKNOWN")

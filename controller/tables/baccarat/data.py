@@ -29,6 +29,9 @@ K_WATCHDOG: Final = "shoe.watchdog"
 #: Inputs refused while the application holds a fault: a new shoe, a new coup, wagers, taking
 #: the shoe. Cards still arriving are handled (they are physically out of the shoe).
 STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
+#: Inputs that start a new shoe or a new coup: refused while a UPS says the power is failing
+#: (a coup under way is finished: its cards are out).
+NEW_ROUND_INPUTS: Final = frozenset({"shuffled", "no_more_bets"})
 K_REFUSED: Final = "baccarat.refused"  # an input the state did not allow (skipped on replay)
 K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"

@@ -5,6 +5,7 @@ state and call, silent while replaying.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from controller.games.baccarat.shoe import CoupStep
@@ -32,6 +33,50 @@ def dollars(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     cents = abs(cents)
     return f"{sign}${cents // 100}.{cents % 100:02d}"
+
+
+def _signed(cents: int) -> str:
+    """Cents as the ledger shows them: ``+$23.75``, ``-$25.00``."""
+    return ("-" if cents < 0 else "+") + dollars(abs(cents))
+
+
+def settlement_summary(row: Mapping[str, Any]) -> list[str]:
+    """The console lines of a coup's settlement (its ``baccarat.settlement`` row), as pai gow's
+    ``settled`` says them: every wager in paying order, highest seat first (5324.20(g)(2)) --
+    the stake, win, lose or push, the vigorish ((d)(2): collected, or owed when deferred) and
+    the net cents -- then the ledger (who gains and loses what; the house the other side of
+    every wager) and the deferred vigorish still owed."""
+    lines = list(row.get("lines") or [])
+    if not lines:
+        return ["no wagers were entered: nothing to settle"]
+    out = []
+    ledger: dict[str, int] = {}
+    for line in lines:
+        net = int(line["net_cents"])
+        vig = int(line.get("commission_cents") or 0)
+        outcome = "win" if net > 0 else "lose" if net < 0 else "push"
+        how = ""
+        if vig:
+            how = f" vig {vig}c" + (" owed" if line.get("vig_deferred") else "")
+        out.append(
+            f"seat {line['seat']} {line['wager']}: {line['stake_cents']}c {outcome}{how}"
+            f" net {net:+d}c"
+        )
+        party = f"seat{line['seat']}"
+        ledger[party] = ledger.get(party, 0) + net
+    ledger["house"] = -sum(ledger.values())
+    out.append("ledger: " + ", ".join(f"{k} {_signed(v)}" for k, v in sorted(ledger.items())))
+    owed = {str(k): int(v) for k, v in (row.get("ledger") or {}).items() if int(v)}
+    if owed:
+        out.append(
+            "vigorish owed (5324.20(d)(2)): "
+            + ", ".join(f"seat {k} {dollars(v)}" for k, v in sorted(owed.items(), key=_seat_key))
+        )
+    return out
+
+
+def _seat_key(item: tuple[str, int]) -> int:
+    return int(item[0]) if item[0].isdigit() else 0
 
 
 def fit_line(text: str) -> str:

@@ -76,6 +76,26 @@ TRIGGER_INPUTS: Final[dict[str, str]] = {
 }
 
 
+#: How a person sends each trigger, as a refusal names it: the dealer's button, the console
+#: command or the shoe (never the trigger's own name: docs/console.md, "Refusals"). ``halt`` is
+#: nobody's input: the table halts on an integrity fault.
+SAID: Final[dict[str, str]] = {
+    "shuffled": "the shuffled button",
+    "burn_card": "a card from the shoe",
+    "accept_shoe": "`curator SEAT`",
+    "nobody_accepts": "`nobody`",
+    "pass_shoe": "`pass [ordered]`",
+    "remedy_burn": "`remedy burn`",
+    "remedy_dead_hand": "`remedy dead`",
+    "no_more_bets": "the no_more_bets button",
+    "deal_card": "a card from the shoe",
+    "settled": "the settled button",
+    "void_round": "`void [REASON]`",
+    "technician_clear": "`clear`",
+    "bet": "`bet SEAT WAGER CENTS`",  # not a trigger: a wager while betting
+}
+
+
 class TableModel:
     """The state machine's model: the state and the facts its guards read. The table fills the
     facts in before it fires a trigger; the guards only read them (nothing here can fail)."""

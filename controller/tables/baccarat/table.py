@@ -39,6 +39,7 @@ from controller.tables.baccarat.data import (
     K_SESSION,
     K_SIM,
     K_SNAPSHOT,
+    NEW_ROUND_INPUTS,
     STOPPED_BY_FAULT,
     ShoeData,
 )
@@ -210,6 +211,10 @@ class BaccaratTable:
                     "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
                     "FAULT",
                 )
+        if not self._record.replaying and what in NEW_ROUND_INPUTS:
+            power = self._ctx.new_round_hold()
+            if power is not None:
+                raise Refused(power, "HOLD")
         if not self._record.replaying and what == "no_more_bets":
             held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:
@@ -244,11 +249,17 @@ class BaccaratTable:
     def status(self) -> dict[str, str]:
         s = self._state
         d = s.data
+        state = self._sequence.current
+        # The coup as the dealer display and the monitor name it (the one to come while bets
+        # are open); the round is the journal's id of the coup being dealt or settled (what
+        # recall lists), "-" between coups.
         return {
-            "state": self._sequence.current,
+            "state": state,
             "shoe": str(d.shoe_no),
-            "coup": str(d.coup_no),
-            "round": "-" if d.round_id is None else str(d.round_id),
+            "coup": str(coup_shown(state, d.coup_no)),
+            "round": "-"
+            if d.round_id is None
+            else f"{d.round_id} (coup {d.coup_no}'s rows in the journal and recall)",
             "cards_left": str(s.cards_left()),
             "curator": "" if d.curator is None else str(d.curator),
             "coup_cards": self._coup_cards(),

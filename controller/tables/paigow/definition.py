@@ -206,6 +206,38 @@ INPUTS: Final[Mapping[str, Input]] = {
     ),
 }
 
+#: How a person sends each trigger, as a refusal names it: the dealer's button or the console
+#: command (never the trigger's own name: docs/console.md, "Refusals").
+SAID: Final[Mapping[str, str]] = {
+    "open": "`open`",
+    "shuffled": "the shuffled button",
+    "idle": "`idle`",
+    "expose_stacking": "`expose stacking`",
+    "bank": "`bank seat N`",
+    "cobank": "`cobank seat N`",
+    "no_bank": "`no-bank`",
+    "no_more_bets": "the no_more_bets button",
+    "wager": "`wager SEAT CENTS [AREA]`",
+    "style": "`style NAME`",
+    "draw": "the draw button",
+    "dice": "`dice T`",
+    "dealt": "the dealt button",
+    "expose_player": "`expose player N`",
+    "void_hand": "`void seat N`",
+    "expose_void": "`expose dealer|bank|dead|unwagered`",
+    "hands_set": "the hands_set button",
+    "tiles": "`tiles ...` or `hands ...`",
+    "surrender": "`surrender seat N`",
+    "settled": "the settled button",
+    "void": "`void [REASON]`",
+}
+
+
+def said(triggers: list[str] | tuple[str, ...]) -> str:
+    """The inputs that send ``triggers``, in the person's words, once each, in order."""
+    return ", ".join(dict.fromkeys(SAID[t] for t in triggers))
+
+
 #: What recovery does with a round found in each state after a restart, and why.
 RECOVERY_RULES: Final[Mapping[str, tuple[str, str]]] = {
     "inspection": ("resume", "no round is under way; the tiles are face up"),
@@ -328,3 +360,7 @@ VOIDING_EXPOSURES: Final = ("dealer", "bank", "dead", "unwagered")
 PLAY_UNDER_FAULT: Final = frozenset(
     {"void", "void_hand", "expose_void", "expose_player", "expose_stacking"}
 )
+
+#: The triggers that start a new round: the wash done and the eight stacks formed
+#: (5324.50(d)(4)) open the next round's betting; refused while a UPS says the power is failing.
+NEW_ROUND_TRIGGERS: Final = frozenset({"shuffled"})

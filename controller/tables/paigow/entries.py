@@ -25,6 +25,18 @@ from controller.tables.paigow.definition import SEATS
 from controller.tables.paigow.record import RoundRecord
 
 
+def banker_entry(rec: RoundRecord) -> str:
+    """The command that enters the banker's tiles this round, as a refusal suggests it: the
+    dealer's by the house way (f)(4); a co-bank's by the house way too, the dealer setting them
+    (g)(5); a banking player's as the player set them (f)(3), which ``tiles bank`` without
+    ``HIGH=`` refuses."""
+    if rec.bank == "house":
+        return "`tiles dealer T1 T2 T3 T4`"
+    if rec.bank == "cobank":
+        return "`tiles bank T1 T2 T3 T4`"
+    return "`hands bank Ta-Tb Tc-Td`"
+
+
 def has_entries(rec: RoundRecord) -> bool:
     """Whether anything was entered this round (entering is optional; once begun, complete)."""
     return bool(rec.wagers or rec.dealer_wager is not None or rec.hands)
@@ -169,8 +181,8 @@ def tiles_problem(
     (f)(6); the set (no tile more often than the 32 tiles hold it)."""
     if not rec.wagers and rec.dealer_wager is None:
         return (
-            "no wager was entered this round: tiles are entered for wagers (`wager SEAT "
-            "CENTS` while betting); without entries `settled` is the dealer's confirmation"
+            "no wager was entered this round (wagers are entered while betting), so no "
+            "tiles are: the settled button is the dealer's confirmation"
         )
     banker = "dealer" if rec.bank == "house" else "bank"
     if whose == "dealer":
@@ -202,7 +214,7 @@ def tiles_problem(
     else:
         area = int(str(whose))
         if rec.bank != "house" and area == rec.bank_seat:
-            return f"area {area} is the bank's: `tiles bank ...`"
+            return f"area {area} is the bank's: {banker_entry(rec)}"
         if wager_on(rec, area) is None:
             return (
                 f"no wager was entered on area {area}: its stack was collected unexposed "
@@ -219,7 +231,7 @@ def tiles_problem(
         if banker not in rec.hands:
             return (
                 f"the {banker}'s hands come first: each player's hands are exposed once "
-                f"the {banker}'s are set (5324.50(f)(6), (g)(15)-(16)): `tiles {banker} ...`"
+                f"the {banker}'s are set (5324.50(f)(6), (g)(15)-(16)): {banker_entry(rec)}"
             )
     others = [t for k, h in rec.hands.items() if k != str(whose) for t in h["tiles"]]
     try:
@@ -280,7 +292,7 @@ def entry_problems(rec: RoundRecord) -> list[str]:
     ]
     dealer_plays = rec.bank == "player" and rec.dealer_wager is not None
     if (live or dealer_plays) and banker not in rec.hands:
-        problems.append(f"the {banker}'s tiles (`tiles {banker} T1 T2 T3 T4`)")
+        problems.append(f"the {banker}'s tiles ({banker_entry(rec)})")
     if dealer_plays and "dealer" not in rec.hands:
         problems.append("the dealer's tiles against the bank (`tiles dealer T1 T2 T3 T4`)")
     missing = [w["area"] for w in live if str(w["area"]) not in rec.hands]

@@ -76,12 +76,15 @@ from controller.tables.paigow.definition import (
     ACTION_NAMES,
     IN_ROUND,
     INPUTS,
+    NEW_ROUND_TRIGGERS,
     PLAY_UNDER_FAULT,
     RECOVERY_RULES,
     SEATS,
     STATE_NAMES,
     TRANSITIONS,
+    Step,
     position_name,
+    said,
     seat_of,
     start_words,
 )
@@ -156,6 +159,8 @@ class PaigowTable:
         self._sim_press: PressWaiter | None = None  # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
         self._voids_after_draw = 0  # this shift (docs "Voids after the draw")
+        #: Why the last button press was refused (None: it was not), for tests and tools.
+        self.last_refusal: Refused | None = None
         #: One input, one unit of work: the input rides on its first row, one memo per
         #: transaction, outputs after the commit (controller/tables/kernel).
         self._work = UnitOfWork(self._journal, lambda: self.model.round_id)
@@ -299,24 +304,48 @@ class PaigowTable:
 
     def refusal(self, trigger: str, **kwargs: Any) -> str | None:
         """Why ``trigger`` is refused now (None: allowed). Evaluates the same guards the machine
-        evaluates, without firing."""
+        evaluates, without firing. The reason names the buttons and commands a person uses
+        (:data:`SAID`), never a trigger or a guard: a trigger the state does not take gets
+        the inputs it takes; a guard that only chooses between two transitions of the same
+        input (``no_more_bets`` with or without a player bank) is never a reason."""
         state = self.model.state
         steps = [t for t in TRANSITIONS if t.trigger == trigger and t.source == state]
         if not steps:
-            allowed = sorted({t.trigger for t in TRANSITIONS if t.source == state})
-            return f"{trigger} is not allowed in state {state} (allowed: {', '.join(allowed)})"
+            possible = [t for t in TRANSITIONS if t.source == state]
+            allowed = [t.trigger for t in possible if self._may(t)]
+            taken = said(allowed or [t.trigger for t in possible])
+            return f"the table is in state {state}, where it takes {taken}"
         event = _Probe(kwargs, self.model.state)
+        routing = {u for t in steps for u in t.unless}
         reasons = []
         for t in steps:
             why = [getattr(self.model, f"why_{c}")(event) for c in t.conditions]
-            why += [
-                f"not when {u}" for u in t.unless if getattr(self.model, f"why_{u}")(event) is None
+            failed = [
+                w
+                for c, w in zip(t.conditions, why, strict=True)
+                if w is not None and c not in routing
             ]
-            why = [w for w in why if w]
-            if not why:
+            routed = any(w is not None for c, w in zip(t.conditions, why, strict=True)) or any(
+                getattr(self.model, f"why_{u}")(event) is None for u in t.unless
+            )
+            if not routed:
                 return None
-            reasons.extend(why)
-        return "; ".join(dict.fromkeys(reasons))
+            reasons.extend(failed)
+        return "; ".join(dict.fromkeys(reasons)) or f"not now (state {state})"
+
+    def _may(self, step: Step) -> bool:
+        """Whether ``step`` may be taken now as far as its guards can tell without the input's
+        data (a guard that needs the seat or the tiles is given the benefit of the doubt, a
+        void a supervisor's with a reason): a refusal lists only those (the dice in RNG mode,
+        or the draw in dice mode, are not)."""
+        probe = _Probe({"supervisor": True, "reason": "asked"}, self.model.state)
+        for name in step.conditions:
+            try:
+                if getattr(self.model, f"why_{name}")(probe) is not None:
+                    return False
+            except (KeyError, TypeError, ValueError):
+                continue
+        return True
 
     def _refuse(self, trigger: str, reason: str, code: str = "STATE") -> Refused:
         self._log(
@@ -333,7 +362,7 @@ class PaigowTable:
             raise self._refuse(trigger, why)
         fired = getattr(self.model, trigger)(**kwargs)
         if not fired:  # pragma: no cover - refusal() evaluates the same guards
-            raise self._refuse(trigger, "a guard refused the transition")
+            raise self._refuse(trigger, f"not now (state {self.model.state})")
         self._outputs()
 
     def _trigger(self, trigger: str, who: str = "dealer", **kwargs: Any) -> list[str]:
@@ -348,6 +377,10 @@ class PaigowTable:
                 "play is stopped by a fault a technician must clear: " + "; ".join(blocking),
                 "FAULT",
             )
+        if trigger in NEW_ROUND_TRIGGERS:
+            power = self._ctx.new_round_hold()
+            if power is not None:
+                raise self._refuse(trigger, power, "HOLD")
         if trigger == "draw":
             held = self._ctx.decision_hold()
             if held is not None:
@@ -788,12 +821,14 @@ class PaigowTable:
                 kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
                 lines = self._trigger(name, "dealer", **kwargs)
             except Refused as exc:
+                self.last_refusal = exc
                 # said on every console; the one whose `sim button` pressed it hears it as its
                 # ERR
                 announce([f"REFUSED {name}: {exc.reason}"])
                 if press is not None:
                     press.finish([], exc)
                 return
+            self.last_refusal = None
             announce([f"BUTTON {name}: {line}" for line in lines])
             if press is not None:
                 press.finish(lines, None)

@@ -95,6 +95,7 @@ def test_a_changed_declaration_shows_as_a_diff(monkeypatch: pytest.MonkeyPatch) 
 
 
 FEED = '[feed]\nbroker = "mqtt://127.0.0.1:1883"\nsite = "s1"\n'
+POWER_FAIL = "[devices.power_fail]\npin = 10\n"
 
 
 @pytest.mark.parametrize(
@@ -120,7 +121,7 @@ def test_every_declared_profile_setting_is_read(
     if isinstance(default, int) and not isinstance(default, bool):
         value = str(default)
     base = BACCARAT if group in ("devices.shoe", "devices.dealer_display") else PAIGOW
-    extra = FEED if group == "feed" else ""
+    extra = {"feed": FEED, "devices.power_fail": POWER_FAIL}.get(group, "")
     write(tmp_path, "base.toml", base + extra)
     needs = "pins = { 1 = 23 }\n" if group == "devices.seat_lamps" else ""  # its required key
     f = write(tmp_path, "t.toml", f'include = "base.toml"\n[{group}]\n{name} = {value}\n{needs}')

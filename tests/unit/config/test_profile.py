@@ -312,7 +312,8 @@ def test_missing_required_baccarat_device(tmp_path: Path) -> None:
 def test_device_of_the_other_game_refused(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW + '[devices.shoe]\nport = "sim"\n')
     assert str(refused(f)) == (
-        f"{f}: devices.shoe: not used by game paigow (it uses display, buttons, seat_lamps)"
+        f"{f}: devices.shoe: not used by game paigow (it uses display, buttons, seat_lamps,"
+        " power_fail)"
     )
 
 

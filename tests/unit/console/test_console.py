@@ -75,13 +75,49 @@ def test_help_lists_every_command_and_marks_login(rig: Rig) -> None:
         "test-mode",
         "verify",
         "houseway",
-        "odds",
         "login",
         "logout",
         "passwd",
     ):
         assert word in text
     assert "* selftest" in text and "  status" in text
+    assert "odds" not in text  # baccarat's: a pai gow table has no shoe
+
+
+def _listed(lines: list[str]) -> list[str]:
+    """The first word of every command and action ``help`` lists."""
+    return [line[3:].split()[0] for line in lines if line.startswith(("   ", " * "))]
+
+
+@pytest.mark.parametrize(
+    ("game", "own", "other"),
+    [
+        ("paigow", {"houseway", "rng", "lab"}, {"odds"}),
+        ("baccarat", {"odds"}, {"houseway", "rng", "lab"}),
+    ],
+)
+def test_help_and_config_list_only_what_the_table_s_game_offers(
+    make_rig: Callable[..., Rig], game: str, own: set[str], other: set[str]
+) -> None:
+    """help lists each command once, this game's own and none of the other game's; config
+    show lists the table's settings and this game's, never the other game's."""
+    rig = make_rig(game=game, with_rng=game == "paigow")
+    words = _listed(rig.ok("help"))
+    assert len(words) == len(set(words)), words
+    assert own <= set(words) and not other & set(words), words
+    plays = f"this table plays {'pai gow' if game == 'paigow' else game}"
+    for word in other:
+        assert plays in rig.err(f"help {word}", "UNKNOWN")
+    keys = [line.split(" = ")[0] for line in rig.ok("config show")]
+    foreign = "baccarat." if game == "paigow" else "paigow."
+    assert keys and not [k for k in keys if k.startswith(foreign)], keys
+    assert any(k.startswith(f"{game}.") for k in keys)
+    assert ("start_mode" in keys) == (game == "paigow")  # the pai gow starting position
+    assert {"jurisdiction", "recall_depth"} <= set(keys)
+    key = "baccarat.decks" if game == "paigow" else "paigow.dragons_eye"
+    assert "setting: this table plays" in rig.err(f"config show {key}", "UNKNOWN")
+    rig.login()
+    assert "setting: this table plays" in rig.err(f"config set {key} 8", "UNKNOWN")
 
 
 def test_status_shows_table_and_console_state(rig: Rig) -> None:
@@ -338,8 +374,9 @@ def test_rng_test_is_bounded_and_refused_mid_round(rig: Rig) -> None:
 def test_rng_commands_on_a_table_without_rng(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig(game="baccarat", with_rng=False)
     rig.login()
-    assert "no certified RNG" in rig.err("rng test 100", "STATE")
-    assert "no certified RNG" in rig.err("rng capture raw 10 a.bin", "STATE")
+    # a baccarat table has no RNG: rng and lab are pai gow's commands (help lists neither)
+    for line in ("rng test 100", "rng capture raw 10 a.bin", "lab package x"):
+        assert "a pai gow command: this table plays baccarat" in rig.err(line, "UNKNOWN")
     assert "RNG self-test" not in "\n".join(rig.ok("selftest"))
 
 
@@ -465,8 +502,10 @@ def test_odds_on_a_baccarat_table(make_rig: Callable[..., Rig]) -> None:
     assert rig.ok("odds") == ["banker: 0.500000 (1/2)", "player: 0.333333 (1/3)"]
 
 
-def test_odds_without_a_shoe(rig: Rig) -> None:
-    assert "no shoe odds" in rig.err("odds", "UNKNOWN")
+def test_odds_on_a_pai_gow_table_is_baccarat_s(rig: Rig) -> None:
+    assert rig.err("odds", "UNKNOWN") == (
+        "ERR UNKNOWN odds is a baccarat command: this table plays pai gow (help lists its commands)"
+    )
 
 
 # -- program verification ------------------------------------------------------------------

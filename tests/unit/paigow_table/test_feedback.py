@@ -57,7 +57,7 @@ def test_a_refused_button_is_said_on_every_console(tmp_path: Path) -> None:
     before = len(rig.alarms)
     rig.press("draw")
     said = _new(rig.alarms, before, "REFUSED draw: ")
-    assert said and "not allowed in state betting" in said[0]
+    assert said and "the table is in state betting, where it takes" in said[0]
 
 
 def test_the_display_says_what_it_shows_when_that_changes(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def test_no_entries_settles_by_confirmation_as_before(tmp_path: Path) -> None:
 
 def test_wager_refusals_are_journaled(tmp_path: Path) -> None:
     rig = make_rig(tmp_path)
-    refused(rig, "wager 1 1000", "wager is not allowed in state inspection")
+    refused(rig, "wager 1 1000", "the table is in state inspection, where it takes")
     rig.press("shuffled")
     refused(rig, "wager 1 10.00", "whole cents")
     refused(rig, "wager 1 $10", "whole cents")
@@ -253,7 +253,7 @@ def test_tiles_refusals_are_journaled(tmp_path: Path) -> None:
     for name in ("no_more_bets", "draw", "dealt"):
         rig.press(name)
     # (f)(3): the dealer's tiles are turned over after every player has set the hands.
-    refused(rig, f"tiles dealer {WEAK}", "not allowed in state setting_hands")
+    refused(rig, f"tiles dealer {WEAK}", "the table is in state setting_hands, where it takes")
     rig.press("hands_set")
     refused(rig, "hands 1 6-6,6-6 1-1,1-1", "the dealer's hands come first", "(f)(6)")
     refused(rig, f"tiles dealer {WEAK} HIGH=1-6,2-6", "house way", "may not deviate")
@@ -285,7 +285,7 @@ def test_bank_and_co_bank_tiles_rules(tmp_path: Path) -> None:
     to_dealer_hands(rig, "wager 1 1000", "wager 2 5000", bank="cobank seat 2")
     refused(rig, f"tiles dealer {WEAK}", "(g)(5)")
     refused(rig, f"tiles bank {WEAK} HIGH=1-6,2-6", "(g)(5)", "omit HIGH=")
-    refused(rig, "wager 1 1000", "not allowed in state dealer_hands")
+    refused(rig, "wager 1 1000", "the table is in state dealer_hands, where it takes")
     refused(rig, "hands 2 6-6,6-6 1-1,1-1", "area 2 is the bank's")
     out = rig.act(f"tiles bank {WEAK}")
     assert "bank: high 1-6 3-4  low 1-5 2-6  (house way" in out[-1]

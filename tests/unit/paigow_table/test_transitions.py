@@ -179,7 +179,7 @@ def test_draw_before_no_more_bets_is_refused(tmp_path: Path) -> None:
     rig.press("draw")
     assert rig.state == "betting"
     refused = rig.rows("paigow.refused")[-1]
-    assert "draw is not allowed in state betting" in refused.data["reason"]
+    assert "the table is in state betting, where it takes" in refused.data["reason"]
     assert not rig.rows("paigow.drawn")
 
 

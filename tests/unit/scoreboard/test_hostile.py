@@ -141,6 +141,18 @@ def test_streams_from_many_addresses_leave_the_kiosk_its_slots(board: Scoreboard
             s.close()
 
 
+def _health_check(board: ScoreboardServer) -> int:
+    """The kiosk's health check as a watchdog makes it: a 503 is asked again once, 0.2 s later.
+    The kiosk's previous check may still hold its slot for a moment after its reply (the
+    server's thread releases it when it ends): on a loaded machine two such made the 31st
+    connection busy. Slow heads that kept the check out would be refused both times."""
+    code = ask(board, "/healthz")
+    if code == 503:
+        time.sleep(0.2)
+        code = ask(board, "/healthz")
+    return code
+
+
 def test_slow_heads_do_not_keep_the_health_check_out(board: ScoreboardServer) -> None:
     # 24 connections that send nothing, or one byte a while, from 24 addresses.
     slow = [dial(board, other(n)) for n in range(24)]
@@ -149,7 +161,7 @@ def test_slow_heads_do_not_keep_the_health_check_out(board: ScoreboardServer) ->
             if i % 2:
                 s.sendall(b"G")
         started = time.monotonic()
-        codes = [ask(board, "/healthz") for _ in range(30)]
+        codes = [_health_check(board) for _ in range(30)]
         assert codes == [200] * 30
         # The silent ones that got a slot are dropped at the first-byte deadline, the one-byte
         # ones at the head deadline; those that did not were refused at once.
