@@ -44,6 +44,8 @@ from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
     from controller.devices import BuiltDevices
     from controller.feed.publisher import Publisher
+    from controller.tables.baccarat.table import BaccaratTable
+    from controller.tables.paigow.table import PaigowTable
 
 log = logging.getLogger("controller")
 
@@ -201,7 +203,7 @@ class Application:
             raise_fault=self._raise_fault,
             # the table's latches, and the board's meters (the newest row of each kind)
             carry_kinds=lambda: (
-                *getattr(getattr(self, "table", None), "carry_kinds", ()),
+                *_table_class(profile.game).carry_kinds,
                 *((kind,) for kind in METER_KINDS),
             ),
             snapshot_kinds=_snapshot_kinds(profile.game),
@@ -333,9 +335,7 @@ class Application:
             hw = self.profile.rng.hwrng_path
             self.rng = CertifiedRng(hwrng_path=hw) if hw else CertifiedRng()
             ctx.rng = self.rng
-        module_name, class_name = TABLES[self.profile.game]
-        table_class = getattr(importlib.import_module(module_name), class_name)
-        table: Table = table_class(ctx)
+        table: Table = _table_class(self.profile.game)(ctx)
         self.power.attach(self.devices)
         self.add_status("power", self.power.power_line)
         self.add_status("clock", self.power.clock_line)
@@ -408,9 +408,7 @@ class Application:
         rewritten_from = self.trust.unvouched_from()
         record = self.trust.acknowledge(who)
         lines = acknowledgment_lines(record)
-        hook = getattr(self.table, "journal_untrusted", None)
-        if callable(hook):
-            lines.extend(hook(lost, who, rewritten_from))
+        lines.extend(self.table.journal_untrusted(lost, who, rewritten_from))
         return lines
 
     def _raise_fault(self, text: str) -> None:
@@ -459,7 +457,7 @@ class Application:
     def transactional(self) -> bool:
         """True when the table journals each loop event as one transaction, its outputs after
         the commit (docs/journal.md "One sync per decision"); a table says so itself."""
-        return bool(getattr(self.table, "journal_transactions", False))
+        return self.table.journal_transactions
 
     def _in_transaction(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` as one journal transaction (when the table takes part): one commit, one
@@ -725,8 +723,7 @@ class Application:
                 )
             )
             return
-        take = getattr(self.table, "take_reply_waiter", None)
-        waiter = take() if take is not None else None
+        waiter = self.table.take_reply_waiter()
         if waiter is None:
             self.reply(event.reply, lines)
             return
@@ -1008,12 +1005,23 @@ class _Pending:
     send_progress: Callable[[list[str]], None] | None = None
 
 
+def _table_class(game: str) -> type[PaigowTable] | type[BaccaratTable]:
+    """The table class of ``game`` (imported only for the game the profile names)."""
+    if game == "paigow":
+        from controller.tables.paigow.table import PaigowTable
+
+        return PaigowTable
+    if game == "baccarat":
+        from controller.tables.baccarat.table import BaccaratTable
+
+        return BaccaratTable
+    raise ValueError(f"no table for game {game!r}; games are {', '.join(TABLES)}")
+
+
 def _snapshot_kinds(game: str) -> tuple[str, ...]:
     """The kinds of the rows a table recovers from (an archive never cuts past the newest):
-    the table's class says (``snapshot_kinds``); a table that does not is never archived."""
-    module_name, class_name = TABLES[game]
-    table_class = getattr(importlib.import_module(module_name), class_name)
-    return tuple(getattr(table_class, "snapshot_kinds", ()))
+    the table's class says (``snapshot_kinds``)."""
+    return tuple(_table_class(game).snapshot_kinds)
 
 
 def _extend_from(source: Callable[[], list[str]], box: list[str]) -> None:

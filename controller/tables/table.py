@@ -143,9 +143,34 @@ class PressWaiter:
 
 
 class Table(Protocol):
-    """The interface the application and the console rely on."""
+    """The interface the application and the console rely on: everything they call."""
 
     game: str
+    #: The application journals each event as one transaction (docs/journal.md).
+    journal_transactions: bool
+    #: The rows recovery starts from (an archive keeps the newest live), and the rows an
+    #: archive carries forward when older (a fault latch, the shoe's session).
+    snapshot_kinds: tuple[str, ...]
+    carry_kinds: tuple[tuple[str, ...], ...]
+
+    def journal_untrusted(
+        self, lost: int, who: str, rewritten_from: int | None = None
+    ) -> list[str]:
+        """A supervisor acknowledged a journal finding: void what the journal cannot vouch for;
+        return what was done."""
+        ...
+
+    def take_reply_waiter(self) -> ReplyWaiter | None:
+        """What the last console action's reply waits for (a simulated press), once."""
+        ...
+
+    def action_help(self) -> Mapping[str, ActionHelp]:
+        """What ``help`` says of each console action of this table."""
+        ...
+
+    def action_names(self) -> tuple[str, ...]:
+        """The console words :meth:`action` takes (the console routes these here)."""
+        ...
 
     def recover(self) -> list[str]:
         """Rebuild state from the journal after a start; return what was resumed or voided."""

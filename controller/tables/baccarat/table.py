@@ -66,11 +66,11 @@ class BaccaratTable:
     #: The application journals each event as one transaction: a shoe frame and everything it
     #: decides are one commit and one sync, and the shoe's $ACK, the dealer display and the
     #: console lines go out after it (docs/journal.md "One sync per decision").
-    journal_transactions = True
+    journal_transactions: bool = True
     #: What an archive of old rows keeps live: the newest snapshot, and the shoe's session
     #: (its SID: a shoe may stay powered for longer than the retention period).
-    snapshot_kinds = (K_SNAPSHOT,)
-    carry_kinds = ((K_SESSION,),)
+    snapshot_kinds: tuple[str, ...] = (K_SNAPSHOT,)
+    carry_kinds: tuple[tuple[str, ...], ...] = ((K_SESSION,),)
 
     def __init__(self, ctx: TableContext) -> None:
         self._ctx = ctx

@@ -136,11 +136,11 @@ class PaigowTable:
 
     game = "paigow"
     #: The application journals each event as one transaction (docs/journal.md).
-    journal_transactions = True
+    journal_transactions: bool = True
     #: What an archive of old rows must keep live (controller/journal/archive.py), and the
     #: rows it carries forward when they are older (the RNG fault latch).
-    snapshot_kinds = SNAPSHOT_KINDS
-    carry_kinds = (FAULT_KINDS,)
+    snapshot_kinds: tuple[str, ...] = SNAPSHOT_KINDS
+    carry_kinds: tuple[tuple[str, ...], ...] = (FAULT_KINDS,)
 
     def __init__(
         self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
