@@ -30,6 +30,7 @@ from typing import Any, Final, NoReturn
 
 from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, SUPERVISOR, Auth, PinCheck
 from controller.console.errors import CODES, ConsoleError
+from controller.console.port import ConsoleHost
 from controller.events import Call
 from controller.journal.store import JournalError
 from controller.tables.table import Refused
@@ -93,7 +94,7 @@ class Console:
 
     def __init__(
         self,
-        app: Any,
+        app: ConsoleHost,
         *,
         clock: Callable[[], float] = time.monotonic,
         scrypt_n: int = SCRYPT_N,
@@ -101,7 +102,7 @@ class Console:
         manifest_root: Path | None = None,
     ) -> None:
         self._app = app
-        self._auth = Auth(getattr(app, "journal", None), app.alarm, clock=clock, scrypt_n=scrypt_n)
+        self._auth = Auth(app.journal, app.alarm, clock=clock, scrypt_n=scrypt_n)
         self._test_mode = False
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
@@ -215,7 +216,7 @@ class Console:
         event's commit. The loop meanwhile handles buttons and the other consoles: scrypt
         never delays them. When the caller takes no later reply (tests' fake apps, a tool's
         direct call) the PIN is hashed here instead."""
-        if not (self._replies_later and getattr(self._app, "defers_replies", False)):
+        if not (self._replies_later and self._app.defers_replies):
             return check.run_here()
         box: list[list[str]] = []
 
@@ -284,8 +285,7 @@ class Console:
 
     def _table_help(self) -> Mapping[str, Any]:
         """The table's console actions: word -> ActionHelp (syntax, summary, example)."""
-        helper = getattr(self._app.table, "action_help", None)
-        return helper() if callable(helper) else {}
+        return self._app.table.action_help()
 
     def _cmd_status(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "status")
@@ -385,7 +385,7 @@ class Console:
         an auditor can carry off and check with the public key)."""
         seq, digest = self._app.journal.head()
         lines = [f"head {seq}:{digest}"]
-        trust = getattr(self._app, "trust", None)
+        trust = self._app.trust
         if trust is not None:
             signed = trust.newest_signed()
             lines.append("signed " + (signed.line() if signed is not None else "(none yet)"))
@@ -440,7 +440,7 @@ class Console:
                 raise ConsoleError("FAULT", f"journal verification failed: {result.describe()}")
             return [result.describe(), f"head {result.head_seq}:{result.head_hash}"]
 
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             walk()
             return outcome()
 
@@ -485,7 +485,7 @@ class Console:
             lines: list[str] = result()
             return lines
 
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             run()
             return outcome()
 
@@ -507,29 +507,18 @@ class Console:
         return deferred
 
     def _cmd_houseway(self, args: list[str], source: str) -> list[str]:
-        from controller.games.paigow.errors import TileError
-        from controller.games.paigow.houseway import set_hand
-
-        if len(args) != 4:
-            raise ConsoleError("SYNTAX", "usage: houseway T1 T2 T3 T4 (tiles like 4-5)")
-        policy = str(self._app.config.current().get("paigow.house_way_policy"))
         try:
-            decision = set_hand(args, None if policy == "default" else policy)
-        except TileError as exc:
-            raise ConsoleError("SYNTAX", str(exc)) from None
-        except ValueError as exc:
-            raise ConsoleError("RANGE", str(exc)) from None
-        high = " ".join(str(t) for t in decision.high)
-        low = " ".join(str(t) for t in decision.low)
-        return [f"high {high}  low {low}", f"by {decision.reason} (house way {policy})"]
+            return self._app.table.query("houseway", list(args))  # the pai gow table's
+        except Refused as exc:  # journaled as the console's refusal, as every bad line
+            raise ConsoleError(exc.code, exc.reason) from None
 
     def _cmd_odds(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "odds")
-        odds_of = getattr(self._app.table, "odds", None)
-        if odds_of is None:
+        if self._app.profile.game != "baccarat":
             raise ConsoleError("UNKNOWN", f"the {self._app.profile.game} table has no shoe odds")
         try:
-            result = odds_of()
+            # the baccarat table's (no row: it reads the shoe as it stands)
+            result = self._app.table.query("odds", [])
         except ValueError as exc:  # CompositionError: too few cards left
             raise ConsoleError("STATE", str(exc)) from None
         return format_odds(result)
@@ -741,7 +730,7 @@ class Console:
             raise ConsoleError("STATE", f"{self._job.what} is still running")
         job = _Job(what, unit, work)
         self._job = job
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             job.run()  # a host that cannot defer a reply (tests' fake apps)
             return self._job_reply(job, name, source, final=False)
 
@@ -858,7 +847,7 @@ class Console:
         """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the
         acknowledgment voids the round the journal can no longer vouch for, a void that may
         come after its number was out (docs/console.md "Voids after the draw")."""
-        trust = getattr(self._app, "trust", None)
+        trust = self._app.trust
         if trust is None or not trust.findings:
             return
         try:
@@ -898,8 +887,7 @@ class Console:
         return list(lines) or [f"test mode {args[0]}"]
 
     def _table_action(self, name: str, args: list[str], source: str) -> list[str]:
-        known = getattr(self._app.table, "action_names", None)
-        if callable(known) and name not in known():
+        if name not in self._app.table.action_names():
             raise ConsoleError("UNKNOWN", f"no such command: {name[:32]} (help lists them)")
         self._auth.require(source)
         try:
@@ -972,7 +960,7 @@ class Console:
         """Journal an event that repeats (a flood of refused lines, the same ``verify SEED``):
         the first at once, the repeats as one counted row a minute (the application's
         ``summaries``, controller/journal/summary.py); one row each without them."""
-        summaries = getattr(self._app, "summaries", None)
+        summaries = self._app.summaries
         if summaries is None:
             self._app.journal.append(kind, data)
         else:
@@ -1208,9 +1196,9 @@ def format_odds(result: object) -> list[str]:
     return [json.dumps(result, default=str)]
 
 
-def _recall_depth(app: Any) -> int:
+def _recall_depth(app: ConsoleHost) -> int:
     """The table's ``recall_depth`` rule setting (RECALL_DEFAULT without settings)."""
-    config = getattr(app, "config", None)
+    config = app.config
     try:
         return int(config.current().recall_depth) if config is not None else RECALL_DEFAULT
     except (AttributeError, TypeError, ValueError):

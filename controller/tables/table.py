@@ -172,6 +172,12 @@ class Table(Protocol):
         """The console words :meth:`action` takes (the console routes these here)."""
         ...
 
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """A question of the game that needs no login and journals nothing (the console's
+        ``houseway`` at pai gow, ``odds`` at baccarat); raises Refused (SYNTAX, RANGE, STATE,
+        UNKNOWN for another game's question)."""
+        ...
+
     def recover(self) -> list[str]:
         """Rebuild state from the journal after a start; return what was resumed or voided."""
         ...

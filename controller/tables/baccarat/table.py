@@ -352,6 +352,12 @@ class BaccaratTable:
         if sim is not None:
             sim.stop(timeout=2.0)
 
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """``odds``: the exact odds of the next coup (nothing journaled)."""
+        if name != "odds":
+            raise Refused(f"the baccarat table has no {name[:32]!r}", "UNKNOWN")
+        return self.odds()
+
     def odds(self) -> list[str]:
         """The exact odds of the next coup from the cards left in the shoe."""
         composition = self._state.composition

@@ -173,3 +173,22 @@ def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict
     except ValueError as exc:  # TileError: a tile that does not exist
         raise bad(str(exc)) from None
     return {"whose": whose, "tiles": four, "high": high}
+
+
+def house_way_lines(args: list[str], policy: str) -> list[str]:
+    """``houseway T1 T2 T3 T4``: how the house way ``policy`` sets four tiles (two lines: the
+    hands, and the rule that set them); a malformed line raises Refused (SYNTAX, RANGE)."""
+    from controller.games.paigow.errors import TileError
+    from controller.games.paigow.houseway import set_hand
+
+    if len(args) != 4:
+        raise Refused("usage: houseway T1 T2 T3 T4 (tiles like 4-5)", "SYNTAX")
+    try:
+        decision = set_hand(args, None if policy == "default" else policy)
+    except TileError as exc:
+        raise Refused(str(exc), "SYNTAX") from None
+    except ValueError as exc:
+        raise Refused(str(exc), "RANGE") from None
+    high = " ".join(str(t) for t in decision.high)
+    low = " ".join(str(t) for t in decision.low)
+    return [f"high {high}  low {low}", f"by {decision.reason} (house way {policy})"]

@@ -70,7 +70,7 @@ from typing import Any, Final
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
 from controller.tables.kernel.unit_of_work import UnitOfWork
-from controller.tables.paigow.commands import parse_action
+from controller.tables.paigow.commands import house_way_lines, parse_action
 from controller.tables.paigow.definition import (
     ACTION_HELP,
     ACTION_NAMES,
@@ -864,6 +864,13 @@ class PaigowTable:
         GPIO driver posts it to the loop's queue) and then says what the button did."""
         waiter, self._reply_waiter = self._reply_waiter, None
         return waiter
+
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """``houseway T1 T2 T3 T4``: how the house way (the ``paigow.house_way_policy``
+        setting) sets four tiles; nothing is journaled, no round is touched."""
+        if name != "houseway":
+            raise Refused(f"the pai gow table has no {name[:32]!r}", "UNKNOWN")
+        return house_way_lines(args, str(self._settings().get("paigow.house_way_policy")))
 
     def action_help(self) -> Mapping[str, ActionHelp]:
         """What ``help`` says of each console action (syntax, what it does, an example)."""

@@ -302,9 +302,6 @@ def test_tables_keep_the_kernels_seams() -> None:
     assert kernel_violations(ROOT) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="houseway is still a console command (it imports the pai gow rules)"
-)
 def test_no_console_module_imports_a_game() -> None:
     assert console_game_imports(ROOT) == []
 

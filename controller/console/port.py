@@ -1,0 +1,51 @@
+"""What the console may read of the controller and ask of it: its narrow port.
+
+The application is one implementation (controller/app.py); the console's tests hold another. The
+console reaches the table only through :class:`controller.tables.table.Table` and the rest of the
+controller only through what is named here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from controller.journal.store import Journal, JournalError
+from controller.tables.table import Table
+
+if TYPE_CHECKING:
+    from controller.config.profile import Profile
+    from controller.config.settings import ConfigStore
+    from controller.journal.summary import Summaries
+    from controller.journal.trust import JournalTrust
+    from controller.rng.certified import CertifiedRng
+
+
+class ConsoleHost(Protocol):
+    """The controller as the console sees it."""
+
+    journal: Journal
+    table: Table
+    config: ConfigStore
+    trust: JournalTrust
+    state_dir: Path
+    #: Faults the controller holds (journal, program, settings) besides the table's.
+    app_faults: list[str]
+    #: True when a reply may come later (the loop answers once the events it caused are
+    #: handled); False where the console's caller wants every reply at once.
+    defers_replies: bool
+    #: Counted summary rows for repeated events (None: one row each).
+    summaries: Summaries | None
+
+    @property
+    def profile(self) -> Profile: ...
+
+    @property
+    def rng(self) -> CertifiedRng | None: ...
+
+    def alarm(self, text: str) -> None: ...
+    def post(self, event: object) -> None: ...
+    def journal_fault(self, exc: JournalError) -> None: ...
+    def faults(self) -> list[str]: ...
+    def status(self) -> dict[str, str]: ...
+    def acknowledge_journal(self, who: str) -> list[str]: ...
