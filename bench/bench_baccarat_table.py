@@ -42,7 +42,7 @@ from controller.tables.baccarat.integrity import (
     expected_alarm_rate,
     shuffled_shoe_alarm_rates,
 )
-from drivers.shoe_protocol import encode  # noqa: E402
+from drivers.shoe_protocol import REVISION, encode  # noqa: E402
 
 SID = "BE4C7AB1"  # the bench shoe's session
 
@@ -87,8 +87,10 @@ class PtyShoe:
         os.close(self.slave)
 
 
-def latency(shoes: int, state_dir: Path) -> list[float]:
-    shoe = PtyShoe()
+def latency(shoes: int, state_dir: Path, shoe: PtyShoe | None = None) -> list[float]:
+    """``shoe``: the shoe's end to play (bench/bench_shoe_link.py's puts traffic beside the
+    cards on the line); a quiet one by default. It is closed here."""
+    shoe = shoe or PtyShoe()
     base = load_profile(PROFILE)
     assert base.shoe is not None
     profile = dataclasses.replace(base, shoe=dataclasses.replace(base.shoe, port=shoe.path))
@@ -133,7 +135,7 @@ def latency(shoes: int, state_dir: Path) -> list[float]:
             samples.append((decided[before] - sent) / 1e6)
 
     try:
-        shoe.send("HELO", "BENCH", "2.0")
+        shoe.send("HELO", "BENCH", "2.0", REVISION)
         deadline = time.monotonic() + WAIT_S
         while app.call(lambda: app.journal.last(["shoe.session"]), WAIT_S) is None:
             if time.monotonic() > deadline:
@@ -211,8 +213,8 @@ def idle_rows(state_dir: Path, beats: int = 600, period_s: float = 0.02) -> tupl
                 raise TimeoutError("no shoe session")
             time.sleep(0.01)
         time.sleep(0.5)
-        first_seq, rows_before = sim.status().next_seq, app.journal.last_seq
-        while (sim.status().next_seq - first_seq) % 10000 < beats:
+        first, rows_before = sim.status().heartbeats, app.journal.last_seq
+        while sim.status().heartbeats - first < beats:
             time.sleep(period_s)
         rows = app.journal.last_seq - rows_before
         return beats, rows

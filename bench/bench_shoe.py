@@ -15,7 +15,7 @@ import tty
 
 from drivers.serial_shoe import SerialShoe
 from drivers.shoe_events import ShoeFrameAccepted, ShoeLinkChanged, ShoeSession
-from drivers.shoe_protocol import SEQ_MOD, FrameDecoder, encode
+from drivers.shoe_protocol import REVISION, SEQ_MOD, FrameDecoder, encode
 
 SID = "BE4C0001"
 
@@ -58,7 +58,7 @@ def bench_latency(samples: int) -> list[float]:
         # pySerial flushes input on open: speak only once the port is open
         while not isinstance(event := events.get(timeout=5), ShoeLinkChanged) or not event.up:
             pass
-        os.write(master, encode("HELO", 0, SID, "BENCH", "2.0"))
+        os.write(master, encode("HELO", 0, SID, "BENCH", "2.0", REVISION))
         while not isinstance(event := events.get(timeout=5), ShoeSession):
             pass
         shoe.acknowledge(SID, event.seq)

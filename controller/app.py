@@ -684,9 +684,12 @@ class Application:
         if not event.up:
             if event.device in self.devices_down:
                 return
+            # What a technician reads in `status`: the device, its port, what to check, and
+            # that nothing needs clearing (docs/configuration.md "Stable device names").
             text = (
-                f"{name} not connected on {event.port} ({event.reason}); reopened every"
-                f" {REOPEN_MAX_S:.0f} s at most, clears when it is back"
+                f"{name} not connected on {event.port} ({event.reason}): check its cable and"
+                " that its USB adapter is in the USB port the profile's name stands for;"
+                f" tried again every {REOPEN_MAX_S:.0f} s at most, clears itself when it is back"
             )
             self.devices_down[event.device] = text
             self.journal.append(

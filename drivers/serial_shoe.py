@@ -1,16 +1,19 @@
 """Serial card shoe driver: a pySerial reader thread speaking the reference shoe protocol,
-revision 2 (docs/design.md: a session id in every frame).
+revision 3 (docs/design.md: a session id in every frame, heartbeats outside the sequence).
 
 The thread decodes frames, applies the session and sequence rules, posts ``drivers.shoe_events``
 onto the controller's queue and answers the shoe. DURABILITY: it never acknowledges a frame the
 controller has not journaled and handed back with ``acknowledge(sid, seq)``; after a restart the
 controller resumes from its journal with ``$NAK,next,SID`` and a shoe cannot resend a frame it
-was told was accepted.
+was told was accepted. Heartbeats are the driver's alone: they feed the watchdog and, when
+their LAST names a frame never received, bring a ``$NAK``; they are never posted, journaled or
+acknowledged. A ``$HELO`` of another protocol revision (or none) is refused (``bad_revision``).
 """
 
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 import time
@@ -29,6 +32,7 @@ from drivers.shoe_events import (
     ShoeWatchdog,
 )
 from drivers.shoe_protocol import (
+    REVISION,
     BadFrame,
     Decision,
     Frame,
@@ -39,6 +43,7 @@ from drivers.shoe_protocol import (
     Verdict,
     check_sid,
     encode,
+    helo_revision,
     next_seq,
     seq_distance,
 )
@@ -81,6 +86,9 @@ class ShoeStats:
     repeats: int
     foreign: int
     gaps: int
+    heartbeats: int
+    lost: int
+    bad_revision: int
     sessions: int
     acks_sent: int
     naks_sent: int
@@ -223,6 +231,9 @@ class SerialShoe:
             repeats=c["repeats"],
             foreign=c["foreign"],
             gaps=c["gaps"],
+            heartbeats=c["heartbeats"],
+            lost=c["lost"],
+            bad_revision=c["bad_revision"],
             sessions=c["sessions"],
             acks_sent=c["acks_sent"],
             naks_sent=c["naks_sent"],
@@ -272,7 +283,12 @@ class SerialShoe:
         except (serial.SerialException, OSError, ValueError) as exc:
             if not self._down_reported:  # once per outage, not once per retry
                 self._down_reported = True
-                self._emit(ShoeLinkChanged(False, f"open failed: {exc}", time.monotonic_ns()))
+                # pySerial repeats the path and the errno in its text: the errno's words suffice
+                errno = exc.errno if isinstance(exc, OSError) else None
+                why = os.strerror(errno) if errno else str(exc)
+                self._emit(
+                    ShoeLinkChanged(False, f"cannot open {self._url}: {why}", time.monotonic_ns())
+                )
             return False
         if self._counts["opens"]:
             self._counts["reconnects"] += 1
@@ -337,9 +353,9 @@ class SerialShoe:
         self._counts["naks_sent"] += 1
 
     def _send_durable_ack(self) -> None:
-        """``$ACK`` of the last journaled SEQ of the current session, if any: it keeps the
-        shoe's 500 ms silence resend from firing while frames arrive and are not (yet)
-        journaled one by one (heartbeats, repeats). Never beyond the journal."""
+        """``$ACK`` of the last journaled SEQ of the current session, if any: the answer to a
+        repeat (docs/design.md: acknowledge it) and to the controller's acknowledge(). Never
+        beyond the journal."""
         sid = self._tracker.sid
         if sid is not None and self._durable is not None:
             self._write(encode("ACK", self._durable, sid))
@@ -410,8 +426,42 @@ class SerialShoe:
         if verdict is Verdict.ACCEPT:
             self._feed_watchdog(now_ns)
             self._accept(decision, now_ns)
-            if item.type == "HBT":
-                self._send_durable_ack()  # journaled later in a summary: keep the shoe quiet
+        elif verdict is Verdict.HEARTBEAT:
+            # revision 3: outside the sequence; it feeds the watchdog and nothing else (never
+            # posted, journaled or acknowledged: an idle link is quiet)
+            self._feed_watchdog(now_ns)
+            self._counts["heartbeats"] += 1
+        elif verdict is Verdict.LOST:
+            # the heartbeat's LAST is beyond what we accepted: frames were lost on the wire
+            self._feed_watchdog(now_ns)
+            self._counts["heartbeats"] += 1
+            self._counts["lost"] += 1
+            self._refuse(
+                verdict.value,
+                item.raw,
+                decision.expected,
+                f"heartbeat: the shoe sent up to SEQ {item.seq}",
+                decision.nak is not None,
+                now_ns,
+            )
+            if decision.nak is not None and self._tracker.sid is not None:
+                self._send_nak(SessionPosition(self._tracker.sid, decision.nak))
+        elif verdict is Verdict.BAD_REVISION:
+            # no session, no reply, no watchdog: none of this shoe's frames is ever accepted
+            self._counts["bad_revision"] += 1
+            revision = helo_revision(item)
+            named = (
+                "names no protocol revision" if revision is None else f"speaks revision {revision}"
+            )
+            self._refuse(
+                verdict.value,
+                item.raw,
+                decision.expected,
+                f"the shoe (session {item.sid}) {named}; this controller speaks revision"
+                f" {REVISION}",
+                False,
+                now_ns,
+            )
         elif verdict is Verdict.REPEAT:
             self._feed_watchdog(now_ns)
             self._counts["repeats"] += 1

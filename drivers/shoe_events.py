@@ -1,9 +1,9 @@
 """Immutable events the serial shoe driver posts onto the controller's queue (docs/design.md).
 
-A ``ShoeSession`` and every ``ShoeFrameAccepted`` other than a heartbeat must be journaled and
-then acknowledged with ``SerialShoe.acknowledge(event.sid, event.seq)``; heartbeats may be
-journaled as a counted summary, whose row carries the last one's SEQ (docs/shoe-protocol.md,
-"Heartbeats"). Nothing that is not journaled is ever acknowledged.
+A ``ShoeSession`` and every ``ShoeFrameAccepted`` must be journaled and then acknowledged with
+``SerialShoe.acknowledge(event.sid, event.seq)``. Heartbeats are never posted (revision 3: they
+are outside the sequence and feed the driver's watchdog). Nothing that is not journaled is ever
+acknowledged.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class ShoeSession:
 
 @dataclass(frozen=True, slots=True)
 class ShoeFrameAccepted:
-    """A frame of the current session with the expected SEQ (CARD, COVR, HBT, FLT, or a
+    """A frame of the current session with the expected SEQ (CARD, COVR, FLT, or a
     well-formed unknown type). ``known`` is False for a type docs/design.md does not define."""
 
     type: str
@@ -57,8 +57,10 @@ class ShoeFrameRefused:
     frame of another session.
 
     ``reason`` is a ``BadReason`` value, or ``gap`` / ``foreign_sid`` / ``no_session`` /
-    ``wrong_direction``. ``expected_seq`` is the SEQ the driver expected (and NAKed, if
-    ``nak_sent``) in its current session.
+    ``wrong_direction`` / ``lost`` (a heartbeat whose LAST was never received: frames were
+    lost, the expected SEQ is NAKed) / ``bad_revision`` (a ``$HELO`` of another protocol
+    revision or none: that shoe is refused). ``expected_seq`` is the SEQ the driver expected
+    (and NAKed, if ``nak_sent``) in its current session.
     """
 
     reason: str

@@ -1,9 +1,10 @@
-"""Reference shoe protocol, revision 2 (docs/design.md): framing, session ids and sequence rules.
+"""Reference shoe protocol, revision 3 (docs/design.md): framing, session ids and sequence rules.
 
 Pure: no I/O, no clocks, no randomness. The serial driver, the simulated shoe and the tests all
 share it, so both ends of the link agree byte for byte. Every frame carries the session id (SID)
-the shoe drew at power-up, so no frame of one power-up can be taken for another's. Readings of
-the spec are in docs/shoe-protocol.md.
+the shoe drew at power-up, so no frame of one power-up can be taken for another's. A heartbeat
+(``$HBT,LAST,SID``) takes no SEQ of its own: it names the last sequenced frame the shoe sent.
+Readings of the spec are in docs/shoe-protocol.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "KNOWN_TYPES",
     "MAX_FRAME",
     "NO_SID",
+    "REVISION",
     "SEQ_MOD",
     "BadFrame",
     "BadReason",
@@ -33,6 +35,7 @@ __all__ = [
     "check_sid",
     "checksum",
     "encode",
+    "helo_revision",
     "is_sid",
     "next_seq",
     "parse_frame",
@@ -44,12 +47,16 @@ MAX_FRAME = 80  # bytes from `$` through LF
 GAP_WINDOW = 5000  # 1 <= d <= 5000 is a gap; any other non-zero d is a repeat
 RAW_KEEP = 2 * MAX_FRAME  # bytes of a refused frame kept for the journal
 NO_SID = "00000000"  # never a session id (docs/design.md)
+#: The protocol revision this code speaks; a shoe names its own in its $HELO (after the firmware).
+REVISION = "3"
 
 SHOE_TYPES = frozenset({"HELO", "CARD", "COVR", "HBT", "FLT"})
 CONTROLLER_TYPES = frozenset({"ACK", "NAK"})
 KNOWN_TYPES = SHOE_TYPES | CONTROLLER_TYPES
 # Field count per known type, after SEQ and SID; an unknown type may carry any number of fields.
-_ARITY = {"HELO": 2, "CARD": 1, "COVR": 0, "HBT": 0, "FLT": 1, "ACK": 0, "NAK": 0}
+# A $HELO carries model, firmware and (revision 3 on) the protocol revision; one without the
+# revision is well-formed (a revision 2 shoe) so that it can be refused by name, not as noise.
+_ARITY = {"HELO": 3, "CARD": 1, "COVR": 0, "HBT": 0, "FLT": 1, "ACK": 0, "NAK": 0}
 FLT_CODES = frozenset({"JAM", "UNREAD", "DOOR", "FULL", "CLR"})
 
 CARD_RE = re.compile(r"[A23456789TJQK][SHDC]")
@@ -104,7 +111,10 @@ def check_sid(sid: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """A well-formed frame: checksum verified, SEQ and SID valid, fields valid for its type."""
+    """A well-formed frame: checksum verified, SEQ and SID valid, fields valid for its type.
+
+    For a heartbeat (``HBT``) ``seq`` is LAST: the SEQ of the last sequenced frame the shoe sent
+    in its session (revision 3: a heartbeat takes no SEQ of its own)."""
 
     type: str
     seq: int
@@ -171,20 +181,31 @@ def _check_fields(ftype: str, fields: tuple[str, ...]) -> str | None:
     arity = _ARITY.get(ftype)
     if arity is None:
         return None  # unknown type: any printable fields (docs/design.md: accepted, flagged)
-    if len(fields) != arity:
+    if len(fields) != arity and not (ftype == "HELO" and len(fields) == arity - 1):
+        if ftype == "HELO":
+            return f"HELO takes model, firmware and revision after SEQ and SID, got {len(fields)}"
         return f"{ftype} takes {arity} field(s) after SEQ and SID, got {len(fields)}"
     if ftype == "CARD" and not CARD_RE.fullmatch(fields[0]):
         return f"card {fields[0]!r} is not rank A23456789TJQK + suit SHDC"
     if ftype == "HELO" and not all(fields):
-        return "HELO model and firmware must not be empty"
+        return "HELO model, firmware and revision must not be empty"
     if ftype == "FLT" and not _CODE_RE.fullmatch(fields[0]):
         return f"fault code {fields[0]!r} is not an upper-case token"
     return None
 
 
+def helo_revision(frame: Frame) -> str | None:
+    """The protocol revision a ``$HELO`` names (its field after the firmware), None if it names
+    none (a revision 2 shoe)."""
+    if frame.type != "HELO" or len(frame.fields) < 3:
+        return None
+    return frame.fields[2]
+
+
 def encode(ftype: str, seq: int, sid: str, *fields: str) -> bytes:
     """Build one frame ``$TYPE,SEQ,SID[,FIELD]*`*HH CR LF``; raises ShoeProtocolError if
-    invalid."""
+    invalid. For ``HBT`` the SEQ position carries LAST, the SEQ of the last sequenced frame
+    the shoe sent in its session."""
     if not isinstance(ftype, str) or not _TYPE_RE.fullmatch(ftype):
         raise ShoeProtocolError(f"frame type {ftype!r} is not 1-8 upper-case letters/digits")
     _check_seq(seq)
@@ -300,6 +321,9 @@ class Verdict(enum.StrEnum):
     FOREIGN = "foreign_sid"  # another session's frame (not a HELO): discard without a reply
     NO_SESSION = "no_session"  # no HELO and no journal yet: discard without a reply
     WRONG_DIRECTION = "wrong_direction"  # ACK/NAK only travel controller -> shoe
+    HEARTBEAT = "heartbeat"  # a heartbeat whose LAST we have accepted: feeds the watchdog only
+    LOST = "lost"  # a heartbeat whose LAST is beyond what we accepted: NAK expected, once per gap
+    BAD_REVISION = "bad_revision"  # a $HELO of another protocol revision, or none: refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +396,9 @@ class SequenceTracker:
         if frame.type in CONTROLLER_TYPES:
             return Decision(Verdict.WRONG_DIRECTION, frame, expected)
         if frame.type == "HELO":
+            if helo_revision(frame) != REVISION:
+                # neither end may half-understand the other: no session, no reply
+                return Decision(Verdict.BAD_REVISION, frame, expected)
             if frame.sid == self._sid:
                 # the current session's HELO again: the shoe resends it (our ACK was lost,
                 # or we restarted before acknowledging it). **Choice**: a shoe that sends it
@@ -389,6 +416,8 @@ class SequenceTracker:
             return Decision(Verdict.NO_SESSION, frame, expected)
         if frame.sid != self._sid:
             return Decision(Verdict.FOREIGN, frame, expected)
+        if frame.type == "HBT":
+            return self._heartbeat(frame, expected)
         d = seq_distance(frame.seq, expected)
         if d == 0:
             self._expected = next_seq(expected)
@@ -401,6 +430,18 @@ class SequenceTracker:
         # the shoe is resending older frames: a later gap is a new gap and gets its own NAK
         self._nak_sent_for = None
         return Decision(Verdict.REPEAT, frame, expected)
+
+    def _heartbeat(self, frame: Frame, expected: int) -> Decision:
+        """Revision 3: ``$HBT,LAST,SID`` is outside the sequence; it never moves ``expected``.
+        LAST = expected - 1 (or behind it) is a link in step. LAST beyond it means the frames
+        from ``expected`` to LAST were lost on the wire (the last card of a coup, say): NAK the
+        expected SEQ, once per gap, as for a gap frame."""
+        d = seq_distance(next_seq(frame.seq), expected)
+        if d == 0 or d > GAP_WINDOW:
+            return Decision(Verdict.HEARTBEAT, frame, expected)
+        nak = None if self._nak_sent_for == expected else expected
+        self._nak_sent_for = expected
+        return Decision(Verdict.LOST, frame, expected, nak=nak)
 
 
 def _check_seq(seq: object) -> None:

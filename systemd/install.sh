@@ -13,7 +13,8 @@
 #      (profile.toml.manifest.json: the digest of each file);
 #   3. swaps the new tree in (the old one is kept as /opt/table-controller.previous), owned by
 #      root and read-only to everyone;
-#   4. creates the user table-controller (groups dialout, gpio), installs and enables the unit
+#   4. creates the user table-controller (groups dialout, gpio; tss when it exists, for the
+#      TPM's /dev/tpmrm0), installs and enables the unit
 #      (with its loopback-only network drop-in when the profile serves the scoreboard, and one
 #      that opens the broker's address only when the profile has [feed]), the udev rule that
 #      lets the service's group read /dev/hwrng, the udev rules that name the serial adapters
@@ -252,6 +253,8 @@ if ! id table-controller >/dev/null 2>&1; then
         --shell /usr/sbin/nologin --user-group table-controller
 fi
 usermod -a -G dialout,gpio table-controller
+# /dev/tpmrm0 (a TPM variant profile's journal counter): group tss, mode 0660, by tpm-udev's rule
+if getent group tss >/dev/null; then usermod -a -G tss table-controller; fi
 udevadm control --reload-rules && udevadm trigger --sysname-match=hw_random || true
 udevadm trigger --subsystem-match=tty --action=add || true  # /dev/tc-* for adapters plugged in
 systemctl daemon-reexec  # PID 1 reads system.conf.d again: the hardware watchdog is armed now

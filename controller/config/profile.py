@@ -106,6 +106,9 @@ STANDARD_BAUDS: Final = (
 )
 GPIO_MIN: Final = 2  # BCM numbering; the 40-pin header exposes GPIO 2-27
 GPIO_MAX: Final = 27
+#: Until a program sets them up, GPIO 0 to this pull up and the rest pull down (BCM2835 ARM
+#: Peripherals, p. 102; the BCM2711 keeps those defaults): an output there is on at power-on.
+PULLED_UP_AT_POWER_ON: Final = 8
 #: The header UART is on GPIO 14 (TXD) and 15 (RXD) on a Pi 4 and a Pi 5.
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
@@ -440,20 +443,20 @@ class ShoeSettings:
     port: str = field(
         metadata=about(
             AbsPath(("sim",)),
-            ref='docs/design.md "Reference shoe protocol, revision 2"',
+            ref='docs/design.md "Reference shoe protocol, revision 3"',
             doc="the shoe",
         )
     )
     baud: int = setting(
         OneOf(STANDARD_BAUDS),
         115200,
-        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        ref='docs/design.md "Reference shoe protocol, revision 3"',
         doc="8N1, no flow control",
     )
     watchdog_s: float = setting(
         Float(1.0, 30.0),
         3.0,
-        ref='docs/design.md "Reference shoe protocol, revision 2"',
+        ref='docs/design.md "Reference shoe protocol, revision 3"',
         doc="seconds without a valid frame that are a fault",
     )
     sim_decks: int = setting(
@@ -813,6 +816,16 @@ def check_profile_report(path: str | os.PathLike[str]) -> str:
 _NUMBERED_USB_SERIAL: Final = re.compile(r"/dev/tty(USB|ACM)[0-9]+")
 
 
+#: The name the release's udev rules (systemd/udev/70-table-controller-serial.rules) give the
+#: adapter of each serial setting, by the USB port it is plugged into.
+_STABLE_NAME: Final = {
+    "console.port": "/dev/tc-console",
+    "devices.shoe.port": "/dev/tc-shoe",
+    "devices.display.port": "/dev/tc-display",
+    "devices.dealer_display.port": "/dev/tc-display",
+}
+
+
 def profile_warnings(profile: Profile) -> list[str]:
     """Choices a profile may make that deserve a second look (printed by check-profile)."""
     out = []
@@ -829,10 +842,40 @@ def profile_warnings(profile: Profile) -> list[str]:
             out.append(
                 f'{key} = "{port}" is numbered in the order USB finds the adapters, which can'
                 " change between boots (the shoe could come up on the display's port): name"
-                " it by the USB port it is plugged into, /dev/tc-shoe, /dev/tc-display or"
-                " /dev/tc-console from the release's udev rules, or /dev/serial/by-path/..."
+                f" it by the USB port it is plugged into, {_STABLE_NAME[key]} from the"
+                " release's udev rules, or /dev/serial/by-path/..."
                 ' (docs/configuration.md "Stable device names")'
             )
+    tpm_overlays = [o for o in profile.board.overlays if o.startswith("tpm-")]
+    if (
+        profile.gpio_backend == "rpi"
+        and profile.journal.counter.startswith("device:")
+        and not tpm_overlays
+    ):
+        # The TPM is on the header's SPI0 (docs/hardware.md "Pin map"): without its overlay
+        # named, a button or lamp wired to GPIO 7-11 is not refused.
+        out.append(
+            f'journal.counter = "{profile.journal.counter}" uses a TPM, but board.overlays'
+            ' names no TPM overlay: add "tpm-slb9670" (the dtoverlay line of config.txt) so'
+            " that a device on the pins its SPI0 takes (GPIO 7-11) is refused"
+            ' (docs/hardware.md "Pin map")'
+        )
+    if profile.gpio_backend == "rpi":
+        outputs: list[tuple[str, int]] = []
+        if profile.display is not None and profile.display.pins:
+            outputs += [(f"devices.display.pins.{k}", v) for k, v in profile.display.pins.items()]
+        if profile.seat_lamps is not None:
+            outputs += [
+                (f"devices.seat_lamps.pins.{k}", v) for k, v in profile.seat_lamps.pins.items()
+            ]
+        for key, pin in outputs:
+            if pin <= PULLED_UP_AT_POWER_ON:
+                out.append(
+                    f"{key} = {pin}: GPIO 0-{PULLED_UP_AT_POWER_ON} pull up at power-on, so"
+                    " what it drives can light during boot and while the program is not"
+                    " running; use GPIO 9-27, or a pull-down on its driver input"
+                    ' (docs/hardware.md "Pin map")'
+                )
     board = profile.scoreboard
     if board.enabled and not board.loopback:
         out.append(

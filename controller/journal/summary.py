@@ -1,9 +1,9 @@
 """Counted summary rows: repeated events folded into one row per interval (docs/journal.md).
 
 A console flooded with lines without a login, a technician repeating ``verify SEED``, a shoe's
-heartbeats: each is worth knowing, none is worth a synced row each time. The first event of a key
-is journaled at once (count 1); the repeats within the interval are counted, and one row with the
-count, the first and last time and the last detail is written when the interval ends (the loop's
+refused frames: each is worth knowing, none is worth a synced row each time. The first event of a
+key is journaled at once (count 1); the repeats within the interval are counted, and one row with
+the count, the first and last time and the last detail is written when the interval ends (the loop's
 tick calls :meth:`Summaries.flush`) or at a boundary (``flush(force=True)``). Nothing is lost: the
 counts add up to every event.
 """

@@ -1,9 +1,11 @@
-"""Simulated card shoe: the reference shoe protocol's shoe side (revision 2), with faults on demand.
+"""Simulated card shoe: the reference shoe protocol's shoe side (revision 3), with faults on demand.
 
 It shuffles N decks, places the cover card, and speaks docs/design.md "Reference shoe protocol,
-revision 2" on a serial port or on a pseudo-terminal it creates. At every power-up it draws a
-new session id; it keeps every frame until it is acknowledged (across a cable pull too), never
-drops one, and locks its card gate with ``$FLT,FULL`` when its buffer is full. The stimulus
+revision 3" on a serial port or on a pseudo-terminal it creates. At every power-up it draws a
+new session id and names the revision in its ``$HELO``; it keeps every sequenced frame until it
+is acknowledged (across a cable pull too), never drops one, and locks its card gate with
+``$FLT,FULL`` when its buffer is full. Heartbeats (``$HBT,LAST,SID``) take no SEQ and are never
+held or resent. The stimulus
 methods (``deal``, ``inject``...) are for tests and technicians; production code never calls
 them. The shuffle uses ``random.Random(seed)``: reproducible, fine for a simulator, never for
 play. With ``state_path`` the shoe keeps its state (cards, session, frames held) in a file, so a
@@ -34,6 +36,7 @@ import serial
 from drivers.errors import DriverError
 from drivers.shoe_protocol import (
     CARD_RE,
+    REVISION,
     SEQ_MOD,
     Frame,
     FrameDecoder,
@@ -51,14 +54,15 @@ RECEIVED_MAX = 4096  # ACK/NAK frames remembered in ``received`` (the newest)
 MIN_KEEP = 64  # docs/design.md: the shoe holds at least 64 unacknowledged frames
 DEFAULT_BAUD = 115200  # docs/design.md: 115200 by default
 DISCONNECT_S = 1.0  # how long the ``disconnect`` fault keeps the cable out
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: protocol revision 3 (a state file of revision 2 is set aside)
 
 #: The shoe faults a technician or a test can inject, one vocabulary for the console's
 #: ``sim shoe fault KIND``, the standalone emulator's ``fault KIND`` and the docs.
 FAULTS: dict[str, str] = {
-    "checksum": "the next new frame goes out once with a wrong checksum",
-    "drop": "the next new frame is not sent at first (recovered by NAK or the silence resend)",
-    "duplicate": "the next new frame is sent twice",
+    "checksum": "the next new sequenced frame goes out once with a wrong checksum",
+    "drop": "the next new sequenced frame is not sent at first (recovered by the NAK of a gap"
+    " or of the next heartbeat, or the silence resend)",
+    "duplicate": "the next new sequenced frame is sent twice",
     "garbage": "a burst of bytes that are not a frame",
     "disconnect": f"the cable is pulled for {DISCONNECT_S:g} s (frames held are kept)",
     "power": "a power cycle: frames held are lost, a new session id, a new $HELO",
@@ -207,7 +211,7 @@ class SimShoeStatus:
     next_seq: int
     session_seq: int
     unacked: int
-    unacked_beats: int  # heartbeats among them (journaled in summaries: they may wait)
+    heartbeats: int  # sent since start (never held, never resent)
     full: bool
     cards_left: int
     cards_dealt: int
@@ -239,6 +243,7 @@ class SimShoe:
         firmware: str = "2.0",
         start_seq: int = 0,
         heartbeat_s: float | None = 1.0,
+        revision: str | None = REVISION,
         resend_after_s: float = 0.5,
         keep: int = MIN_KEEP,
         baud: int = DEFAULT_BAUD,
@@ -262,7 +267,10 @@ class SimShoe:
         self._baud = baud
         self._model, self._firmware = model, firmware
         self._sid = new_sid(None, randbytes)
-        encode("HELO", 0, self._sid, model, firmware)  # refuse what the protocol cannot carry
+        # ``revision``: what the $HELO names; another one (or None: a revision 2 shoe) only to
+        # show that the controller refuses such a shoe
+        self._revision = () if revision is None else (revision,)
+        encode("HELO", 0, self._sid, model, firmware, *self._revision)  # refuse what cannot go
         self._start_seq = start_seq
         self._seq = start_seq
         self._session_seq = start_seq
@@ -562,11 +570,11 @@ class SimShoe:
             return self._acked.wait_for(lambda: not self._unacked, timeout)
 
     def delivered(self) -> bool:
-        """True when every frame but heartbeats is acknowledged: the controller has journaled
-        every card, cover card, fault and $HELO sent (it journals heartbeats in counted
-        summaries, so up to a minute of them may wait: docs/shoe-protocol.md)."""
+        """True when every frame sent is acknowledged: the controller has journaled every
+        card, cover card, fault and $HELO sent (heartbeats are never held: nothing to wait
+        for)."""
         with self._lock:
-            return all(f.startswith(b"$HBT,") for f in self._unacked.values())
+            return not self._unacked
 
     def wait_delivered(self, timeout: float) -> bool:
         """Block until ``delivered()``; False on timeout."""
@@ -583,7 +591,7 @@ class SimShoe:
                 next_seq=self._seq,
                 session_seq=self._session_seq,
                 unacked=len(self._unacked),
-                unacked_beats=sum(1 for f in self._unacked.values() if f.startswith(b"$HBT,")),
+                heartbeats=c["heartbeats"],
                 full=self._full,
                 cards_left=sum(1 for x in self._cards if x != COVER),
                 cards_dealt=sum(self._dealt.values()),
@@ -642,7 +650,7 @@ class SimShoe:
         self._acked.notify_all()
         self._sid = new_sid(self._sid, self._randbytes)
         self._powered = True
-        self._emit("HELO", self._model, self._firmware)
+        self._emit("HELO", self._model, self._firmware, *self._revision)
 
     def _open_link(self) -> None:
         if self._port is not None:
@@ -709,6 +717,15 @@ class SimShoe:
                 self._write(frame)
         if full is not None:
             self._write(full)
+
+    def _heartbeat(self) -> None:
+        """docs/design.md, revision 3: ``$HBT,LAST,SID``, LAST the SEQ of the last sequenced
+        frame sent in this session; no SEQ of its own, never held, never resent, sent while
+        the gate is locked too (it takes no slot). Armed faults wait for a sequenced frame."""
+        if not self._powered:
+            return
+        if self._write(encode("HBT", (self._seq - 1) % SEQ_MOD, self._sid)):
+            self._counts["heartbeats"] += 1
 
     def _resend_from(self, seq: int | None) -> None:
         frames = list(self._unacked.items())
@@ -781,9 +798,12 @@ class SimShoe:
                 if self._link is None:
                     continue
                 if self._heartbeat_s and now >= self._next_hbt:
-                    self._next_hbt = now + self._heartbeat_s
-                    if not self._full and len(self._unacked) < self._keep - 1:
-                        self._emit("HBT")
+                    # on a fixed schedule (no drift: 600 beats in 10 minutes at 1 Hz); a shoe
+                    # that fell behind by more than a period beats once, not in a burst
+                    self._next_hbt += self._heartbeat_s
+                    if self._next_hbt <= now:
+                        self._next_hbt = now + self._heartbeat_s
+                    self._heartbeat()
                 if self._unacked and now - self._quiet_from >= self._resend_after:
                     self._resend_from(None)  # docs/design.md: resend after 500 ms of silence
 
@@ -857,10 +877,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baud", type=int, default=DEFAULT_BAUD)
     parser.add_argument("--state", help="keep the shoe's state in this file (see the module)")
     parser.add_argument("--auto", type=float, metavar="SECONDS", help="deal a card every SECONDS")
+    parser.add_argument(
+        "--revision",
+        default=REVISION,
+        help=f"the protocol revision its $HELO names (default {REVISION}; 'none' names none):"
+        " another one shows the controller refusing the shoe",
+    )
     args = parser.parse_args(argv)
     try:
         shoe = SimShoe(
-            args.port, decks=args.decks, seed=args.seed, baud=args.baud, state_path=args.state
+            args.port,
+            decks=args.decks,
+            seed=args.seed,
+            baud=args.baud,
+            state_path=args.state,
+            revision=None if args.revision == "none" else args.revision,
         )
         if args.pty:
             print(shoe.create_pty(args.link), flush=True)

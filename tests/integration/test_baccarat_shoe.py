@@ -205,7 +205,7 @@ def test_a_whole_shoe_through_every_transport_fault(state_dir: Path) -> None:
         assert any(e.data["reason"] for e in journal.events(kinds=["shoe.refused"]))
         assert [e.data["up"] for e in journal.events(kinds=["shoe.link"])].count(False) >= 1
         assert list(journal.events(kinds=["baccarat.last_hand"]))
-        assert sim.delivered() or sim.wait_delivered(WAIT_S)  # heartbeats wait for a summary
+        assert sim.delivered() or sim.wait_delivered(WAIT_S)
     finally:
         run.stop()
 

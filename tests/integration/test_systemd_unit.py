@@ -63,6 +63,7 @@ def test_unit_has_the_required_options() -> None:
         "char-gpiochip",
         "/dev/gpiomem",
         "/dev/hwrng",
+        "/dev/tpmrm0",
     ):
         assert device in allowed
     # Never gives up restarting: no start limit (a burst of failures would stop the table, and
@@ -73,6 +74,60 @@ def test_unit_has_the_required_options() -> None:
     assert s.get("PrivateDevices", ["no"]) == ["no"]
     assert s.get("ProtectKernelTunables", ["no"]) == ["no"]
     assert "ProcSubset" not in s
+
+
+#: What each kind of device name a shipped Pi profile uses is, as the unit's DeviceAllow=
+#: names it: the udev names /dev/tc-* are links to a USB adapter's ttyUSBn or ttyACMn; the Pi 4's
+#: /dev/serial0 is a link to the PL011 (ttyAMA0) or the mini UART (ttyS0).
+_LINKS = {
+    "/dev/tc-shoe": ("char-ttyUSB", "char-ttyACM"),
+    "/dev/tc-display": ("char-ttyUSB", "char-ttyACM"),
+    "/dev/tc-console": ("char-ttyUSB", "char-ttyACM"),
+    "/dev/serial0": ("char-ttyAMA", "char-ttyS"),
+}
+
+
+def _device_classes(path: str) -> tuple[str, ...]:
+    """The DeviceAllow= entries that would let the service open ``path``."""
+    if path in _LINKS:
+        return _LINKS[path]
+    for major in ("ttyUSB", "ttyACM", "ttyAMA", "ttyS"):
+        if path.removeprefix("/dev/").rstrip("0123456789") == major:
+            return (f"char-{major}",)
+    return (path,)
+
+
+def test_the_unit_allows_every_device_a_shipped_pi_profile_opens() -> None:
+    """DevicePolicy=closed denies every device not named: a TPM variant (journal.counter on
+    /dev/tpmrm0) would fail its journal at every start if the unit left its TPM out."""
+    from controller.config.profile import load_profile
+
+    allowed: dict[str, str] = {}
+    for entry in _settings()["DeviceAllow"]:
+        device, _, access = entry.partition(" ")
+        allowed[device] = access
+    opened: dict[str, str] = {}  # device -> the access the program needs
+    profiles = sorted((REPO / "hw_profiles").glob("rpi*.toml"))
+    assert any(p.name.endswith("-tpm.toml") for p in profiles)
+    for path in profiles:
+        profile = load_profile(path)
+        opened[profile.console.port] = "rw"
+        for port in (
+            profile.shoe.port if profile.shoe else None,
+            profile.dealer_display.port if profile.dealer_display else None,
+            profile.display.port if profile.display else None,
+        ):
+            if port is not None:
+                opened[port] = "rw"
+        if profile.rng.hwrng_path is not None:
+            opened[profile.rng.hwrng_path] = "r"
+        if profile.journal.counter.startswith("device:"):
+            opened[profile.journal.counter.removeprefix("device:")] = "rw"
+    assert "/dev/tpmrm0" in opened  # the TPM variants' counter
+    for device, access in opened.items():
+        grants = [allowed[c] for c in _device_classes(device) if c in allowed]
+        assert grants, f"{device}: the unit's DeviceAllow= does not name it"
+        assert all(set(access) <= set(g) for g in grants), (device, access, grants)
 
 
 WATCHDOG = REPO / "systemd" / "system.conf.d" / "60-table-controller-watchdog.conf"

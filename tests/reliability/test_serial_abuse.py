@@ -1,5 +1,6 @@
 """1 MB of random bytes, truncated, over-long and bad-checksum frames, frames of a foreign
-session and frames whose SID is not a session id, interleaved with valid frames on the shoe's
+session, frames whose SID is not a session id and a revision 2 shoe's $HELO, interleaved with
+valid frames (cards, and heartbeats naming the last card) on the shoe's
 pseudo-terminal of the real controller process: it does not crash, accepts every valid frame
 exactly once and in order, acknowledges nothing it refused, and journals every bad frame it
 refused as counted summaries (the bench version, bench/serial_abuse.py, sends 10 MB)."""
@@ -40,7 +41,9 @@ def test_a_megabyte_of_noise_on_the_shoe_port() -> None:
         "checksum_mismatch",
         "foreign_sid",
         "bad_sid",
+        "bad_revision",
     } <= set(res.refused)
+    assert res.heartbeats_sent > 500  # none journaled, none acknowledged (res.acks_ok)
     assert sum(res.refused.values()) > res.noise_chunks
     # ... and journaled as counted summaries, not a row each
     assert res.refused_rows < sum(res.refused.values()) / 20

@@ -114,8 +114,6 @@ class CoupPlay:
         if not known:
             self._rec.emit("baccarat.frame.unknown", {"type": ftype, "fields": fields})
             return
-        if ftype == "HBT":
-            return
         if ftype == "CARD":
             code = fields[0] if fields else ""
             try:

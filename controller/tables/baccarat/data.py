@@ -16,11 +16,9 @@ K_FRAME: Final = "shoe.frame"
 K_BUTTON: Final = "baccarat.button"
 K_ACTION: Final = "baccarat.action"
 INPUT_KINDS: Final = (K_SESSION, K_FRAME, K_BUTTON, K_ACTION)
-#: The shoe's heartbeats, journaled as counted summaries: the row carries the SID and the SEQ
-#: of the last heartbeat it covers, so it is a durable shoe position too (never replayed).
-K_HEARTBEATS: Final = "shoe.heartbeats"
 #: The rows that name where the shoe's session stands (the SEQ after the newest is resumed).
-POSITION_KINDS: Final = (K_SESSION, K_FRAME, K_HEARTBEATS)
+#: Heartbeats have no rows (shoe protocol revision 3: they are outside the sequence).
+POSITION_KINDS: Final = (K_SESSION, K_FRAME)
 #: Logged as counted summaries, never replayed: refused frames, the link and the watchdog
 #: belong to the process that saw them.
 K_REFUSED_FRAME: Final = "shoe.refused"

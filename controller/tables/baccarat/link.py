@@ -1,14 +1,13 @@
 """The table's end of the card shoe's serial link (docs/design.md "Reference shoe protocol, revision
-2", docs/shoe-protocol.md): each frame the driver accepted is journaled, then acknowledged to the
+3", docs/shoe-protocol.md): each frame the driver accepted is journaled, then acknowledged to the
 shoe, then played; a new session is journaled with where the old one stood and handed to the
-table's rules; heartbeats, refused frames, the link's state and the watchdog are journaled as
-counted summaries.
+table's rules; refused frames, the link's state and the watchdog are journaled as counted
+summaries.
 
 Only what is journaled is ever acknowledged: a restarted controller resumes with
 ``$NAK,next,SID`` from its journal, and a shoe cannot resend a frame it was told was accepted.
-Heartbeats are not journaled one by one: the driver answers each with an ``$ACK`` of the last
-journaled SEQ (so the shoe does not resend), and a ``shoe.heartbeats`` row carrying the last
-heartbeat's SEQ is journaled at most once a minute, or sooner when the shoe's buffer could fill.
+Heartbeats never reach the table (revision 3: they take no SEQ and feed the driver's watchdog),
+so an idle table journals nothing and the SEQs of the frame rows of a session are contiguous.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from controller.journal.summary import Summaries
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
     K_FRAME,
-    K_HEARTBEATS,
     K_LINK,
     K_REFUSED_FRAME,
     K_SESSION,
@@ -37,20 +35,21 @@ from drivers.shoe_events import (
     ShoeSession,
     ShoeWatchdog,
 )
-from drivers.shoe_protocol import SessionPosition, is_sid, next_seq
+from drivers.shoe_protocol import REVISION, SessionPosition, is_sid, next_seq
 
 SHOE_EVENTS = (ShoeFrameAccepted, ShoeSession, ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog)
+#: What a technician checks when the shoe's port is down (the driver reopens it by itself;
+#: docs/configuration.md "Stable device names").
+SHOE_LINK_HINT: Final = (
+    ": check its cable and that its USB adapter is in the USB port the profile's name stands for;"
+    " reopened until it answers"
+)
 
-#: A shoe holds 64 or more unacknowledged frames (docs/design.md). Heartbeats taken since the last
-#: journaled row are acknowledged by the next row; one is written once this many are waiting, so
-#: the shoe never holds more than 60 + what is in flight: a margin of 4 frames (4 s of 1 Hz
-#: heartbeats) for the row's commit and the $ACK to reach it.
-HEARTBEATS_PER_ROW: Final = 60
-#: ... and at most once a minute (an idle table: <= 60 rows an hour at 1 Hz heartbeats).
-HEARTBEAT_ROW_NS: Final = 60 * 10**9
 #: The interval of the counted summaries of refused frames, the link and the watchdog.
 SUMMARY_NS: Final = 60 * 10**9
 RAW_KEPT: Final = 48  # bytes of a refused frame kept in its summary row
+#: The refusal reason of a $HELO of another protocol revision (drivers.shoe_protocol.Verdict).
+REFUSED_REVISION: Final = "bad_revision"
 
 
 #: A link that goes down and up (or a watchdog that trips and recovers) a few times a minute is
@@ -94,14 +93,17 @@ class ShoeLink:
         self._view = view
         self._resync_from: int | None = None  # a shoe SEQ that could not be journaled
         self._await_session = False  # a new session's HELO could not be journaled
+        self._refused_helo: str | None = None  # the $HELO last refused (said once on the console)
+        #: Why the shoe on the line is refused (its $HELO names another protocol revision), until
+        #: a shoe that speaks ours starts a session; shown by ``status`` as a shoe fault.
+        self.refused: str | None = None
         self.up = False
+        #: Why the link is down (the driver's words: the port and the errno's), "" when up.
+        self.down_reason = ""
         self.watchdog_ok = True
         #: Where the journaled session stands: its SID and the SEQ after its newest row
         #: (recovery sets it from the journal; the reader resumes from it).
         self.position: SessionPosition | None = None
-        self._beats = 0  # heartbeats accepted since the newest position row
-        self._first_beat: int | None = None
-        self._row_ns: int | None = None  # when the newest position row was journaled
         self.summaries = link_summaries(record)
 
     def handle(self, event: object) -> None:
@@ -113,10 +115,7 @@ class ShoeLink:
                 if event.seq != self._resync_from:
                     return  # queued before the resync: the shoe resends it in order
                 self._resync_from = None
-            if event.type == "HBT" and event.known:
-                self._heartbeat(event)
-            else:
-                self._frame(event)
+            self._frame(event)
         elif isinstance(event, ShoeSession):
             self._await_session = False
             self._resync_from = None
@@ -129,6 +128,8 @@ class ShoeLink:
             }
             if event.expected_seq is not None:
                 detail["expected_seq"] = event.expected_seq
+            if event.reason == REFUSED_REVISION and self._refuse_shoe(event, detail):
+                return
             self.summaries.note(
                 K_REFUSED_FRAME, f"refused:{event.reason}", detail, now_ns=event.monotonic_ns
             )
@@ -141,8 +142,9 @@ class ShoeLink:
                 now_ns=event.monotonic_ns,
                 at_once=CHANGES_AT_ONCE,
             )
+            self.down_reason = "" if event.up else event.reason
             if not event.up:
-                self._rec.alarm(f"SHOE LINK DOWN {event.reason}")
+                self._rec.alarm(f"SHOE LINK DOWN {event.reason}{SHOE_LINK_HINT}")
         elif isinstance(event, ShoeWatchdog):
             self.watchdog_ok = event.ok
             self.summaries.note(
@@ -161,6 +163,24 @@ class ShoeLink:
             else:
                 self._view.show_state()
 
+    def _refuse_shoe(self, event: ShoeFrameRefused, detail: dict[str, Any]) -> bool:
+        """docs/design.md: a $HELO names the protocol revision it speaks; a shoe of another
+        revision (or none) is refused as a whole, so neither end half-understands the other.
+        A $HELO not refused before is journaled at once and said on the console and the
+        dealer display; its resends (every 500 ms) are counted like any refused frame (False).
+        None of that shoe's frames is ever accepted (they are of no session we know)."""
+        if detail["raw"] == self._refused_helo:
+            return False
+        self._refused_helo = detail["raw"]
+        self.refused = event.detail
+        self._rec.log(K_REFUSED_FRAME, {**detail, "count": 1})
+        self._rec.alarm(
+            f"SHOE REFUSED: {event.detail}. None of its cards is accepted: fit a shoe that"
+            f" speaks shoe protocol revision {REVISION}"
+        )
+        self._view.show("SHOE REFUSED", f"PROTOCOL REV {REVISION} ONLY")
+        return True
+
     def tick(self, now_ns: int) -> None:
         """The loop's timer: summary rows whose interval ended."""
         self.summaries.flush(now_ns=now_ns)
@@ -171,6 +191,7 @@ class ShoeLink:
         """docs/design.md: a $HELO of a new SID starts a new session; it is journaled with where the
         old session stood, acknowledged, and the table's rules decide what it means."""
         previous = event.previous or self.position
+        self.refused = self._refused_helo = None  # a shoe that speaks our revision
         row: dict[str, Any] = {
             "sid": event.sid,
             "seq": event.seq,
@@ -179,51 +200,22 @@ class ShoeLink:
         }
         if previous is not None:
             row["previous"] = {"sid": previous.sid, "last_seq": (previous.next_seq - 1) % 10000}
-        seq = self._position_row(K_SESSION, row, event.sid, event.seq, event.monotonic_ns)
+        seq = self._position_row(K_SESSION, row, event.sid, event.seq)
         self._rec.work.input_seq = seq
         self._play.apply_session(event.sid, event.model, renewed=previous is not None)
-
-    def _heartbeat(self, event: ShoeFrameAccepted) -> None:
-        """Counted, not journaled one by one (the driver keeps the shoe from resending); the
-        summary row is the heartbeats' durable position and their acknowledgement."""
-        if self._first_beat is None:
-            self._first_beat = event.seq
-        self._beats += 1
-        if self._row_ns is None:
-            self._row_ns = event.monotonic_ns
-        if (
-            self._beats >= HEARTBEATS_PER_ROW
-            or event.monotonic_ns - self._row_ns >= HEARTBEAT_ROW_NS
-        ):
-            self._position_row(
-                K_HEARTBEATS,
-                {
-                    "sid": event.sid,
-                    "seq": event.seq,
-                    "first_seq": self._first_beat,
-                    "count": self._beats,
-                },
-                event.sid,
-                event.seq,
-                event.monotonic_ns,
-            )
 
     def _frame(self, event: ShoeFrameAccepted) -> None:
         # the SID is that of the session row before it (rows are small: docs/design.md)
         row: dict[str, Any] = {"seq": event.seq, "type": event.type, "fields": list(event.fields)}
         if not event.known:
             row["known"] = False
-        seq = self._position_row(K_FRAME, row, event.sid, event.seq, event.monotonic_ns)
+        seq = self._position_row(K_FRAME, row, event.sid, event.seq)
         self._rec.work.input_seq = seq
         self._play.apply_frame(event.type, list(event.fields), event.known)
 
-    def _position_row(
-        self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int, now_ns: int
-    ) -> int:
+    def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int) -> int:
         """Journal a row that names the shoe's position; acknowledge it to the shoe once it is
         committed (an output). Returns the journal row's seq."""
-        first = self._first_beat if kind == K_HEARTBEATS else shoe_seq
-        assert first is not None
 
         def not_journaled() -> None:
             # Never acknowledged, never acted on (the memory is put back): have the shoe send
@@ -232,10 +224,9 @@ class ShoeLink:
             if kind == K_SESSION:
                 self._await_session = True  # the reader forgets the session; its HELO returns
             else:
-                self._resync_from = first
-            self._beats, self._first_beat = 0, None
+                self._resync_from = shoe_seq
             if self.reader is not None:
-                self.reader.resync(first)
+                self.reader.resync(shoe_seq)
 
         try:
             seq = self._rec.log(kind, row)
@@ -245,7 +236,6 @@ class ShoeLink:
         if self._rec.journal.in_transaction:
             self._rec.undo(not_journaled)  # the commit may still fail
         self.position = SessionPosition(sid, next_seq(shoe_seq)) if is_sid(sid) else None
-        self._beats, self._first_beat, self._row_ns = 0, None, now_ns
         reader = self.reader
         if reader is not None:
             self._rec.output(lambda: reader.acknowledge(sid, shoe_seq))  # after the commit
@@ -253,25 +243,11 @@ class ShoeLink:
 
     def memo(self) -> Callable[[], None]:
         """A copy of what the link remembers (not the resync state), and what puts it back."""
-        kept = (
-            self.position,
-            self._beats,
-            self._first_beat,
-            self._row_ns,
-            self.up,
-            self.watchdog_ok,
-        )
+        kept = (self.position, self.up, self.watchdog_ok, self._refused_helo, self.refused)
         folds = copy.deepcopy(self.summaries.folds)
 
         def restore() -> None:
-            (
-                self.position,
-                self._beats,
-                self._first_beat,
-                self._row_ns,
-                self.up,
-                self.watchdog_ok,
-            ) = kept
+            (self.position, self.up, self.watchdog_ok, self._refused_helo, self.refused) = kept
             self.summaries.folds = folds
 
         return restore

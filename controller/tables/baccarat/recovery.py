@@ -54,7 +54,7 @@ class Recovery:
 
     def resume_position(self) -> SessionPosition | None:
         """The journaled shoe session (its ``shoe.session`` row) and the SEQ after its newest
-        row (a frame, the session itself or a heartbeat summary): SerialShoe sends
+        row (a frame or the session itself): SerialShoe sends
         ``$NAK,next,SID`` from it on start."""
         session = self._rec.journal.last([K_SESSION])
         last = self._rec.journal.last(list(POSITION_KINDS))

@@ -45,8 +45,7 @@ class SimDealer:
             except DriverError as exc:  # an empty shoe, a locked gate, an unknown fault
                 raise Refused(f"simulated shoe: {exc}", "STATE") from None
             # The reply waits until the shoe's frames have been journaled and handled, so a
-            # scripted console session sees their effect on the next line (heartbeats are
-            # journaled in summaries: they may wait).
+            # scripted console session sees their effect on the next line.
             self._waiter = ReplyWaiter(sim.delivered)
             return reply
         if len(args) in (1, 2) and args[0] == "button":

@@ -24,6 +24,7 @@ link (``link.ShoeLink``), the coup (``coup.CoupPlay``), the dealer's buttons and
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Final
@@ -44,7 +45,7 @@ from controller.tables.baccarat.data import (
     ShoeData,
 )
 from controller.tables.baccarat.display import Presenter, coup_shown
-from controller.tables.baccarat.link import SHOE_EVENTS, ShoeLink
+from controller.tables.baccarat.link import SHOE_EVENTS, SHOE_LINK_HINT, ShoeLink
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.recovery import Recovery
@@ -53,7 +54,10 @@ from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
-from drivers.shoe_protocol import SessionPosition
+from drivers.shoe_protocol import REVISION, SessionPosition
+
+#: How long the power-up lamp test lights every seat lamp (as the pai gow table's digit and lamps).
+LAMP_TEST_NS: Final = 1_000_000_000
 
 #: The seats of the layout the table numbers (the scoreboard's seat ring).
 SEATS: Final = 8
@@ -72,9 +76,18 @@ class BaccaratTable:
     snapshot_kinds: tuple[str, ...] = (K_SNAPSHOT,)
     carry_kinds: tuple[tuple[str, ...], ...] = ((K_SESSION,),)
 
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(
+        self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
+    ) -> None:
         self._ctx = ctx
         devices = ctx.devices
+        #: The seat lamps, when the profile wires them: lit together for the power-up lamp
+        #: test, so a dead lamp or driver channel is seen at bring-up (docs/hardware.md
+        #: "Bring-up"), dark after it; the baccarat table lights none in play.
+        self._lamps = devices.seat_lamps
+        self._lamp_test_until: int | None = None
+        if self._lamps is not None and self._drive_lamps(self._lamps.lamp_test):
+            self._lamp_test_until = clock_ns() + LAMP_TEST_NS
         self._state = ShoeState(ctx.settings, SEATS)
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
@@ -105,7 +118,7 @@ class BaccaratTable:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
             # that session's frames from there; a shoe of another session (powered up while
             # the controller was down) ignores the NAK and brings its $HELO by its silence
-            # resend (docs/design.md, shoe protocol revision 2; docs/shoe-protocol.md).
+            # resend (docs/design.md, shoe protocol revision 3; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
         sim = devices.sim.shoe
@@ -241,8 +254,23 @@ class BaccaratTable:
         return tuple(sorted({*ACTIONS, "sim", "odds"}))
 
     def tick(self, now_ns: int) -> None:
-        """The shoe link's counted summaries (the shoe driver keeps the watchdog)."""
+        """The shoe link's counted summaries (the shoe driver keeps the watchdog); the end of
+        the power-up lamp test."""
         self.link.tick(now_ns)
+        if self._lamp_test_until is not None and now_ns >= self._lamp_test_until:
+            self._lamp_test_until = None
+            if self._lamps is not None:
+                self._drive_lamps(self._lamps.all_off)
+
+    def _drive_lamps(self, fn: Callable[[], object]) -> bool:
+        """Drive the seat lamps; a driver error is said on every console, never fatal. True
+        when they were driven."""
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - a lamp failure must not stop the table
+            self._ctx.alarm(f"FAULT seat lamps: {exc}")
+            return False
+        return True
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -268,7 +296,11 @@ class BaccaratTable:
             "vig_owed_cents": str(s.ledger.total_owed()),
             "voids_mid_coup": f"{d.voids_mid_coup} this shift"
             + (" (alarmed)" if d.voids_mid_coup else ""),
-            "shoe_link": "up" if self.link.up else "down",
+            "shoe_link": "up"
+            if self.link.up
+            else f"down ({self.link.down_reason}{SHOE_LINK_HINT})"
+            if self.link.down_reason
+            else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
 
@@ -311,6 +343,8 @@ class BaccaratTable:
         d = self._state.data
         out = list(d.faults)
         out += [f"shoe fault {f}" for f in d.shoe_faults]
+        if self.link.refused is not None:
+            out.append(f"shoe refused: {self.link.refused}")
         if not self.link.watchdog_ok:
             out.append("shoe watchdog: no valid frame")
         if d.shoe_unconfirmed is not None:
@@ -334,6 +368,11 @@ class BaccaratTable:
                 " the sim profile) or a power cycle of the shoe"
                 for f in d.shoe_faults
             ]
+            if self.link.refused is not None:
+                how.append(
+                    f"shoe refused: clears when a shoe that speaks shoe protocol revision"
+                    f" {REVISION} powers up"
+                )
             if not self.link.watchdog_ok:
                 how.append("shoe watchdog: clears when a valid frame of the shoe's session arrives")
             if d.shoe_unconfirmed is not None:

@@ -5,6 +5,7 @@ it is reopened, the fault clears and the display shows what the table drives."""
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
@@ -89,6 +90,14 @@ def test_a_display_plugged_in_after_start_ends_working_and_the_fault_clears(
     twin: SimLedDevice | None = None
     try:
         _until(lambda: "display not connected" in _faults(app), "the fault raised")
+        # What the technician reads names the device, its port and why (the errno's words, as
+        # the kernel says them), and what to check; no internal name.
+        fault = _faults(app)
+        assert fault.startswith(f"display not connected on {port_path}")
+        assert f"({os.strerror(errno.ENOENT)})" in fault
+        assert "check its cable" in fault and "USB adapter" in fault
+        assert "clears itself" in fault
+        assert "_" not in fault.replace(str(port_path), "")
         assert app.publication.latest()[1]["devices_down"] == ["display"]  # the monitor's view
         assert loop.is_alive()  # never an exit
 

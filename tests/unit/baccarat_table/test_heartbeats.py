@@ -1,79 +1,134 @@
-"""The shoe's heartbeats in the journal (docs/shoe-protocol.md, "Heartbeats"): counted summary
-rows, at most one a minute at 1 Hz (an idle table journals at most 60 rows an hour), sooner when
-the shoe's 64-frame buffer could fill; every row is the shoe's durable position and the only
-acknowledgement the heartbeats get; a card covers the heartbeats before it."""
+"""The shoe's heartbeats and the journal, revision 3 (docs/design.md "Reference shoe protocol,
+revision 3"; docs/shoe-protocol.md, "Acknowledging"): a heartbeat takes no SEQ, so an idle table
+journals nothing and acknowledges nothing, the frame rows of a session carry contiguous SEQs, a
+lost last card of a coup is found by the next heartbeat, and a shoe that speaks another revision
+is refused. Through the real SerialShoe and SimShoe over a pseudo-terminal; counted, not timed.
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from controller.tables.baccarat.data import K_FRAME, K_HEARTBEATS
-from controller.tables.baccarat.link import HEARTBEATS_PER_ROW
-from drivers.shoe_protocol import SessionPosition
-from tests.unit.baccarat_table.helpers import Rig
+import pytest
 
-S = 10**9  # ns
-
-
-def beats(rig: Rig, n: int, period_ns: int, start_ns: int = 0) -> int:
-    for i in range(n):
-        rig.frame("HBT", at_ns=start_ns + i * period_ns)
-    return start_ns + n * period_ns
-
-
-def test_an_idle_hour_of_1_hz_heartbeats_is_60_rows(rig: Rig) -> None:
-    before = rig.journal.last_seq
-    acked = len(rig.reader.acked)
-    first = rig.seq
-    beats(rig, 3600, S)
-    rows = list(rig.journal.events(since_seq=before))
-    assert len(rows) <= 60  # docs/shoe-protocol.md: <= 60 rows an hour on an idle table
-    assert {r.kind for r in rows} == {K_HEARTBEATS}
-    counts = [r.data["count"] for r in rows]
-    assert sum(counts) == 3600 and max(counts) <= HEARTBEATS_PER_ROW
-    # each row is a position: its last heartbeat's SEQ, acknowledged once the row is journaled
-    assert [r.data["seq"] for r in rows] == rig.reader.acked[acked:]
-    assert rows[0].data["first_seq"] == first and rows[-1].data["seq"] == rig.seq - 1
-    assert rig.table.resume_position() == SessionPosition(rig.sid, rig.seq)
+from controller.games.baccarat.shoe import CoupInProgress
+from controller.journal.store import Journal
+from controller.tables.baccarat.data import K_FRAME, K_REFUSED_FRAME, K_SESSION
+from controller.tables.table import Refused
+from drivers.sim.shoe import SimShoe
+from tests.unit.baccarat_table.test_shoe_restart import (
+    WAIT_S,
+    Controller,
+    assert_contiguous,
+    open_shoe,
+)
 
 
-def test_fast_heartbeats_are_journaled_before_the_shoes_buffer_fills(rig: Rig) -> None:
-    """A shoe may beat faster than once a second: the row comes every 60 heartbeats then, so
-    the shoe (64 frames at least) never holds more than 60 of them unacknowledged."""
-    before = rig.journal.last_seq
-    beats(rig, 600, S // 10)  # a minute at 10 Hz
-    rows = list(rig.journal.events(since_seq=before))
-    assert [r.data["count"] for r in rows] == [HEARTBEATS_PER_ROW] * 10
-    assert HEARTBEATS_PER_ROW <= 64 - 4  # the margin of docs/shoe-protocol.md
+def test_an_idle_table_journals_and_acknowledges_nothing(fast_tmp: Path) -> None:
+    """600 heartbeats (ten minutes at 1 Hz, quickly): not one row, not one $ACK, no resend."""
+    journal = Journal.open(fast_tmp / "journal.db")
+    shoe = SimShoe(seed=41, heartbeat_s=0.005)
+    ctl = Controller(journal, shoe.create_pty())
+    try:
+        shoe.start()
+        ctl.pump(lambda: journal.last([K_SESSION]) is not None)
+        ctl.settle(shoe)  # the HELO journaled and acknowledged
+        rows, beats, resends = journal.last_seq, shoe.status().heartbeats, shoe.status().resends
+        acks = [f for f in shoe.received if f.type == "ACK"]
+
+        def idle_done() -> bool:
+            ctl.table.tick(time.monotonic_ns())  # the loop's timer: summaries, nothing due
+            return shoe.status().heartbeats >= beats + 600
+
+        ctl.pump(idle_done, timeout=6 * WAIT_S)
+        assert journal.last_seq == rows  # an idle table journals nothing
+        assert [f for f in shoe.received if f.type == "ACK"] == acks  # and answers nothing
+        status = shoe.status()
+        assert status.resends == resends and status.unacked == 0
+        assert ctl.table.link.watchdog_ok  # the heartbeats alone keep it fed
+    finally:
+        ctl.table.close()
+        assert shoe.stop(WAIT_S)
+        journal.close()
 
 
-def test_slow_heartbeats_are_journaled_once_a_minute(rig: Rig) -> None:
-    before = rig.journal.last_seq
-    beats(rig, 100, 3 * S // 2)  # 150 s at 1.5 s a beat (a shoe late on its heartbeats)
-    rows = list(rig.journal.events(since_seq=before))
-    assert [r.data["count"] for r in rows] == [41, 40]  # when a minute has passed
+def coup_size(shoe: SimShoe) -> int:
+    """How many cards the next coup takes (5324.20(f)), worked out from the cards to come."""
+    coup = CoupInProgress()
+    for n, code in enumerate(shoe.peek(6), start=1):
+        coup.add(code)
+        if coup.complete:
+            return n
+    raise AssertionError("a coup takes at most six cards")
 
 
-def test_a_card_covers_the_heartbeats_before_it(rig: Rig) -> None:
-    rig.open_shoe()
-    before = rig.journal.last_seq
-    end = beats(rig, 30, S)
-    rig.press("no_more_bets")
-    rig.frame("CARD", "9S", at_ns=end)
-    acked = rig.reader.acked[-1]
-    assert acked == rig.seq - 1  # the card's $ACK covers the 30 heartbeats (cumulative)
-    beats(rig, 59, S, end + S)
-    assert not list(rig.journal.events(kinds=[K_HEARTBEATS], since_seq=before))
-    rig.frame("HBT", at_ns=end + 61 * S)
-    summary = list(rig.journal.events(kinds=[K_HEARTBEATS], since_seq=before))
-    assert [r.data["count"] for r in summary] == [60]  # counted from the card on
-    assert len(list(rig.journal.events(kinds=[K_FRAME], since_seq=before))) == 1
+def test_a_lost_last_card_of_a_coup_is_found_by_the_next_heartbeat(fast_tmp: Path) -> None:
+    """The coup's last card is lost on the wire and the shoe's silence resend is out of the
+    picture (30 s): its next heartbeat names the card, the controller NAKs it once, the card is
+    resent, journaled in its place, and the coup completes."""
+    journal = Journal.open(fast_tmp / "journal.db")
+    shoe = SimShoe(seed=42, heartbeat_s=0.05, resend_after_s=30.0)
+    ctl = Controller(journal, shoe.create_pty())
+    try:
+        # the port open first: pySerial's input flush must not take the HELO (no quick resend)
+        ctl.pump(lambda: ctl.table.link.up)
+        shoe.start()
+        ctl.pump(lambda: journal.last([K_SESSION]) is not None)
+        open_shoe(ctl, shoe)
+        ctl.press("no_more_bets")
+        n = coup_size(shoe)
+        coup = shoe.deal(n - 1)
+        ctl.settle(shoe)
+        assert ctl.table.state not in ("betting", "settling")  # the coup waits for its card
+        shoe.fault_drop()
+        coup += shoe.deal(1)  # the last card: lost on the wire
+        ctl.pump(lambda: ctl.table.state == "settling" and shoe.delivered())
+        assert ctl.table.state == "settling" and ctl.table.data.coup == coup
+        assert ctl.cards()[-n:] == coup
+        status = shoe.status()
+        assert status.naks_received == 1 and status.resends == 1  # the heartbeat's NAK
+        lost = [e.data for e in journal.events(kinds=[K_REFUSED_FRAME])]
+        assert [d["reason"] for d in lost] == ["lost"]
+        assert_contiguous(journal)
+    finally:
+        ctl.table.close()
+        assert shoe.stop(WAIT_S)
+        journal.close()
 
 
-def test_heartbeats_not_yet_journaled_come_again_after_a_restart(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
-    beats(rig, 70, S)  # one row of 60; ten wait
-    position = rig.table.resume_position()
-    assert position == SessionPosition(rig.sid, rig.seq - 10)
-    again = rig.reopen()
-    assert again.table.resume_position() == position  # the shoe resends the ten from there
+def test_a_shoe_of_another_revision_is_refused_and_none_of_its_cards_taken(
+    fast_tmp: Path,
+) -> None:
+    """docs/design.md: a $HELO that names another revision (here none: a revision 2 shoe) is
+    refused: journaled, said on the console, no session; its cards are never journaled."""
+    journal = Journal.open(fast_tmp / "journal.db")
+    shoe = SimShoe(seed=43, heartbeat_s=0.05, resend_after_s=0.1, revision=None)
+    ctl = Controller(journal, shoe.create_pty())
+    try:
+        shoe.start()
+        ctl.pump(lambda: any("SHOE REFUSED" in a for a in ctl.alarms))
+        shoe.deal(2)
+        ctl.pump(lambda: shoe.status().resends >= 3)  # its HELO and cards, again and again
+        # (its first heartbeats may come before its HELO gets through: no_session)
+        refused = [
+            e.data
+            for e in journal.events(kinds=[K_REFUSED_FRAME])
+            if e.data["reason"] == "bad_revision"
+        ]
+        assert refused[0]["count"] == 1
+        assert "names no protocol revision" in refused[0]["detail"]
+        assert refused[0]["raw"].startswith("$HELO,0,")
+        said = [a for a in ctl.alarms if a.startswith("SHOE REFUSED")]
+        assert len(said) == 1 and "revision 3" in said[0]  # once, not at every resend
+        assert not list(journal.events(kinds=[K_SESSION, K_FRAME]))
+        assert not [f for f in shoe.received if f.type == "ACK"]
+        assert ctl.table.resume_position() is None
+        faults = ctl.table.faults()
+        assert any(f.startswith("shoe refused:") and "no protocol revision" in f for f in faults)
+        with pytest.raises(Refused, match="revision 3 powers up"):
+            ctl.table.clear_fault("tech")  # not the console's to clear: says what clears it
+    finally:
+        ctl.table.close()
+        assert shoe.stop(WAIT_S)
+        journal.close()

@@ -161,3 +161,16 @@ class TestANewSession:
         assert fresh.table.state == "burn"
         session = fresh.rows("shoe.session")[0].data
         assert "previous" not in session and session["sid"] == fresh.sid
+
+
+def test_a_shoe_port_down_says_which_and_what_to_check(rig: Rig) -> None:
+    """``status`` and the alarm name the port and why (the driver's words), and what the
+    technician checks; back up, the reason is gone."""
+    reason = "cannot open /dev/tc-shoe: No such file or directory"
+    rig.table.handle(ShoeLinkChanged(False, reason, 0))
+    link = rig.table.status()["shoe_link"]
+    assert link.startswith(f"down ({reason}: check its cable")
+    assert "USB adapter" in link and "_" not in link
+    assert any(a.startswith(f"SHOE LINK DOWN {reason}: check its cable") for a in rig.alarms)
+    rig.table.handle(ShoeLinkChanged(True, "opened", 1))
+    assert rig.table.status()["shoe_link"] == "up"

@@ -1,6 +1,8 @@
 """The table and the shoe across restarts and power cycles, through the real SerialShoe and
-SimShoe over a pseudo-terminal (docs/design.md "Reference shoe protocol, revision 2";
-docs/shoe-protocol.md, "Start, restart, power-up"):
+SimShoe over a pseudo-terminal (docs/design.md "Reference shoe protocol, revision 3";
+docs/shoe-protocol.md, "Start, restart, power-up"). These are revision 2's four power-up
+sequences, kept in revision 3 (heartbeats outside the sequence), with the journal's frame rows
+of every session contiguous in SEQ:
 
 * a controller crash between journaling frames and acknowledging any of them: the resent
   ``$HELO`` carries the journaled SID, so nothing is counted twice;
@@ -26,7 +28,7 @@ from controller.config.settings import ConfigStore, RuleSettings
 from controller.games.baccarat.shoe import BurnProgress, CoupInProgress
 from controller.journal.store import Journal
 from controller.journal.verify import check_chain
-from controller.tables.baccarat.data import K_FRAME, K_HEARTBEATS, K_SESSION
+from controller.tables.baccarat.data import K_FRAME, K_SESSION
 from controller.tables.baccarat.table import BaccaratTable
 from controller.tables.table import Devices, Refused, TableContext
 from drivers.buttons import ButtonPressed
@@ -71,8 +73,8 @@ class Controller:
                 self.table.handle(event)
 
     def settle(self, shoe: SimShoe) -> None:
-        """Until the shoe holds nothing but heartbeats unacknowledged (every card, cover card,
-        fault and HELO it sent is journaled; heartbeats go in summaries)."""
+        """Until the shoe holds nothing unacknowledged (every card, cover card, fault and HELO
+        it sent is journaled; heartbeats are never held)."""
         self.pump(shoe.delivered)
 
     def cards(self) -> list[str]:
@@ -91,6 +93,20 @@ class Controller:
         self.table.handle(ButtonPressed(name, 0))
         if self.table.last_refusal is not None:
             raise self.table.last_refusal
+
+
+def assert_contiguous(journal: Journal) -> None:
+    """Every session's rows (its HELO, then its frames) carry consecutive SEQs: heartbeats
+    take none, so an export explains itself without the wire log."""
+    sessions: dict[str, list[int]] = {}
+    sid = ""
+    for e in journal.events(kinds=[K_SESSION, K_FRAME]):
+        if e.kind == K_SESSION:
+            sid = e.data["sid"]
+        sessions.setdefault(sid, []).append(int(e.data["seq"]))
+    for sid, seqs in sessions.items():
+        steps = {(b - a) % 10000 for a, b in zip(seqs, seqs[1:], strict=False)}
+        assert steps <= {1}, (sid, seqs)
 
 
 def deal_burn(shoe: SimShoe) -> list[str]:
@@ -149,6 +165,7 @@ def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(fast_tmp
         assert len(list(journal.events(kinds=[K_SESSION]))) == 1  # the resent HELO: a repeat
         assert second.table.data.cards_out == dealt + later
         assert not second.table.faults()
+        assert_contiguous(journal)
         assert check_chain(journal).ok
     finally:
         if second is not None:
@@ -160,8 +177,8 @@ def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(fast_tmp
 def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
     fast_tmp: Path,
 ) -> None:
-    """docs/reliability.md finding 9. The controller is down; the shoe powers up anew and
-    heartbeats past the old session's expected SEQ; its $HELO and heartbeats wait in the pty
+    """docs/reliability.md finding 9. The controller is down; the shoe powers up anew at the
+    old session's expected SEQ and heartbeats; its $HELO and heartbeats wait in the pty
     and are flushed when the restarted controller opens the port. The restarted controller
     resumes its journaled session with $NAK,next,SID; the new shoe ignores it, its frames are
     refused without a reply, and its silence resend brings its $HELO: a new session, journaled
@@ -181,9 +198,11 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
         first.table.close()  # the controller goes down
         resume = first.table.resume_position()
         assert resume is not None and resume.sid == old_sid
-        new_sid = shoe.power_cycle()
-        deadline = time.monotonic() + WAIT_S  # heartbeats past the old session's expected SEQ
-        while shoe.status().next_seq <= resume.next_seq + 5:
+        # the new HELO at the very SEQ the old session expects next, and heartbeats naming it
+        new_sid = shoe.power_cycle(start_seq=resume.next_seq)
+        beats = shoe.status().heartbeats
+        deadline = time.monotonic() + WAIT_S
+        while shoe.status().heartbeats < beats + 5:
             assert time.monotonic() < deadline
             time.sleep(0.05)
 
@@ -207,10 +226,7 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
         assert ctl.cards()[before:] == coup
         # every $ACK the new shoe took names its session and a row the journal holds
         rows = [
-            e.data
-            for e in journal.events(
-                kinds=[K_SESSION, K_FRAME, K_HEARTBEATS], since_seq=session.seq - 1
-            )
+            e.data for e in journal.events(kinds=[K_SESSION, K_FRAME], since_seq=session.seq - 1)
         ]
         journaled = {r["seq"] for r in rows}  # the new session's positions
         acked = [f.seq for f in shoe.received if f.type == "ACK" and f.sid == new_sid]
@@ -222,6 +238,7 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
         resumed = list(journal.events(kinds=["baccarat.shoe.resumed"]))
         assert len(resumed) == 1 and resumed[0].data["sid"] == new_sid
         assert not list(journal.events(kinds=["baccarat.coup.voided"]))
+        assert_contiguous(journal)
         assert check_chain(journal).ok
     finally:
         if second is not None:
@@ -234,7 +251,7 @@ def test_a_power_cycle_between_coups_after_a_long_idle(fast_tmp: Path) -> None:
     """Revision 1 held the repeated $HELO until the first card, then halted "power-cycled
     mid-coup" and voided a coup that had not started. Revision 2: the session is new at once;
     between coups nothing halts or is voided; the table waits for the dealer's confirmation,
-    journals it, and the next coup is dealt as usual."""
+    journals it, and the next coup is dealt as usual. Revision 3: the idle journals nothing."""
     journal = Journal.open(fast_tmp / "journal.db")
     shoe = SimShoe(seed=33, heartbeat_s=0.02)  # a long idle, quickly
     ctl = Controller(journal, shoe.create_pty())
@@ -249,11 +266,11 @@ def test_a_power_cycle_between_coups_after_a_long_idle(fast_tmp: Path) -> None:
         if ctl.table.state == "passing":
             ctl.act("curator 2")
         assert ctl.table.state == "betting"
-        beats = len(list(journal.events(kinds=[K_HEARTBEATS])))
-        # idle: more than two summary rows of heartbeats (60 each)
-        ctl.pump(
-            lambda: len(list(journal.events(kinds=[K_HEARTBEATS]))) >= beats + 2, timeout=3 * WAIT_S
-        )
+        rows = journal.last_seq
+        beats = shoe.status().heartbeats
+        # idle: more than two minutes' worth of 1 Hz heartbeats, and not one row for them
+        ctl.pump(lambda: shoe.status().heartbeats >= beats + 130, timeout=3 * WAIT_S)
+        assert journal.last_seq == rows and ctl.table.link.watchdog_ok
         old_sid = shoe.sid
         t0 = time.monotonic()
         new_sid = shoe.power_cycle()
@@ -272,6 +289,7 @@ def test_a_power_cycle_between_coups_after_a_long_idle(fast_tmp: Path) -> None:
         coup = deal_coup(shoe)
         ctl.settle(shoe)
         assert ctl.table.state == "settling" and ctl.table.data.coup == coup
+        assert_contiguous(journal)
         assert check_chain(journal).ok
     finally:
         ctl.table.close()
@@ -309,6 +327,7 @@ def test_a_power_cycle_during_the_burn_after_a_lost_burn_frame(fast_tmp: Path) -
         assert ctl.table.state == "halted"
         ctl.act("clear")  # the technician: the shoe is reshuffled
         assert ctl.table.state == "shuffle"
+        assert_contiguous(journal)
     finally:
         ctl.table.close()
         assert shoe.stop(WAIT_S)

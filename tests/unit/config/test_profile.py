@@ -94,6 +94,9 @@ def test_pi_profiles_take_board_from_the_base(board: str) -> None:
     # Pi 4: serial0 is the header UART; Pi 5: the header UART is ttyAMA0 (serial0 = debug port)
     assert p.console.port == {"rpi4": "/dev/serial0", "rpi5": "/dev/ttyAMA0"}[board]
     assert p.console.baud == 115200
+    # Both SoCs have the RNG200 behind /dev/hwrng (systemd/README.md "Pi 4 and Pi 5
+    # differences"): a pai gow Pi profile names it, so a generator gone is a fault (docs/rng.md)
+    assert p.rng.hwrng_path == "/dev/hwrng"
 
 
 def test_rpi_baccarat_profile_values() -> None:
@@ -478,6 +481,30 @@ def test_a_numbered_usb_serial_port_is_warned_not_refused(tmp_path: Path, port: 
     warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
     assert len(warnings) == 1
     assert f'devices.shoe.port = "{port}"' in warnings[0] and "/dev/tc-shoe" in warnings[0]
+
+
+def test_each_numbered_port_is_pointed_to_its_own_udev_name(tmp_path: Path) -> None:
+    """The udev rules name the console adapter /dev/tc-console, the shoe's /dev/tc-shoe and the
+    dealer display's /dev/tc-display (systemd/udev/70-table-controller-serial.rules)."""
+    rules = (ROOT / "systemd" / "udev" / "70-table-controller-serial.rules").read_text()
+    write(tmp_path, "base.toml", BACCARAT)
+    f = write(
+        tmp_path,
+        "t.toml",
+        'include = "base.toml"\n[console]\nport = "/dev/ttyUSB2"\n'
+        '[devices.shoe]\nport = "/dev/ttyUSB0"\n'
+        '[devices.dealer_display]\ndriver = "serial-text"\nport = "/dev/ttyACM1"\n',
+    )
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    for key, port, name in (
+        ("console.port", "/dev/ttyUSB2", "tc-console"),
+        ("devices.shoe.port", "/dev/ttyUSB0", "tc-shoe"),
+        ("devices.dealer_display.port", "/dev/ttyACM1", "tc-display"),
+    ):
+        (mine,) = [w for w in warnings if f'{key} = "{port}"' in w]
+        assert f"/dev/{name} " in mine and f'SYMLINK+="{name}"' in rules
+        others = {"tc-console", "tc-shoe", "tc-display"} - {name}
+        assert not [o for o in others if f"/dev/{o}" in mine], mine
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from controller.config.profile import (
     GPIO_SIM_DEBOUNCE,
     Profile,
     ProfileError,
+    check_profile_report,
     load_profile,
 )
 from controller.devices import build_devices, close_devices
@@ -58,6 +59,50 @@ def test_check_profile_refuses_the_clash(
     f = write(tmp_path, "t.toml", PAIGOW + TPM)
     assert main(["check-profile", str(f)]) != 0
     assert "GPIO 9 is SPI0 MISO, taken by board.overlays tpm-slb9670" in capsys.readouterr().err
+
+
+COUNTER = '[journal]\ncounter = "device:/dev/tpmrm0"\n'
+ON_A_PI = PAIGOW.replace('gpio_backend = "sim"', 'gpio_backend = "rpi"')
+
+
+def test_a_tpm_counter_without_the_tpm_overlay_is_warned(tmp_path: Path) -> None:
+    """The TPM configured (the journal's counter on /dev/tpmrm0) but its overlay not named:
+    check-profile cannot know SPI0 is taken, so it says to name it (PAIGOW's buttons on GPIO
+    8, 9 and 11 would then be refused)."""
+    f = write(tmp_path, "t.toml", ON_A_PI + COUNTER)
+    report = check_profile_report(f).splitlines()
+    warnings = [ln for ln in report if ln.startswith("WARNING journal.")]
+    assert len(warnings) == 1
+    assert 'journal.counter = "device:/dev/tpmrm0"' in warnings[0]
+    assert '"tpm-slb9670"' in warnings[0] and "GPIO 7-11" in warnings[0]
+    with_overlay = write(
+        tmp_path, "u.toml", ON_A_PI + COUNTER.replace("[journal]", TPM + "[journal]")
+    )
+    assert "GPIO 9 is SPI0 MISO" in str(refused(with_overlay))
+
+
+def test_a_tpm_counter_with_its_overlay_or_off_a_pi_is_not_warned(tmp_path: Path) -> None:
+    moved = ON_A_PI.replace("shuffled = 9, no_more_bets = 11", "shuffled = 24, no_more_bets = 25")
+    moved = moved.replace("settled = 8", "settled = 12")
+    named = write(tmp_path, "t.toml", moved + TPM + COUNTER)
+    assert "WARNING journal." not in check_profile_report(named)
+    simulated = write(tmp_path, "u.toml", PAIGOW + COUNTER)  # the simulated GPIO: no header
+    assert "WARNING" not in check_profile_report(simulated)
+
+
+def test_an_output_on_a_pin_that_pulls_up_at_power_on_is_warned(tmp_path: Path) -> None:
+    """PAIGOW's digit has segments a and b on GPIO 5 and 6, which pull up at power-on (BCM2835
+    ARM peripherals, p. 102): on a Pi they light until the program runs. The buttons on 8 and 9
+    are inputs: not warned."""
+    f = write(tmp_path, "t.toml", ON_A_PI + "[devices.seat_lamps]\npins = { 1 = 4, 2 = 24 }\n")
+    warnings = [ln for ln in check_profile_report(f).splitlines() if ln.startswith("WARNING")]
+    keys = [w.split(" = ")[0].removeprefix("WARNING ") for w in warnings]
+    assert keys == ["devices.display.pins.a", "devices.display.pins.b", "devices.seat_lamps.pins.1"]
+    assert all("pull up at power-on" in w and '"Pin map"' in w for w in warnings)
+    for pin in PULL_DOWN_AT_POWER_ON:
+        assert str(pin) not in [w.split(" = ")[1].split(":")[0] for w in warnings]
+    simulated = write(tmp_path, "u.toml", PAIGOW)  # the simulated GPIO has no power-on
+    assert "WARNING" not in check_profile_report(simulated)
 
 
 def test_a_lamp_on_i2c1_with_an_rtc_is_refused(tmp_path: Path) -> None:

@@ -58,3 +58,47 @@ def test_the_tpm_takes_spi0_in_the_diagram() -> None:
     assert base[14] == ("bus", "console TXD (/dev/serial0)")
     # outputs on driver channels in pin order: segment a on GPIO 16 is U1's first input
     assert base[16] == ("out", "segment a -> U1 IN1")
+
+
+def _doc_pin_map() -> dict[int, tuple[int, str, str, str]]:
+    """docs/hardware.md "Pin map": GPIO -> (header pin, pai gow, baccarat, stage)."""
+    text = (ROOT / "docs" / "hardware.md").read_text(encoding="utf-8")
+    section = text.split("## Pin map", 1)[1].split("\n## ", 1)[0]
+    rows: dict[int, tuple[int, str, str, str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].isdigit():
+            rows[int(cells[0])] = (int(cells[1]), cells[2], cells[3], cells[4])
+    return rows
+
+
+def _doc_role(profile_roles: dict[int, tuple[str, str]], pin: int) -> tuple[str, str]:
+    """What the pin map's game column and stage column say for ``pin`` under a profile."""
+    kind, text = profile_roles[pin]
+    if kind == "in":
+        name = text.removeprefix("button ")
+        return f"button `{name}`", "button input"
+    if kind == "out":
+        what, _, stage = text.partition(" -> ")
+        unit, channel = stage.split(" IN")
+        return what, f"{unit} input {channel}"
+    return "(free)", ""
+
+
+@pytest.mark.parametrize("board", ["rpi4", "rpi5"])
+def test_the_pin_map_in_the_reference_design_is_the_profiles(board: str) -> None:
+    """The table a maker wires from (docs/hardware.md "Pin map") is every pin the shipped
+    profiles drive, on the header pin the board has it, with the role each game gives it."""
+    doc = _doc_pin_map()
+    paigow = pin_roles(load_profile(ROOT / "hw_profiles" / f"{board}-paigow.toml"))
+    baccarat = pin_roles(load_profile(ROOT / "hw_profiles" / f"{board}-baccarat.toml"))
+    used = {p for roles in (paigow, baccarat) for p, (k, _) in roles.items() if k in ("in", "out")}
+    assert set(doc) == used
+    board_pin = {int(label.split()[1]): phys for phys, label in HEADER.items() if "GPIO" in label}
+    for pin, (header, pg, bac, stage) in doc.items():
+        assert header == board_pin[pin], pin
+        pg_role, pg_stage = _doc_role(paigow, pin)
+        bac_role, bac_stage = _doc_role(baccarat, pin)
+        assert (pg, bac) == (pg_role, bac_role), pin
+        assert stage in {pg_stage, bac_stage} - {""}, pin
+        assert "" in (pg_stage, bac_stage) or pg_stage == bac_stage, pin  # one board serves both

@@ -64,8 +64,8 @@ def test_every_cited_section_of_the_design_is_a_heading() -> None:
 
 
 def test_the_checks_see_what_they_look_for() -> None:
-    text = '# see docs/design.md "Reference shoe protocol,\n    # revision 2" and\n'
-    assert CITED.findall(_joined(text)) == ["Reference shoe protocol, revision 2"]
+    text = '# see docs/design.md "Reference shoe protocol,\n    # revision 3" and\n'
+    assert CITED.findall(_joined(text)) == ["Reference shoe protocol, revision 3"]
     assert CITED.findall('(docs/design.md, "Durability and trust")') == ["Durability and trust"]
-    assert "Reference shoe protocol, revision 2" in headings()
+    assert "Reference shoe protocol, revision 3" in headings()
     assert any(name in f"see {OUTSIDE[0]}" for name in OUTSIDE)

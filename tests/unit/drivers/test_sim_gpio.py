@@ -177,6 +177,21 @@ def test_rpi_gpio_debounce_reports_the_first_edge_then_ignores() -> None:
     assert chart(gpio, 5, BOUNCY, []) == [20]  # at 2 ms; 3 and 4 ms are within 3 ms of it
 
 
+def test_the_second_chart_a_2_ms_debounce() -> None:
+    """differences.rst's second chart (2 ms debounce): RPi.GPIO reports the switch twice (the
+    third rising edge is 2 ms after the first), rpi-lgpio once, at 6 ms. The chart draws that
+    edge at exactly 4 ms; RPi.GPIO's event_gpio.c accepts an edge only when strictly more than
+    bouncetime has passed (``timenow - lastcall > bouncetime*1000``), and real edges are never
+    exactly 2.000 ms apart, so it is placed a tenth of a millisecond later here."""
+    reported = {"rpi-gpio": [20, 41], "rpi-lgpio": [61]}
+    for mode in DEBOUNCE_MODES:
+        gpio = SimGPIO(debounce=mode)
+        gpio.setmode(gpio.BCM)
+        gpio.setup(5, gpio.IN, pull_up_down=gpio.PUD_DOWN)
+        gpio.add_event_detect(5, gpio.RISING, bouncetime=2)
+        assert chart(gpio, 5, [2, 2.5, 3, 3.5, 4.1], []) == reported[mode], mode
+
+
 def test_pulses_shorter_than_bouncetime() -> None:
     # rising every 2 ms, 3 ms debounce: RPi.GPIO reports every other edge, rpi-lgpio none
     reported = {"rpi-gpio": [20, 60, 100], "rpi-lgpio": []}

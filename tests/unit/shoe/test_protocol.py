@@ -1,4 +1,4 @@
-"""Reference shoe protocol, revision 2: encoding, streaming decoding, session ids and the
+"""Reference shoe protocol, revision 3: encoding, streaming decoding, session ids and the
 receiver's sequence rules."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from drivers.errors import DriverError
 from drivers.shoe_protocol import (
     MAX_FRAME,
+    REVISION,
     BadFrame,
     BadReason,
     Frame,
@@ -21,6 +22,7 @@ from drivers.shoe_protocol import (
     check_sid,
     checksum,
     encode,
+    helo_revision,
     is_sid,
     parse_frame,
     seq_distance,
@@ -44,11 +46,12 @@ def feed_all(data: bytes) -> list[Frame | BadFrame]:
 
 
 def test_design_examples_encode_byte_for_byte() -> None:
-    """docs/design.md "Reference shoe protocol, revision 2": its examples, checksums included."""
-    assert encode("HELO", 0, SID, "REF-SHOE", "2.0") == b"$HELO,0,1A2B3C4D,REF-SHOE,2.0*7F\r\n"
+    """docs/design.md "Reference shoe protocol, revision 3": its examples, checksums included."""
+    helo = b"$HELO,0,1A2B3C4D,REF-SHOE,2.0,3*60\r\n"
+    assert encode("HELO", 0, SID, "REF-SHOE", "2.0", "3") == helo
     assert encode("CARD", 1, SID, "QH") == b"$CARD,1,1A2B3C4D,QH*10\r\n"
-    assert encode("HBT", 2, SID) == b"$HBT,2,1A2B3C4D*6C\r\n"
-    assert encode("ACK", 2, SID) == b"$ACK,2,1A2B3C4D*7B\r\n"
+    assert encode("ACK", 1, SID) == b"$ACK,1,1A2B3C4D*78\r\n"
+    assert encode("HBT", 1, SID) == b"$HBT,1,1A2B3C4D*6F\r\n"
 
 
 @pytest.mark.parametrize(
@@ -276,7 +279,7 @@ def test_distance_is_modulo_10000() -> None:
 
 def test_helo_starts_a_session_and_sequence_wraps_after_9999() -> None:
     tracker = SequenceTracker()
-    first = tracker.classify(frame("HELO", 9998, "REF-SHOE", "1.0"))
+    first = tracker.classify(frame("HELO", 9998, "REF-SHOE", "1.0", "3"))
     assert first.verdict is Verdict.ACCEPT and first.new_session and first.previous is None
     assert tracker.expected == 9999 and tracker.sid == SID
     assert tracker.classify(frame("CARD", 9999, "QH")).verdict is Verdict.ACCEPT
@@ -305,7 +308,7 @@ def test_helo_starts_a_session_and_sequence_wraps_after_9999() -> None:
 )
 def test_gap_and_repeat_windows(expected: int, seq: int, verdict: Verdict) -> None:
     tracker = at(expected)
-    decision = tracker.classify(frame("HBT", seq))
+    decision = tracker.classify(frame("COVR", seq))
     assert decision.verdict is verdict
     assert tracker.expected == ((expected + 1) % 10000 if verdict is Verdict.ACCEPT else expected)
 
@@ -314,19 +317,19 @@ def test_gap_is_nakked_once_then_recovered() -> None:
     tracker = at(10)
     first = tracker.classify(frame("CARD", 12, "QH"))
     assert first.verdict is Verdict.GAP and first.nak == 10
-    second = tracker.classify(frame("HBT", 13))
+    second = tracker.classify(frame("COVR", 13))
     assert second.verdict is Verdict.GAP and second.nak is None  # once per gap
     assert tracker.classify(frame("CARD", 10, "TD")).verdict is Verdict.ACCEPT
     assert tracker.classify(frame("CARD", 11, "2S")).verdict is Verdict.ACCEPT
     # a new gap at a new expected SEQ is NAKed again
-    assert tracker.classify(frame("HBT", 14)).nak == 12
+    assert tracker.classify(frame("COVR", 14)).nak == 12
 
 
 def test_a_resend_round_ends_the_gap_so_a_second_loss_is_nakked() -> None:
     tracker = at(10)
-    assert tracker.classify(frame("HBT", 11)).nak == 10
-    assert tracker.classify(frame("HBT", 9)).verdict is Verdict.REPEAT  # the shoe resends
-    assert tracker.classify(frame("HBT", 11)).nak == 10
+    assert tracker.classify(frame("COVR", 11)).nak == 10
+    assert tracker.classify(frame("COVR", 9)).verdict is Verdict.REPEAT  # the shoe resends
+    assert tracker.classify(frame("COVR", 11)).nak == 10
 
 
 def test_frames_before_any_session_are_refused_without_nak() -> None:
@@ -334,7 +337,7 @@ def test_frames_before_any_session_are_refused_without_nak() -> None:
     decision = tracker.classify(frame("CARD", 5, "QH"))
     assert decision.verdict is Verdict.NO_SESSION and decision.nak is None
     assert tracker.nak_for_bad_frame() is None
-    tracker.classify(frame("HELO", 20, "REF-SHOE", "1.0"))
+    tracker.classify(frame("HELO", 20, "REF-SHOE", "1.0", "3"))
     assert tracker.nak_for_bad_frame() == SessionPosition(SID, 21)
 
 
@@ -365,7 +368,7 @@ def test_frames_of_another_session_are_foreign_whatever_their_seq() -> None:
 
 def test_a_helo_of_a_new_sid_starts_its_session_and_names_the_old_one() -> None:
     tracker = at(40)
-    decision = tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0", sid=OTHER))
+    decision = tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0", "3", sid=OTHER))
     assert decision.verdict is Verdict.ACCEPT and decision.new_session
     assert decision.previous == SessionPosition(SID, 40)
     assert tracker.position == SessionPosition(OTHER, 1)
@@ -377,7 +380,7 @@ def test_the_current_sessions_helo_is_a_repeat() -> None:
     """Resent after lost ACKs or after the controller restarted before acknowledging it: the
     same SID, so never a second session (revision 1 held it and guessed)."""
     tracker = SequenceTracker()
-    helo = frame("HELO", 0, "REF-SHOE", "2.0")
+    helo = frame("HELO", 0, "REF-SHOE", "2.0", "3")
     assert tracker.classify(helo).new_session
     assert tracker.classify(frame("CARD", 1, "QH")).verdict is Verdict.ACCEPT
     again = tracker.classify(helo)
@@ -391,20 +394,20 @@ def test_a_power_up_at_the_same_seq_and_bytes_but_a_new_sid_is_a_new_session() -
     """Revision 1's ambiguity: a shoe that powers up sends `$HELO,0` with the same model and
     firmware. Revision 2 tells the power-ups apart by their SID alone."""
     tracker = SequenceTracker()
-    for f in (frame("HELO", 0, "REF-SHOE", "2.0"), *(frame("HBT", s) for s in range(1, 40))):
+    for f in (frame("HELO", 0, "REF-SHOE", "2.0", "3"), *(frame("COVR", s) for s in range(1, 40))):
         tracker.classify(f)
-    decision = tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0", sid=OTHER))
+    decision = tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0", "3", sid=OTHER))
     assert decision.new_session and decision.previous == SessionPosition(SID, 40)
-    assert tracker.classify(frame("HBT", 1, sid=OTHER)).verdict is Verdict.ACCEPT
+    assert tracker.classify(frame("COVR", 1, sid=OTHER)).verdict is Verdict.ACCEPT
 
 
 def test_a_resumed_controller_names_its_session_and_steps_over_a_helo_at_expected() -> None:
     tracker = at(5)
     assert tracker.nak_for_bad_frame() == SessionPosition(SID, 5)
-    assert tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0")).verdict is Verdict.REPEAT
+    assert tracker.classify(frame("HELO", 0, "REF-SHOE", "2.0", "3")).verdict is Verdict.REPEAT
     assert tracker.expected == 5
     # a shoe that sends its HELO again in the middle of its session: never a stall
-    assert tracker.classify(frame("HELO", 5, "REF-SHOE", "2.0")).verdict is Verdict.REPEAT
+    assert tracker.classify(frame("HELO", 5, "REF-SHOE", "2.0", "3")).verdict is Verdict.REPEAT
     assert tracker.expected == 6
 
 
@@ -432,7 +435,14 @@ shoe_frames = st.one_of(
     st.builds(lambda s, i: encode("HBT", s, i), st.integers(0, 9999), sids),
     st.builds(lambda s, i: encode("COVR", s, i), st.integers(0, 9999), sids),
     st.builds(
-        lambda s, i, m: encode("HELO", s, i, m, "1.0"),
+        lambda s, i, m, *r: encode("HELO", s, i, m, "1.0", *r),
+        st.integers(0, 9999),
+        sids,
+        st.text("ABCXYZ-", min_size=1, max_size=10),
+        st.sampled_from(["3", "3", "2"]),
+    ),
+    st.builds(
+        lambda s, i, m: encode("HELO", s, i, m, "1.0"),  # a revision 2 shoe: names none
         st.integers(0, 9999),
         sids,
         st.text("ABCXYZ-", min_size=1, max_size=10),
@@ -521,5 +531,96 @@ def test_fuzz_only_the_current_session_is_ever_accepted(frames: list[bytes], sta
             assert parsed.sid == sid and parsed.seq == expected
         if decision.new_session:
             assert parsed.type == "HELO" and parsed.sid != sid
+            assert parsed.fields[2:] == ("3",)  # only a shoe that speaks revision 3
+        if parsed.type == "HBT":
+            assert decision.verdict is not Verdict.ACCEPT and tracker.expected == expected
         if parsed.sid != sid and parsed.type != "HELO":
             assert decision.verdict is Verdict.FOREIGN and tracker.expected == expected
+
+
+# -- revision 3: heartbeats outside the sequence, the $HELO's revision --------------------------
+
+
+def test_a_heartbeat_takes_no_seq_and_never_moves_the_sequence() -> None:
+    """docs/design.md, revision 3: `$HBT,LAST,SID` names the last frame sent; in step it is
+    neither accepted into the sequence nor answered."""
+    tracker = at(8)  # frames up to 7 accepted
+    for _ in range(3):
+        decision = tracker.classify(frame("HBT", 7))
+        assert decision.verdict is Verdict.HEARTBEAT and decision.nak is None
+    assert tracker.expected == 8
+    assert tracker.classify(frame("CARD", 8, "QH")).verdict is Verdict.ACCEPT
+    # a LAST behind what was accepted (never sent by a correct shoe) needs no reply either
+    assert tracker.classify(frame("HBT", 3)).verdict is Verdict.HEARTBEAT
+
+
+def test_a_heartbeat_right_after_the_helo_names_the_helo() -> None:
+    tracker = SequenceTracker()
+    tracker.classify(frame("HELO", 40, "REF-SHOE", "2.0", "3"))
+    assert tracker.classify(frame("HBT", 40)).verdict is Verdict.HEARTBEAT
+    assert tracker.expected == 41
+
+
+def test_a_lost_last_card_is_nakked_by_the_next_heartbeat_once_per_gap() -> None:
+    tracker = at(7)
+    decision = tracker.classify(frame("HBT", 7))  # the shoe sent 7; we expect 7: it was lost
+    assert decision.verdict is Verdict.LOST and decision.nak == 7
+    assert tracker.classify(frame("HBT", 7)).nak is None  # once per gap
+    assert tracker.classify(frame("CARD", 7, "5D")).verdict is Verdict.ACCEPT  # the resend
+    assert tracker.classify(frame("HBT", 7)).verdict is Verdict.HEARTBEAT
+    # across the wrap: expected 0, LAST 9999 is in step, LAST 0 is a loss
+    wrap = at(0)
+    assert wrap.classify(frame("HBT", 9999)).verdict is Verdict.HEARTBEAT
+    assert wrap.classify(frame("HBT", 0)).nak == 0
+
+
+@pytest.mark.parametrize(
+    ("expected", "last", "verdict"),
+    [
+        (10, 9, Verdict.HEARTBEAT),
+        (10, 10, Verdict.LOST),  # d = 1
+        (10, 5009, Verdict.LOST),  # d = 5000
+        (10, 5010, Verdict.HEARTBEAT),  # d = 5001: behind, not ahead
+        (0, 4999, Verdict.LOST),
+        (0, 5000, Verdict.HEARTBEAT),
+    ],
+)
+def test_the_heartbeat_window_is_the_gap_window(expected: int, last: int, verdict: Verdict) -> None:
+    assert at(expected).classify(frame("HBT", last)).verdict is verdict
+
+
+def test_a_heartbeat_naming_a_seq_never_sent_is_nakked_once_and_accepts_nothing() -> None:
+    """A shoe that names a SEQ it never sent: one NAK, then silence; the sequence stays."""
+    tracker = at(5)
+    assert tracker.classify(frame("HBT", 900)).nak == 5
+    for _ in range(5):
+        decision = tracker.classify(frame("HBT", 900))
+        assert decision.verdict is Verdict.LOST and decision.nak is None
+    assert tracker.expected == 5
+    assert tracker.classify(frame("CARD", 5, "QH")).verdict is Verdict.ACCEPT
+
+
+def test_heartbeats_of_another_session_or_before_any_are_not_ours() -> None:
+    assert at(5).classify(frame("HBT", 4, sid=OTHER)).verdict is Verdict.FOREIGN
+    assert SequenceTracker().classify(frame("HBT", 4)).verdict is Verdict.NO_SESSION
+
+
+@pytest.mark.parametrize("revision", [None, "2", "4", "3.0", "03"])
+def test_a_helo_of_another_revision_or_none_is_refused(revision: str | None) -> None:
+    extra = () if revision is None else (revision,)
+    helo = frame("HELO", 0, "REF-SHOE", "2.0", *extra, sid=OTHER)
+    assert helo_revision(helo) == revision
+    for tracker in (SequenceTracker(), at(12)):
+        before = tracker.position
+        decision = tracker.classify(helo)
+        assert decision.verdict is Verdict.BAD_REVISION and not decision.new_session
+        assert decision.nak is None and tracker.position == before
+        # none of its frames is accepted: no session, or another session's
+        card = tracker.classify(frame("CARD", 1, "QH", sid=OTHER)).verdict
+        assert card in (Verdict.NO_SESSION, Verdict.FOREIGN)
+
+
+def test_a_helo_of_revision_3_starts_a_session() -> None:
+    helo = frame("HELO", 0, "REF-SHOE", "2.0", REVISION)
+    assert REVISION == "3" and helo_revision(helo) == "3"
+    assert SequenceTracker().classify(helo).new_session

@@ -1,13 +1,23 @@
-"""Every frame example in docs/shoe-protocol.md (and docs/design.md's) is revision 2 and
-its checksum is right: each ``$TYPE,...*HH`` parses as a frame with a session id, and every frame
-written schematically (``$NAK,next,SID``) names its SID."""
+"""Every frame example in docs/shoe-protocol.md and docs/design.md is revision 3 and its checksum
+is right: each ``$TYPE,...*HH`` parses as a frame with a session id, every ``$HELO`` names
+revision 3 (but the one the doc shows refused), and every frame written schematically
+(``$NAK,next,SID``) names its SID."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from drivers.shoe_protocol import KNOWN_TYPES, Frame, is_sid, parse_frame
+from drivers.shoe_protocol import (
+    KNOWN_TYPES,
+    REVISION,
+    Frame,
+    SequenceTracker,
+    Verdict,
+    helo_revision,
+    is_sid,
+    parse_frame,
+)
 from drivers.sim.shoe import FAULTS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -17,20 +27,26 @@ EXAMPLE = re.compile(r"\$[A-Z][A-Z0-9]{0,7},[^`\s]*\*[0-9A-Fa-f]{2}")
 SCHEMATIC = re.compile(r"`(\$(?:" + "|".join(sorted(KNOWN_TYPES)) + r"),[^`]*)`")
 
 
-def test_every_frame_example_is_revision_2_with_the_right_checksum() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    examples = EXAMPLE.findall(text)
-    assert len(examples) >= 7, examples  # docs/design.md's four, and the doc's own
-    for example in examples:
+def test_every_frame_example_is_revision_3_with_the_right_checksum() -> None:
+    design = EXAMPLE.findall((DOCS / "design.md").read_text(encoding="utf-8"))
+    examples = EXAMPLE.findall(DOC.read_text(encoding="utf-8"))
+    assert len(examples) >= 9, examples  # docs/design.md's four, and the doc's own
+    refused = []
+    for example in [*design, *examples]:
         frame = parse_frame(example.encode("ascii") + b"\r\n")
         assert isinstance(frame, Frame), (example, frame)
         assert is_sid(frame.sid), example
-    assert {
-        "$HELO,0,1A2B3C4D,REF-SHOE,2.0*7F",
+        if frame.type == "HELO" and helo_revision(frame) != REVISION:
+            assert SequenceTracker().classify(frame).verdict is Verdict.BAD_REVISION
+            refused.append(example)
+    assert refused == ["$HELO,0,5C0FFEE5,OLD-SHOE,1.4*1D"]  # the doc's one refused shoe
+    assert set(design) == {
+        "$HELO,0,1A2B3C4D,REF-SHOE,2.0,3*60",
         "$CARD,1,1A2B3C4D,QH*10",
-        "$HBT,2,1A2B3C4D*6C",
-        "$ACK,2,1A2B3C4D*7B",
-    } <= set(examples)
+        "$ACK,1,1A2B3C4D*78",
+        "$HBT,1,1A2B3C4D*6F",
+    }
+    assert set(design) <= set(examples)
 
 
 def test_every_schematic_frame_names_its_session() -> None:

@@ -169,6 +169,69 @@ def test_dropped_last_frame_is_recovered_by_the_silence_resend() -> None:
         assert quiet.stop(WAIT_S)
 
 
+def test_dropped_last_frame_is_recovered_by_the_next_heartbeat() -> None:
+    """Revision 3: the last card lost and the shoe's silence resend out of the picture (30 s):
+    its next heartbeat names the card, the controller NAKs it, the shoe resends it."""
+    shoe = SimShoe(seed=3, heartbeat_s=0.1, resend_after_s=30.0)
+    ctl2 = Controller(shoe.create_pty()).start()
+    try:
+        # the port open first: pySerial's input flush must not take the HELO (no quick resend)
+        assert wait_until(lambda: ctl2.shoe.stats().link_up)
+        shoe.start()
+        assert wait_until(lambda: bool(ctl2.of(ShoeSession)))
+        assert wait_until(lambda: ctl2.shoe.stats().durable_seq == 0)  # the HELO acknowledged
+        shoe.fault_drop()
+        dealt = shoe.deal(1)
+        settle(shoe, ctl2, dealt)
+        assert ctl2.cards() == dealt
+        lost = [e for e in ctl2.of(ShoeFrameRefused) if e.reason == "lost"]  # type: ignore[attr-defined]
+        assert lost and lost[0].nak_sent  # type: ignore[attr-defined]
+        assert shoe.status().naks_received == 1 and shoe.status().resends == 1
+    finally:
+        ctl2.stop()
+        assert shoe.stop(WAIT_S)
+
+
+def test_an_idle_link_is_quiet() -> None:
+    """Revision 3: heartbeats are never held, resent or acknowledged. Counted, not timed:
+    however long the idle, no resend and no reply."""
+    shoe = SimShoe(seed=8, heartbeat_s=0.02)
+    ctl2 = Controller(shoe.create_pty()).start()
+    try:
+        # the port opened first: its input flush cannot take the HELO (and force a resend)
+        assert wait_until(lambda: ctl2.shoe.stats().link_up)
+        shoe.start()
+        assert wait_until(lambda: ctl2.shoe.stats().heartbeats >= 100)
+        assert shoe.wait_acked(WAIT_S)
+        status = shoe.status()
+        assert status.heartbeats >= 100 and status.resends == 0 and status.unacked == 0
+        replies = [(f.type, f.seq) for f in shoe.received]
+        assert replies == [("ACK", 0)]  # its HELO's; nothing for a hundred heartbeats
+        assert ctl2.accepted() == [] and ctl2.of(ShoeFrameRefused) == []
+    finally:
+        ctl2.stop()
+        assert shoe.stop(WAIT_S)
+
+
+@pytest.mark.parametrize("revision", [None, "2"])
+def test_a_shoe_of_another_revision_is_refused(revision: str | None) -> None:
+    shoe = SimShoe(seed=9, heartbeat_s=0.05, resend_after_s=0.1, revision=revision)
+    ctl2 = Controller(shoe.create_pty()).start()
+    try:
+        shoe.start()
+        shoe.deal(3)
+        # its silence resends bring the HELO again and again: each is refused
+        assert wait_until(
+            lambda: sum(e.reason == "bad_revision" for e in ctl2.of(ShoeFrameRefused)) >= 3  # type: ignore[attr-defined]
+        )
+        assert ctl2.of(ShoeSession) == [] and ctl2.accepted() == []
+        assert not [f for f in shoe.received if f.type == "ACK"]
+        assert shoe.status().unacked == 4  # the HELO and three cards, never acknowledged
+    finally:
+        ctl2.stop()
+        assert shoe.stop(WAIT_S)
+
+
 def test_shoe_faults_arrive_as_frames(sim: SimShoe, ctl: Controller) -> None:
     copies = [c for c in sim.peek(416) if c == "AS"]
     for card in copies:
@@ -181,7 +244,7 @@ def test_shoe_faults_arrive_as_frames(sim: SimShoe, ctl: Controller) -> None:
     sim.fault("DOOR")
     sim.fault("CLR")
     assert sim.wait_acked(WAIT_S)
-    frames = [(e.type, e.fields) for e in ctl.accepted() if e.type != "HBT"][8:]
+    frames = [(e.type, e.fields) for e in ctl.accepted()][8:]
     assert frames == [
         ("FLT", ("UNREAD",)),
         ("FLT", ("FACEUP",)),
@@ -233,7 +296,8 @@ def test_a_power_cycle_after_a_long_idle_is_a_new_session_at_once() -> None:
     ctl2 = Controller(shoe.create_pty()).start()
     try:
         shoe.start()
-        assert wait_until(lambda: len(ctl2.accepted()) >= 150)  # three "seconds" of idle
+        # three "seconds" of idle (revision 3: heartbeats are the driver's alone)
+        assert wait_until(lambda: ctl2.shoe.stats().heartbeats >= 150)
         t0 = time.monotonic()
         shoe.power_cycle()
         assert wait_until(lambda: len(ctl2.of(ShoeSession)) == 2)

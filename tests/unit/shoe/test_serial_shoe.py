@@ -1,10 +1,14 @@
 """SerialShoe against an in-memory port: durability of ACKs, session ids, NAK rules, link loss,
-watchdog (docs/design.md "Reference shoe protocol, revision 2")."""
+watchdog, heartbeats outside the sequence, the $HELO's revision (docs/design.md "Reference shoe
+protocol, revision 3")."""
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +33,7 @@ from tests.unit.shoe.helpers import Events, FakePort, Opener, wait_until
 
 SID = "1A2B3C4D"
 NEW = "77E0B2A9"
-HELO = encode("HELO", 0, SID, "REF-SHOE", "2.0")
+HELO = encode("HELO", 0, SID, "REF-SHOE", "2.0", "3")
 
 Rig = tuple[Opener, Events, list[SerialShoe]]
 
@@ -38,6 +42,13 @@ def sent(port: FakePort) -> list[tuple[str, int, str]]:
     """The (type, seq, sid) of every frame the driver wrote."""
     out = FrameDecoder().feed(bytes(port.written))
     return [(f.type, f.seq, f.sid) for f in out if isinstance(f, Frame)]
+
+
+def everything(events: Events) -> list[object]:
+    """Every event posted so far (the queue drained into ``seen``)."""
+    while not events.queue.empty():
+        events.seen.append(events.queue.get_nowait())
+    return events.seen
 
 
 def acks(port: FakePort) -> list[tuple[int, str]]:
@@ -141,23 +152,21 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_is_never_acknowledg
     opener, events, _ = rig
     shoe = make(rig, resume=SessionPosition(SID, 3))
     port = opener.ports[0]
-    new_frames = [encode("HBT", s, NEW) for s in (1, 2)] + [
-        encode("CARD", 3, NEW, "QH"),
-        encode("CARD", 4, NEW, "TD"),
-    ]
+    held = [encode("CARD", 1, NEW, "QH"), encode("CARD", 2, NEW, "TD")]
+    new_frames = [encode("HBT", 0, NEW), *held, encode("HBT", 2, NEW)]
     port.push(b"".join(new_frames))
     assert wait_until(lambda: shoe.stats().foreign == 4)
     refused = [events.next_of(ShoeFrameRefused) for _ in range(4)]
     assert {r.reason for r in refused} == {"foreign_sid"}  # type: ignore[attr-defined]
     assert not any(r.nak_sent for r in refused)  # type: ignore[attr-defined]
     assert sent(port) == [("NAK", 3, SID)]  # only the resume NAK: no reply to a foreign SID
-    # the silence resend: the HELO first, then what follows it
-    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0") + b"".join(new_frames))
+    # the silence resend: the HELO first, then what follows it (heartbeats are never resent)
+    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0", "3") + b"".join(held))
     session = events.next_of(ShoeSession)
     assert isinstance(session, ShoeSession) and session.sid == NEW
     assert session.previous == SessionPosition(SID, 3)
-    seqs = [events.next_of(ShoeFrameAccepted).seq for _ in range(4)]  # type: ignore[attr-defined]
-    assert seqs == [1, 2, 3, 4]
+    seqs = [events.next_of(ShoeFrameAccepted).seq for _ in range(2)]  # type: ignore[attr-defined]
+    assert seqs == [1, 2]
     assert acks(port) == []  # nothing of the new session journaled yet
     shoe.acknowledge(SID, 2)  # an old session's SEQ: never sent to the new shoe
     shoe.acknowledge(NEW, 0)
@@ -171,7 +180,7 @@ def test_old_session_acks_are_never_sent_to_the_new_session(rig: Rig) -> None:
     port = opener.ports[0]
     port.push(HELO + encode("CARD", 1, SID, "QH"))
     events.next_of(ShoeFrameAccepted)
-    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0"))  # power cycle before card 1's ACK
+    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0", "3"))  # power cycle before card 1's ACK
     assert events.next_of(ShoeSession).sid == NEW  # type: ignore[attr-defined]
     shoe.acknowledge(SID, 0)
     shoe.acknowledge(SID, 1)
@@ -180,24 +189,90 @@ def test_old_session_acks_are_never_sent_to_the_new_session(rig: Rig) -> None:
     assert shoe.stats().stale_acks == 2
 
 
-def test_a_heartbeat_is_answered_with_the_last_journaled_seq(rig: Rig) -> None:
-    """Heartbeats are journaled in counted summaries, not one by one: each is answered with
-    an $ACK of what is journaled, so the shoe's silence resend does not fire, and the
-    heartbeat itself is covered by the next acknowledgement."""
+def test_a_heartbeat_is_never_answered_nor_posted(rig: Rig) -> None:
+    """Revision 3: a heartbeat in step feeds the watchdog and nothing else: no $ACK (the shoe
+    holds nothing for it), no event for the table to journal."""
     opener, events, _ = rig
     shoe = make(rig)
     port = opener.ports[0]
     port.push(HELO)
     events.next_of(ShoeSession)
-    port.push(encode("HBT", 1, SID))
-    events.next_of(ShoeFrameAccepted)
-    assert acks(port) == []  # nothing is journaled: nothing to name
     shoe.acknowledge(SID, 0)
     assert wait_until(lambda: acks(port) == [(0, SID)])
-    port.push(encode("HBT", 2, SID) + encode("HBT", 3, SID))
-    assert wait_until(lambda: acks(port) == [(0, SID)] * 3)
-    shoe.acknowledge(SID, 3)  # the summary row of heartbeats 1-3 is journaled
-    assert wait_until(lambda: acks(port)[-1] == (3, SID))
+    port.push(encode("HBT", 0, SID) * 5)
+    assert wait_until(lambda: shoe.stats().heartbeats == 5)
+    port.push(encode("CARD", 1, SID, "QH"))
+    card = events.next_of(ShoeFrameAccepted)
+    assert isinstance(card, ShoeFrameAccepted) and card.seq == 1  # the first event after HELO
+    port.push(encode("HBT", 1, SID) * 3)  # card 1 not journaled yet: still no reply
+    assert wait_until(lambda: shoe.stats().heartbeats == 8)
+    assert sent(port) == [("ACK", 0, SID)]
+    assert not [e for e in everything(events) if isinstance(e, ShoeFrameRefused)]
+
+
+def test_a_lost_last_card_is_nakked_by_the_next_heartbeat(rig: Rig) -> None:
+    """The last card of a coup lost on the wire: nothing follows it but heartbeats. The first
+    heartbeat naming it brings `$NAK` of the expected SEQ, once; the resend is accepted."""
+    opener, events, _ = rig
+    shoe = make(rig)
+    port = opener.ports[0]
+    port.push(HELO + encode("CARD", 1, SID, "QH"))
+    events.next_of(ShoeFrameAccepted)
+    shoe.acknowledge(SID, 1)
+    assert wait_until(lambda: acks(port) == [(1, SID)])
+    # $CARD,2 is lost; the shoe's next heartbeat names it
+    port.push(encode("HBT", 2, SID))
+    lost = events.next_of(ShoeFrameRefused)
+    assert isinstance(lost, ShoeFrameRefused)
+    assert (lost.reason, lost.expected_seq, lost.nak_sent) == ("lost", 2, True)
+    assert wait_until(lambda: sent(port)[-1:] == [("NAK", 2, SID)])
+    port.push(encode("HBT", 2, SID))  # once per gap
+    assert wait_until(lambda: shoe.stats().heartbeats == 2)
+    assert [t for t, _, _ in sent(port)].count("NAK") == 1
+    port.push(encode("CARD", 2, SID, "TD"))  # the shoe's resend
+    card = events.next_of(ShoeFrameAccepted)
+    assert isinstance(card, ShoeFrameAccepted) and (card.seq, card.fields) == (2, ("TD",))
+    shoe.acknowledge(SID, 2)
+    assert wait_until(lambda: acks(port)[-1:] == [(2, SID)])
+    assert shoe.stats().lost == 2 and shoe.stats().accepted == 3
+
+
+def test_a_heartbeat_naming_a_seq_never_sent_is_nakked_once_and_nothing_accepted(
+    rig: Rig,
+) -> None:
+    opener, events, _ = rig
+    shoe = make(rig, resume=SessionPosition(SID, 10))
+    port = opener.ports[0]
+    assert wait_until(lambda: sent(port) == [("NAK", 10, SID)])  # the resume NAK
+    port.push(encode("HBT", 4321, SID) * 4)
+    assert wait_until(lambda: shoe.stats().heartbeats == 4)
+    assert sent(port) == [("NAK", 10, SID), ("NAK", 10, SID)]  # one for the whole gap
+    assert shoe.stats().accepted == 0 and shoe.stats().expected_seq == 10
+    port.push(encode("CARD", 10, SID, "AS"))  # the sequence goes on where it was
+    card = events.next_of(ShoeFrameAccepted)
+    assert isinstance(card, ShoeFrameAccepted) and card.seq == 10
+
+
+@pytest.mark.parametrize("revision", [None, "2", "4"])
+def test_a_helo_of_another_revision_is_refused_and_none_of_its_cards_accepted(
+    rig: Rig, revision: str | None
+) -> None:
+    opener, events, _ = rig
+    shoe = make(rig, resume=SessionPosition(SID, 5))
+    port = opener.ports[0]
+    old = encode("HELO", 0, NEW, "OLD-SHOE", "1.4", *([] if revision is None else [revision]))
+    port.push(old + encode("CARD", 1, NEW, "QH") + encode("HBT", 1, NEW) + old)
+    refused = [events.next_of(ShoeFrameRefused) for _ in range(4)]
+    reasons = [r.reason for r in refused]  # type: ignore[attr-defined]
+    assert reasons == ["bad_revision", "foreign_sid", "foreign_sid", "bad_revision"]
+    detail = refused[0].detail  # type: ignore[attr-defined]
+    named = "names no protocol revision" if revision is None else f"speaks revision {revision}"
+    assert NEW in detail and named in detail and "revision 3" in detail
+    stats = shoe.stats()
+    assert (stats.sid, stats.expected_seq, stats.sessions, stats.accepted) == (SID, 5, 0, 0)
+    assert stats.bad_revision == 2
+    assert sent(port) == [("NAK", 5, SID)]  # only the resume NAK: no reply to it at all
+    assert not any(isinstance(e, ShoeSession | ShoeFrameAccepted) for e in everything(events))
 
 
 def test_an_acknowledgement_beyond_what_was_delivered_is_refused(rig: Rig) -> None:
@@ -217,7 +292,7 @@ def test_gap_is_refused_and_nakked_once(rig: Rig) -> None:
     opener, events, _ = rig
     shoe = make(rig)
     port = opener.ports[0]
-    port.push(HELO + encode("CARD", 2, SID, "QH") + encode("HBT", 3, SID))
+    port.push(HELO + encode("CARD", 2, SID, "QH") + encode("COVR", 3, SID))
     events.next_of(ShoeSession)
     first = events.next_of(ShoeFrameRefused)
     second = events.next_of(ShoeFrameRefused)
@@ -316,6 +391,19 @@ def test_open_failure_is_reported_once_then_retried(rig: Rig) -> None:
     assert isinstance(up, ShoeLinkChanged) and up.up
 
 
+def test_a_missing_port_is_named_with_the_errnos_words(rig: Rig, tmp_path: Path) -> None:
+    """The real opener on a path that is not there (the adapter unplugged, /dev/tc-shoe not
+    made): the reason names the port and says why as the kernel does, once."""
+    _, events, made = rig
+    path = tmp_path / "tc-shoe"
+    shoe = SerialShoe(str(path), events.post, backoff_initial_s=0.01)
+    made.append(shoe)
+    shoe.start()
+    down = events.next_of(ShoeLinkChanged)
+    assert isinstance(down, ShoeLinkChanged) and not down.up
+    assert down.reason == f"cannot open {path}: {os.strerror(errno.ENOENT)}"
+
+
 def test_watchdog_is_fed_only_by_the_current_session(rig: Rig) -> None:
     opener, events, _ = rig
     make(rig, watchdog_s=0.2, resume=SessionPosition(SID, 1))
@@ -331,7 +419,7 @@ def test_watchdog_is_fed_only_by_the_current_session(rig: Rig) -> None:
             or events.queue.qsize() >= 3
         )
     )
-    port.push(encode("HBT", 1, SID))
+    port.push(encode("HBT", 0, SID))  # a heartbeat in step: LAST is the SEQ before 1
     back = events.next_of(ShoeWatchdog)
     assert isinstance(back, ShoeWatchdog) and back.ok
     assert not any(isinstance(e, ShoeWatchdog) for e in events.seen[:-1] if e is not fault)
@@ -375,10 +463,10 @@ def test_a_session_the_consumer_did_not_get_is_accepted_again(rig: Rig) -> None:
     shoe.start()
     assert wait_until(lambda: bool(opener.ports))
     port = opener.ports[0]
-    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0"))
+    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0", "3"))
     assert wait_until(lambda: shoe.stats().post_errors == 1)
     assert shoe.stats().sid == SID  # still the old session: the HELO was not delivered
-    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0"))
+    port.push(encode("HELO", 0, NEW, "REF-SHOE", "2.0", "3"))
     session = events.next_of(ShoeSession)
     assert isinstance(session, ShoeSession) and session.previous == SessionPosition(SID, 9)
 
@@ -395,10 +483,12 @@ def test_ten_megabytes_of_garbage_are_refused_and_never_acknowledged(rig: Rig) -
     chunk_size = 1 << 20
     bad_sid = b"$HBT,100,00000000*%02X\r\n" % checksum(b"HBT,100,00000000")
     foreign = encode("CARD", 100, NEW, "QH")
+    old_helo = encode("HELO", 0, NEW, "OLD-SHOE", "1.4")  # revision 2: refused
     while total < 10 * chunk_size:
         noise = bytearray(rng.randbytes(chunk_size))
         for pos in range(0, chunk_size, 4096):  # sprinkle frames that must be refused
-            noise[pos : pos + len(bad_sid)] = bad_sid if pos % 8192 else foreign
+            piece = (bad_sid, foreign, old_helo)[(pos // 4096) % 3]
+            noise[pos : pos + len(piece)] = piece
         port.push(bytes(noise))
         total += len(noise)
         assert wait_until(lambda: port.in_waiting == 0, 60.0)
@@ -406,7 +496,8 @@ def test_ten_megabytes_of_garbage_are_refused_and_never_acknowledged(rig: Rig) -
     accepted = events.next_of(ShoeFrameAccepted, timeout=60.0)
     assert isinstance(accepted, ShoeFrameAccepted) and accepted.fields == ("9S",)
     stats = shoe.stats()
-    assert stats.refused > 10_000 and stats.foreign >= 1000 and stats.accepted == 1
+    assert stats.refused > 10_000 and stats.foreign >= 500 and stats.accepted == 1
+    assert stats.bad_revision >= 500 and stats.sessions == 0
     assert acks(port) == [] and stats.link_up
     shoe.acknowledge(SID, 100)
     assert wait_until(lambda: acks(port) == [(100, SID)])
