@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final, Protocol
 
 from controller.journal.store import Journal
 from controller.tables.kernel.sim import SimControls
@@ -28,13 +29,33 @@ class TableError(Exception):
     """Base error of the table layer."""
 
 
+class RefusalCode(StrEnum):
+    """Why an input or a command is refused, in one word: the code of a console's
+    ``ERR <CODE> <reason>`` reply (docs/console.md) and of a table's refusal rows."""
+
+    SYNTAX = "SYNTAX"  # the line is malformed
+    UNKNOWN = "UNKNOWN"  # no such command, action or button
+    AUTH = "AUTH"  # a login (or a supervisor's) is needed
+    LOCKED = "LOCKED"  # the console's login is locked out
+    RANGE = "RANGE"  # a value out of its range
+    STATE = "STATE"  # not in the table's present state
+    FAULT = "FAULT"  # a fault stops it until a technician clears it
+    IO = "IO"  # a device or file could not be read or written
+    HOLD = "HOLD"  # a decision held while the feed lags (the console says STATE)
+
+
+#: The codes a console reply carries (a table's HOLD is said as STATE).
+CONSOLE_CODES: Final = tuple(code.value for code in RefusalCode if code is not RefusalCode.HOLD)
+
+
 class Refused(TableError):
     """An input the table's current state does not allow; ``reason`` says why (journaled)."""
 
-    def __init__(self, reason: str, code: str = "STATE") -> None:
+    def __init__(self, reason: str, code: RefusalCode | str = RefusalCode.STATE) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.code = code
+        #: A :class:`RefusalCode` (a stand-in's other word is said as STATE by the console).
+        self.code = str(code)
 
 
 class ShoeReader(Protocol):

@@ -13,7 +13,7 @@ from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
 from controller.tables.kernel.sim import SimControls, SimShoeControls
-from controller.tables.table import PressWaiter, Refused, ReplyWaiter
+from controller.tables.table import PressWaiter, RefusalCode, Refused, ReplyWaiter
 from drivers.errors import DriverError
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
@@ -38,12 +38,12 @@ class SimDealer:
         if len(args) >= 2 and args[0] == "shoe":
             sim = controls.shoe
             if sim is None:
-                raise Refused("no simulated shoe in this profile", "STATE")
+                raise Refused("no simulated shoe in this profile", RefusalCode.STATE)
             verb, rest = args[1], args[2:]
             try:
                 reply = self._shoe(sim, verb, rest)
             except DriverError as exc:  # an empty shoe, a locked gate, an unknown fault
-                raise Refused(f"simulated shoe: {exc}", "STATE") from None
+                raise Refused(f"simulated shoe: {exc}", RefusalCode.STATE) from None
             # The reply waits until the shoe's frames have been journaled and handled, so a
             # scripted console session sees their effect on the next line.
             self._waiter = ReplyWaiter(sim.delivered)
@@ -51,16 +51,20 @@ class SimDealer:
         if len(args) in (1, 2) and args[0] == "button":
             names = controls.button_names
             if len(args) == 1:
-                raise Refused(f"usage: sim button NAME; buttons: {', '.join(names)}", "SYNTAX")
+                raise Refused(
+                    f"usage: sim button NAME; buttons: {', '.join(names)}", RefusalCode.SYNTAX
+                )
             if args[1] not in names or not controls.can_press():
-                raise Refused(f"no button {args[1]!r}; buttons: {', '.join(names)}", "SYNTAX")
+                raise Refused(
+                    f"no button {args[1]!r}; buttons: {', '.join(names)}", RefusalCode.SYNTAX
+                )
             # The reply waits for the press (the GPIO driver posts it to the loop's queue) and
             # says what it did; that console hears it there, not as `!` lines.
             self._press = PressWaiter(args[1], who.partition("@")[2] or None)
             self._waiter = self._press.waiter()
             controls.press(args[1])  # as the profile wires it: active level, bounce time
             return [f"pressed {args[1]}"]
-        raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+        raise Refused("usage: sim shoe ... | sim button NAME", RefusalCode.SYNTAX)
 
     def _shoe(self, sim: SimShoeControls, verb: str, rest: list[str]) -> list[str]:
         if verb == "deal" and rest and rest[0] in ("coup", "burn"):
@@ -76,7 +80,9 @@ class SimDealer:
             return [sim.inject(rest[0].lower())]
         if verb == "load" and not rest:
             return [f"loaded {sim.load()} cards, shuffled"]
-        raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND", "SYNTAX")
+        raise Refused(
+            "usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND", RefusalCode.SYNTAX
+        )
 
     def _cards_needed(self, what: str, upcoming: Seq[str]) -> int:
         """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
@@ -86,7 +92,7 @@ class SimDealer:
         skip = self._s.data.face_up_next
         if what == "burn":
             if state != "burn":
-                raise Refused(f"no burn in progress (state {state})", "STATE")
+                raise Refused(f"no burn in progress (state {state})", RefusalCode.STATE)
             burn = (
                 BurnProgress()
                 if self._s.burn is None or self._s.burn.face_up is None
@@ -99,7 +105,7 @@ class SimDealer:
             take: Callable[[str], object] = burn.add
         else:
             if state == "burn":
-                raise Refused("the burn comes first: sim shoe deal burn", "STATE")
+                raise Refused("the burn comes first: sim shoe deal burn", RefusalCode.STATE)
             if state not in COUP_STATES:
                 raise Refused(
                     f"no coup in progress (state {state}): press no_more_bets first", "STATE"

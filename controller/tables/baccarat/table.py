@@ -52,7 +52,7 @@ from controller.tables.baccarat.recovery import Recovery
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
+from controller.tables.table import ActionHelp, RefusalCode, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_protocol import REVISION, SessionPosition
 
@@ -227,11 +227,11 @@ class BaccaratTable:
         if not self._record.replaying and what in NEW_ROUND_INPUTS:
             power = self._ctx.new_round_hold()
             if power is not None:
-                raise Refused(power, "HOLD")
+                raise Refused(power, RefusalCode.HOLD)
         if not self._record.replaying and what == "no_more_bets":
             held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:
-                raise Refused(held, "HOLD")
+                raise Refused(held, RefusalCode.HOLD)
 
     def _button_unless_fault(self, name: str) -> list[str]:
         self._play_stopped(name)
@@ -394,19 +394,19 @@ class BaccaratTable:
     def query(self, name: str, args: list[str]) -> list[str]:
         """``odds``: the exact odds of the next coup (nothing journaled)."""
         if name != "odds":
-            raise Refused(f"the baccarat table has no {name[:32]!r}", "UNKNOWN")
+            raise Refused(f"the baccarat table has no {name[:32]!r}", RefusalCode.UNKNOWN)
         return self.odds()
 
     def odds(self) -> list[str]:
         """The exact odds of the next coup from the cards left in the shoe."""
         composition = self._state.composition
         if composition is None:
-            raise Refused("no shoe in play", "STATE")
+            raise Refused("no shoe in play", RefusalCode.STATE)
         try:
             left: dict[object, int] = {k: v for k, v in composition.values().items()}
             odds = baccarat.exact_odds(left, self._state.rules)
         except baccarat.CompositionError as exc:
-            raise Refused(str(exc), "STATE") from None
+            raise Refused(str(exc), RefusalCode.STATE) from None
         lines = [f"cards left {composition.cards_left}"]
         for key in ("banker", "player", "tie", "player_natural", "banker_natural"):
             lines.append(f"{key} {float(odds[key]):.6f}")

@@ -105,6 +105,7 @@ from controller.tables.paigow.record import (
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
+    RefusalCode,
     Refused,
     ReplyWaiter,
     TableContext,
@@ -380,11 +381,11 @@ class PaigowTable:
         if trigger in NEW_ROUND_TRIGGERS:
             power = self._ctx.new_round_hold()
             if power is not None:
-                raise self._refuse(trigger, power, "HOLD")
+                raise self._refuse(trigger, power, RefusalCode.HOLD)
         if trigger == "draw":
             held = self._ctx.decision_hold()
             if held is not None:
-                raise self._refuse(trigger, held, "HOLD")
+                raise self._refuse(trigger, held, RefusalCode.HOLD)
             return self._draw()
         if trigger == "settled" and has_entries(self.model.record):
             return self._settle()
@@ -461,7 +462,7 @@ class PaigowTable:
 
         rng = self._rng
         if rng is None:  # dice mode: the guards refuse a draw first (no RNG is a fault)
-            raise self._refuse("draw", "no RNG is fitted: enter the dice total", "FAULT")
+            raise self._refuse("draw", "no RNG is fitted: enter the dice total", RefusalCode.FAULT)
         try:
             number, raw = rng.draw_with_raw(1, 8)
         except RngFault as exc:
@@ -817,7 +818,7 @@ class PaigowTable:
         def act() -> None:
             try:
                 if name not in INPUTS or INPUTS[name].button == "-":
-                    raise self._refuse(name, f"no pai gow button {name!r}", "UNKNOWN")
+                    raise self._refuse(name, f"no pai gow button {name!r}", RefusalCode.UNKNOWN)
                 kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
                 lines = self._trigger(name, "dealer", **kwargs)
             except Refused as exc:
@@ -851,7 +852,9 @@ class PaigowTable:
                 kwargs["supervisor"] = who.startswith("supervisor@")
                 why = None if kwargs["supervisor"] else self.refusal(trigger, **kwargs)
                 if why is not None and NEEDS_SUPERVISOR in why:
-                    raise self._refuse(trigger, why, "AUTH")  # a login question, not the state's
+                    raise self._refuse(
+                        trigger, why, RefusalCode.AUTH
+                    )  # a login question, not the state's
             return self._trigger(trigger, who, **kwargs)
 
         result: list[str] = self._taking(
@@ -869,7 +872,7 @@ class PaigowTable:
         """``houseway T1 T2 T3 T4``: how the house way (the ``paigow.house_way_policy``
         setting) sets four tiles; nothing is journaled, no round is touched."""
         if name != "houseway":
-            raise Refused(f"the pai gow table has no {name[:32]!r}", "UNKNOWN")
+            raise Refused(f"the pai gow table has no {name[:32]!r}", RefusalCode.UNKNOWN)
         return house_way_lines(args, str(self._settings().get("paigow.house_way_policy")))
 
     def action_help(self) -> Mapping[str, ActionHelp]:
@@ -898,7 +901,7 @@ class PaigowTable:
         """Test mode (issue 7): the display lights every segment so nobody mistakes it for a
         round's number; every round input is refused; leaving it restores the outputs."""
         if on and self.round_in_progress():
-            raise self._refuse("test_mode", "a round is in progress", "STATE")
+            raise self._refuse("test_mode", "a round is in progress", RefusalCode.STATE)
         self._log("paigow.test_mode", {"on": on, "who": who})  # journaled before it applies
         self._test_mode = on
         if on:
@@ -918,11 +921,17 @@ class PaigowTable:
         sim = self._ctx.devices.sim
         names = ", ".join(sim.button_names)
         if not sim.can_press():
-            raise self._refuse("sim_button", "the buttons are not on the simulated GPIO", "STATE")
+            raise self._refuse(
+                "sim_button", "the buttons are not on the simulated GPIO", RefusalCode.STATE
+            )
         if button is None:
-            raise self._refuse("sim_button", f"usage: sim button NAME; buttons: {names}", "SYNTAX")
+            raise self._refuse(
+                "sim_button", f"usage: sim button NAME; buttons: {names}", RefusalCode.SYNTAX
+            )
         if button not in sim.button_names:
-            raise self._refuse("sim_button", f"no button {button!r}; buttons: {names}", "RANGE")
+            raise self._refuse(
+                "sim_button", f"no button {button!r}; buttons: {names}", RefusalCode.RANGE
+            )
         waiting = PressWaiter(button, who.partition("@")[2] or None)
         self._sim_press = waiting
         self._reply_waiter = waiting.waiter()
@@ -1025,7 +1034,7 @@ class PaigowTable:
 
     def _clear_rng_fault(self, who: str) -> list[str]:
         if self._rng is None:
-            raise self._refuse("clear_fault", "no RNG is fitted", "FAULT")
+            raise self._refuse("clear_fault", "no RNG is fitted", RefusalCode.FAULT)
         if self.model.rng_fault is None and not self._rng.faulted:
             return ["no RNG fault"]
         from controller.rng.certified import RngFault
@@ -1039,7 +1048,9 @@ class PaigowTable:
                 "clear_fault", f"RNG fault not cleared: {exc.reason}", "FAULT"
             ) from exc
         if not report.passed:
-            raise self._refuse("clear_fault", f"RNG fault not cleared: {report.format()}", "FAULT")
+            raise self._refuse(
+                "clear_fault", f"RNG fault not cleared: {report.format()}", RefusalCode.FAULT
+            )
         self._log(
             "paigow.rng_fault_cleared",
             {"who": who, "self_test": report.format(), "was": self.model.rng_fault},
