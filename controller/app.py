@@ -31,6 +31,7 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.faults import Faults
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
@@ -157,7 +158,8 @@ class Application:
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
         self.started_mono = time.monotonic()
-        self.app_faults: list[str] = []
+        #: Faults held besides the table's (controller/faults.py).
+        self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
         self.console_port = console_port or profile.console.port
         self._output = output
         self._consoles: list[Any] = []
@@ -392,8 +394,7 @@ class Application:
         """A journal read or write failed: latch a fault and alarm (it cannot be journaled)."""
         log.error("journal error: %s", exc)
         text = f"journal: {exc}"
-        if text not in self.app_faults:
-            self.app_faults.append(text)
+        if self.app_faults.latch(text):
             self._send_alarm(f"FAULT {text}")  # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
@@ -412,10 +413,7 @@ class Application:
         return lines
 
     def _raise_fault(self, text: str) -> None:
-        if text not in self.app_faults:
-            self.app_faults.append(text)
-            self.journal.append("fault.raised", {"fault": text, "source": "app"})
-            self.alarm(f"FAULT {text}")
+        self.app_faults.raise_fault(text, "app")
 
     # -- the loop ----------------------------------------------------------------------------
 

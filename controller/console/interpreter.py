@@ -820,17 +820,14 @@ class Console:
             raise ConsoleError("SYNTAX", "usage: fault clear")
         who = self._auth.who(source)
         lines: list[str] = []
-        app_faults: list[str] = self._app.app_faults
+        app_faults = self._app.app_faults
         if app_faults:
             still = self._app_fault_causes()
             if still:
                 raise ConsoleError("FAULT", "cannot clear: " + "; ".join(still[:3]))
             self._require_supervisor_for_findings(source)
             lines.extend(self._app.acknowledge_journal(who))
-            for fault in list(app_faults):
-                self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
-                lines.append(f"cleared: {fault}")
-            app_faults.clear()
+            lines.extend(app_faults.clear(who))
         if self._app.table.faults():
             try:
                 lines.extend(self._app.table.clear_fault(who))
@@ -940,11 +937,7 @@ class Console:
             raise ConsoleError("SYNTAX", f"{name} takes no arguments")
 
     def _raise_fault(self, text: str) -> None:
-        faults: list[str] = self._app.app_faults
-        if text not in faults:
-            faults.append(text)
-            self._app.journal.append("fault.raised", {"fault": text, "source": "console"})
-            self._app.alarm(f"FAULT {text}")
+        self._app.app_faults.raise_fault(text, "console")
 
     def _journal_refusal(self, name: str, source: str, code: str, reason: str) -> None:
         # Never the arguments: they may hold a PIN.

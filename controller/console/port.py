@@ -7,6 +7,7 @@ controller only through what is named here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
     from controller.rng.certified import CertifiedRng
 
 
+class HeldFaults(Protocol):
+    """The faults the controller holds besides the table's (controller/faults.py)."""
+
+    def raise_fault(self, text: str, source: str = "app") -> None: ...
+    def clear(self, who: str) -> list[str]: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+
+
 class ConsoleHost(Protocol):
     """The controller as the console sees it."""
 
@@ -30,7 +40,7 @@ class ConsoleHost(Protocol):
     trust: JournalTrust
     state_dir: Path
     #: Faults the controller holds (journal, program, settings) besides the table's.
-    app_faults: list[str]
+    app_faults: HeldFaults
     #: True when a reply may come later (the loop answers once the events it caused are
     #: handled); False where the console's caller wants every reply at once.
     defers_replies: bool

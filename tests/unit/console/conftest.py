@@ -15,6 +15,7 @@ import pytest
 from controller.config.profile import JournalSettings
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.console.interpreter import Console
+from controller.faults import Faults
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.rng.certified import CertifiedRng
 from controller.tables.paigow.commands import house_way_lines
@@ -129,8 +130,8 @@ class FakeApp:
             else None
         )
         self.profile = FakeProfile(game=table.game)
-        self.app_faults: list[str] = []
         self.alarms: list[str] = []
+        self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
         #: As the console's port: every reply at once, one row per repeated event.
         self.defers_replies = False
         self.summaries = None
@@ -142,8 +143,7 @@ class FakeApp:
         self.alarms.append(text)
 
     def _raise_fault(self, text: str) -> None:
-        if text not in self.app_faults:
-            self.app_faults.append(text)
+        self.app_faults.latch(text)
 
     def acknowledge_journal(self, who: str) -> list[str]:
         """As Application.acknowledge_journal (no table hook here)."""
@@ -153,8 +153,7 @@ class FakeApp:
 
     def journal_fault(self, exc: Exception) -> None:
         """As Application.journal_fault: latch the fault (it cannot be journaled)."""
-        if f"journal: {exc}" not in self.app_faults:
-            self.app_faults.append(f"journal: {exc}")
+        self.app_faults.latch(f"journal: {exc}")
 
     def faults(self) -> list[str]:
         return [*self.app_faults, *self.table.faults()]

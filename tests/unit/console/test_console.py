@@ -420,7 +420,7 @@ def test_fault_clear(rig: Rig) -> None:
     rig.login()
     assert rig.ok("fault clear") == ["no faults"]
     rig.app.table.table_faults.append("shoe door open")
-    rig.app.app_faults.append("journal: write failed")
+    rig.app.app_faults.latch("journal: write failed")
     lines = rig.ok("fault clear")
     assert "cleared: journal: write failed" in lines and "cleared: shoe door open" in lines
     assert rig.app.faults() == []
