@@ -17,9 +17,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from controller.tables.table import Refused
+from controller.tables.paigow.table import PaigowTable
+from controller.tables.table import Devices, Refused, Table
 
 __all__ = ["ScriptError", "run_script"]
 
@@ -32,12 +33,36 @@ class ScriptError(RuntimeError):
     """The table refused a step of the script; the message names the round, step and reason."""
 
 
+class _Wiring(Protocol):
+    @property
+    def table(self) -> Devices: ...
+
+
+class ScriptHost(Protocol):
+    """A running application as the scripted dealer drives it (controller/app.py): its table,
+    the devices it built, and a call run on its loop thread."""
+
+    @property
+    def table(self) -> Table: ...
+
+    @property
+    def devices(self) -> _Wiring: ...
+
+    def call(self, fn: Callable[[], object], timeout: float = 5.0) -> object: ...
+
+
 class _Driver:
     """Runs one step on the table's owner thread and reads the table back."""
 
-    def __init__(self, target: Any) -> None:
-        self.app = target if hasattr(target, "call") and hasattr(target, "table") else None
-        self.table = target.table if self.app is not None else target
+    def __init__(self, target: ScriptHost | PaigowTable) -> None:
+        self.app: ScriptHost | None = None
+        if isinstance(target, PaigowTable):
+            self.table = target
+        else:
+            table = target.table
+            if not isinstance(table, PaigowTable):
+                raise ScriptError(f"the scripted dealer deals pai gow, not {table.game}")
+            self.app, self.table = target, table
 
     def run(self, fn: Callable[[], object]) -> object:
         if self.app is not None:
@@ -61,7 +86,9 @@ class _Driver:
         return result
 
 
-def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = None) -> list[str]:
+def run_script(
+    app_or_table: ScriptHost | PaigowTable, rounds: int, *, dice: random.Random | None = None
+) -> list[str]:
     """Deal ``rounds`` rounds; one line per round: id, the number (RNG or dice), the start."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
         raise ValueError(f"rounds must be an int >= 0, got {rounds!r}")
