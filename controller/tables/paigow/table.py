@@ -65,7 +65,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
@@ -110,6 +110,9 @@ from controller.tables.table import (
     ReplyWaiter,
     TableContext,
 )
+
+if TYPE_CHECKING:
+    from transitions import EventData
 
 #: How long the power-up lamp test lights every segment before the display shows the state.
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -316,18 +319,19 @@ class PaigowTable:
             allowed = [t.trigger for t in possible if self._may(t)]
             taken = said(allowed or [t.trigger for t in possible])
             return f"the table is in state {state}, where it takes {taken}"
-        event = _Probe(kwargs, self.model.state)
+        # a probe stands in for the machine's EventData: the guards read only kwargs, source
+        event = cast("EventData", _Probe(kwargs, self.model.state))
         routing = {u for t in steps for u in t.unless}
         reasons = []
         for t in steps:
-            why = [getattr(self.model, f"why_{c}")(event) for c in t.conditions]
+            why = [self.model.guards.why(c, event) for c in t.conditions]
             failed = [
                 w
                 for c, w in zip(t.conditions, why, strict=True)
                 if w is not None and c not in routing
             ]
             routed = any(w is not None for c, w in zip(t.conditions, why, strict=True)) or any(
-                getattr(self.model, f"why_{u}")(event) is None for u in t.unless
+                self.model.guards.why(u, event) is None for u in t.unless
             )
             if not routed:
                 return None
@@ -339,10 +343,10 @@ class PaigowTable:
         data (a guard that needs the seat or the tiles is given the benefit of the doubt, a
         void a supervisor's with a reason): a refusal lists only those (the dice in RNG mode,
         or the draw in dice mode, are not)."""
-        probe = _Probe({"supervisor": True, "reason": "asked"}, self.model.state)
+        probe = cast("EventData", _Probe({"supervisor": True, "reason": "asked"}, self.model.state))
         for name in step.conditions:
             try:
-                if getattr(self.model, f"why_{name}")(probe) is not None:
+                if self.model.guards.why(name, probe) is not None:
                     return False
             except (KeyError, TypeError, ValueError):
                 continue
@@ -357,11 +361,13 @@ class PaigowTable:
 
     def _fire(self, trigger: str, **kwargs: Any) -> None:
         """Fire an allowed trigger (guards re-checked by the machine; the ``before`` callback
-        journals the outcome before the state changes), then drive the outputs."""
-        why = self.refusal(trigger, **kwargs)
-        if why is not None:
-            raise self._refuse(trigger, why)
-        fired = getattr(self.model, trigger)(**kwargs)
+        journals the outcome before the state changes), then drive the outputs. One verdict:
+        each guard runs once, for the refusal and as the machine's condition."""
+        with self.model.guards.verdict():
+            why = self.refusal(trigger, **kwargs)
+            if why is not None:
+                raise self._refuse(trigger, why)
+            fired = getattr(self.model, trigger)(**kwargs)
         if not fired:  # pragma: no cover - refusal() evaluates the same guards
             raise self._refuse(trigger, f"not now (state {self.model.state})")
         self._outputs()

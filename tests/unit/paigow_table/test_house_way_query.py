@@ -49,3 +49,23 @@ def test_another_games_question_is_unknown(tmp_path: Path) -> None:
     with pytest.raises(Refused) as caught:
         rig.table.query("odds", [])
     assert caught.value.code == "UNKNOWN"
+
+
+def test_a_guard_runs_once_per_input(tmp_path: Path) -> None:
+    """The refusal's question and the machine's conditions are one evaluation of each guard
+    (controller/tables/kernel/refusal.py): counted on ``no more bets``, whose two transitions
+    (a player bank or not) both read the same guard."""
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    calls: list[str] = []
+    guards = rig.table.model.guards
+    original = guards._guards["player_banks"]  # noqa: SLF001
+
+    def counted(event: object) -> str | None:
+        calls.append("player_banks")
+        return original(event)
+
+    guards._guards["player_banks"] = counted  # noqa: SLF001
+    rig.press("no_more_bets")
+    assert rig.state == "no_more_bets"
+    assert calls == ["player_banks"]
