@@ -231,6 +231,19 @@ class Application:
                 "unacknowledged_findings": len(self.trust.findings),
             },
         )
+        # The install log (docs/program-verification.md): the release this start runs, and a
+        # change from the previous start's as its own row (an event, kept past retention).
+        from controller.program.identity import running_identity
+
+        self.release = running_identity()
+        last_release = self.journal.last(["program.release"])
+        self.journal.append("program.release", self.release.as_dict())
+        if last_release is not None and not self.release.same_release(last_release.data):
+            old = {k: last_release.data.get(k) for k in self.release.as_dict()}
+            self.journal.append(
+                "program.release_changed", {"old": old, "new": self.release.as_dict()}
+            )
+        self.add_status("release", self.release.describe)
         # Every unacknowledged finding, this start's and those journaled before it that no
         # technician acknowledged yet (a restart forgets none), stops play until `fault clear`.
         for finding in self.trust.findings:
@@ -432,6 +445,16 @@ class Application:
         self._publish()
         return notes
 
+    def _meters_went_back(self, back: list[str]) -> None:
+        """Loop: the journal's meters are lower than those last published (docs/meters.md
+        "Never back"): the journal was restored from an older copy. Journaled (the coded
+        event 220) and alarmed on every console."""
+        self.journal.append("meters.went_back", {"meters": back[:50]})
+        self.alarm(
+            "ALARM meters went back (the journal restored from an older copy?): "
+            + "; ".join(back[:5])
+        )
+
     def _start_feed(self) -> None:
         """The host feed (docs/feed.md), when the profile names a broker: a publisher thread
         reading the journal on a read-only connection of its own, woken after each commit (it
@@ -442,7 +465,18 @@ class Application:
         from controller.feed.publisher import publisher_for
 
         try:
-            feed = publisher_for(self.profile.feed, self.state_dir, self.journal.reader)
+            from controller.floor.feed import FloorFeed
+
+            derived = FloorFeed(
+                self.profile.feed.table,
+                self.journal.reader,
+                self.trust.archive_dir,
+                high_path=self.trust.anchor_path.with_name("meters.published"),
+                report=lambda back: self.post(Call(lambda: self._meters_went_back(back))),
+            )
+            feed = publisher_for(
+                self.profile.feed, self.state_dir, self.journal.reader, derived=derived
+            )
         except BrokerError as exc:
             self._raise_fault(f"feed: {exc}")
             return

@@ -154,7 +154,8 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument(
         "--client-id",
         default=None,
-        help="MQTT client id, fixed so the broker keeps the session (default tc-collector-SITE)",
+        help="MQTT client id, fixed so the broker keeps the session (default tc-collector-SITE);"
+        " several collectors on one PostgreSQL store each need their own",
     )
     collect.add_argument(
         "--gap-timeout",
@@ -199,7 +200,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     floor.add_argument("--by", default=None, metavar="NAME", help="who investigated (--ack)")
     floor.add_argument("--note", default=None, metavar="TEXT", help="what was found (--ack)")
+    floor.add_argument(
+        "--serve",
+        default=None,
+        metavar="ADDRESS",
+        help="serve the live floor page on HOST:PORT (plain HTTP: put a reverse proxy's TLS in"
+        " front of it) until stopped",
+    )
+    floor.add_argument(
+        "--users",
+        default=None,
+        metavar="FILE",
+        help="the floor page's user list (scrypt hashes): who may sign in and acknowledge;"
+        " without it the page is read-only",
+    )
+    floor.add_argument(
+        "--add-user",
+        default=None,
+        metavar="NAME",
+        help="add NAME to --users FILE (or set a new password): asks for the password",
+    )
     # -- end collector --
+    meters = sub.add_parser(
+        "meters",
+        help="the table's meters, lifetime and this shift, counted from a state directory's"
+        " journal and archive (read-only; docs/meters.md)",
+    )
+    meters.add_argument("--state-dir", required=True, metavar="DIR")
+    meters.add_argument("--db", default="journal.sqlite", help="the journal, relative to DIR")
+    meters.add_argument(
+        "--archive-dir", default="archive", help="archive segments, relative to DIR"
+    )
+    meters.add_argument("--json", action="store_true", help="one JSON object (the feed's message)")
+    meters.add_argument(
+        "--chi", action="store_true", help="also the drawn numbers' chi-square against uniform"
+    )
 
     # -- the lab package (controller/lab/, docs/lab.md) --
     from controller.lab import DEFAULT_DRAWS, DEFAULT_RAW_BYTES
@@ -297,6 +332,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _collect(args)
     if args.command == "floor":
         return _floor(args)
+    if args.command == "meters":
+        return _meters(args)
     if args.command == "simulate":
         return simulate(args.profile, args.rounds, args.state_dir)
     if args.command == "lab":
@@ -389,6 +426,44 @@ def _journal(args: argparse.Namespace) -> int:
         journal.close()
 
 
+def _meters(args: argparse.Namespace) -> int:
+    """``table-controller meters --state-dir DIR [--json]``: the journal opened read-only, so
+    it runs on a stopped table's directory (or a copy) and changes nothing."""
+    import json
+
+    from controller.floor.meters import chi_square, fold_journal
+    from controller.journal.store import Journal, JournalError
+
+    state = Path(args.state_dir)
+    db = Path(args.db) if Path(args.db).is_absolute() else state / args.db
+    if not db.exists():
+        print(f"no journal at {db}", file=sys.stderr)
+        return 1
+    archive = Path(args.archive_dir)
+    try:
+        journal = Journal(db, readonly=True)
+    except JournalError as exc:
+        print(f"journal error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        fold = fold_journal(journal.events(), archive if archive.is_absolute() else state / archive)
+    except (JournalError, OSError, ValueError) as exc:
+        print(f"meters: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        journal.close()
+    if args.json:
+        print(json.dumps(fold.as_dict(), sort_keys=True))
+        return 0
+    for line in fold.lines():
+        print(line)
+    if args.chi:
+        for source, what in (("rng", "RNG numbers"), ("dice", "dice numbers")):
+            for line in chi_square(fold, source).lines(what):
+                print(line)
+    return 0
+
+
 def _collect(args: argparse.Namespace) -> int:
     """``table-controller collect``: runs until SIGTERM or SIGINT (exit 0); 1 when it cannot
     start (a bad broker URL, a store it cannot open, no keys directory)."""
@@ -444,6 +519,10 @@ def _floor(args: argparse.Namespace) -> int:
     warning = password_warning(args.store)
     if warning:
         print(f"floor: warning: {warning}", file=sys.stderr)
+    if args.add_user is not None:
+        return _floor_add_user(args)
+    if args.serve is not None:
+        return _floor_serve(args)
     try:
         store = Store.open(args.store)
     except StoreError as exc:
@@ -465,6 +544,81 @@ def _floor(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
+    return 0
+
+
+def _floor_add_user(args: argparse.Namespace) -> int:
+    """``floor --add-user NAME --users FILE``: the password asked twice on the terminal (read
+    from standard input, one line, when that is not a terminal)."""
+    import getpass
+
+    from controller.feed.floorauth import UserError, add_user, check_name, check_new_password
+
+    if args.users is None:
+        print("floor: --add-user needs --users FILE (the page's user list)", file=sys.stderr)
+        return 2
+    try:
+        check_name(args.add_user)
+        if sys.stdin.isatty():
+            password = getpass.getpass(f"password for {args.add_user}: ")
+            check_new_password(password)
+            if getpass.getpass("the same again: ") != password:
+                print("floor: the two passwords differ: nothing changed", file=sys.stderr)
+                return 1
+        else:
+            password = sys.stdin.readline().rstrip("\n")
+        new = add_user(Path(args.users), args.add_user, password)
+    except UserError as exc:
+        print(f"floor: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"floor: cannot write {args.users}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.add_user}: {'added to' if new else 'new password in'} {args.users}")
+    return 0
+
+
+def _floor_serve(args: argparse.Namespace) -> int:
+    """``floor --serve ADDRESS``: the live floor page until SIGTERM or SIGINT."""
+    import threading
+
+    from controller.feed.floorauth import UserError, load_users
+    from controller.feed.floorpage import FloorPage, parse_address
+
+    try:
+        address = parse_address(args.serve)
+    except ValueError as exc:
+        print(f"floor: --serve {exc}", file=sys.stderr)
+        return 2
+    users = Path(args.users) if args.users else None
+    if users is not None:
+        try:
+            known = len(load_users(users))
+        except UserError as exc:
+            print(f"floor: {exc}", file=sys.stderr)
+            return 1
+        if not known:
+            print(f"floor: warning: {users} lists nobody: add one with --add-user", file=sys.stderr)
+    try:
+        page = FloorPage(args.store, address, users, site=args.site)
+    except OSError as exc:
+        print(f"floor: cannot listen on {args.serve}: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+
+    def _on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    page.start()
+    who = f"sign-in from {users}" if users else "read-only (no --users)"
+    print(f"floor page on {page.url} ({who}); TLS is the reverse proxy's", flush=True)
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        page.close()
     return 0
 
 

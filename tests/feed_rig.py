@@ -81,6 +81,7 @@ class CollectorThread:
         gap_timeout_s: float = 60.0,
         silence_s: float = 900.0,
         syslog: str | None = None,
+        client_id: str | None = None,
     ) -> None:
         self.lines: list[str] = []
         self.settings = CollectorSettings(
@@ -88,7 +89,7 @@ class CollectorThread:
             broker.site,
             store_url,
             keys,
-            f"tc-collector-{broker.site}",
+            client_id or f"tc-collector-{broker.site}",
             gap_timeout_s,
             silence_s,
             syslog=syslog,
@@ -110,7 +111,13 @@ class CollectorThread:
 
 
 def collect_process(
-    broker: MosquittoBroker, store_url: str, keys: Path, log: Path
+    broker: MosquittoBroker,
+    store_url: str,
+    keys: Path,
+    log: Path,
+    *,
+    client_id: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """``table-controller collect`` as its own process (for SIGKILL)."""
     pair = broker.make_client_cert("collector")
@@ -137,7 +144,8 @@ def collect_process(
                 "--key",
                 str(pair.key_path),
                 "--client-id",
-                f"tc-collector-{broker.site}",
+                client_id or f"tc-collector-{broker.site}",
+                *extra,
             ],
             cwd=ROOT,
             stdout=out,

@@ -506,6 +506,31 @@ class Console:
         deferred, self._deferred = self._deferred, None
         return deferred
 
+    def _cmd_meters(self, args: list[str], source: str) -> list[str]:
+        """``meters [chi]``: the journal (and its archive) folded on a worker thread, on a
+        read-only connection of its own (docs/meters.md)."""
+        if args not in ([], ["chi"]):
+            raise ConsoleError("SYNTAX", "usage: meters [chi]")
+        from controller.floor.meters import chi_square, fold_journal
+
+        journal = self._app.journal
+        archive = self._app.trust.archive_dir
+
+        def work() -> Callable[[], list[str]]:
+            reader = journal.reader()
+            try:
+                fold = fold_journal(reader.events(), archive)
+            finally:
+                reader.close()
+            lines = fold.lines()
+            if args == ["chi"]:
+                for src, what in (("rng", "RNG numbers"), ("dice", "dice numbers")):
+                    lines.extend(chi_square(fold, src).lines(f"{what}, lifetime"))
+                    lines.extend(chi_square(fold, src, shift=True).lines(f"{what}, this shift"))
+            return lambda: lines
+
+        return self._quietly_in_background("meters", source, work)
+
     def _cmd_houseway(self, args: list[str], source: str) -> list[str]:
         try:
             return self._app.table.query("houseway", list(args))  # the pai gow table's
@@ -1026,6 +1051,14 @@ class Console:
                 "program and profile files against the manifest; with a lab SEED (16-64"
                 " bytes hex) their HMAC",
                 "verify 00112233445566778899aabbccddeeff",
+            ),
+            "meters": c(
+                self._cmd_meters,
+                False,
+                "meters [chi]",
+                "the meters, lifetime and this shift, counted from the journal; chi: the drawn"
+                " numbers' chi-square against uniform (pai gow)",
+                "meters chi",
             ),
             "houseway": c(
                 self._cmd_houseway,

@@ -9,18 +9,27 @@ restarting the broker keeps its messages, and anything received but not committe
 again. The collector needs no table's journal or secret: only the tables' public keys.
 Alarms of a committed batch also go out (controller/feed/alarms.py): to syslog when configured,
 and to ``tc/<site>/alarms`` on the broker.
+
+On PostgreSQL several instances share a site (controller/feed/share.py, docs/feed.md "Many
+collectors"): each has its own client id and session subscribed to the whole site (one session,
+one subscription: each table's messages arrive in order), stores the tables it leases and keeps
+what it leaves for :data:`REPLAY_S`, so the instance that takes a table over (from one that died
+or offered it) replays what the broker gave it meanwhile. On SQLite one instance only: a second
+one refuses to start (the file is locked).
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import queue
 import ssl
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,8 +37,9 @@ from controller.feed.alarms import AlarmEvent, AlarmSink, SyslogSink, alarm_topi
 from controller.feed.broker import BrokerSettings, new_client
 from controller.feed.keys import KeyRing
 from controller.feed.messages import site_filter
+from controller.feed.share import RENEW_S, Share
 from controller.feed.store import Store, StoreError
-from controller.feed.verifier import Verifier, VerifierSettings
+from controller.feed.verifier import UNKNOWN, Verifier, VerifierSettings
 
 log = logging.getLogger("controller.feed")
 
@@ -41,6 +51,16 @@ SESSION_EXPIRY_S: Final = 7 * 24 * 3600
 #: Messages the collector lets the broker have in flight to it (MQTT 5 Receive Maximum).
 RECEIVE_MAXIMUM: Final = 1000
 BACKOFF_S: Final = (0.5, 15.0)
+#: How often the collector records its own broker connection in the store (the floor page
+#: reads it: docs/feed.md "The floor page"), and at once whenever it changes.
+HEALTH_S: Final = 2.0
+#: How long an instance of many keeps the messages of tables it does not lease (seconds): the
+#: one that takes a table over replays them. Longer than a takeover (share.LEASE_S + RENEW_S)
+#: plus how far behind the broker a dead instance may have been.
+REPLAY_S: Final = 60.0
+#: At most this many messages kept for replay (the oldest dropped first): 60 s of 4,000
+#: messages a second, about 250 MB at the floor's 1 kB a message; a floor sends far fewer.
+REPLAY_KEPT: Final = 240_000
 
 
 @dataclass(frozen=True)
@@ -79,7 +99,21 @@ class Collector:
     def __init__(self, settings: CollectorSettings, *, out: Callable[[str], None] = print) -> None:
         self.settings = settings
         self._out = out
+        self._lock_fd: int | None = None
         self.store = Store.open(settings.store_url)
+        if self.store.dialect == "sqlite":
+            self._lock_fd = _single_instance(self.store)
+        #: The share of the site's tables this instance serves (PostgreSQL), else None: all.
+        self.share = (
+            Share(self.store, settings.site, settings.client_id, settings.client_id)
+            if self.store.dialect == "postgresql"
+            else None
+        )
+        #: Messages of tables this instance does not lease: (when left, message), for replay.
+        self._left: deque[tuple[float, _Message]] = deque(maxlen=REPLAY_KEPT)
+        #: Tables seen in topics (the lease candidates besides the keys and the store's).
+        self._seen: set[str] = set()
+        self._first_renewal = True
         self.keys = KeyRing(settings.keys_dir)
         self.verifier = Verifier(
             self.store,
@@ -100,6 +134,8 @@ class Collector:
         self._connected = threading.Event()
         self._lost = threading.Event()
         self.connected_once = threading.Event()
+        #: The broker connection last recorded in the store, and when (monotonic).
+        self._health: tuple[bool, float] | None = None
 
     # -- paho's thread ----------------------------------------------------------------------
 
@@ -177,17 +213,18 @@ class Collector:
             f" {len(self.keys.known())} table keys in {s.keys_dir}"
         )
         backoff = BACKOFF_S[0]
-        next_tick = time.monotonic()
+        next_tick = next_renewal = time.monotonic()
         try:
             while not stop.is_set():
+                self._report_health()
                 if self._client is None:
                     if not self._connect():
-                        stop.wait(backoff)
+                        self._pause(stop, backoff)
                         backoff = min(backoff * 2, BACKOFF_S[1])
                         continue
                 if self._lost.is_set():
                     self._disconnect()
-                    stop.wait(backoff)
+                    self._pause(stop, backoff)
                     backoff = min(backoff * 2, BACKOFF_S[1])
                     continue
                 if self._connected.is_set():
@@ -197,6 +234,15 @@ class Collector:
                 tick = now >= next_tick
                 if tick:
                     next_tick = now + TICK_S
+                if self.share is not None and now >= next_renewal:
+                    try:
+                        replay = self._renew()
+                    except StoreError as exc:
+                        self._store_failed(exc, stop, backoff)
+                        backoff = min(backoff * 2, BACKOFF_S[1])
+                        continue
+                    next_renewal = now + RENEW_S
+                    batch = replay + batch
                 try:
                     self._store_batch(batch, tick)
                 except StoreError as exc:
@@ -217,6 +263,12 @@ class Collector:
         finally:
             self._publish_alarms()
             self._disconnect()
+            self._report_health(stopping=True)
+            if self.share is not None:
+                try:
+                    self.share.leave()
+                except StoreError as exc:
+                    log.warning("collector: could not end its membership: %s", exc)
             c = self.verifier.counters
             self._out(
                 f"collector stopped: {c.messages} messages, {c.rows_stored} rows stored,"
@@ -224,15 +276,112 @@ class Collector:
                 f" {c.alarms} alarms"
             )
             self.store.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
             for sink in self._sinks:
                 sink.close()
         return 0
+
+    def _pause(self, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds`` (or until ``stop``) before trying the broker again, still saying
+        every :data:`HEALTH_S` that it is away."""
+        deadline = time.monotonic() + seconds
+        while not stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            stop.wait(min(left, HEALTH_S))
+            self._report_health()
+
+    def _report_health(self, *, stopping: bool = False) -> None:
+        """Record in the store whether this collector holds the broker, when it changes and
+        every :data:`HEALTH_S` otherwise: while it does not, the floor page shows the tables
+        ``unknown`` rather than offline. A store that cannot take it is left for the batch."""
+        connected = self._connected.is_set() and not stopping
+        now = time.monotonic()
+        last = self._health
+        if not stopping and last is not None and last[0] == connected and now - last[1] < HEALTH_S:
+            return
+        detail = "stopped" if stopping else ("subscribed" if connected else "broker unreachable")
+        try:
+            self.store.set_health(
+                self.settings.client_id, self.settings.site, connected, time.time_ns(), detail
+            )
+            self.store.commit()
+        except StoreError as exc:
+            log.warning("collector: cannot record its health: %s", exc)
+            try:
+                self.store.rollback()
+            except StoreError:
+                pass
+            return
+        self._health = (connected, now)
+
+    # -- many instances (PostgreSQL) --------------------------------------------------------
+
+    def _renew(self) -> list[_Message]:
+        """Renew this instance's leases, adopt a dead instance's, claim its share, take what
+        another offers; the kept messages of every table gained, to store before the rest."""
+        share = self.share
+        assert share is not None
+        self.store.rollback()
+        universe = set(self.keys.known()) | self._seen
+        universe |= {t.table for t in self.verifier.table_records()}
+        now_ns = time.time_ns()
+        renewal = share.renew(now_ns, universe, claim=not self._first_renewal)
+        self._first_renewal = False
+        gained = set(renewal.gained)
+        if renewal.offered:
+            gained |= share.take_offered(now_ns, renewal.offered)
+        for dead, tables in renewal.adopted:
+            self._out(f"collector: took over {len(tables)} tables of {dead}, which stopped")
+        if renewal.lost:
+            log.warning("collector: leases lost (renewed too late?): %s", sorted(renewal.lost))
+        self.verifier.scope = set(share.held)
+        if not gained and not renewal.lost:
+            return []
+        # what another instance stored meanwhile is the record now
+        self.verifier.reload()
+        cutoff = time.monotonic() - REPLAY_S
+        # acknowledged when they were left: generation -1 is never acknowledged again
+        replay = [
+            replace(m, generation=-1)
+            for when, m in self._left
+            if when >= cutoff and _table_of(m.topic) in gained
+        ]
+        self._left = deque(
+            ((w, m) for w, m in self._left if _table_of(m.topic) not in gained),
+            maxlen=REPLAY_KEPT,
+        )
+        return replay
+
+    def _mine(self, batch: list[_Message]) -> list[_Message]:
+        """The batch's messages of tables this instance leases (their leases locked until the
+        commit); the others kept for replay."""
+        if self.share is None:
+            return batch
+        held = self.share.locked()
+        self.verifier.scope = held
+        now = time.monotonic()
+        mine = []
+        for msg in batch:
+            table = _table_of(msg.topic)
+            if table is None:
+                continue  # the collectors' own alarms topic
+            self._seen.add(table)
+            if table in held:
+                mine.append(msg)
+            else:
+                self._left.append((now, msg))
+        while self._left and self._left[0][0] < now - REPLAY_S:
+            self._left.popleft()
+        return mine
 
     def _store_batch(self, batch: list[_Message], tick: bool) -> None:
         """Verify and store ``batch`` in one transaction (any exception is a StoreError)."""
         try:
             with self.store.batch():
-                for msg in batch:
+                for msg in self._mine(batch):
                     self.verifier.handle(msg.topic, msg.payload)
                 if tick:
                     self.verifier.tick()
@@ -332,3 +481,29 @@ class Collector:
             self.verifier.reload()
         except StoreError as again:
             log.error("collector: store still failing: %s", again)
+
+
+def _table_of(topic: str) -> str | None:
+    """The table a message is about (the lease it falls under): ``tc/<site>/<table>/<channel>``;
+    a topic of any other shape falls under the verifier's unknown table (it is refused there,
+    once); None for the collectors' own ``tc/<site>/alarms``."""
+    parts = topic.split("/")
+    if len(parts) == 3 and parts[2] == "alarms":
+        return None
+    return parts[2] if len(parts) == 4 and parts[2] else UNKNOWN
+
+
+def _single_instance(store: Store) -> int:
+    """Lock the SQLite store's file for this instance (``<file>.lock``): a second collector on
+    the same file refuses to start. Returns the lock's descriptor (closed at exit)."""
+    path = store.path_of()
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"another collector is running on {path}: a SQLite store serves one collector"
+            ' (several instances need PostgreSQL, docs/feed.md "Many collectors")'
+        ) from None
+    return fd

@@ -27,6 +27,10 @@ CLOSING_KINDS: Final = frozenset(
 #: How many of a table's newest stored rows are read to tell whether a round is under way.
 ROUND_LOOKBACK: Final = 64
 
+#: A collector that has not recorded its broker connection for this long is not counted (it
+#: records it every 2 s: controller/feed/collect.py HEALTH_S).
+HEALTH_STALE_S: Final = 10.0
+
 HEADER = ("table", "status", "last round", "last seen", "rows", "backlog", "signed", "alarms")
 
 
@@ -60,6 +64,10 @@ def _state(row: Mapping[str, Any]) -> str | None:
     if isinstance(moved, list) and moved and isinstance(moved[-1], str):
         return moved[-1].rpartition(">")[2]
     return None
+
+
+#: The table state a row records (the floor page's "state" column).
+row_state = _state
 
 
 def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
@@ -123,6 +131,25 @@ def _stamp(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _broker_line(store: Store, site: str | None, now: int) -> list[str]:
+    """A line when no collector says it holds the broker: the statuses are then the last ones
+    heard, not the tables' state now (docs/feed.md "The floor page")."""
+    collectors = [h for h in store.health() if site is None or h.site == site]
+    stale = int(HEALTH_STALE_S * 1e9)
+    if any(h.connected and now - h.updated_ns <= stale for h in collectors):
+        return []
+    said = "; ".join(
+        f"{h.client_id} {'silent' if now - h.updated_ns > stale else h.detail or 'no broker'}"
+        f" since {_stamp(h.updated_ns if now - h.updated_ns > stale else h.since_ns)}"
+        for h in collectors
+    )
+    return [
+        "no collector holds the broker now"
+        + (f" ({said})" if said else " (none has reported)")
+        + ": the statuses above are the last heard; the tables' presence is unknown"
+    ]
+
+
 def floor_lines(
     store: Store, *, site: str | None = None, now_ns: int | None = None, last_alarms: int = 0
 ) -> list[str]:
@@ -173,6 +200,8 @@ def floor_lines(
             f" After investigating: table-controller floor --ack {rec.table}"
             " --by NAME --note TEXT"
         )
+    if records:
+        lines.extend(_broker_line(store, site, now))
     if last_alarms:
         recent = store.alarms()[-last_alarms:]
         if recent:

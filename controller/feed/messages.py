@@ -23,7 +23,7 @@ _TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 #: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
-CHANNELS: Final = ("rows", "heads", "status")
+CHANNELS: Final = ("rows", "heads", "status", "events", "meters")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
 MAX_PAYLOAD: Final = 256 * 1024
 #: The largest integer a row, head or status may carry: the store's columns are signed 64-bit.
@@ -31,7 +31,7 @@ MAX_INT: Final = 2**63 - 1
 #: Objects and arrays nested deeper than this are refused (a journal row's data nests a few).
 MAX_DEPTH: Final = 32
 
-Channel = Literal["rows", "heads", "status"]
+Channel = Literal["rows", "heads", "status", "events", "meters"]
 
 
 class MessageError(ValueError):
@@ -115,10 +115,16 @@ def _object(payload: bytes) -> dict[str, Any]:
         raise MessageError(f"not UTF-8: {exc}") from None
     _shallow(text)
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except MessageError:
+        raise
     except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
-    _storable(obj)
+    if "\\u" in text or _LONG_DIGITS.search(text):
+        # a NUL or a lone surrogate can only come from a \u escape (the parser refuses a raw
+        # control character, and the text is valid UTF-8: no surrogates), an integer beyond 64
+        # bits only from 19 digits or more; fractions and exponents were checked as parsed
+        _storable(obj)
     if not isinstance(obj, dict):
         raise MessageError("not a JSON object")
     if obj.get("v") != VERSION:
@@ -172,6 +178,17 @@ def _storable(obj: Any) -> None:
                 raise MessageError("an integer exceeds signed 64 bits")
         elif isinstance(value, float) and not math.isfinite(value):
             raise MessageError("a number is out of range")
+
+
+#: 19 digits in a row: the shortest text of an integer that may exceed signed 64 bits.
+_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
+
+
+def _finite_float(digits: str) -> float:
+    value = float(digits)
+    if not math.isfinite(value):
+        raise MessageError("a number is out of range")
+    return value
 
 
 def _no_constant(name: str) -> Any:

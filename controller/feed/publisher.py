@@ -17,6 +17,7 @@ once; the collector drops duplicates by (table, seq). The MQTT will publishes ``
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import ssl
 import threading
@@ -78,6 +79,19 @@ class Outbox(Protocol):
     def close(self) -> None: ...
 
 
+class Derived(Protocol):
+    """Messages read from the rows the publisher sends (coded events, meters: wired by the
+    application from controller/floor). Called on the publisher's thread only."""
+
+    def after_row(self, row: dict[str, Any]) -> list[tuple[Literal["events", "meters"], bytes]]:
+        """The messages ``row`` (as :meth:`OutboxRow.as_dict` gives it) raises."""
+        ...
+
+    def idle(self) -> list[tuple[Literal["events", "meters"], bytes]]:
+        """Messages due when the backlog is sent (the meters, if they changed)."""
+        ...
+
+
 FeedStateName = Literal["starting", "connecting", "connected", "down", "refused", "stopped"]
 
 
@@ -124,7 +138,7 @@ class PublisherSettings:
 
 @dataclass
 class _Sent:
-    kind: Literal["row", "head", "status"]
+    kind: Literal["row", "head", "status", "events", "meters"]
     seq: int
     hash: str
     at: float
@@ -140,9 +154,11 @@ class Publisher:
         open_outbox: Callable[[], Outbox],
         *,
         wall_ns: Callable[[], int] = time.time_ns,
+        derived: Derived | None = None,
     ) -> None:
         self.settings = settings
         self._open_outbox = open_outbox
+        self._derived = derived
         self._wall_ns = wall_ns
         self._state = FeedState()
         self._stop = threading.Event()
@@ -152,6 +168,8 @@ class Publisher:
             "rows": topic(settings.site, settings.table, "rows"),
             "heads": topic(settings.site, settings.table, "heads"),
             "status": topic(settings.site, settings.table, "status"),
+            "events": topic(settings.site, settings.table, "events"),
+            "meters": topic(settings.site, settings.table, "meters"),
         }
         self._position = Position()  # acknowledged by the broker
         self._saved = Position()  # on disk
@@ -264,6 +282,12 @@ class Publisher:
             self._saved, self._saved_at = self._position, now
         except OSError as exc:
             log.warning("feed: cannot save the position: %s", exc)
+
+
+def _after_row(
+    derived: Derived, row: dict[str, Any]
+) -> list[tuple[Literal["events", "meters"], bytes]]:
+    return derived.after_row(row)
 
 
 class _Session:
@@ -388,9 +412,14 @@ class _Session:
                 row = self.buffer.popleft()
                 if row.seq != self.next_row + 1 and self.next_row:
                     log.warning("feed: the journal skips from row %d to %d", self.next_row, row.seq)
-                self._publish("row", row.seq, row.hash, row_payload(row.as_dict()))
+                as_dict = row.as_dict()
+                self._publish("row", row.seq, row.hash, row_payload(as_dict))
                 self.next_row = row.seq
+                for channel, payload in self._derive(functools.partial(_after_row, row=as_dict)):
+                    self._publish(channel, row.seq, "", payload)
                 continue
+            for channel, payload in self._derive(lambda d: d.idle()):
+                self._publish(channel, self.next_row, "", payload)
             heads = [
                 h
                 for h in self.outbox.heads_after(self.next_head, window - len(self.sent))
@@ -402,11 +431,31 @@ class _Session:
                 self._publish("head", head.seq, "", head_payload(head.as_dict()))
                 self.next_head = head.seq
 
+    def _derive(
+        self, ask: Callable[[Derived], list[tuple[Literal["events", "meters"], bytes]]]
+    ) -> list[tuple[Literal["events", "meters"], bytes]]:
+        """The derived messages, or none: a failure there (a journal read while folding) is
+        logged and never stops the rows, which are the record."""
+        derived = self.pub._derived
+        if derived is None:
+            return []
+        try:
+            return ask(derived)
+        except Exception as exc:  # noqa: BLE001 - the rows go on whatever the derivation does
+            log.warning("feed: events and meters: %s: %s", type(exc).__name__, exc)
+            return []
+
     def _publish(
-        self, kind: Literal["row", "head", "status"], seq: int, hash_: str, payload: bytes
+        self,
+        kind: Literal["row", "head", "status", "events", "meters"],
+        seq: int,
+        hash_: str,
+        payload: bytes,
     ) -> None:
-        channel = {"row": "rows", "head": "heads", "status": "status"}[kind]
-        info = self.client.publish(self.pub._topics[channel], payload, qos=1, retain=kind != "row")
+        channel = {"row": "rows", "head": "heads"}.get(kind, kind)
+        # rows and events are a stream; heads, status and meters the newest value (retained)
+        retain = kind not in ("row", "events")
+        info = self.client.publish(self.pub._topics[channel], payload, qos=1, retain=retain)
         entry = _Sent(kind, seq, hash_, time.monotonic())
         self.sent[info.mid] = entry
         if kind == "row":
@@ -468,7 +517,10 @@ class _Session:
 
 
 def publisher_for(
-    feed: FeedSettings, state_dir: Path, open_outbox: Callable[[], Outbox]
+    feed: FeedSettings,
+    state_dir: Path,
+    open_outbox: Callable[[], Outbox],
+    derived: Derived | None = None,
 ) -> Publisher:
     """The publisher a profile's ``[feed]`` asks for (paths relative to ``state_dir``)."""
     position = Path(feed.position_path)
@@ -481,4 +533,4 @@ def publisher_for(
         heartbeat_s=feed.heartbeat_s,
         window=feed.window,
     )
-    return Publisher(settings, open_outbox)
+    return Publisher(settings, open_outbox, derived=derived)

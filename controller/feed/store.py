@@ -51,7 +51,39 @@ _SCHEMA: Final = (
         last_ns BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS feed_alarms_table ON feed_alarms (site, table_id, kind, id)",
     "CREATE TABLE IF NOT EXISTS feed_schema (version INTEGER NOT NULL)",
+    # each collector's own health (docs/feed.md "The floor page"): whether it holds the broker,
+    # since when, and when it last said so; created by any version that knows it, read by the
+    # page, so a store made before it needs no migration
+    """CREATE TABLE IF NOT EXISTS feed_collector_health (
+        client_id TEXT NOT NULL, site TEXT NOT NULL, connected INTEGER NOT NULL,
+        since_ns BIGINT NOT NULL, updated_ns BIGINT NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (client_id, site))""",
+    # who acknowledged an alarm on the floor page, when, with what note
+    """CREATE TABLE IF NOT EXISTS feed_alarm_acks (
+        alarm_id BIGINT NOT NULL, ts_ns BIGINT NOT NULL, by_name TEXT NOT NULL,
+        note TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (alarm_id, ts_ns))""",
+    # many collectors on one PostgreSQL (controller/feed/share.py): who is alive, who serves
+    # which table; created at every open (an earlier store gains them without a migration)
+    """CREATE TABLE IF NOT EXISTS collector_members (
+        site TEXT NOT NULL, holder TEXT NOT NULL, client_id TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, adopted_by TEXT,
+        PRIMARY KEY (site, holder))""",
+    """CREATE TABLE IF NOT EXISTS collector_leases (
+        site TEXT NOT NULL, table_id TEXT NOT NULL, holder TEXT NOT NULL,
+        expires_ns BIGINT NOT NULL, offered INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (site, table_id))""",
 )
+_ROW_COLUMNS: Final = (
+    "site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash, received_ns, gap_before"
+)
+#: A stored row; a row another instance stored already (a lease taken over) is not a second row.
+_ADD_ROW: Final = (
+    f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (site, table_id, seq) DO NOTHING"
+)
+#: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
+#: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
+SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
 #: The schema's version now; a store at an older one is migrated on open (:data:`_MIGRATIONS`).
 SCHEMA_VERSION: Final = 2
 #: What takes a store from version N - 1 to N (a store made before ``feed_schema`` existed is
@@ -157,11 +189,41 @@ class Alarm:
     last_ns: int
 
 
+@dataclass(frozen=True)
+class CollectorHealth:
+    """A collector's own report of its broker connection (``feed_collector_health``)."""
+
+    client_id: str
+    site: str
+    connected: bool
+    since_ns: int  # when ``connected`` last changed
+    updated_ns: int  # when the collector last reported it
+    detail: str
+
+
+@dataclass(frozen=True)
+class AlarmAck:
+    """A person's acknowledgement of one alarm (the floor page)."""
+
+    alarm_id: int
+    ts_ns: int
+    by: str
+    note: str
+    count: int  # the alarm's count when acknowledged: a repeat after it opens the alarm again
+
+
 class Store:
     """One connection to the collector's database (SQLite or PostgreSQL)."""
 
     def __init__(self, conn: Any, dialect: str, url: str) -> None:
         self._conn = conn
+        #: Rows added in this transaction and not yet sent (:meth:`add_row`): sent in one
+        #: ``executemany`` before anything reads ``feed_rows`` and at the commit.
+        self._rows: list[tuple[Any, ...]] = []
+        #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
+        self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
+        #: PostgreSQL: the temporary table the rows are copied into exists (committed).
+        self._copy_ready = False
         self.dialect = dialect
         self.url = url
         self._create()
@@ -207,6 +269,16 @@ class Store:
 
     # -- plumbing ---------------------------------------------------------------------------
 
+    def path_of(self) -> str:
+        """The SQLite store's file (the URL's path); the URL itself for PostgreSQL."""
+        if self.dialect != "sqlite":
+            return self.url
+        parts = urlsplit(self.url)
+        if not parts.scheme:
+            return self.url
+        path = unquote(parts.path)
+        return path[1:] if path.startswith("/") else path
+
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
 
@@ -217,9 +289,14 @@ class Store:
             return (psycopg.Error,)
         return (sqlite3.Error,)
 
-    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def execute(
+        self, sql: str, args: tuple[Any, ...] = (), *, send_rows: bool = True
+    ) -> list[tuple[Any, ...]]:
         """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
-        error is :class:`StoreError`."""
+        error is :class:`StoreError`. A statement on ``feed_rows`` first sends the rows kept by
+        :meth:`add_row` (``send_rows`` false: the caller knows they do not matter to it)."""
+        if send_rows and self._rows and "feed_rows" in sql:
+            self._send_rows()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
@@ -228,6 +305,41 @@ class Store:
         except errors as exc:
             # OverflowError, ValueError (UnicodeEncodeError): a value the driver cannot bind
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _send_rows(self) -> None:
+        """The rows :meth:`add_row` kept, in one ``executemany`` (one statement prepared once,
+        the rows streamed: a statement a row costs PostgreSQL a round of the driver each)."""
+        rows, self._rows = self._rows, []
+        self._row_links.clear()
+        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
+        try:
+            if self.dialect == "postgresql" and not self._conn.pgconn.pipeline_status:
+                self._copy_rows(rows)
+                return
+            with contextlib.closing(self._conn.cursor()) as cur:
+                cur.executemany(self._sql(_ADD_ROW), rows)
+        except errors as exc:
+            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _copy_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by ``COPY``
+        into a temporary table, then moved in one ``INSERT ... ON CONFLICT DO NOTHING`` (a COPY
+        straight into ``feed_rows`` would fail on a row another instance stored)."""
+        with self._conn.cursor() as cur:
+            if not self._copy_ready:
+                cur.execute(
+                    "CREATE TEMPORARY TABLE IF NOT EXISTS feed_rows_in"
+                    " (LIKE feed_rows INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+                )
+                self._copy_ready = True
+            with cur.copy(f"COPY feed_rows_in ({_ROW_COLUMNS}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cur.execute(
+                f"INSERT INTO feed_rows ({_ROW_COLUMNS}) SELECT {_ROW_COLUMNS} FROM feed_rows_in"
+                " ON CONFLICT (site, table_id, seq) DO NOTHING"
+            )
+            cur.execute("TRUNCATE feed_rows_in")
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -254,6 +366,10 @@ class Store:
         return True
 
     def _create(self) -> None:
+        if self.dialect == "postgresql":
+            # held to this transaction's commit: instances starting together create and
+            # migrate the schema one after the other, the later ones finding it made
+            self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
         for statement in _SCHEMA:
             self.execute(statement.format(serial=_SERIAL[self.dialect]))
         versions = self.execute("SELECT version FROM feed_schema")
@@ -277,12 +393,17 @@ class Store:
         return int(self.execute("SELECT version FROM feed_schema")[0][0])
 
     def commit(self) -> None:
+        if self._rows:
+            self._send_rows()
         try:
             self._conn.commit()
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: commit failed: {exc}") from exc
 
     def rollback(self) -> None:
+        self._rows = []
+        self._row_links.clear()
+        self._copy_ready = False  # a temporary table made in the transaction is gone
         try:
             self._conn.rollback()
         except self._errors() as exc:
@@ -330,9 +451,10 @@ class Store:
         received_ns: int,
         gap_before: bool = False,
     ) -> None:
-        self.execute(
-            "INSERT INTO feed_rows (site, table_id, seq, ts, boot, mono, kind, round, data, prev,"
-            " hash, received_ns, gap_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        """Store a row in this transaction (sent with the others before the next read of the
+        rows, or at the commit; an error in it comes out of that call)."""
+        self._row_links[(site, table, int(row["seq"]))] = (str(row["prev"]), str(row["hash"]))
+        self._rows.append(
             (
                 site,
                 table,
@@ -347,14 +469,19 @@ class Store:
                 row["hash"],
                 received_ns,
                 int(gap_before),
-            ),
+            )
         )
 
     def row_link(self, site: str, table: str, seq: int) -> tuple[str, str] | None:
         """The stored row's (prev, hash) at ``seq``, or None."""
+        kept = self._row_links.get((site, table, seq))
+        if kept is not None:
+            return kept
+        # not among the rows kept for sending: the database's answer is the whole answer
         rows = self.execute(
             "SELECT prev, hash FROM feed_rows WHERE site = ? AND table_id = ? AND seq = ?",
             (site, table, seq),
+            send_rows=False,
         )
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
@@ -597,6 +724,18 @@ class Store:
             for r in self.execute(sql + " ORDER BY id", tuple(args))
         ]
 
+    def latest_alarm(self, site: str, table: str, kind: str) -> Alarm | None:
+        """The newest stored alarm of ``kind`` for the table, or None."""
+        rows = self.execute(
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE site = ? AND table_id = ? AND kind = ? ORDER BY id DESC LIMIT 1",
+            (site, table, kind),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+
     def alarm_counts(self) -> dict[tuple[str, str], int]:
         return {
             (str(s), str(t)): int(n)
@@ -604,6 +743,99 @@ class Store:
                 "SELECT site, table_id, SUM(count) FROM feed_alarms GROUP BY site, table_id"
             )
         }
+
+    def add_alarm_ack(self, ack: AlarmAck) -> None:
+        self.execute(
+            "INSERT INTO feed_alarm_acks (alarm_id, ts_ns, by_name, note, count)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (alarm_id, ts_ns) DO NOTHING",
+            (ack.alarm_id, ack.ts_ns, ack.by[:200], ack.note[:2000], ack.count),
+        )
+
+    def alarm_acks(self) -> dict[int, AlarmAck]:
+        """The newest acknowledgement of each acknowledged alarm, by alarm id."""
+        out: dict[int, AlarmAck] = {}
+        for r in self.execute(
+            "SELECT alarm_id, ts_ns, by_name, note, count FROM feed_alarm_acks"
+            " ORDER BY alarm_id, ts_ns"
+        ):
+            out[int(r[0])] = AlarmAck(int(r[0]), int(r[1]), str(r[2]), str(r[3]), int(r[4]))
+        return out
+
+    def open_alarms(self, limit: int) -> tuple[list[Alarm], int]:
+        """The alarms nobody acknowledged since they last fired (a repeat after an
+        acknowledgement opens one again), newest first (at most
+        ``limit``), and how many there are in all."""
+        where = (
+            " FROM feed_alarms a WHERE NOT EXISTS (SELECT 1 FROM feed_alarm_acks k"
+            " WHERE k.alarm_id = a.id AND k.count >= a.count)"
+        )
+        total = int(self.execute("SELECT COUNT(*)" + where)[0][0])
+        return [
+            Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+            for r in self.execute(
+                "SELECT a.id, a.ts_ns, a.site, a.table_id, a.kind, a.detail, a.count, a.last_ns"
+                + where
+                + " ORDER BY a.last_ns DESC, a.id DESC LIMIT ?",
+                (limit,),
+            )
+        ], total
+
+    def open_alarm_kinds(self) -> dict[tuple[str, str], set[str]]:
+        """The kinds of each table's open alarms (see :meth:`open_alarms`)."""
+        out: dict[tuple[str, str], set[str]] = {}
+        for site, table, kind in self.execute(
+            "SELECT DISTINCT a.site, a.table_id, a.kind FROM feed_alarms a WHERE NOT EXISTS"
+            " (SELECT 1 FROM feed_alarm_acks k WHERE k.alarm_id = a.id AND k.count >= a.count)"
+        ):
+            out.setdefault((str(site), str(table)), set()).add(str(kind))
+        return out
+
+    def alarm(self, alarm_id: int) -> Alarm | None:
+        rows = self.execute(
+            "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
+            " WHERE id = ?",
+            (alarm_id,),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+
+    # -- the collectors' own health -----------------------------------------------------------
+
+    def set_health(
+        self, client_id: str, site: str, connected: bool, now_ns: int, detail: str = ""
+    ) -> None:
+        """Record that collector ``client_id`` holds the broker (or not) at ``now_ns``;
+        ``since_ns`` moves only when ``connected`` changes."""
+        self.execute(
+            "INSERT INTO feed_collector_health (client_id, site, connected, since_ns,"
+            " updated_ns, detail) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, site)"
+            " DO UPDATE SET since_ns = CASE WHEN feed_collector_health.connected ="
+            " excluded.connected THEN feed_collector_health.since_ns ELSE excluded.since_ns END,"
+            " connected = excluded.connected, updated_ns = excluded.updated_ns,"
+            " detail = excluded.detail",
+            (client_id, site, int(connected), now_ns, now_ns, detail[:500]),
+        )
+
+    def health(self) -> list[CollectorHealth]:
+        return [
+            CollectorHealth(str(r[0]), str(r[1]), bool(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            for r in self.execute(
+                "SELECT client_id, site, connected, since_ns, updated_ns, detail"
+                " FROM feed_collector_health ORDER BY site, client_id"
+            )
+        ]
+
+    def newest_rows(self, site: str, table: str, limit: int) -> list[dict[str, Any]]:
+        """A table's newest ``limit`` stored rows, oldest first (the floor page)."""
+        newest = self.execute(
+            "SELECT seq FROM feed_rows WHERE site = ? AND table_id = ? ORDER BY seq DESC"
+            " LIMIT 1 OFFSET ?",
+            (site, table, max(0, limit - 1)),
+        )
+        after = int(newest[0][0]) - 1 if newest else 0
+        return self.rows(site, table, after_seq=after, limit=limit)
 
     def pending_counts(self) -> dict[tuple[str, str], int]:
         return {

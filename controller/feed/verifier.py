@@ -153,6 +153,9 @@ class Verifier:
         #: Alarms raised since the last :meth:`take_events` (sent out after the commit).
         self.events: list[AlarmEvent] = []
         self._dirty: set[str] = set()
+        #: The tables this verifier times (gaps, silence): None, every table; with many
+        #: collectors, the ones this instance leases (the others are another's to alarm).
+        self.scope: set[str] | None = None
         self.reload()
 
     # -- state ------------------------------------------------------------------------------
@@ -205,6 +208,14 @@ class Verifier:
         key = (table, kind)
         open_ = self._open_alarms.get(key)
         window = int(self.settings.coalesce_s * 1e9)
+        if open_ is None:
+            # raised before this verifier's memory (a restart, or another collector that
+            # served the table until it stopped): the stored alarm absorbs the repeat
+            stored = self.store.latest_alarm(self.settings.site, table, kind)
+            if stored is not None and now - stored.last_ns < window:
+                open_ = self._open_alarms[key] = _Open(
+                    stored.id, stored.detail, stored.last_ns, stored.count, stored.count, now
+                )
         if open_ is not None and now - open_.last_ns < window:
             self.store.repeat_alarm(open_.alarm_id, now)
             open_.last_ns = now
@@ -257,6 +268,8 @@ class Verifier:
                 problem or f"no key {table}.pem in {self.keys.directory} (not commissioned)",
             )
             return
+        if where.channel in ("events", "meters"):
+            return  # read from the rows this collector verifies itself (docs/events.md)
         try:
             if where.channel == "rows":
                 self._row(table, decode_row(payload))
@@ -488,7 +501,9 @@ class Verifier:
             return
         # judged against the stored record, not against the order of arrival: a table
         # re-sending its journal from row 1 sends heads lower than the retained newest one
-        known = self.store.head_hash(rec.site, table, seq)
+        # every stored head is at most ``head_seq`` (the highest stored, also after one is
+        # moved to the evidence): a higher one needs no look-up (one round trip a head)
+        known = None if seq > rec.head_seq else self.store.head_hash(rec.site, table, seq)
         if known is not None:
             if known == head["hash"]:
                 self.counters.duplicates += 1
@@ -687,6 +702,8 @@ class Verifier:
         self._repeats(now)
         for t in list(self._tables.values()):
             rec = t.rec
+            if self.scope is not None and rec.table not in self.scope:
+                continue
             if (
                 t.pending
                 and t.gap_since_ns is not None

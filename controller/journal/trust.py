@@ -594,10 +594,17 @@ class JournalTrust:
         for row in self.journal.events(kinds=["config.changed"]):
             newest_by_key[str(row.data.get("key"))] = row
         rows = [r for r in newest_by_key.values() if r.seq <= through_seq]
-        for kinds in [("console.pin_set",), *self._carry_kinds()]:
+        for kinds in [("console.pin_set",), ("program.release",), *self._carry_kinds()]:
             newest = self.journal.last(kinds)
             if newest is not None and newest.seq <= through_seq:
                 rows.append(newest)
+        # The install log's changes are kept past retention, every one of them (issue: the
+        # software install log): few rows, one per release installed.
+        rows.extend(
+            r
+            for r in self.journal.events(kinds=["program.release_changed"])
+            if r.seq <= through_seq
+        )
         for row in sorted(rows, key=lambda r: r.seq):
             self.journal.append(row.kind, {**row.data, "carried_from": row.seq}, row.round)
             carried += 1

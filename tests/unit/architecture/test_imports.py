@@ -46,8 +46,10 @@ ALLOWED: dict[str, frozenset[str]] = {
             "controller.tables",
             "controller.events",
             "controller.lab",
+            "controller.floor",
         }
     ),
+    "controller.floor": frozenset({"controller.games", "controller.rng"}),
     "controller.feed": frozenset({"controller.journal", "controller.config"}),
     "controller.lab": frozenset(
         {

@@ -53,6 +53,8 @@ POISONS = {
     "NUL in a string": _bytes(_row(kind="paigow.\u0000drawn")),
     "lone surrogate": _bytes({**_row(), "boot": "\ud800"}),
     "1e400": _bytes(_row()).replace(b'{"n":1}', b'{"n":1e400}'),
+    "-2**63-1 in data": _bytes(_row()).replace(b'{"n":1}', b'{"n":-9223372036854775809}'),
+    "15e308 in data": _bytes(_row()).replace(b'{"n":1}', b'{"n":[0.5,15e308]}'),
 }
 
 

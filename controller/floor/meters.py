@@ -1,0 +1,395 @@
+"""Meters: counters folded from the journal's rows (docs/meters.md).
+
+A meter is never stored apart from the journal: :class:`MeterFold` reads rows in sequence order
+(the archive segments first, then the live journal) and counts. So a meter survives power loss
+exactly as the journal does, and it never goes back unless the journal itself does (a restore of
+an older copy): :func:`went_back` compares a fold with the values last published.
+
+Lifetime and per shift: a shift is the rows since the newest ``shift start`` a supervisor typed on
+the console (journaled as ``paigow.shift_start`` or ``baccarat.shift_start``), or since the first
+row when there was none. Rows carried forward past retention (``carried_from``) count nothing:
+they are copies of rows already counted.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from controller.games.baccarat import Coup, cards, hand_total, result_of
+from controller.rng.lab import chi2_sf
+
+#: Pai gow states in which a round is under way (docs/paigow-table.md "Recovery"): a power cut
+#: found at start in one of them is "power lost during a round".
+PAIGOW_IN_ROUND: Final = frozenset(
+    {"betting", "bank_style", "no_more_bets", "dealing", "setting_hands", "dealer_hands"}
+)
+#: Baccarat states with a coup on the layout (docs/baccarat-table.md "Recovery").
+BACCARAT_IN_COUP: Final = frozenset({"dealing", "player_third", "banker_third", "settling"})
+SHIFT_KINDS: Final = ("paigow.shift_start", "baccarat.shift_start")
+#: The rows after which the table publishes its meters (a round or a coup closed).
+ROUND_CLOSING_KINDS: Final = frozenset(
+    {"paigow.settled", "paigow.voided", "baccarat.coup.result", "baccarat.coup.voided"}
+)
+NUMBERS: Final = range(1, 9)
+
+
+class MeterRow(Protocol):
+    """What the fold reads of a row (controller/journal/chain.py Row, or an export line)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def round(self) -> int | None: ...
+    @property
+    def data(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlainRow:
+    """A row read from an archive segment or ``journal export`` output."""
+
+    seq: int
+    kind: str
+    round: int | None
+    data: dict[str, Any]
+
+
+#: Every meter, in the order the console and docs/meters.md list them: (name, what it counts).
+#: Names with ``<...>`` are families (one meter per role, kind or number).
+CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
+    ("power_ups", "starts of the controller (`app.start` rows)"),
+    (
+        "power_lost_mid_round",
+        "starts after a stop that was not a clean shutdown, found with a round or coup under way",
+    ),
+    ("faults.<kind>", "faults raised: app, device, rng, table (baccarat halts), program"),
+    ("logins.<role>", "console logins by role"),
+    ("failed_logins.<role>", "console PINs refused, per role checked"),
+    ("lockouts.<role>", "console lockouts after repeated refused PINs"),
+    ("setting_changes", "settings changed with `config set` (`config.changed`)"),
+    ("program_verifications", "`verify` runs on the console (`program.verified`)"),
+    ("program_start_checks", "a release's start-up check of every file (`program.checked`)"),
+    ("journal_findings", "journal findings raised (`journal.finding`)"),
+    ("release_changes", "starts with a release other than the previous start's"),
+    ("board.undervoltage", "undervoltage began (`power.undervoltage`, docs/power-and-storage.md)"),
+    ("board.throttling", "throttling (heat) began (`power.throttled`)"),
+    ("board.power_fail", "the UPS's power-fail signal asserted (`power.fail`)"),
+    ("paigow.games_played", "pai gow rounds settled"),
+    ("paigow.voided_before_draw", "pai gow rounds voided before a number was drawn or entered"),
+    ("paigow.voided_after_draw", "pai gow rounds voided after their number was out"),
+    ("paigow.rng.<1-8>", "numbers the RNG drew, each 1 to 8"),
+    ("paigow.dice.<1-8>", "starting numbers from the dice (dice mode), each 1 to 8"),
+    ("paigow.dice_rounds", "rounds whose number came from the dice"),
+    ("paigow.player_bank_rounds", "rounds closed with a player or co-bank"),
+    ("baccarat.coups", "coups dealt to a result"),
+    ("baccarat.voided_before_cards", "coups voided before the first card"),
+    ("baccarat.voided_after_cards", "coups voided with cards out"),
+    ("baccarat.banker_wins", "coups the banker's hand won"),
+    ("baccarat.player_wins", "coups the player's hand won"),
+    ("baccarat.ties", "tied coups"),
+    ("baccarat.naturals", "coups with a natural in either hand"),
+    ("baccarat.banker_pairs", "coups whose banker's first two cards are of one rank"),
+    ("baccarat.player_pairs", "coups whose player's first two cards are of one rank"),
+    ("baccarat.dragon7", "banker wins with a three-card 7 (EZ baccarat's dragon 7)"),
+    ("baccarat.panda8", "player wins with a three-card 8 (EZ baccarat's panda 8)"),
+    ("baccarat.shoes", "shoes put in play"),
+    ("baccarat.cards_read", "cards the shoe reported (`shoe.frame` CARD)"),
+    ("baccarat.irregularities.<kind>", "irregularities (5324.20(i)) by kind"),
+    ("baccarat.integrity_alarms", "integrity alarms (inventory, unshuffled sequence, unread card)"),
+)
+
+
+@dataclass
+class MeterFold:
+    """Lifetime and shift counters over rows fed in sequence order (:meth:`add`)."""
+
+    lifetime: dict[str, int] = field(default_factory=dict)
+    shift: dict[str, int] = field(default_factory=dict)
+    last_seq: int = 0
+    shift_from_seq: int = 0
+    game: str = ""
+    release: dict[str, Any] | None = None
+    _unclean: bool = False
+    _running: bool = False
+    _pending_power_check: bool = False
+
+    def add(self, row: MeterRow) -> list[str]:
+        """Count one row (rows at or before :attr:`last_seq` are ignored: a row fed twice counts
+        once); the meters it moved."""
+        if row.seq <= self.last_seq:
+            return []
+        self.last_seq = row.seq
+        data = row.data if isinstance(row.data, dict) else {}
+        if "carried_from" in data:
+            return []
+        if row.kind in SHIFT_KINDS:
+            self.shift = {}
+            self.shift_from_seq = row.seq
+            return []
+        names = list(self._names(row.kind, data))
+        for name in names:
+            self.lifetime[name] = self.lifetime.get(name, 0) + 1
+            self.shift[name] = self.shift.get(name, 0) + 1
+        return names
+
+    def add_all(self, rows: Iterable[MeterRow]) -> MeterFold:
+        for row in rows:
+            self.add(row)
+        return self
+
+    def _names(self, kind: str, data: Mapping[str, Any]) -> Iterator[str]:
+        # every table ------------------------------------------------------------------------
+        if kind == "app.start":
+            self.game = str(data.get("game", self.game))
+            self._pending_power_check = self._running  # no app.shutdown since the last start
+            self._running = True
+            yield "power_ups"
+        elif kind == "app.shutdown":
+            self._running = False
+        elif kind == "paigow.recovered" and self._pending_power_check:
+            self._pending_power_check = False
+            if str(data.get("state")) in PAIGOW_IN_ROUND:
+                yield "power_lost_mid_round"
+        elif kind == "baccarat.recovery" and self._pending_power_check:
+            self._pending_power_check = False
+            if str(data.get("state")) in BACCARAT_IN_COUP or data.get("coup"):
+                yield "power_lost_mid_round"
+        elif kind == "fault.raised":
+            yield f"faults.{data.get('source', 'app')}"
+        elif kind == "paigow.rng_fault":
+            yield "faults.rng"
+        elif kind == "baccarat.fault":
+            yield "faults.table"
+        elif kind == "program.checked":
+            yield "program_start_checks"
+            if not data.get("ok", True):
+                yield "faults.program"
+        elif kind == "program.verified":
+            yield "program_verifications"
+        elif kind == "console.login":
+            yield f"logins.{data.get('role', 'unknown')}"
+        elif kind == "console.login_failed":
+            checked = data.get("checked")
+            for role in checked if isinstance(checked, list) and checked else ["unknown"]:
+                yield f"failed_logins.{role}"
+        elif kind == "console.locked":
+            yield f"lockouts.{data.get('role', 'unknown')}"
+        elif kind == "config.changed":
+            yield "setting_changes"
+        elif kind == "journal.finding":
+            yield "journal_findings"
+        elif kind == "program.release":
+            self.release = {k: data.get(k) for k in ("version", "release", "manifest")}
+        elif kind == "program.release_changed":
+            yield "release_changes"
+        elif kind == "power.undervoltage" and data.get("active"):
+            yield "board.undervoltage"
+        elif kind == "power.throttled" and data.get("active"):
+            yield "board.throttling"
+        elif kind == "power.fail" and data.get("asserted"):
+            yield "board.power_fail"
+        # pai gow ------------------------------------------------------------------------------
+        elif kind == "paigow.drawn":
+            number = _number(data)
+            if number is not None:
+                yield f"paigow.rng.{number}"
+        elif kind == "paigow.dice":
+            yield "paigow.dice_rounds"
+            number = _number(data)
+            if number is not None:
+                yield f"paigow.dice.{number}"
+        elif kind in ("paigow.settled", "paigow.voided"):
+            record = data.get("record")
+            record = record if isinstance(record, dict) else {}
+            if kind == "paigow.settled":
+                yield "paigow.games_played"
+            elif record.get("number") is not None:
+                yield "paigow.voided_after_draw"
+            else:
+                yield "paigow.voided_before_draw"
+            if record.get("bank", "house") in ("player", "cobank"):
+                yield "paigow.player_bank_rounds"
+        # baccarat -----------------------------------------------------------------------------
+        elif kind == "baccarat.coup.result":
+            yield from _coup_meters(data)
+        elif kind == "baccarat.coup.voided":
+            yield (
+                "baccarat.voided_after_cards"
+                if data.get("cards")
+                else ("baccarat.voided_before_cards")
+            )
+        elif kind == "baccarat.shoe.start":
+            yield "baccarat.shoes"
+        elif kind == "shoe.frame":
+            if data.get("type") == "CARD" and data.get("known", True):
+                yield "baccarat.cards_read"
+        elif kind == "baccarat.irregularity":
+            yield f"baccarat.irregularities.{irregularity_kind(data)}"
+        elif kind == "baccarat.integrity":
+            yield "baccarat.integrity_alarms"
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def as_dict(self) -> dict[str, Any]:
+        """The meters as the feed, the CLI's ``--json`` and the collector read them."""
+        return {
+            "seq": self.last_seq,
+            "game": self.game,
+            "release": self.release,
+            "shift_from_seq": self.shift_from_seq,
+            "lifetime": dict(sorted(self.lifetime.items())),
+            "shift": dict(sorted(self.shift.items())),
+        }
+
+    def lines(self) -> list[str]:
+        """``name: lifetime (shift N)`` lines, every meter of this game even when 0."""
+        out = [f"meters at row {self.last_seq} (shift from row {self.shift_from_seq})"]
+        if self.release:
+            out.append(
+                f"release: {self.release.get('version')} release {_short(self.release, 'release')}"
+                f" manifest {_short(self.release, 'manifest')}"
+            )
+        for name in self.names():
+            out.append(f"{name}: {self.lifetime.get(name, 0)} (shift {self.shift.get(name, 0)})")
+        return out
+
+    def names(self) -> list[str]:
+        """Every meter this table shows: the catalogue's, families expanded by what was seen."""
+        shown: list[str] = []
+        for name, _ in CATALOGUE:
+            if name.startswith("paigow.") and self.game == "baccarat":
+                continue
+            if name.startswith("baccarat.") and self.game == "paigow":
+                continue
+            if name.endswith(".<1-8>"):
+                shown.extend(f"{name[:-6]}.{n}" for n in NUMBERS)
+            elif name.endswith(">"):
+                prefix = name[: name.index("<")]
+                shown.extend(sorted(k for k in self.lifetime if k.startswith(prefix)))
+            else:
+                shown.append(name)
+        return shown
+
+
+def _short(release: Mapping[str, Any], key: str) -> str:
+    value = release.get(key)
+    return str(value)[:16] if value else "-"
+
+
+def _number(data: Mapping[str, Any]) -> int | None:
+    record = data.get("record")
+    number = record.get("number") if isinstance(record, dict) else None
+    return number if isinstance(number, int) and number in NUMBERS else None
+
+
+def irregularity_kind(data: Mapping[str, Any]) -> str:
+    """An irregularity row's kind: its ``kind`` field, else its section, else ``other``."""
+    value = data.get("kind") or data.get("section") or "other"
+    return str(value).replace(" ", "_")
+
+
+def _coup_meters(data: Mapping[str, Any]) -> Iterator[str]:
+    yield "baccarat.coups"
+    winner = data.get("winner")
+    yield {"banker": "baccarat.banker_wins", "player": "baccarat.player_wins"}.get(
+        str(winner), "baccarat.ties"
+    )
+    if data.get("natural"):
+        yield "baccarat.naturals"
+    try:
+        player, banker = cards(list(data["player"])), cards(list(data["banker"]))
+        coup = Coup(player, banker, hand_total(player), hand_total(banker))
+    except (KeyError, TypeError, ValueError):
+        return
+    if not (2 <= len(player) <= 3 and 2 <= len(banker) <= 3):  # 5324.20(f): two or three cards
+        return
+    result = result_of(coup)
+    if result.banker_pair:
+        yield "baccarat.banker_pairs"
+    if result.player_pair:
+        yield "baccarat.player_pairs"
+    if coup.dragon7:
+        yield "baccarat.dragon7"
+    if coup.panda8:
+        yield "baccarat.panda8"
+
+
+# -- the journal, live and archived --------------------------------------------------------------
+
+
+def archived_rows(folder: Path) -> Iterator[PlainRow]:
+    """The rows of every archive segment in ``folder`` (docs/journal.md "Retention"), in order."""
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("journal-*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if "seq" in row and "kind" in row:
+                    yield PlainRow(int(row["seq"]), str(row["kind"]), row.get("round"), row["data"])
+
+
+def export_rows(lines: Iterable[str]) -> Iterator[PlainRow]:
+    """The rows of ``table-controller journal export`` output."""
+    for line in lines:
+        if line.strip():
+            row = json.loads(line)
+            yield PlainRow(int(row["seq"]), str(row["kind"]), row.get("round"), row["data"])
+
+
+# -- checks on the meters ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChiSquare:
+    """The drawn numbers' chi-square against uniform over 1-8 (7 degrees of freedom)."""
+
+    counts: tuple[int, ...]
+    statistic: float
+    p_value: float
+
+    def lines(self, what: str) -> list[str]:
+        n = sum(self.counts)
+        if n == 0:
+            return [f"{what}: no numbers yet"]
+        return [
+            f"{what}: {n} numbers, expected {n / 8:.2f} each",
+            "counts 1-8: " + " ".join(str(c) for c in self.counts),
+            f"chi-square {self.statistic:.3f} (7 degrees of freedom), p-value {self.p_value:.4f}",
+        ]
+
+
+def chi_square(fold: MeterFold, source: str = "rng", shift: bool = False) -> ChiSquare:
+    """The chi-square of ``paigow.<source>.1-8`` (lifetime or shift) against uniform."""
+    meters = fold.shift if shift else fold.lifetime
+    counts = tuple(meters.get(f"paigow.{source}.{n}", 0) for n in NUMBERS)
+    n = sum(counts)
+    if n == 0:
+        return ChiSquare(counts, 0.0, 1.0)
+    expected = n / 8
+    stat = sum((c - expected) ** 2 / expected for c in counts)
+    return ChiSquare(counts, stat, chi2_sf(stat, 7))
+
+
+def went_back(now: Mapping[str, int], before: Mapping[str, int]) -> list[str]:
+    """The meters lower in ``now`` than in ``before`` (a lifetime meter never goes back: one
+    that does means the journal was restored from an older copy)."""
+    return [
+        f"{k}: {before[k]} -> {now.get(k, 0)}" for k in sorted(before) if now.get(k, 0) < before[k]
+    ]
+
+
+def fold_journal(live: Iterable[MeterRow], archive: Path | None = None) -> MeterFold:
+    """The meters of a journal: its archive segments (the rows retention moved out), then the
+    live rows (a row in both counts once: the fold ignores a seq already seen)."""
+    fold = MeterFold()
+    if archive is not None:
+        fold.add_all(archived_rows(archive))
+    return fold.add_all(live)
