@@ -17,7 +17,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -36,6 +35,7 @@ from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
+from controller.replies import DeferredReplies, PendingReply
 from controller.sdnotify import Notifier
 from controller.tables.table import Devices, Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
@@ -164,7 +164,8 @@ class Application:
         self._output = output
         self._consoles: list[Any] = []
         self._interpreter: Any = None
-        self._pending_replies: list[_Pending] = []
+        #: Console replies that wait for a worker or for the events they caused.
+        self.replies = DeferredReplies(self._guarded, REPLY_WAIT_S)
         self._alarm_lock = threading.Lock()
         #: source -> port of serial consoles whose device is gone (being reopened)
         self.console_ports_down: dict[str, str] = {}
@@ -609,7 +610,7 @@ class Application:
                 if max_events is not None and handled >= max_events:
                     break
             now = time.monotonic()
-            if self._pending_replies:
+            if self.replies:
                 self._flush_replies(now)
             if now >= next_tick:
                 next_tick = now + TICK_S
@@ -747,8 +748,8 @@ class Application:
         lines: list[str] = self._console().execute(event.text, event.source, replies_later=True)
         deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
         if deferred is not None:
-            self._pending_replies.append(
-                _Pending(
+            self.replies.add(
+                PendingReply(
                     deferred.ready,
                     time.monotonic() + deferred.timeout_s,
                     event.reply,
@@ -763,30 +764,15 @@ class Application:
             self.reply(event.reply, lines)
             return
         finish = waiter.finish
-        self._pending_replies.append(
-            _Pending(
+        self.replies.add(
+            PendingReply(
                 waiter.ready, time.monotonic() + REPLY_WAIT_S, event.reply, lambda: finish(lines)
             )
         )
         self.journal.after_commit(lambda: self._flush_replies(time.monotonic()))
 
     def _flush_replies(self, now: float) -> None:
-        keep = []
-        for pending in self._pending_replies:
-            if pending.progress is not None and pending.send_progress is not None:
-                news: list[str] = []
-                self._guarded(functools.partial(_extend_from, pending.progress, news))
-                if news:
-                    pending.send_progress(news)
-            arrived: list[bool] = []
-            self._guarded(functools.partial(_check_into, pending.ready, arrived))
-            if not arrived or arrived[0]:  # arrived, or its check failed (reported): answer
-                pending.reply(pending.render())
-            elif now >= pending.deadline:
-                pending.reply([f"!WARN no result within {REPLY_WAIT_S:.0f} s", *pending.render()])
-            else:
-                keep.append(pending)
-        self._pending_replies = keep
+        self.replies.flush(now)
 
     def _console(self) -> Any:
         """The console's interpreter (one for every console), made on first use."""
@@ -1027,19 +1013,6 @@ class PowerWatch:
         return f"RTC {rtc.device} ({rtc.name})" + (f"; {', '.join(notes)}" if notes else "")
 
 
-@dataclass
-class _Pending:
-    """A console reply the loop sends once ``ready`` (or at ``deadline``, with a warning);
-    ``progress`` gives the lines a running command has to say meanwhile."""
-
-    ready: Callable[[], bool]
-    deadline: float
-    reply: Callable[[list[str]], None]
-    render: Callable[[], list[str]]
-    progress: Callable[[], list[str]] | None = None
-    send_progress: Callable[[list[str]], None] | None = None
-
-
 def _table_class(game: str) -> type[PaigowTable] | type[BaccaratTable]:
     """The table class of ``game`` (imported only for the game the profile names)."""
     if game == "paigow":
@@ -1057,11 +1030,3 @@ def _snapshot_kinds(game: str) -> tuple[str, ...]:
     """The kinds of the rows a table recovers from (an archive never cuts past the newest):
     the table's class says (``snapshot_kinds``)."""
     return tuple(_table_class(game).snapshot_kinds)
-
-
-def _extend_from(source: Callable[[], list[str]], box: list[str]) -> None:
-    box.extend(source())
-
-
-def _check_into(ready: Callable[[], bool], box: list[bool]) -> None:
-    box.append(bool(ready()))

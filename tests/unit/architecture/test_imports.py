@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 #: The wiring: these modules at controller/'s top assemble the parts and may import anything.
 WIRING = frozenset(
-    {"app", "cli", "__main__", "devices", "events", "faults", "sdnotify", "__init__"}
+    {"app", "cli", "__main__", "devices", "events", "faults", "replies", "sdnotify", "__init__"}
 )
 
 #: part -> the parts it may import (besides itself, the standard library and third parties).
