@@ -43,8 +43,11 @@ from drivers.power_fail import PowerFailChanged
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
+    from controller.config.profile import Profile
+    from controller.console.interpreter import Console
     from controller.devices import BuiltDevices
     from controller.feed.publisher import Publisher
+    from controller.rng.certified import CertifiedRng
     from controller.tables.baccarat.table import BaccaratTable
     from controller.tables.paigow.table import PaigowTable
 
@@ -141,7 +144,7 @@ class Application:
 
     def __init__(
         self,
-        profile: Any,
+        profile: Profile,
         state_dir: str | Path,
         *,
         console_port: str | None = None,
@@ -163,7 +166,7 @@ class Application:
         self.console_port = console_port or profile.console.port
         self._output = output
         self._consoles: list[Any] = []
-        self._interpreter: Any = None
+        self._interpreter: Console | None = None
         #: Console replies that wait for a worker or for the events they caused.
         self.replies = DeferredReplies(self._guarded, REPLY_WAIT_S)
         self._alarm_lock = threading.Lock()
@@ -289,7 +292,7 @@ class Application:
         self.devices = BuiltDevices(Devices())
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
-        self.rng: Any = None
+        self.rng: CertifiedRng | None = None
         try:
             self.table: Table = self._build_table()
         except Exception as exc:
@@ -559,9 +562,11 @@ class Application:
         bound), a failure is a fault the table latches into the journal at its next tick."""
         from controller.rng.certified import RngNotReady
 
+        rng = self.rng
+        assert rng is not None  # called only when the game has an RNG (start)
         started = time.monotonic()
         try:
-            report = self.rng.self_test()
+            report = rng.self_test()
         except RngNotReady as exc:
             self.journal.append("rng.startup", {"passed": None, "note": exc.reason})
             return f"RNG start-up test deferred to the first draw: {exc.reason}"
@@ -574,14 +579,14 @@ class Application:
                 "samples": report.samples,
                 "failure": report.failure,
                 "seconds": seconds,
-                "hwrng": self.rng.hwrng_note,
+                "hwrng": rng.hwrng_note,
             },
         )
         if not report.passed:
             return f"RNG start-up test FAILED in {seconds:.1f} s: {report.failure}"
         return (
             f"RNG start-up test passed in {seconds:.1f} s"
-            f" ({', '.join(report.monitors)}; {self.rng.hwrng_note})"
+            f" ({', '.join(report.monitors)}; {rng.hwrng_note})"
         )
 
     def run(self, *, max_events: int | None = None) -> None:
@@ -774,7 +779,7 @@ class Application:
     def _flush_replies(self, now: float) -> None:
         self.replies.flush(now)
 
-    def _console(self) -> Any:
+    def _console(self) -> Console:
         """The console's interpreter (one for every console), made on first use."""
         if self._interpreter is None:
             module = importlib.import_module("controller.console.interpreter")

@@ -33,7 +33,7 @@ from controller.console.errors import CODES, ConsoleError
 from controller.console.port import ConsoleHost
 from controller.events import Call
 from controller.journal.store import JournalError
-from controller.tables.table import Refused
+from controller.tables.table import ActionHelp, Refused
 
 #: The most ``rng test`` draws and ``rng capture`` bytes or outcomes a technician may ask for.
 RNG_TEST_MAX: Final = 200_000
@@ -283,7 +283,7 @@ class Console:
             lines.extend(f" * {entry.syntax}" for entry in actions.values())
         return lines
 
-    def _table_help(self) -> Mapping[str, Any]:
+    def _table_help(self) -> Mapping[str, ActionHelp]:
         """The table's console actions: word -> ActionHelp (syntax, summary, example)."""
         return self._app.table.action_help()
 

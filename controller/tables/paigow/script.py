@@ -17,8 +17,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
+from controller.tables.paigow.record import RoundRecord
 from controller.tables.paigow.table import PaigowTable
 from controller.tables.table import Devices, Refused, Table
 
@@ -79,7 +80,7 @@ class _Driver:
 
         self.run(lambda: table.handle(ButtonPressed(name, time.monotonic_ns())))
 
-    def state(self) -> tuple[str, int, Any]:
+    def state(self) -> tuple[str, int, RoundRecord]:
         table = self.table
         result = self.run(lambda: (table.model.state, table.model.round_id, table.model.record))
         assert isinstance(result, tuple)
@@ -115,7 +116,7 @@ def run_script(
     return lines
 
 
-def _enter_dice(drv: _Driver, shaker: random.Random, round_id: int) -> tuple[str, int, Any]:
+def _enter_dice(drv: _Driver, shaker: random.Random, round_id: int) -> tuple[str, int, RoundRecord]:
     """Dice mode (5324.50(a)(3)): shake three simulated dice and enter them."""
     roll = [str(shaker.randint(1, 6)) for _ in range(3)]
     table = drv.table
@@ -136,15 +137,17 @@ def _step(drv: _Driver, name: str, round_id: int, expect: str) -> None:
         )
 
 
-def _line(round_id: int, rec: Any) -> str:
+def _line(round_id: int, rec: RoundRecord) -> str:
     if rec.mode == "rng":
         source = f"rng {rec.number}"
     else:
-        source = f"dice {'+'.join(str(d) for d in rec.dice)}={rec.dice_total} (count {rec.number})"
+        dice = "+".join(str(d) for d in rec.dice or ())
+        source = f"dice {dice}={rec.dice_total} (count {rec.number})"
     from controller.tables.paigow.definition import position_name
 
     pos = rec.start_position
     return (
-        f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
+        f"round {round_id}: {source}, starting position {pos}"
+        f" ({position_name(pos) if pos is not None else '-'}), "
         f"counted from the {rec.counted_from}, style {rec.style}"
     )
