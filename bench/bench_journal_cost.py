@@ -72,7 +72,7 @@ class Running:
         return self.app.call(fn, timeout=60)
 
     def press(self, name: str) -> None:
-        gpio, pins = self.app.devices["gpio"], self.app.devices["button_pins"]
+        gpio, pins = self.app.devices.gpio, self.app.devices.table.sim.buttons.pins
         gap = self.app.profile.buttons.bounce_ms + 1
         gpio.drive(pins[name], 0)
         gpio.clock.advance(gap)

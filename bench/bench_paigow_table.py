@@ -49,9 +49,9 @@ def main() -> None:
         app.start()
         loop = threading.Thread(target=app.run, daemon=True)
         loop.start()
-        gpio = app.devices["gpio"]
-        display = app.devices["display"]
-        pins = app.devices["button_pins"]
+        gpio = app.devices.gpio
+        display = app.devices.table.display
+        pins = app.devices.table.sim.buttons.pins
         gap_ms = profile.buttons.bounce_ms + 1
         table = app.table
 

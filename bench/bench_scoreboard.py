@@ -164,9 +164,9 @@ class Table:
         )
         self.board.start()
         self.digits = {segs: n for n, segs in DIGIT_SEGMENTS.items()}
-        self.gpio = self.app.devices["gpio"]
-        self.display = self.app.devices["display"]
-        self.pins = self.app.devices["button_pins"]
+        self.gpio = self.app.devices.gpio
+        self.display = self.app.devices.table.display
+        self.pins = self.app.devices.table.sim.buttons.pins
         self.gap_ms = self.profile.buttons.bounce_ms + 1
 
     def press(self, name: str) -> None:

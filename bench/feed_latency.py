@@ -63,8 +63,8 @@ def measure(feed: FeedSettings | None, rounds: int, where: str | None) -> dict[s
         app.start()
         loop = threading.Thread(target=app.run, name="table-loop", daemon=True)
         loop.start()
-        gpio, display = app.devices["gpio"], app.devices["display"]
-        pins = app.devices["button_pins"]
+        gpio, display = app.devices.gpio, app.devices.table.display
+        pins = app.devices.table.sim.buttons.pins
         gap_ms = profile.buttons.bounce_ms + 1
 
         def press(name: str) -> None:

@@ -17,7 +17,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -31,21 +30,29 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.faults import Faults
 from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
+from controller.replies import DeferredReplies, PendingReply
 from controller.sdnotify import Notifier
 from controller.tables.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
-from controller.tables.table import Refused, Table, TableContext
+from controller.tables.table import Devices, Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
 from drivers.door import DoorChanged
 from drivers.power_fail import PowerFailChanged
 from drivers.serial_display import REOPEN_MAX_S, DeviceLinkChanged
 
 if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile names a broker
+    from controller.config.profile import Profile
+    from controller.console.interpreter import Console
+    from controller.devices import BuiltDevices
     from controller.feed.publisher import Publisher
+    from controller.rng.certified import CertifiedRng
+    from controller.tables.baccarat.table import BaccaratTable
+    from controller.tables.paigow.table import PaigowTable
 
 log = logging.getLogger("controller")
 
@@ -140,7 +147,7 @@ class Application:
 
     def __init__(
         self,
-        profile: Any,
+        profile: Profile,
         state_dir: str | Path,
         *,
         console_port: str | None = None,
@@ -157,12 +164,14 @@ class Application:
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
         self.started_mono = time.monotonic()
-        self.app_faults: list[str] = []
+        #: Faults held besides the table's (controller/faults.py).
+        self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
         self.console_port = console_port or profile.console.port
         self._output = output
         self._consoles: list[Any] = []
-        self._interpreter: Any = None
-        self._pending_replies: list[_Pending] = []
+        self._interpreter: Console | None = None
+        #: Console replies that wait for a worker or for the events they caused.
+        self.replies = DeferredReplies(self._guarded, REPLY_WAIT_S)
         self._alarm_lock = threading.Lock()
         #: source -> port of serial consoles whose device is gone (being reopened)
         self.console_ports_down: dict[str, str] = {}
@@ -205,7 +214,7 @@ class Application:
             raise_fault=self._raise_fault,
             # the table's latches, and the board's meters (the newest row of each kind)
             carry_kinds=lambda: (
-                *getattr(getattr(self, "table", None), "carry_kinds", ()),
+                *_table_class(profile.game).carry_kinds,
                 *((kind,) for kind in METER_KINDS),
                 *CARRY_KINDS,
             ),
@@ -284,7 +293,9 @@ class Application:
         for mismatch in problems:
             self._raise_fault(f"program: {mismatch}")
 
-        self.devices: dict[str, Any] = {}
+        from controller.devices import BuiltDevices
+
+        self.devices = BuiltDevices(Devices())
         #: The board's power and clock: undervoltage, throttling, the UPS's signal, the RTC.
         self.power = PowerWatch(self.journal, self.alarm, self.trust.sync_now)
         #: Every reason no new round starts (controller/tables/gate.py): the UPS, the host's latch,
@@ -294,7 +305,7 @@ class Application:
         self.disable_latch = DisableLatch(self.journal, self.alarm)
         self.gate.add(self.disable_latch.hold)
         self.door: DoorWatch | None = None
-        self.rng: Any = None
+        self.rng: CertifiedRng | None = None
         #: rng.background_cycle (docs/rng.md "Cycling and seeding"): started after the start-up
         #: test, stopped first at close
         self.rng_cycle: Any = None
@@ -344,7 +355,7 @@ class Application:
         ctx = TableContext(
             journal=self.journal,
             settings=self.config,
-            devices=self.devices,
+            devices=self.devices.table,
             alarm=self.alarm,
             announce=self.announce,
             post=self.post,
@@ -363,15 +374,13 @@ class Application:
                 from controller.rng.cycle import BackgroundCycle
 
                 self.rng_cycle = BackgroundCycle(self.rng)
-        module_name, class_name = TABLES[self.profile.game]
-        table_class = getattr(importlib.import_module(module_name), class_name)
-        table: Table = table_class(ctx)
+        table: Table = _table_class(self.profile.game)(ctx)
         self.power.attach(self.devices)
         self.add_status("power", self.power.power_line)
         self.add_status("clock", self.power.clock_line)
-        if "power_fail" in self.devices:
+        if self.devices.power_fail is not None:
             self.add_status("power_fail", self.power.ups_line)
-        door = self.devices.get("door")
+        door = self.devices.door
         if door is not None and self.profile.door is not None:
             self.door = DoorWatch(
                 self.journal, self.alarm, door.pin, hold_play=self.profile.door.hold_play
@@ -430,8 +439,7 @@ class Application:
         """A journal read or write failed: latch a fault and alarm (it cannot be journaled)."""
         log.error("journal error: %s", exc)
         text = f"journal: {exc}"
-        if text not in self.app_faults:
-            self.app_faults.append(text)
+        if self.app_faults.latch(text):
             self._send_alarm(f"FAULT {text}")  # now: the transaction it was in is lost
 
     def acknowledge_journal(self, who: str) -> list[str]:
@@ -446,16 +454,11 @@ class Application:
         rewritten_from = self.trust.unvouched_from()
         record = self.trust.acknowledge(who)
         lines = acknowledgment_lines(record)
-        hook = getattr(self.table, "journal_untrusted", None)
-        if callable(hook):
-            lines.extend(hook(lost, who, rewritten_from))
+        lines.extend(self.table.journal_untrusted(lost, who, rewritten_from))
         return lines
 
     def _raise_fault(self, text: str) -> None:
-        if text not in self.app_faults:
-            self.app_faults.append(text)
-            self.journal.append("fault.raised", {"fault": text, "source": "app"})
-            self.alarm(f"FAULT {text}")
+        self.app_faults.raise_fault(text, "app")
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -483,8 +486,8 @@ class Application:
         otherwise. The change is posted to the loop (its alarm follows)."""
         from drivers.sim.gpio import SimGPIO
 
-        door = self.devices.get("door")
-        gpio = self.devices.get("gpio")
+        door = self.devices.door
+        gpio = self.devices.gpio
         if door is None or self.profile.door is None:
             raise ValueError("this table's profile has no door switch ([devices.door])")
         if not isinstance(gpio, SimGPIO):
@@ -582,7 +585,7 @@ class Application:
     def transactional(self) -> bool:
         """True when the table journals each loop event as one transaction, its outputs after
         the commit (docs/journal.md "One sync per decision"); a table says so itself."""
-        return bool(getattr(self.table, "journal_transactions", False))
+        return self.table.journal_transactions
 
     def _in_transaction(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` as one journal transaction (when the table takes part): one commit, one
@@ -653,9 +656,11 @@ class Application:
         bound), a failure is a fault the table latches into the journal at its next tick."""
         from controller.rng.certified import RngNotReady
 
+        rng = self.rng
+        assert rng is not None  # called only when the game has an RNG (start)
         started = time.monotonic()
         try:
-            report = self.rng.self_test()
+            report = rng.self_test()
         except RngNotReady as exc:
             self.journal.append("rng.startup", {"passed": None, "note": exc.reason})
             return f"RNG start-up test deferred to the first draw: {exc.reason}"
@@ -668,14 +673,14 @@ class Application:
                 "samples": report.samples,
                 "failure": report.failure,
                 "seconds": seconds,
-                "hwrng": self.rng.hwrng_note,
+                "hwrng": rng.hwrng_note,
             },
         )
         if not report.passed:
             return f"RNG start-up test FAILED in {seconds:.1f} s: {report.failure}"
         return (
             f"RNG start-up test passed in {seconds:.1f} s"
-            f" ({', '.join(report.monitors)}; {self.rng.hwrng_note})"
+            f" ({', '.join(report.monitors)}; {rng.hwrng_note})"
         )
 
     def run(self, *, max_events: int | None = None) -> None:
@@ -704,7 +709,7 @@ class Application:
                 if max_events is not None and handled >= max_events:
                     break
             now = time.monotonic()
-            if self._pending_replies:
+            if self.replies:
                 self._flush_replies(now)
             if now >= next_tick:
                 next_tick = now + TICK_S
@@ -720,13 +725,13 @@ class Application:
         self.trust.tick()
         if self._interpreter is not None:
             self._interpreter.tick()
-        buttons = self.devices.get("buttons")
+        buttons = self.devices.buttons
         if buttons is not None:
             buttons.poll()  # re-arms a button whose release edge was lost (drivers/buttons.py)
-        ups = self.devices.get("power_fail")
+        ups = self.devices.power_fail
         if ups is not None:
             ups.poll()  # posts a change of the UPS's signal whose edge was lost
-        door = self.devices.get("door")
+        door = self.devices.door
         if door is not None:
             door.poll()  # posts a change of the door's switch whose edge was lost
         self.table.tick(time.monotonic_ns())
@@ -855,8 +860,8 @@ class Application:
         lines: list[str] = self._console().execute(event.text, event.source, replies_later=True)
         deferred = self._interpreter.take_deferred() if self._interpreter is not None else None
         if deferred is not None:
-            self._pending_replies.append(
-                _Pending(
+            self.replies.add(
+                PendingReply(
                     deferred.ready,
                     time.monotonic() + deferred.timeout_s,
                     event.reply,
@@ -866,38 +871,22 @@ class Application:
                 )
             )
             return
-        take = getattr(self.table, "take_reply_waiter", None)
-        waiter = take() if take is not None else None
+        waiter = self.table.take_reply_waiter()
         if waiter is None:
             self.reply(event.reply, lines)
             return
         finish = waiter.finish
-        self._pending_replies.append(
-            _Pending(
+        self.replies.add(
+            PendingReply(
                 waiter.ready, time.monotonic() + REPLY_WAIT_S, event.reply, lambda: finish(lines)
             )
         )
         self.journal.after_commit(lambda: self._flush_replies(time.monotonic()))
 
     def _flush_replies(self, now: float) -> None:
-        keep = []
-        for pending in self._pending_replies:
-            if pending.progress is not None and pending.send_progress is not None:
-                news: list[str] = []
-                self._guarded(functools.partial(_extend_from, pending.progress, news))
-                if news:
-                    pending.send_progress(news)
-            arrived: list[bool] = []
-            self._guarded(functools.partial(_check_into, pending.ready, arrived))
-            if not arrived or arrived[0]:  # arrived, or its check failed (reported): answer
-                pending.reply(pending.render())
-            elif now >= pending.deadline:
-                pending.reply([f"!WARN no result within {REPLY_WAIT_S:.0f} s", *pending.render()])
-            else:
-                keep.append(pending)
-        self._pending_replies = keep
+        self.replies.flush(now)
 
-    def _console(self) -> Any:
+    def _console(self) -> Console:
         """The console's interpreter (one for every console), made on first use."""
         if self._interpreter is None:
             module = importlib.import_module("controller.console.interpreter")
@@ -1038,11 +1027,11 @@ class PowerWatch:
         self._monitor: BoardMonitor | None = None
         self._rtc_roots: tuple[Path, Path] | None = None
 
-    def attach(self, devices: Mapping[str, Any]) -> None:
+    def attach(self, devices: BuiltDevices) -> None:
         """Take the devices :func:`controller.devices.build_devices` made."""
-        self._monitor = devices.get("board")
-        self._rtc_roots = devices.get("rtc")
-        ups = devices.get("power_fail")
+        self._monitor = devices.board
+        self._rtc_roots = devices.rtc
+        ups = devices.power_fail
         if ups is not None:
             self.ups_pin = ups.pin
 
@@ -1138,30 +1127,20 @@ class PowerWatch:
         return f"RTC {rtc.device} ({rtc.name})" + (f"; {', '.join(notes)}" if notes else "")
 
 
-@dataclass
-class _Pending:
-    """A console reply the loop sends once ``ready`` (or at ``deadline``, with a warning);
-    ``progress`` gives the lines a running command has to say meanwhile."""
+def _table_class(game: str) -> type[PaigowTable] | type[BaccaratTable]:
+    """The table class of ``game`` (imported only for the game the profile names)."""
+    if game == "paigow":
+        from controller.tables.paigow.table import PaigowTable
 
-    ready: Callable[[], bool]
-    deadline: float
-    reply: Callable[[list[str]], None]
-    render: Callable[[], list[str]]
-    progress: Callable[[], list[str]] | None = None
-    send_progress: Callable[[list[str]], None] | None = None
+        return PaigowTable
+    if game == "baccarat":
+        from controller.tables.baccarat.table import BaccaratTable
+
+        return BaccaratTable
+    raise ValueError(f"no table for game {game!r}; games are {', '.join(TABLES)}")
 
 
 def _snapshot_kinds(game: str) -> tuple[str, ...]:
     """The kinds of the rows a table recovers from (an archive never cuts past the newest):
-    the table's class says (``snapshot_kinds``); a table that does not is never archived."""
-    module_name, class_name = TABLES[game]
-    table_class = getattr(importlib.import_module(module_name), class_name)
-    return tuple(getattr(table_class, "snapshot_kinds", ()))
-
-
-def _extend_from(source: Callable[[], list[str]], box: list[str]) -> None:
-    box.extend(source())
-
-
-def _check_into(ready: Callable[[], bool], box: list[bool]) -> None:
-    box.append(bool(ready()))
+    the table's class says (``snapshot_kinds``)."""
+    return tuple(_table_class(game).snapshot_kinds)

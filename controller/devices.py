@@ -10,24 +10,58 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from controller.tables.kernel.press import ButtonWiring, SimPins
+from controller.tables.kernel.sim import SimControls, SimShoeControls
+from controller.tables.table import Devices, OpenShoe
+from drivers.dealer_display import DealerDisplay
 from drivers.errors import BackendUnavailable
 from drivers.gpio import BACKENDS, GpioApi
+from drivers.number_display import NumberDisplay
+from drivers.seat_lamps import SeatLamps
+
+if TYPE_CHECKING:
+    from controller.config.profile import BoardSettings, Profile
+    from drivers.board import BoardMonitor
+    from drivers.buttons import DealerButtons
+    from drivers.door import DoorInput
+    from drivers.power_fail import PowerFailInput
+    from drivers.sim.board import SimBoard
 
 
-def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path) -> dict[str, Any]:
-    """Return the drivers the profile names, keyed ``gpio``, ``display``, ``buttons``,
-    ``seat_lamps``, ``dealer_display``, ``shoe_open``, ``shoe_sim``, ``power_fail`` (absent when
-    not fitted), and ``board`` (the board's sensors, started by the application), ``rtc``
-    (where to look for the clock: class root and /dev), ``board_sim`` (a simulated board).
+@dataclass(frozen=True)
+class BuiltDevices:
+    """What the wiring built from the profile: the table's :class:`Devices`, the dealer
+    buttons (the loop polls them) and how to close it all, in order, once."""
 
-    ``shoe_open`` builds the serial shoe reader: the baccarat table opens it, because it knows
+    table: Devices
+    buttons: DealerButtons | None = None
+    #: The GPIO backend (None: no GPIO device in the profile), for tools and benches.
+    gpio: GpioApi | None = None
+    #: The UPS's power-fail input (the loop polls it), when fitted.
+    power_fail: PowerFailInput | None = None
+    #: The enclosure door's switch (the loop polls it), when fitted.
+    door: DoorInput | None = None
+    #: The board's sensors (started by the application), where to look for the clock (class
+    #: root and /dev), and the simulated board when a root is ``sim``.
+    board: BoardMonitor | None = None
+    rtc: tuple[Path, Path] | None = None
+    board_sim: SimBoard | None = None
+    closers: list[Callable[[], object]] = field(default_factory=list, compare=False)
+
+
+def build_devices(
+    profile: Profile, post: Callable[[object], None], state_dir: Path
+) -> BuiltDevices:
+    """Return the drivers the profile names (None when not fitted) and the simulator's controls.
+
+    ``open_shoe`` builds the serial shoe reader: the baccarat table opens it, because it knows
     from its journal which SEQ the shoe resumes from.
     """
-    devices: dict[str, Any] = {"_closers": []}
-    closers: list[Callable[[], object]] = devices["_closers"]
+    closers: list[Callable[[], object]] = []
     needs_gpio = (
         profile.buttons is not None
         or profile.seat_lamps is not None
@@ -35,31 +69,39 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
         or profile.power_fail is not None
         or profile.door is not None
     )
-    gpio: Any = None
+    gpio: GpioApi | None = None
+    sim_gpio: SimPins | None = None
     if needs_gpio:
         from drivers.gpio import ensure_bcm
 
         gpio = load_gpio(profile.gpio_backend, profile.gpio_sim_debounce)
+        if profile.gpio_backend == "sim":
+            from drivers.sim.gpio import SimGPIO
+
+            assert isinstance(gpio, SimGPIO)
+            sim_gpio = gpio
         ensure_bcm(gpio)
-        devices["gpio"] = gpio
         used = sorted(_pins_in_use(profile))
         closers.append(lambda: gpio.cleanup(used))
 
+    display: NumberDisplay | None = None
     disp = profile.display
     if disp is not None:
         if disp.driver == "seven-segment":
             from drivers.number_display import SevenSegmentDisplay
 
-            devices["display"] = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
+            # the profile reader requires the pins and the common for this driver
+            assert gpio is not None and disp.pins is not None and disp.common is not None
+            display = SevenSegmentDisplay(gpio, dict(disp.pins), disp.common)
         else:
             from drivers.serial_display import SerialLedDisplay
 
             port = disp.port
+            assert port is not None  # the profile reader requires it for a serial display
             if port == "sim":
                 from drivers.sim.serial_display import SimLedDevice
 
                 twin = SimLedDevice()
-                devices["display_sim"] = twin
                 closers.append(twin.close)
                 port = twin.port
             # Opened lazily and reopened while missing: a display absent at boot is a fault
@@ -68,12 +110,15 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 port, baud=disp.baud or 9600, ack=disp.ack is not False, post=post
             )
             led.start()
-            devices["display"] = led
-        closers.insert(0, devices["display"].close)
+            display = led
+        closers.insert(0, display.close)
 
+    buttons: DealerButtons | None = None
+    wiring: ButtonWiring | None = None
     if profile.buttons is not None:
         from drivers.buttons import DealerButtons
 
+        assert gpio is not None
         buttons = DealerButtons(
             gpio,
             dict(profile.buttons.pins),
@@ -81,32 +126,38 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
             bounce_ms=profile.buttons.bounce_ms,
             active_low=profile.buttons.active_low,
         )
-        devices["buttons"] = buttons
-        devices["button_pins"] = dict(profile.buttons.pins)
-        devices["buttons_active_low"] = profile.buttons.active_low
+        wiring = ButtonWiring(
+            dict(profile.buttons.pins),
+            active_low=profile.buttons.active_low,
+            bounce_ms=profile.buttons.bounce_ms,
+        )
         closers.insert(0, buttons.close)
 
+    lamps: SeatLamps | None = None
     if profile.seat_lamps is not None:
         from drivers.seat_lamps import SeatLamps
 
+        assert gpio is not None
         lamps = SeatLamps(
             gpio, dict(profile.seat_lamps.pins), active_high=profile.seat_lamps.active_high
         )
-        devices["seat_lamps"] = lamps
         closers.insert(0, lamps.close)
 
+    ups: PowerFailInput | None = None
     if profile.power_fail is not None:
         from drivers.power_fail import PowerFailInput
 
+        assert gpio is not None
         ups = PowerFailInput(
             gpio, profile.power_fail.pin, post, active_low=profile.power_fail.active_low
         )
-        devices["power_fail"] = ups
         closers.insert(0, ups.close)
 
+    door: DoorInput | None = None
     if profile.door is not None:
         from drivers.door import DoorInput
 
+        assert gpio is not None
         door = DoorInput(
             gpio,
             profile.door.pin,
@@ -114,27 +165,31 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
             active_low=profile.door.active_low,
             bounce_ms=profile.door.bounce_ms,
         )
-        devices["door"] = door
         closers.insert(0, door.close)
 
-    _build_board(profile.board, post, state_dir, devices, closers)
+    board = _build_board(profile.board, post, state_dir, closers)
 
+    dealer_display: DealerDisplay | None = None
     dd = profile.dealer_display
     if dd is not None:
         if dd.driver == "sim":
             from drivers.sim.dealer_display import SimDealerDisplay
 
-            devices["dealer_display"] = SimDealerDisplay()
+            dealer_display = SimDealerDisplay()
         else:
             from drivers.dealer_display import SerialTextDisplay
+
+            assert dd.port is not None  # the profile reader requires it for a serial display
 
             text = SerialTextDisplay(
                 dd.port, baud=dd.baud or 9600, ack=dd.ack is not False, post=post
             )
             text.start()  # lazily, as the number display above
-            devices["dealer_display"] = text
+            dealer_display = text
             closers.insert(0, text.close)
 
+    open_shoe: OpenShoe | None = None
+    sim_shoe: SimShoeControls | None = None
     shoe = profile.shoe
     if shoe is not None:
         url = shoe.port
@@ -151,34 +206,59 @@ def build_devices(profile: Any, post: Callable[[object], None], state_dir: Path)
                 state_file.replace(state_file.with_suffix(".bad"))  # unreadable: a new shoe
                 sim = SimShoe(decks=shoe.sim_decks, seed=shoe.sim_seed, state_path=state_file)
             url = sim.create_pty()
-            devices["shoe_sim"] = sim
+            sim_shoe = sim
             closers.append(sim.stop)
         from drivers.serial_shoe import SerialShoe
 
         # Opened by the table, which knows from its journal where the shoe resumes.
-        devices["shoe_open"] = functools.partial(
+        open_shoe = functools.partial(
             SerialShoe, url, post, baud=shoe.baud, watchdog_s=shoe.watchdog_s
         )
-    return devices
+    table = Devices(
+        display=display,
+        seat_lamps=lamps,
+        dealer_display=dealer_display,
+        open_shoe=open_shoe,
+        sim=SimControls(
+            gpio=sim_gpio if wiring is not None else None, buttons=wiring, shoe=sim_shoe
+        ),
+    )
+    return BuiltDevices(
+        table,
+        buttons=buttons,
+        gpio=gpio,
+        power_fail=ups,
+        door=door,
+        board=board.monitor,
+        rtc=board.rtc,
+        board_sim=board.sim,
+        closers=closers,
+    )
+
+
+@dataclass(frozen=True)
+class _Board:
+    monitor: BoardMonitor
+    rtc: tuple[Path, Path]
+    sim: SimBoard | None
 
 
 def _build_board(
-    board: Any,
+    board: BoardSettings,
     post: Callable[[object], None],
     state_dir: Path,
-    devices: dict[str, Any],
     closers: list[Callable[[], object]],
-) -> None:
+) -> _Board:
     """The board's sensors and clock (``[board]``): sysfs, or a simulated board kept in the
     state directory when a root is ``sim``."""
     from drivers.board import BoardMonitor, BoardSensors
 
     hwmon, rtc, dev = Path(board.hwmon), Path(board.rtc), Path("/dev")
+    sim: SimBoard | None = None
     if "sim" in (board.hwmon, board.rtc):
         from drivers.sim.board import SimBoard
 
         sim = SimBoard(Path(state_dir) / "sim-board")
-        devices["board_sim"] = sim
         if board.hwmon == "sim":
             hwmon = sim.hwmon_root
         if board.rtc == "sim":
@@ -189,9 +269,8 @@ def _build_board(
         poll_s=board.poll_s,
         throttle_mc=round(board.throttle_c * 1000),
     )
-    devices["board"] = monitor
-    devices["rtc"] = (rtc, dev)
     closers.insert(0, monitor.stop)
+    return _Board(monitor, (rtc, dev), sim)
 
 
 def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
@@ -213,7 +292,7 @@ def load_gpio(backend: str, sim_debounce: str = "rpi-lgpio") -> GpioApi:
     raise BackendUnavailable(f"unknown GPIO backend {backend!r}; expected one of {BACKENDS}")
 
 
-def _pins_in_use(profile: Any) -> set[int]:
+def _pins_in_use(profile: Profile) -> set[int]:
     pins: set[int] = set()
     if profile.display is not None and profile.display.pins:
         pins.update(profile.display.pins.values())
@@ -228,11 +307,12 @@ def _pins_in_use(profile: Any) -> set[int]:
     return pins
 
 
-def close_devices(devices: dict[str, Any]) -> list[str]:
+def close_devices(devices: BuiltDevices) -> list[str]:
     """Close every driver in order, once: a second call closes nothing. Return the errors (never
     raise: shutting down)."""
     errors: list[str] = []
-    closers: list[Callable[[], object]] = devices.pop("_closers", [])
+    closers = list(devices.closers)
+    devices.closers.clear()
     for closer in closers:
         try:
             closer()

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Final
 
-CODES: Final = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
+from controller.tables.table import CONSOLE_CODES
+
+#: One vocabulary with the tables' refusals (controller.tables.table.RefusalCode).
+CODES: Final = CONSOLE_CODES
 
 
 class ConsoleError(Exception):

@@ -30,9 +30,10 @@ from typing import Any, Final, NoReturn
 
 from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, SUPERVISOR, Auth, PinCheck
 from controller.console.errors import CODES, ConsoleError
+from controller.console.port import ConsoleHost
 from controller.events import Call
 from controller.journal.store import JournalError
-from controller.tables.table import Refused
+from controller.tables.table import ActionHelp, Refused
 
 #: The most ``rng test`` draws and ``rng capture`` bytes or outcomes a technician may ask for.
 RNG_TEST_MAX: Final = 200_000
@@ -93,7 +94,7 @@ class Console:
 
     def __init__(
         self,
-        app: Any,
+        app: ConsoleHost,
         *,
         clock: Callable[[], float] = time.monotonic,
         scrypt_n: int = SCRYPT_N,
@@ -101,7 +102,7 @@ class Console:
         manifest_root: Path | None = None,
     ) -> None:
         self._app = app
-        self._auth = Auth(getattr(app, "journal", None), app.alarm, clock=clock, scrypt_n=scrypt_n)
+        self._auth = Auth(app.journal, app.alarm, clock=clock, scrypt_n=scrypt_n)
         self._test_mode = False
         self._manifest_path = manifest_path
         self._manifest_root = manifest_root
@@ -218,7 +219,7 @@ class Console:
         event's commit. The loop meanwhile handles buttons and the other consoles: scrypt
         never delays them. When the caller takes no later reply (tests' fake apps, a tool's
         direct call) the PIN is hashed here instead."""
-        if not (self._replies_later and getattr(self._app, "defers_replies", False)):
+        if not (self._replies_later and self._app.defers_replies):
             return check.run_here()
         box: list[list[str]] = []
 
@@ -285,10 +286,9 @@ class Console:
             lines.extend(f" * {entry.syntax}" for entry in actions.values())
         return lines
 
-    def _table_help(self) -> Mapping[str, Any]:
+    def _table_help(self) -> Mapping[str, ActionHelp]:
         """The table's console actions: word -> ActionHelp (syntax, summary, example)."""
-        helper = getattr(self._app.table, "action_help", None)
-        return helper() if callable(helper) else {}
+        return self._app.table.action_help()
 
     def _cmd_status(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "status")
@@ -388,7 +388,7 @@ class Console:
         an auditor can carry off and check with the public key)."""
         seq, digest = self._app.journal.head()
         lines = [f"head {seq}:{digest}"]
-        trust = getattr(self._app, "trust", None)
+        trust = self._app.trust
         if trust is not None:
             signed = trust.newest_signed()
             lines.append("signed " + (signed.line() if signed is not None else "(none yet)"))
@@ -443,7 +443,7 @@ class Console:
                 raise ConsoleError("FAULT", f"journal verification failed: {result.describe()}")
             return [result.describe(), f"head {result.head_seq}:{result.head_hash}"]
 
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             walk()
             return outcome()
 
@@ -488,7 +488,7 @@ class Console:
             lines: list[str] = result()
             return lines
 
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             run()
             return outcome()
 
@@ -535,29 +535,18 @@ class Console:
         return self._quietly_in_background("meters", source, work)
 
     def _cmd_houseway(self, args: list[str], source: str) -> list[str]:
-        from controller.games.paigow.errors import TileError
-        from controller.games.paigow.houseway import set_hand
-
-        if len(args) != 4:
-            raise ConsoleError("SYNTAX", "usage: houseway T1 T2 T3 T4 (tiles like 4-5)")
-        policy = str(self._app.config.current().get("paigow.house_way_policy"))
         try:
-            decision = set_hand(args, None if policy == "default" else policy)
-        except TileError as exc:
-            raise ConsoleError("SYNTAX", str(exc)) from None
-        except ValueError as exc:
-            raise ConsoleError("RANGE", str(exc)) from None
-        high = " ".join(str(t) for t in decision.high)
-        low = " ".join(str(t) for t in decision.low)
-        return [f"high {high}  low {low}", f"by {decision.reason} (house way {policy})"]
+            return self._app.table.query("houseway", list(args))  # the pai gow table's
+        except Refused as exc:  # journaled as the console's refusal, as every bad line
+            raise ConsoleError(exc.code, exc.reason) from None
 
     def _cmd_odds(self, args: list[str], source: str) -> list[str]:
         self._no_args(args, "odds")
-        odds_of = getattr(self._app.table, "odds", None)
-        if odds_of is None:
+        if self._app.profile.game != "baccarat":
             raise ConsoleError("UNKNOWN", f"the {self._app.profile.game} table has no shoe odds")
         try:
-            result = odds_of()
+            # the baccarat table's (no row: it reads the shoe as it stands)
+            result = self._app.table.query("odds", [])
         except ValueError as exc:  # CompositionError: too few cards left
             raise ConsoleError("STATE", str(exc)) from None
         return format_odds(result)
@@ -769,7 +758,7 @@ class Console:
             raise ConsoleError("STATE", f"{self._job.what} is still running")
         job = _Job(what, unit, work)
         self._job = job
-        if not getattr(self._app, "defers_replies", False):
+        if not self._app.defers_replies:
             job.run()  # a host that cannot defer a reply (tests' fake apps)
             return self._job_reply(job, name, source, final=False)
 
@@ -859,17 +848,14 @@ class Console:
             raise ConsoleError("SYNTAX", "usage: fault clear")
         who = self._auth.who(source)
         lines: list[str] = []
-        app_faults: list[str] = self._app.app_faults
+        app_faults = self._app.app_faults
         if app_faults:
             still = self._app_fault_causes()
             if still:
                 raise ConsoleError("FAULT", "cannot clear: " + "; ".join(still[:3]))
             self._require_supervisor_for_findings(source)
             lines.extend(self._app.acknowledge_journal(who))
-            for fault in list(app_faults):
-                self._app.journal.append("fault.cleared", {"fault": fault, "who": who})
-                lines.append(f"cleared: {fault}")
-            app_faults.clear()
+            lines.extend(app_faults.clear(who))
         if self._app.table.faults():
             try:
                 lines.extend(self._app.table.clear_fault(who))
@@ -924,7 +910,7 @@ class Console:
         """A journal finding (rows lost or rewritten) is acknowledged by a supervisor alone: the
         acknowledgment voids the round the journal can no longer vouch for, a void that may
         come after its number was out (docs/console.md "Voids after the draw")."""
-        trust = getattr(self._app, "trust", None)
+        trust = self._app.trust
         if trust is None or not trust.findings:
             return
         try:
@@ -964,8 +950,7 @@ class Console:
         return list(lines) or [f"test mode {args[0]}"]
 
     def _table_action(self, name: str, args: list[str], source: str) -> list[str]:
-        known = getattr(self._app.table, "action_names", None)
-        if callable(known) and name not in known():
+        if name not in self._app.table.action_names():
             raise ConsoleError("UNKNOWN", f"no such command: {name[:32]} (help lists them)")
         self._auth.require(source)
         try:
@@ -1018,11 +1003,7 @@ class Console:
             raise ConsoleError("SYNTAX", f"{name} takes no arguments")
 
     def _raise_fault(self, text: str) -> None:
-        faults: list[str] = self._app.app_faults
-        if text not in faults:
-            faults.append(text)
-            self._app.journal.append("fault.raised", {"fault": text, "source": "console"})
-            self._app.alarm(f"FAULT {text}")
+        self._app.app_faults.raise_fault(text, "console")
 
     def _journal_refusal(self, name: str, source: str, code: str, reason: str) -> None:
         # Never the arguments: they may hold a PIN.
@@ -1038,7 +1019,7 @@ class Console:
         """Journal an event that repeats (a flood of refused lines, the same ``verify SEED``):
         the first at once, the repeats as one counted row a minute (the application's
         ``summaries``, controller/journal/summary.py); one row each without them."""
-        summaries = getattr(self._app, "summaries", None)
+        summaries = self._app.summaries
         if summaries is None:
             self._app.journal.append(kind, data)
         else:
@@ -1296,9 +1277,9 @@ def format_odds(result: object) -> list[str]:
     return [json.dumps(result, default=str)]
 
 
-def _recall_depth(app: Any) -> int:
+def _recall_depth(app: ConsoleHost) -> int:
     """The table's ``recall_depth`` rule setting (RECALL_DEFAULT without settings)."""
-    config = getattr(app, "config", None)
+    config = app.config
     try:
         return int(config.current().recall_depth) if config is not None else RECALL_DEFAULT
     except (AttributeError, TypeError, ValueError):

@@ -9,22 +9,82 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final, Protocol
 
 from controller.journal.store import Journal
+from controller.tables.kernel.sim import SimControls
+from drivers.dealer_display import DealerDisplay
+from drivers.number_display import NumberDisplay
+from drivers.seat_lamps import SeatLamps
+from drivers.shoe_protocol import SessionPosition
+
+if TYPE_CHECKING:
+    from controller.config.profile import Profile
+    from controller.config.settings import ConfigStore
+    from controller.rng.certified import CertifiedRng
 
 
 class TableError(Exception):
     """Base error of the table layer."""
 
 
+class RefusalCode(StrEnum):
+    """Why an input or a command is refused, in one word: the code of a console's
+    ``ERR <CODE> <reason>`` reply (docs/console.md) and of a table's refusal rows."""
+
+    SYNTAX = "SYNTAX"  # the line is malformed
+    UNKNOWN = "UNKNOWN"  # no such command, action or button
+    AUTH = "AUTH"  # a login (or a supervisor's) is needed
+    LOCKED = "LOCKED"  # the console's login is locked out
+    RANGE = "RANGE"  # a value out of its range
+    STATE = "STATE"  # not in the table's present state
+    FAULT = "FAULT"  # a fault stops it until a technician clears it
+    IO = "IO"  # a device or file could not be read or written
+    HOLD = "HOLD"  # a decision held while the feed lags (the console says STATE)
+
+
+#: The codes a console reply carries (a table's HOLD is said as STATE).
+CONSOLE_CODES: Final = tuple(code.value for code in RefusalCode if code is not RefusalCode.HOLD)
+
+
 class Refused(TableError):
     """An input the table's current state does not allow; ``reason`` says why (journaled)."""
 
-    def __init__(self, reason: str, code: str = "STATE") -> None:
+    def __init__(self, reason: str, code: RefusalCode | str = RefusalCode.STATE) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.code = code
+        #: A :class:`RefusalCode` (a stand-in's other word is said as STATE by the console).
+        self.code = str(code)
+
+
+class ShoeReader(Protocol):
+    """The shoe's serial link as a table drives it (drivers/serial_shoe.SerialShoe)."""
+
+    def start(self) -> None: ...
+    def stop(self, timeout: float = 2.0) -> bool: ...
+    def acknowledge(self, sid: str, seq: int) -> None: ...
+    def resync(self, seq: int) -> None: ...
+
+
+class OpenShoe(Protocol):
+    """Builds the shoe reader, resuming the journaled session (``$NAK,next,SID``)."""
+
+    def __call__(self, *, resume: SessionPosition | None) -> ShoeReader: ...
+
+
+@dataclass(frozen=True)
+class Devices:
+    """The drivers the profile names (None when not fitted), built by controller/devices.py,
+    and the simulator's controls (empty on real hardware)."""
+
+    display: NumberDisplay | None = None
+    seat_lamps: SeatLamps | None = None
+    dealer_display: DealerDisplay | None = None
+    #: Opens the shoe's reader: the baccarat table does, knowing from its journal where the
+    #: shoe resumes.
+    open_shoe: OpenShoe | None = None
+    sim: SimControls = field(default_factory=SimControls)
 
 
 @dataclass
@@ -32,8 +92,8 @@ class TableContext:
     """Everything a table may touch: the journal, settings, outputs and the alarm channel."""
 
     journal: Journal
-    settings: Any  # controller.config.settings.ConfigStore
-    devices: dict[str, Any] = field(default_factory=dict)  # name -> driver object
+    settings: ConfigStore
+    devices: Devices = field(default_factory=Devices)
     alarm: Callable[[str], None] = lambda text: None  # unsolicited "!" console line
     #: Unsolicited "!" lines for every console but the one named (None: every console): what a
     #: button did is said unasked everywhere, except on the console whose ``sim button`` pressed
@@ -49,8 +109,8 @@ class TableContext:
     #: Why no new round (pai gow) or coup or shoe (baccarat) may start now, or None: a UPS's
     #: power-fail signal is asserted (docs/power-and-storage.md). A round under way goes on.
     new_round_hold: Callable[[], str | None] = lambda: None
-    rng: Any = None  # controller.rng.certified.CertifiedRng (pai gow)
-    profile: Any = None  # controller.config.profile.Profile
+    rng: CertifiedRng | None = None  # pai gow's draws
+    profile: Profile | None = None
 
 
 @dataclass(frozen=True)
@@ -104,9 +164,40 @@ class PressWaiter:
 
 
 class Table(Protocol):
-    """The interface the application and the console rely on."""
+    """The interface the application and the console rely on: everything they call."""
 
     game: str
+    #: The application journals each event as one transaction (docs/journal.md).
+    journal_transactions: bool
+    #: The rows recovery starts from (an archive keeps the newest live), and the rows an
+    #: archive carries forward when older (a fault latch, the shoe's session).
+    snapshot_kinds: tuple[str, ...]
+    carry_kinds: tuple[tuple[str, ...], ...]
+
+    def journal_untrusted(
+        self, lost: int, who: str, rewritten_from: int | None = None
+    ) -> list[str]:
+        """A supervisor acknowledged a journal finding: void what the journal cannot vouch for;
+        return what was done."""
+        ...
+
+    def take_reply_waiter(self) -> ReplyWaiter | None:
+        """What the last console action's reply waits for (a simulated press), once."""
+        ...
+
+    def action_help(self) -> Mapping[str, ActionHelp]:
+        """What ``help`` says of each console action of this table."""
+        ...
+
+    def action_names(self) -> tuple[str, ...]:
+        """The console words :meth:`action` takes (the console routes these here)."""
+        ...
+
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """A question of the game that needs no login and journals nothing (the console's
+        ``houseway`` at pai gow, ``odds`` at baccarat); raises Refused (SYNTAX, RANGE, STATE,
+        UNKNOWN for another game's question)."""
+        ...
 
     def recover(self) -> list[str]:
         """Rebuild state from the journal after a start; return what was resumed or voided."""

@@ -171,7 +171,8 @@ def check_journal(journal: Journal, dealt: list[str]) -> int:
 
 def test_a_whole_shoe_through_every_transport_fault(state_dir: Path) -> None:
     run = Running(load_profile(PROFILE), state_dir)
-    sim: SimShoe = run.app.devices["shoe_sim"]
+    sim = run.app.devices.table.sim.shoe
+    assert isinstance(sim, SimShoe)
     try:
         dealer = Dealer(run, sim.deal)
         dealer.burn_and_open()

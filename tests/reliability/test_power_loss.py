@@ -93,7 +93,7 @@ def test_every_draw_is_in_the_journal_on_disk_when_it_is_shown(workdir: Path) ->
     profile = load_profile(PROFILES / "sim-paigow.toml")
     state = workdir / "state"
     run = Running(profile, state)
-    display = run.app.devices["display"]
+    display = run.app.devices.table.display
     copies: list[tuple[int, Path]] = []
     real_show = display.show
 
@@ -136,7 +136,7 @@ def test_every_card_is_in_the_journal_on_disk_when_it_is_acknowledged(workdir: P
     state = workdir / "state"
     run = Running(profile, state)
     table: Any = run.app.table
-    sim = run.app.devices["shoe_sim"]
+    sim = run.app.devices.table.sim.shoe
     shoe = table.link.reader
     copies: list[tuple[int, Path]] = []
     real_ack = shoe.acknowledge

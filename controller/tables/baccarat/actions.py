@@ -17,7 +17,7 @@ from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.sequence import Sequence as CertifiedSequence
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import Refused
+from controller.tables.table import RefusalCode, Refused
 
 #: The console actions of the baccarat table (besides ``sim`` and ``odds``).
 ACTIONS: Final = frozenset(
@@ -146,7 +146,7 @@ class DealerActions:
         button) that no card left the shoe while it was off."""
         d = self._s.data
         if d.shoe_unconfirmed is None:
-            raise Refused("no new shoe session waits for a confirmation", "STATE")
+            raise Refused("no new shoe session waits for a confirmation", RefusalCode.STATE)
         sid, d.shoe_unconfirmed = d.shoe_unconfirmed, None
         self._rec.emit(
             "baccarat.shoe.resumed", {"sid": sid, "who": who, "state": self._seq.current}
@@ -169,11 +169,11 @@ class DealerActions:
             d.shoe_in_play = True
             d.burn_reason = "shoe"
             d.curator = None
-            d.shoe_settings_seq = d.settings_seq = self._rec.input_seq
+            d.shoe_settings_seq = d.settings_seq = self._rec.work.input_seq
             self._s.rebuild(self._seq.current)
             self._s.burn = BurnProgress()
             self._seq.sync()
-            settings = self._s.take_settings(self._rec.input_seq, shoe=True)
+            settings = self._s.take_settings(self._rec.work.input_seq, shoe=True)
             self._rec.emit(
                 "baccarat.shoe.start",
                 {"shoe": d.shoe_no, "decks": self._s.decks, "settings": settings},
@@ -182,7 +182,9 @@ class DealerActions:
             return [f"shoe {d.shoe_no}: burn the first card (5324.20(e))"]
         if name == "no_more_bets":
             if not self._shoe_ok():
-                raise Refused("the shoe is silent (watchdog): no cards are accepted", "FAULT")
+                raise Refused(
+                    "the shoe is silent (watchdog): no cards are accepted", RefusalCode.FAULT
+                )
             left = self._s.composition.cards_left if self._s.composition is not None else 0
             self._seq.fire("no_more_bets")
             self._play.start_coup(dead=False)
@@ -222,7 +224,7 @@ class DealerActions:
             ]
         if name == "disclose":
             return self._disclose()
-        raise Refused(f"no dealer button {name!r} at baccarat", "UNKNOWN")
+        raise Refused(f"no dealer button {name!r} at baccarat", RefusalCode.UNKNOWN)
 
     def _disclose(self) -> list[str]:
         """The card held for the next hand was seen: 5324.20(i)(1)-(3)."""
@@ -354,7 +356,7 @@ class DealerActions:
             self._rec.emit("baccarat.fault.cleared", {"faults": cleared, "who": who})
             self._play.end_shoe("integrity fault cleared by " + who + "; the shoe is reshuffled")
             return [f"cleared: {'; '.join(cleared)}"]
-        raise Refused(f"unknown action {name!r}", "UNKNOWN")  # pragma: no cover
+        raise Refused(f"unknown action {name!r}", RefusalCode.UNKNOWN)  # pragma: no cover
 
     def _void_mid_coup(self, who: str, reason: str) -> list[str]:
         """A coup voided with its cards out could be dealt again to another result: only a
@@ -363,7 +365,9 @@ class DealerActions:
         d = self._s.data
         cards = " ".join(d.coup)
         if not who.startswith("supervisor@"):
-            raise Refused(f"coup {d.coup_no} has cards out ({cards}): {NEEDS_SUPERVISOR}", "AUTH")
+            raise Refused(
+                f"coup {d.coup_no} has cards out ({cards}): {NEEDS_SUPERVISOR}", RefusalCode.AUTH
+            )
         d.voids_mid_coup += 1
         n = d.voids_mid_coup
         self._rec.emit(
@@ -420,7 +424,7 @@ class DealerActions:
         """``shift start``: a supervisor starts a shift; the count of voids during a coup
         starts again (journaled with the last shift's count)."""
         if list(args) != ["start"]:
-            raise Refused("usage: shift start", "SYNTAX")
+            raise Refused("usage: shift start", RefusalCode.SYNTAX)
         if not who.startswith("supervisor@"):
             raise Refused(
                 "a supervisor's login is needed to start a shift (login SUPERVISOR-PIN)", "AUTH"
@@ -451,13 +455,13 @@ class DealerActions:
         if d.dead_hand:
             raise Refused("nobody wagers on this hand (5324.20(i)(1)(ii))")
         if len(args) != 3 or not args[2].lstrip("-").isdigit():
-            raise Refused("usage: bet SEAT WAGER CENTS", "SYNTAX")
+            raise Refused("usage: bet SEAT WAGER CENTS", RefusalCode.SYNTAX)
         seat = self._seat(args)
         wager, cents = args[1], int(args[2])
         try:
             baccarat.check_wager(wager, cents, self._s.rules)
         except baccarat.WagerError as exc:
-            raise Refused(str(exc), "RANGE") from None
+            raise Refused(str(exc), RefusalCode.RANGE) from None
         seat_bets = d.bets.setdefault(str(seat), {})
         seat_bets[wager] = cents
         self._rec.emit("baccarat.bet", {"seat": seat, "wager": wager, "cents": cents})
@@ -493,7 +497,9 @@ class DealerActions:
             self._finish_burn_if_empty()
             return [f"burn {p['burn_more']} more cards"]
         if choice not in ("burn", "dead"):
-            raise Refused("usage: remedy burn | remedy dead (5324.20(i)(1)(i)-(ii))", "SYNTAX")
+            raise Refused(
+                "usage: remedy burn | remedy dead (5324.20(i)(1)(i)-(ii))", RefusalCode.SYNTAX
+            )
         remedy = Remedy.BURN if choice == "burn" else Remedy.DEAD_HAND
         burn_from = self._s.opts.face_up_burn_from if p["kind"] == "face_up" else BurnFrom.NEXT_CARD
         ruling = face_up_in_shoe(p["card"], disclosed=True, remedy=remedy, burn_from=burn_from)

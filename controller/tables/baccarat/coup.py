@@ -318,7 +318,7 @@ class CoupPlay:
     def start_coup(self, dead: bool) -> None:
         d = self._s.data
         d.coup_no += 1
-        d.round_id = self._rec.input_seq
+        d.round_id = self._rec.work.input_seq
         d.dead_hand = dead
         d.last_result = ""  # the last coup's result is not this one's (status)
         d.coup = []
@@ -331,7 +331,7 @@ class CoupPlay:
             if p["fate"] == "first card of the next hand" and not p["disclosed"]
         ]
         d.pending = []
-        settings = self._s.take_settings(self._rec.input_seq, shoe=False)
+        settings = self._s.take_settings(self._rec.work.input_seq, shoe=False)
         row: dict[str, Any] = {
             "shoe": d.shoe_no,
             "coup": d.coup_no,

@@ -13,11 +13,11 @@ so an idle table journals nothing and the SEQs of the frame rows of a session ar
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from controller.journal.store import JournalError
+from controller.journal.summary import Summaries
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
     K_FRAME,
@@ -57,59 +57,28 @@ REFUSED_REVISION: Final = "bad_revision"
 CHANGES_AT_ONCE: Final = 4
 
 
-@dataclass
-class _Fold:
-    kind: str
-    opened_ns: int
-    written: int = 0  # events journaled at once in this interval
-    count: int = 0  # events counted since, not yet journaled
-    last: dict[str, Any] = field(default_factory=dict)
+class _RecordRows:
+    """The table's record as the counted summaries' journal: rows in the current round,
+    through the input's unit of work (rolled back with it)."""
 
-
-class Summaries:
-    """Counted summary rows: the first ``at_once`` events of a key in an interval are journaled
-    at once (``count`` 1, so an operator sees them); the rest are counted and journaled as one
-    row (``count``, ``folded``) when the interval ends (``flush`` from the loop's tick). A crash
-    loses at most the counts of one interval, never the first event."""
-
-    def __init__(self, record: Record, interval_ns: int = SUMMARY_NS) -> None:
+    def __init__(self, record: Record) -> None:
         self._rec = record
-        self._interval = interval_ns
-        self.folds: dict[str, _Fold] = {}
 
-    def note(
-        self, kind: str, key: str, detail: dict[str, Any], now_ns: int, at_once: int = 1
-    ) -> None:
-        fold = self.folds.get(key)
-        if fold is not None and now_ns - fold.opened_ns >= self._interval:
-            self._write(fold, now_ns)
-            fold = None
-        if fold is None:
-            fold = self.folds[key] = _Fold(kind, now_ns)
-        if fold.written < at_once and not fold.count:
-            fold.written += 1
-            self._rec.log(kind, {**detail, "count": 1})
-            return
-        fold.count += 1
-        fold.last = detail
+    def append(
+        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+    ) -> int:
+        return self._rec.log(kind, dict(data or {}))
 
-    def flush(self, now_ns: int, force: bool = False) -> None:
-        for key, fold in list(self.folds.items()):
-            if force or now_ns - fold.opened_ns >= self._interval:
-                self._write(fold, now_ns)
-                del self.folds[key]
 
-    def _write(self, fold: _Fold, now_ns: int) -> None:
-        if fold.count:
-            self._rec.log(
-                fold.kind,
-                {
-                    **fold.last,
-                    "count": fold.count,
-                    "folded": True,
-                    "interval_s": round((now_ns - fold.opened_ns) / 1e9, 1),
-                },
-            )
+def link_summaries(record: Record) -> Summaries:
+    """Counted summary rows (controller/journal/summary.py): the first ``at_once`` events of a
+    key in an interval are journaled at once (``count`` 1, so an operator sees them); the rest
+    are counted and journaled as one row (``count``, ``folded``) when the interval ends (the
+    next event of the key, or ``flush`` from the loop's tick). A crash loses at most the counts
+    of one interval, never the first event."""
+    return Summaries(
+        _RecordRows(record), SUMMARY_NS / 1e9, stamped=False, digits=1, roll_on_note=True
+    )
 
 
 class ShoeLink:
@@ -135,7 +104,7 @@ class ShoeLink:
         #: Where the journaled session stands: its SID and the SEQ after its newest row
         #: (recovery sets it from the journal; the reader resumes from it).
         self.position: SessionPosition | None = None
-        self.summaries = Summaries(record)
+        self.summaries = link_summaries(record)
 
     def handle(self, event: object) -> None:
         """One event of the shoe driver (one of :data:`SHOE_EVENTS`)."""
@@ -162,7 +131,7 @@ class ShoeLink:
             if event.reason == REFUSED_REVISION and self._refuse_shoe(event, detail):
                 return
             self.summaries.note(
-                K_REFUSED_FRAME, f"refused:{event.reason}", detail, event.monotonic_ns
+                K_REFUSED_FRAME, f"refused:{event.reason}", detail, now_ns=event.monotonic_ns
             )
         elif isinstance(event, ShoeLinkChanged):
             self.up = event.up
@@ -170,8 +139,8 @@ class ShoeLink:
                 K_LINK,
                 f"link:{event.up}",
                 {"up": event.up, "reason": event.reason[:80]},
-                event.monotonic_ns,
-                CHANGES_AT_ONCE,
+                now_ns=event.monotonic_ns,
+                at_once=CHANGES_AT_ONCE,
             )
             self.down_reason = "" if event.up else event.reason
             if not event.up:
@@ -182,8 +151,8 @@ class ShoeLink:
                 K_WATCHDOG,
                 f"watchdog:{event.ok}",
                 {"ok": event.ok, "silent_for_s": round(event.silent_for_s, 1)},
-                event.monotonic_ns,
-                CHANGES_AT_ONCE,
+                now_ns=event.monotonic_ns,
+                at_once=CHANGES_AT_ONCE,
             )
             if not event.ok:
                 self._rec.alarm(
@@ -214,7 +183,7 @@ class ShoeLink:
 
     def tick(self, now_ns: int) -> None:
         """The loop's timer: summary rows whose interval ended."""
-        self.summaries.flush(now_ns)
+        self.summaries.flush(now_ns=now_ns)
 
     # -- frames --------------------------------------------------------------------------------
 
@@ -232,7 +201,7 @@ class ShoeLink:
         if previous is not None:
             row["previous"] = {"sid": previous.sid, "last_seq": (previous.next_seq - 1) % 10000}
         seq = self._position_row(K_SESSION, row, event.sid, event.seq)
-        self._rec.input_seq = seq
+        self._rec.work.input_seq = seq
         self._play.apply_session(event.sid, event.model, renewed=previous is not None)
 
     def _frame(self, event: ShoeFrameAccepted) -> None:
@@ -241,7 +210,7 @@ class ShoeLink:
         if not event.known:
             row["known"] = False
         seq = self._position_row(K_FRAME, row, event.sid, event.seq)
-        self._rec.input_seq = seq
+        self._rec.work.input_seq = seq
         self._play.apply_frame(event.type, list(event.fields), event.known)
 
     def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int) -> int:
@@ -284,6 +253,6 @@ class ShoeLink:
         return restore
 
     def stop(self) -> None:
-        self.summaries.flush(0, force=True)
+        self.summaries.flush(force=True, now_ns=0)
         if self.reader is not None:
             self.reader.stop(timeout=2.0)

@@ -17,10 +17,15 @@ from typing import Any
 
 from controller.journal.store import Journal
 from controller.tables.baccarat.data import Replay, ShoeData
+from controller.tables.kernel.unit_of_work import UnitOfWork
 
 
 class Record:
-    """Journals decisions and inputs for one table; knows whether recovery is replaying."""
+    """Journals decisions and inputs for one table; knows whether recovery is replaying.
+
+    The input's unit of work (its row, the memo once per transaction, outputs after the commit)
+    is the kernel's (:class:`controller.tables.kernel.unit_of_work.UnitOfWork`, ``work``); this
+    adds baccarat's own: the moves of the certified sequence and the replay's row budget."""
 
     def __init__(
         self,
@@ -33,18 +38,40 @@ class Record:
         self._data = data
         self._alarm = alarm
         self._announce = announce
-        self.replay: Replay | None = None
-        #: The journal row of the input being handled (a coup's round id, a settings snapshot).
-        self.input_seq = 0
+        self._replay: Replay | None = None
         self._moves: list[str] = []  # moves of the sequence not yet journaled
+        #: The unit of work of each input: ``work.input_seq`` is the journal row of the input
+        #: being handled (a coup's round id, a settings snapshot).
+        self.work = UnitOfWork(journal, lambda: self._data().round_id)
+        # a move no decision row carried gets a row of its own when the input ends
+        self.work.at_end(self._moves_row)
         #: Takes a copy of the table's memory and returns what puts it back: registered once per
         #: journal transaction, run if its commit fails (the table sets it).
         self.memo: Callable[[], Callable[[], None]] | None = None
-        self._memo_txn = -1
+        self.work.memo = self._memo
+
+    @property
+    def replay(self) -> Replay | None:
+        return self._replay
+
+    @replay.setter
+    def replay(self, value: Replay | None) -> None:
+        self._replay = value
+        self.work.replaying = value is not None
 
     @property
     def replaying(self) -> bool:
-        return self.replay is not None
+        return self._replay is not None
+
+    def _memo(self) -> Callable[[], None]:
+        restore_table = self.memo() if self.memo is not None else (lambda: None)
+        moves = list(self._moves)
+
+        def restore() -> None:
+            self._moves = moves
+            restore_table()
+
+        return restore
 
     def moved(self, before: str, after: str, trigger: str) -> None:
         """A move of the certified sequence: journaled with the next decision row. A move to
@@ -52,8 +79,7 @@ class Record:
         if before != after:
             self._moves.append(f"{before}>{after}")
 
-    def end_input(self) -> None:
-        """The input is handled: a move no decision row carried gets a row of its own."""
+    def _moves_row(self) -> None:
         if self._moves:
             self.emit("baccarat.state", {})
 
@@ -64,40 +90,17 @@ class Record:
         if self._moves:
             data = {**data, "moved": self._moves}
             self._moves = []
-        rid = self._data().round_id if round_id is None else round_id
-        rp = self.replay
+        rp = self._replay
         if rp is not None:
             rp.written += 1
             if rp.written <= rp.budget:
                 return
             data = {**data, "recovered": True}
-        self._remember()
-        self.journal.append(kind, data, rid)
+        self.work.append(kind, data, round_id)
 
     def log(self, kind: str, data: dict[str, Any]) -> int:
         """Journal a row that is not replayed (inputs are journaled as they arrive)."""
-        self._remember()
-        return self.journal.append(kind, data, self._data().round_id)
-
-    def _remember(self) -> None:
-        """Before the first row of a journal transaction: how to put the table's memory back
-        if the commit fails (docs/journal.md, "One sync per decision")."""
-        journal = self.journal
-        if (
-            self.memo is None
-            or not journal.in_transaction
-            or self._memo_txn == journal.transaction_number
-        ):
-            return
-        self._memo_txn = journal.transaction_number
-        restore_table = self.memo()
-        moves, input_seq = list(self._moves), self.input_seq
-
-        def restore() -> None:
-            self._moves, self.input_seq = moves, input_seq
-            restore_table()
-
-        journal.on_rollback(restore)
+        return self.work.append(kind, data)
 
     def output(self, fn: Callable[[], object]) -> None:
         """Run an output of this input (the shoe's ``$ACK``, the dealer display, a console
@@ -107,27 +110,21 @@ class Record:
         self.journal.after_commit(fn)
 
     def undo(self, fn: Callable[[], object]) -> None:
-        """Run ``fn`` if what this input journaled does not reach the journal: when the
-        transaction's commit fails (after the memory is put back), or at once outside one (a
-        row that failed there was its own transaction)."""
-        if self.journal.in_transaction:
-            self.journal.on_rollback(fn)
-        else:
-            fn()
+        """Run ``fn`` if what this input journaled does not reach the journal."""
+        self.work.undo(fn)
 
     def head(self, reason: str) -> None:
         """Ask for a signed head after this input's commit: ``boundary`` at a coup's or a
         shoe's end, ``decision`` for a result the anchor must learn of soon (docs/design.md)."""
-        if self.replay is None:
-            self.journal.want_head(reason)
+        self.work.head(reason)
 
     def alarm(self, text: str) -> None:
         """An unsolicited console line, never while replaying."""
-        if self.replay is None:
+        if self._replay is None:
             self._alarm(text)
 
     def say(self, text: str) -> None:
         """An unsolicited console line that is news, not an alarm (what the dealer display
         shows), never while replaying."""
-        if self.replay is None:
+        if self._replay is None:
             self.output(lambda: self._announce([text], None))

@@ -92,9 +92,9 @@ class Recovery:
             self._rec.replay = Replay(budget=end - i - 1)
             try:
                 self._replay_one(entry)
-                self._rec.end_input()
+                self._rec.work.end()
             except Refused:
-                self._rec.end_input()  # refused live too (its refusal row may not be written)
+                self._rec.work.end()  # refused live too (its refusal row may not be written)
             except Exception as exc:  # noqa: BLE001 - a handler bug must not stop the start
                 problems.append(f"row {entry.seq} ({entry.kind}): {type(exc).__name__}: {exc}")
             finally:
@@ -136,7 +136,7 @@ class Recovery:
         return kind.startswith("baccarat.") and kind not in NOT_DECISIONS
 
     def _replay_one(self, entry: Row) -> None:
-        self._rec.input_seq = entry.seq
+        self._rec.work.input_seq = entry.seq
         data = entry.data
         if entry.kind == K_FRAME:
             self._play.apply_frame(

@@ -4,15 +4,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from collections.abc import Sequence as Seq
-from typing import Any, Final
+from typing import Final
 
 from controller.games.baccarat.shoe import BurnProgress
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import PressWaiter, Refused, ReplyWaiter
+from controller.tables.kernel.sim import SimControls, SimShoeControls
+from controller.tables.table import PressWaiter, RefusalCode, Refused, ReplyWaiter
 from drivers.errors import DriverError
 
 #: Cards the simulated dealer looks ahead: a burn takes at most 11, a coup 6, plus a face-up one.
@@ -22,8 +23,8 @@ PEEK: Final = 12
 class SimDealer:
     """Drives the simulated devices the wiring built (the shoe's twin, the button pins)."""
 
-    def __init__(self, devices: Mapping[str, Any], state: ShoeState, sequence: Sequence) -> None:
-        self._devices = devices
+    def __init__(self, sim: SimControls, state: ShoeState, sequence: Sequence) -> None:
+        self._controls = sim
         self._s = state
         self._seq = sequence
         self._waiter: ReplyWaiter | None = None
@@ -33,43 +34,39 @@ class SimDealer:
 
     def run(self, args: list[str], who: str = "") -> list[str]:
         """One ``sim ...`` console action (``who``: ``role@source`` of the console)."""
-        devices = self._devices
+        controls = self._controls
         if len(args) >= 2 and args[0] == "shoe":
-            sim = devices.get("shoe_sim")
+            sim = controls.shoe
             if sim is None:
-                raise Refused("no simulated shoe in this profile", "STATE")
+                raise Refused("no simulated shoe in this profile", RefusalCode.STATE)
             verb, rest = args[1], args[2:]
             try:
                 reply = self._shoe(sim, verb, rest)
             except DriverError as exc:  # an empty shoe, a locked gate, an unknown fault
-                raise Refused(f"simulated shoe: {exc}", "STATE") from None
+                raise Refused(f"simulated shoe: {exc}", RefusalCode.STATE) from None
             # The reply waits until the shoe's frames have been journaled and handled, so a
             # scripted console session sees their effect on the next line.
             self._waiter = ReplyWaiter(sim.delivered)
             return reply
         if len(args) in (1, 2) and args[0] == "button":
-            pins = devices.get("button_pins") or {}
-            gpio = devices.get("gpio")
+            names = controls.button_names
             if len(args) == 1:
-                raise Refused(f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX")
-            if args[1] not in pins or gpio is None:
-                raise Refused(f"no button {args[1]!r}; buttons: {', '.join(pins)}", "SYNTAX")
-            pin = pins[args[1]]
+                raise Refused(
+                    f"usage: sim button NAME; buttons: {', '.join(names)}", RefusalCode.SYNTAX
+                )
+            if args[1] not in names or not controls.can_press():
+                raise Refused(
+                    f"no button {args[1]!r}; buttons: {', '.join(names)}", RefusalCode.SYNTAX
+                )
             # The reply waits for the press (the GPIO driver posts it to the loop's queue) and
             # says what it did; that console hears it there, not as `!` lines.
             self._press = PressWaiter(args[1], who.partition("@")[2] or None)
             self._waiter = self._press.waiter()
-            clock = getattr(gpio, "clock", None)
-            gpio.drive(pin, 0)
-            if clock is not None:
-                clock.advance(100)
-            gpio.drive(pin, 1)
-            if clock is not None:
-                clock.advance(100)
+            controls.press(args[1])  # as the profile wires it: active level, bounce time
             return [f"pressed {args[1]}"]
-        raise Refused("usage: sim shoe ... | sim button NAME", "SYNTAX")
+        raise Refused("usage: sim shoe ... | sim button NAME", RefusalCode.SYNTAX)
 
-    def _shoe(self, sim: Any, verb: str, rest: list[str]) -> list[str]:
+    def _shoe(self, sim: SimShoeControls, verb: str, rest: list[str]) -> list[str]:
         if verb == "deal" and rest and rest[0] in ("coup", "burn"):
             n = self._cards_needed(rest[0], sim.peek(PEEK))
             return [f"dealt {rest[0]}: " + " ".join(sim.deal(n))]
@@ -83,7 +80,9 @@ class SimDealer:
             return [sim.inject(rest[0].lower())]
         if verb == "load" and not rest:
             return [f"loaded {sim.load()} cards, shuffled"]
-        raise Refused("usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND", "SYNTAX")
+        raise Refused(
+            "usage: sim shoe deal [N|coup|burn] | card RS | load | fault KIND", RefusalCode.SYNTAX
+        )
 
     def _cards_needed(self, what: str, upcoming: Seq[str]) -> int:
         """How many of the ``upcoming`` shoe cards finish the burn or the coup in progress, as
@@ -93,7 +92,7 @@ class SimDealer:
         skip = self._s.data.face_up_next
         if what == "burn":
             if state != "burn":
-                raise Refused(f"no burn in progress (state {state})", "STATE")
+                raise Refused(f"no burn in progress (state {state})", RefusalCode.STATE)
             burn = (
                 BurnProgress()
                 if self._s.burn is None or self._s.burn.face_up is None
@@ -106,7 +105,7 @@ class SimDealer:
             take: Callable[[str], object] = burn.add
         else:
             if state == "burn":
-                raise Refused("the burn comes first: sim shoe deal burn", "STATE")
+                raise Refused("the burn comes first: sim shoe deal burn", RefusalCode.STATE)
             if state not in COUP_STATES:
                 raise Refused(
                     f"no coup in progress (state {state}): press no_more_bets first", "STATE"

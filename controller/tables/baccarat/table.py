@@ -52,12 +52,15 @@ from controller.tables.baccarat.recovery import Recovery
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.sim_dealer import SimDealer
 from controller.tables.baccarat.state import ShoeState
-from controller.tables.table import ActionHelp, Refused, ReplyWaiter, TableContext
+from controller.tables.table import ActionHelp, RefusalCode, Refused, ReplyWaiter, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_protocol import REVISION, SessionPosition
 
 #: How long the power-up lamp test lights every seat lamp (as the pai gow table's digit and lamps).
 LAMP_TEST_NS: Final = 1_000_000_000
+
+#: The seats of the layout the table numbers (the scoreboard's seat ring).
+SEATS: Final = 8
 
 
 class BaccaratTable:
@@ -67,11 +70,11 @@ class BaccaratTable:
     #: The application journals each event as one transaction: a shoe frame and everything it
     #: decides are one commit and one sync, and the shoe's $ACK, the dealer display and the
     #: console lines go out after it (docs/journal.md "One sync per decision").
-    journal_transactions = True
+    journal_transactions: bool = True
     #: What an archive of old rows keeps live: the newest snapshot, and the shoe's session
     #: (its SID: a shoe may stay powered for longer than the retention period).
-    snapshot_kinds = (K_SNAPSHOT,)
-    carry_kinds = ((K_SESSION,),)
+    snapshot_kinds: tuple[str, ...] = (K_SNAPSHOT,)
+    carry_kinds: tuple[tuple[str, ...], ...] = ((K_SESSION,),)
 
     def __init__(
         self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
@@ -81,19 +84,17 @@ class BaccaratTable:
         #: The seat lamps, when the profile wires them: lit together for the power-up lamp
         #: test, so a dead lamp or driver channel is seen at bring-up (docs/hardware.md
         #: "Bring-up"), dark after it; the baccarat table lights none in play.
-        self._lamps = devices.get("seat_lamps")
+        self._lamps = devices.seat_lamps
         self._lamp_test_until: int | None = None
         if self._lamps is not None and self._drive_lamps(self._lamps.lamp_test):
             self._lamp_test_until = clock_ns() + LAMP_TEST_NS
-        self._state = ShoeState(ctx.settings, int(devices.get("seats", 8)))
+        self._state = ShoeState(ctx.settings, SEATS)
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
-        self._view = Presenter(
-            devices.get("dealer_display"), self._state, self._sequence, self._record
-        )
+        self._view = Presenter(devices.dealer_display, self._state, self._sequence, self._record)
         self._play = CoupPlay(self._state, self._sequence, self._record, self._view)
         #: The shoe's serial link (public for tests that stand in for the shoe reader).
-        self.link = ShoeLink(devices.get("shoe_reader"), self._record, self._play, self._view)
+        self.link = ShoeLink(None, self._record, self._play, self._view)
         self._actions = DealerActions(
             self._state,
             self._sequence,
@@ -105,13 +106,13 @@ class BaccaratTable:
         self._recovery = Recovery(
             self._state, self._sequence, self._record, self._view, self._play, self._actions
         )
-        self._sim = SimDealer(devices, self._state, self._sequence)
+        self._sim = SimDealer(devices.sim, self._state, self._sequence)
         #: Why the last button press was refused (None: it was not), for tests and tools.
         self.last_refusal: Refused | None = None
         self._record.memo = self._memo
         self._state.rebuild(self._sequence.current)
         self._sequence.sync()
-        open_shoe = devices.get("shoe_open")
+        open_shoe = devices.open_shoe
         self.link.position = self._recovery.resume_position()
         if self.link.reader is None and open_shoe is not None:
             # The reader resumes the journaled session: it sends $NAK,next,SID and accepts
@@ -120,7 +121,7 @@ class BaccaratTable:
             # resend (docs/design.md, shoe protocol revision 3; docs/shoe-protocol.md).
             self.link.reader = open_shoe(resume=self.link.position)
             self.link.reader.start()
-        sim = devices.get("shoe_sim")
+        sim = devices.sim.shoe
         if sim is not None:
             sim.start()
 
@@ -156,7 +157,7 @@ class BaccaratTable:
         """One input from a driver: journal it first, then act (Refused is journaled)."""
         if isinstance(event, SHOE_EVENTS):
             self.link.handle(event)
-            self._record.end_input()
+            self._record.work.end()
         elif isinstance(event, ButtonPressed):
             self._button(event.name)
         else:
@@ -167,7 +168,7 @@ class BaccaratTable:
         said on every console as ``!BUTTON``/``!REFUSED`` lines, and in the reply of the
         console whose ``sim button`` pressed it."""
         seq = self._record.log(K_BUTTON, {"name": name})
-        self._record.input_seq = seq
+        self._record.work.input_seq = seq
         press = self._sim.take_press(name)
         skip = press.source if press is not None else None
         try:
@@ -189,11 +190,11 @@ class BaccaratTable:
         try:
             out = fn()
         except Refused as exc:
-            self._record.end_input()
+            self._record.work.end()
             if not self._record.replaying:
                 self._record.log(K_REFUSED, {"input": seq, "reason": exc.reason})
             raise
-        self._record.end_input()
+        self._record.work.end()
         return out
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
@@ -210,7 +211,7 @@ class BaccaratTable:
                 "UNKNOWN",
             )
         seq = self._record.log(K_ACTION, {"name": name, "args": list(args), "who": who})
-        self._record.input_seq = seq
+        self._record.work.input_seq = seq
         return self._guarded_input(seq, lambda: self._action_unless_fault(name, list(args), who))
 
     def _play_stopped(self, what: str) -> None:
@@ -226,11 +227,11 @@ class BaccaratTable:
         if not self._record.replaying and what in NEW_ROUND_INPUTS:
             power = self._ctx.new_round_hold()
             if power is not None:
-                raise Refused(power, "HOLD")
+                raise Refused(power, RefusalCode.HOLD)
         if not self._record.replaying and what == "no_more_bets":
             held = self._ctx.decision_hold()  # the coup's cards come after no more bets
             if held is not None:
-                raise Refused(held, "HOLD")
+                raise Refused(held, RefusalCode.HOLD)
 
     def _button_unless_fault(self, name: str) -> list[str]:
         self._play_stopped(name)
@@ -386,20 +387,26 @@ class BaccaratTable:
 
     def close(self) -> None:
         self.link.stop()
-        sim = self._ctx.devices.get("shoe_sim")
+        sim = self._ctx.devices.sim.shoe
         if sim is not None:
             sim.stop(timeout=2.0)
+
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """``odds``: the exact odds of the next coup (nothing journaled)."""
+        if name != "odds":
+            raise Refused(f"the baccarat table has no {name[:32]!r}", RefusalCode.UNKNOWN)
+        return self.odds()
 
     def odds(self) -> list[str]:
         """The exact odds of the next coup from the cards left in the shoe."""
         composition = self._state.composition
         if composition is None:
-            raise Refused("no shoe in play", "STATE")
+            raise Refused("no shoe in play", RefusalCode.STATE)
         try:
             left: dict[object, int] = {k: v for k, v in composition.values().items()}
             odds = baccarat.exact_odds(left, self._state.rules)
         except baccarat.CompositionError as exc:
-            raise Refused(str(exc), "STATE") from None
+            raise Refused(str(exc), RefusalCode.STATE) from None
         lines = [f"cards left {composition.cards_left}"]
         for key in ("banker", "player", "tie", "player_natural", "banker_natural"):
             lines.append(f"{key} {float(odds[key]):.6f}")

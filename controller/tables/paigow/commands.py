@@ -9,7 +9,7 @@ from typing import Any, Final
 from controller.games.paigow.dealing import DELIVERY_STYLES
 from controller.games.paigow.tiles import tile
 from controller.tables.paigow.definition import DEALER_POSITION, SEATS, VOIDING_EXPOSURES
-from controller.tables.table import Refused
+from controller.tables.table import RefusalCode, Refused
 
 #: The largest stake the console takes, in cents ($1,000,000): a typo guard, not a table limit.
 MAX_STAKE_CENTS: Final = 100_000_000
@@ -50,7 +50,7 @@ def parse_action(
             raise bad(f"usage: {usage}")
         seat = int(tokens[0])
         if not 1 <= seat <= SEATS:
-            raise bad(f"seat must be 1-{SEATS}, got {seat}", "RANGE")
+            raise bad(f"seat must be 1-{SEATS}, got {seat}", RefusalCode.RANGE)
         return seat
 
     if head in ("open", "idle", "no-bank") and not rest:
@@ -68,16 +68,18 @@ def parse_action(
             raise bad("usage: style NAME")
         style = rest[0].replace("-", "_").lower()
         if style not in DELIVERY_STYLES:
-            raise bad(f"unknown style {rest[0]!r}; one of {', '.join(DELIVERY_STYLES)}", "RANGE")
+            raise bad(
+                f"unknown style {rest[0]!r}; one of {', '.join(DELIVERY_STYLES)}", RefusalCode.RANGE
+            )
         return "style", {"style": style}
     if head == "dice":
         if len(rest) not in (1, 3) or not all(_is_whole(r) for r in rest):
             raise bad("usage: dice TOTAL (3-18) | dice A B C (each 1-6)")
         dice = [int(r) for r in rest]
         if len(dice) == 1 and not 3 <= dice[0] <= 18:
-            raise bad(f"a total of three dice is 3-18, got {dice[0]}", "RANGE")
+            raise bad(f"a total of three dice is 3-18, got {dice[0]}", RefusalCode.RANGE)
         if len(dice) == 3 and not all(1 <= d <= 6 for d in dice):
-            raise bad(f"each die is 1-6, got {dice}", "RANGE")
+            raise bad(f"each die is 1-6, got {dice}", RefusalCode.RANGE)
         return "dice", {"dice": dice}
     if head == "expose":
         if rest[:1] == ["stacking"] and len(rest) == 1:
@@ -97,7 +99,7 @@ def parse_action(
         return "sim_button", {"button": rest[1] if len(rest) == 2 else None}
     if head == "shift" and rest == ["start"]:
         return "shift_start", {}
-    raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", "UNKNOWN")
+    raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", RefusalCode.UNKNOWN)
 
 
 def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
@@ -112,14 +114,16 @@ def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
         raise bad(f"{usage}: amounts are whole cents, e.g. 2500 for $25.00")
     cents = int(rest[1])
     if cents > MAX_STAKE_CENTS:
-        raise bad(f"{cents} cents is more than the console takes ({MAX_STAKE_CENTS})", "RANGE")
+        raise bad(
+            f"{cents} cents is more than the console takes ({MAX_STAKE_CENTS})", RefusalCode.RANGE
+        )
     if rest[0] == "dealer":
         return {"seat": "dealer", "area": DEALER_POSITION, "cents": cents}
     seat = int(rest[0])
     area = int(rest[2]) if len(rest) == 3 else seat
     for name, n in (("seat", seat), ("area", area)):
         if not 1 <= n <= SEATS:
-            raise bad(f"{name} must be 1-{SEATS}, got {n}", "RANGE")
+            raise bad(f"{name} must be 1-{SEATS}, got {n}", RefusalCode.RANGE)
     return {"seat": seat, "area": area, "cents": cents}
 
 
@@ -173,3 +177,22 @@ def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict
     except ValueError as exc:  # TileError: a tile that does not exist
         raise bad(str(exc)) from None
     return {"whose": whose, "tiles": four, "high": high}
+
+
+def house_way_lines(args: list[str], policy: str) -> list[str]:
+    """``houseway T1 T2 T3 T4``: how the house way ``policy`` sets four tiles (two lines: the
+    hands, and the rule that set them); a malformed line raises Refused (SYNTAX, RANGE)."""
+    from controller.games.paigow.errors import TileError
+    from controller.games.paigow.houseway import set_hand
+
+    if len(args) != 4:
+        raise Refused("usage: houseway T1 T2 T3 T4 (tiles like 4-5)", RefusalCode.SYNTAX)
+    try:
+        decision = set_hand(args, None if policy == "default" else policy)
+    except TileError as exc:
+        raise Refused(str(exc), RefusalCode.SYNTAX) from None
+    except ValueError as exc:
+        raise Refused(str(exc), RefusalCode.RANGE) from None
+    high = " ".join(str(t) for t in decision.high)
+    low = " ".join(str(t) for t in decision.low)
+    return [f"high {high}  low {low}", f"by {decision.reason} (house way {policy})"]

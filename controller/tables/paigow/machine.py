@@ -15,6 +15,7 @@ from transitions import EventData, Machine
 from controller.games.paigow.banking import DEALER, BankRotation
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
 from controller.games.paigow.errors import PaigowError
+from controller.tables.kernel.refusal import Guards
 from controller.tables.paigow.definition import (
     ALL_SEATS,
     POSITIONS,
@@ -65,6 +66,28 @@ class PaigowRound:
         self.record = RoundRecord(round_id=1, start_of_game=True)
         self.rotation = BankRotation(seats=SEATS)
         self.rng_fault: str | None = None  # latched by the table, survives a restart
+        #: The guards by the names the definition gives them (controller/tables/kernel/refusal.py):
+        #: the machine's conditions and the refusal's reasons, each evaluated once per verdict.
+        self.guards = Guards(
+            {
+                "bank_allowed": self.why_bank_allowed,
+                "cobank_allowed": self.why_cobank_allowed,
+                "player_banks": self.why_player_banks,
+                "wagers_consistent": self.why_wagers_consistent,
+                "style_offered": self.why_style_offered,
+                "rng_mode": self.why_rng_mode,
+                "dice_mode": self.why_dice_mode,
+                "dice_complete": self.why_dice_complete,
+                "players_tile": self.why_players_tile,
+                "hand_exposed": self.why_hand_exposed,
+                "exposure_voids": self.why_exposure_voids,
+                "surrender_allowed": self.why_surrender_allowed,
+                "wager_allowed": self.why_wager_allowed,
+                "tiles_allowed": self.why_tiles_allowed,
+                "void_allowed": self.why_void_allowed,
+                "entries_complete": self.why_entries_complete,
+            }
+        )
 
     # -- facts derived from settings and the fault latch ----------------------------------------
 
@@ -241,8 +264,7 @@ class PaigowRound:
         return None
 
     def _ok(self, name: str) -> Callable[[EventData], bool]:
-        guard = getattr(self, f"why_{name}")
-        return lambda event: guard(event) is None
+        return self.guards.ok(name)
 
     # -- the one `before` callback: journal the outcome, then take it ---------------------------
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
-from controller.tables.table import Refused
+from controller.tables.paigow.record import RoundRecord
+from controller.tables.paigow.table import PaigowTable
+from controller.tables.table import Devices, Refused, Table
 
 __all__ = ["ScriptError", "run_script"]
 
@@ -32,12 +34,36 @@ class ScriptError(RuntimeError):
     """The table refused a step of the script; the message names the round, step and reason."""
 
 
+class _Wiring(Protocol):
+    @property
+    def table(self) -> Devices: ...
+
+
+class ScriptHost(Protocol):
+    """A running application as the scripted dealer drives it (controller/app.py): its table,
+    the devices it built, and a call run on its loop thread."""
+
+    @property
+    def table(self) -> Table: ...
+
+    @property
+    def devices(self) -> _Wiring: ...
+
+    def call(self, fn: Callable[[], object], timeout: float = 5.0) -> object: ...
+
+
 class _Driver:
     """Runs one step on the table's owner thread and reads the table back."""
 
-    def __init__(self, target: Any) -> None:
-        self.app = target if hasattr(target, "call") and hasattr(target, "table") else None
-        self.table = target.table if self.app is not None else target
+    def __init__(self, target: ScriptHost | PaigowTable) -> None:
+        self.app: ScriptHost | None = None
+        if isinstance(target, PaigowTable):
+            self.table = target
+        else:
+            table = target.table
+            if not isinstance(table, PaigowTable):
+                raise ScriptError(f"the scripted dealer deals pai gow, not {table.game}")
+            self.app, self.table = target, table
 
     def run(self, fn: Callable[[], object]) -> object:
         if self.app is not None:
@@ -46,11 +72,7 @@ class _Driver:
 
     def press(self, name: str) -> None:
         table = self.table
-        if (
-            self.app is not None
-            and "gpio" in self.app.devices
-            and hasattr(self.app.devices["gpio"], "drive")
-        ):
+        if self.app is not None and self.app.devices.table.sim.can_press():
             # The real driver posts the press; the next call runs after it (FIFO queue).
             self.run(lambda: table.action("sim", ["button", name], _WHO))
             return
@@ -58,14 +80,16 @@ class _Driver:
 
         self.run(lambda: table.handle(ButtonPressed(name, time.monotonic_ns())))
 
-    def state(self) -> tuple[str, int, Any]:
+    def state(self) -> tuple[str, int, RoundRecord]:
         table = self.table
         result = self.run(lambda: (table.model.state, table.model.round_id, table.model.record))
         assert isinstance(result, tuple)
         return result
 
 
-def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = None) -> list[str]:
+def run_script(
+    app_or_table: ScriptHost | PaigowTable, rounds: int, *, dice: random.Random | None = None
+) -> list[str]:
     """Deal ``rounds`` rounds; one line per round: id, the number (RNG or dice), the start."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
         raise ValueError(f"rounds must be an int >= 0, got {rounds!r}")
@@ -92,7 +116,7 @@ def run_script(app_or_table: Any, rounds: int, *, dice: random.Random | None = N
     return lines
 
 
-def _enter_dice(drv: _Driver, shaker: random.Random, round_id: int) -> tuple[str, int, Any]:
+def _enter_dice(drv: _Driver, shaker: random.Random, round_id: int) -> tuple[str, int, RoundRecord]:
     """Dice mode (5324.50(a)(3)): shake three simulated dice and enter them."""
     roll = [str(shaker.randint(1, 6)) for _ in range(3)]
     table = drv.table
@@ -113,15 +137,17 @@ def _step(drv: _Driver, name: str, round_id: int, expect: str) -> None:
         )
 
 
-def _line(round_id: int, rec: Any) -> str:
+def _line(round_id: int, rec: RoundRecord) -> str:
     if rec.mode == "rng":
         source = f"rng {rec.number}"
     else:
-        source = f"dice {'+'.join(str(d) for d in rec.dice)}={rec.dice_total} (count {rec.number})"
+        dice = "+".join(str(d) for d in rec.dice or ())
+        source = f"dice {dice}={rec.dice_total} (count {rec.number})"
     from controller.tables.paigow.definition import position_name
 
     pos = rec.start_position
     return (
-        f"round {round_id}: {source}, starting position {pos} ({position_name(pos)}), "
+        f"round {round_id}: {source}, starting position {pos}"
+        f" ({position_name(pos) if pos is not None else '-'}), "
         f"counted from the {rec.counted_from}, style {rec.style}"
     )

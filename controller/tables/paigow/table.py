@@ -65,11 +65,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
-from controller.tables.paigow.commands import parse_action
+from controller.tables.kernel.unit_of_work import UnitOfWork
+from controller.tables.paigow.commands import house_way_lines, parse_action
 from controller.tables.paigow.definition import (
     ACTION_HELP,
     ACTION_NAMES,
@@ -104,10 +105,14 @@ from controller.tables.paigow.record import (
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
+    RefusalCode,
     Refused,
     ReplyWaiter,
     TableContext,
 )
+
+if TYPE_CHECKING:
+    from transitions import EventData
 
 #: How long the power-up lamp test lights every segment before the display shows the state.
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -135,11 +140,11 @@ class PaigowTable:
 
     game = "paigow"
     #: The application journals each event as one transaction (docs/journal.md).
-    journal_transactions = True
+    journal_transactions: bool = True
     #: What an archive of old rows must keep live (controller/journal/archive.py), and the
     #: rows it carries forward when they are older (the RNG fault latch).
-    snapshot_kinds = SNAPSHOT_KINDS
-    carry_kinds = (FAULT_KINDS,)
+    snapshot_kinds: tuple[str, ...] = SNAPSHOT_KINDS
+    carry_kinds: tuple[tuple[str, ...], ...] = (FAULT_KINDS,)
 
     def __init__(
         self, ctx: TableContext, *, clock_ns: Callable[[], int] = time.monotonic_ns
@@ -148,8 +153,8 @@ class PaigowTable:
         self._journal = ctx.journal
         self._rng = ctx.rng
         self._clock_ns = clock_ns
-        self._display = ctx.devices.get("display")
-        self._lamps = ctx.devices.get("seat_lamps")
+        self._display = ctx.devices.display
+        self._lamps = ctx.devices.seat_lamps
         self.model = PaigowRound(self._commit_row, self._settings, self._rng_live_fault)
         self.machine = build_machine(self.model)
         self._lamp_test_until: int | None = None
@@ -158,12 +163,12 @@ class PaigowTable:
         self._sim_press: PressWaiter | None = None  # a `sim button` waiting for its press
         self._reply_waiter: ReplyWaiter | None = None
         self._voids_after_draw = 0  # this shift (docs "Voids after the draw")
-        self._memo_txn = -1
-        self._outputs_txn = -1
         #: Why the last button press was refused (None: it was not), for tests and tools.
         self.last_refusal: Refused | None = None
-        #: The input being handled, journaled with the first row it causes.
-        self._pending_input: dict[str, Any] | None = None
+        #: One input, one unit of work: the input rides on its first row, one memo per
+        #: transaction, outputs after the commit (controller/tables/kernel).
+        self._work = UnitOfWork(self._journal, lambda: self.model.round_id)
+        self._work.memo = self._memo
         self._power_up_lamp_test()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -187,7 +192,6 @@ class PaigowTable:
         snapshot after it (a round boundary: a signed head is asked for); any other fact row
         only what changed. A draw or a dice total asks for a signed head too, so the anchor
         learns of it soon after its commit (docs/journal.md "What remains")."""
-        self._remember()
         data: dict[str, Any] = {
             "trigger": trigger,
             "from": before.state,
@@ -205,18 +209,15 @@ class PaigowTable:
                 diff = changed(old, new)
                 if diff:
                     data[part] = diff
-        self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
+        self._work.append(kind, data)
         if closing:
             self._journal.want_head("boundary")
         elif kind in ("paigow.drawn", "paigow.dice"):
             self._journal.want_head("decision")
 
-    def _remember(self) -> None:
-        """Once per journal transaction: how to put the model back if its commit fails."""
-        journal = self._journal
-        if not journal.in_transaction or self._memo_txn == journal.transaction_number:
-            return
-        self._memo_txn = journal.transaction_number
+    def _memo(self) -> Callable[[], None]:
+        """A copy of the model, and what puts it back if the transaction's commit fails
+        (taken once per journal transaction, by the unit of work)."""
         model = self.model
         memo = (
             model.state,
@@ -234,37 +235,22 @@ class PaigowTable:
             self._test_mode = test_mode
             self.machine.set_state(state)
 
-        journal.on_rollback(restore)
+        return restore
 
     def _outputs(self) -> None:
         """Drive the display and lamps from the model once the journal has it (after the
         transaction's commit, once per transaction; at once outside one)."""
-        journal = self._journal
-        if journal.in_transaction:
-            if self._outputs_txn == journal.transaction_number:
-                return
-            self._outputs_txn = journal.transaction_number
-        journal.after_commit(self._refresh_outputs)
+        self._work.output_once("outputs", self._refresh_outputs)
 
     def _log(self, kind: str, data: Mapping[str, Any]) -> int:
-        self._remember()
-        return self._journal.append(kind, self._with_input(data), round_id=self.model.round_id)
-
-    def _with_input(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        """The row's data with the input being handled, if no row carries it yet (one input,
-        its rows, one transaction: the input needs no row of its own)."""
-        pending, self._pending_input = self._pending_input, None
-        return {**data, "input": pending} if pending is not None else dict(data)
+        return self._work.append(kind, data)
 
     def _taking(self, data: dict[str, Any], act: Callable[[], Any]) -> Any:
         """Handle one input: ``act`` journals it with its first row; an input that caused no
         row is journaled alone (``paigow.input``)."""
-        self._pending_input = data
-        try:
-            return act()
-        finally:
-            if self._pending_input is not None:
-                self._log("paigow.input", {**self._pending_input, "state": self.model.state})
+        return self._work.take(
+            data, act, lambda: {"kind": "paigow.input", "state": self.model.state}
+        )
 
     def _device(self, what: str, fn: Callable[[], object]) -> bool:
         """Drive an output; a driver error is journaled and alarmed, never fatal. True when the
@@ -304,8 +290,8 @@ class PaigowTable:
         showing = self.model.state == "dealing" and rec.number is not None
         display, lamps = self._display, self._lamps
         if display is not None:
-            if showing:
-                number = rec.number
+            number = rec.number
+            if showing and number is not None:
                 self._show(str(number), lambda: display.show(number))
             elif self.model.rng_fault is not None or self._rng_live_fault():
                 self._show("fault (RNG: dice mode)", display.fault)
@@ -333,18 +319,19 @@ class PaigowTable:
             allowed = [t.trigger for t in possible if self._may(t)]
             taken = said(allowed or [t.trigger for t in possible])
             return f"the table is in state {state}, where it takes {taken}"
-        event = _Probe(kwargs, self.model.state)
+        # a probe stands in for the machine's EventData: the guards read only kwargs, source
+        event = cast("EventData", _Probe(kwargs, self.model.state))
         routing = {u for t in steps for u in t.unless}
         reasons = []
         for t in steps:
-            why = [getattr(self.model, f"why_{c}")(event) for c in t.conditions]
+            why = [self.model.guards.why(c, event) for c in t.conditions]
             failed = [
                 w
                 for c, w in zip(t.conditions, why, strict=True)
                 if w is not None and c not in routing
             ]
             routed = any(w is not None for c, w in zip(t.conditions, why, strict=True)) or any(
-                getattr(self.model, f"why_{u}")(event) is None for u in t.unless
+                self.model.guards.why(u, event) is None for u in t.unless
             )
             if not routed:
                 return None
@@ -356,10 +343,10 @@ class PaigowTable:
         data (a guard that needs the seat or the tiles is given the benefit of the doubt, a
         void a supervisor's with a reason): a refusal lists only those (the dice in RNG mode,
         or the draw in dice mode, are not)."""
-        probe = _Probe({"supervisor": True, "reason": "asked"}, self.model.state)
+        probe = cast("EventData", _Probe({"supervisor": True, "reason": "asked"}, self.model.state))
         for name in step.conditions:
             try:
-                if getattr(self.model, f"why_{name}")(probe) is not None:
+                if self.model.guards.why(name, probe) is not None:
                     return False
             except (KeyError, TypeError, ValueError):
                 continue
@@ -374,11 +361,13 @@ class PaigowTable:
 
     def _fire(self, trigger: str, **kwargs: Any) -> None:
         """Fire an allowed trigger (guards re-checked by the machine; the ``before`` callback
-        journals the outcome before the state changes), then drive the outputs."""
-        why = self.refusal(trigger, **kwargs)
-        if why is not None:
-            raise self._refuse(trigger, why)
-        fired = getattr(self.model, trigger)(**kwargs)
+        journals the outcome before the state changes), then drive the outputs. One verdict:
+        each guard runs once, for the refusal and as the machine's condition."""
+        with self.model.guards.verdict():
+            why = self.refusal(trigger, **kwargs)
+            if why is not None:
+                raise self._refuse(trigger, why)
+            fired = getattr(self.model, trigger)(**kwargs)
         if not fired:  # pragma: no cover - refusal() evaluates the same guards
             raise self._refuse(trigger, f"not now (state {self.model.state})")
         self._outputs()
@@ -398,11 +387,11 @@ class PaigowTable:
         if trigger in NEW_ROUND_TRIGGERS:
             power = self._ctx.new_round_hold()
             if power is not None:
-                raise self._refuse(trigger, power, "HOLD")
+                raise self._refuse(trigger, power, RefusalCode.HOLD)
         if trigger == "draw":
             held = self._ctx.decision_hold()
             if held is not None:
-                raise self._refuse(trigger, held, "HOLD")
+                raise self._refuse(trigger, held, RefusalCode.HOLD)
             return self._draw()
         if trigger == "settled" and has_entries(self.model.record):
             return self._settle()
@@ -477,8 +466,11 @@ class PaigowTable:
             raise self._refuse("draw", why)
         from controller.rng.certified import RngFault
 
+        rng = self._rng
+        if rng is None:  # dice mode: the guards refuse a draw first (no RNG is a fault)
+            raise self._refuse("draw", "no RNG is fitted: enter the dice total", RefusalCode.FAULT)
         try:
-            number, raw = self._rng.draw_with_raw(1, 8)
+            number, raw = rng.draw_with_raw(1, 8)
         except RngFault as exc:
             self._latch_fault(exc.reason)
             self._outputs()
@@ -771,7 +763,7 @@ class PaigowTable:
 
     def _void_untrusted(self, lost: int, who: str, old_id: int, state: str) -> str:
         """Void the round the journal cannot vouch for (see :meth:`journal_untrusted`)."""
-        self._remember()
+        self._work.remember()
         new_id = old_id + lost + 1
         what = (
             f"{lost} committed journal rows were lost or rewritten"
@@ -810,7 +802,6 @@ class PaigowTable:
         journaled and reported as an unsolicited console line, never raised to the loop."""
         name = getattr(event, "name", None)
         if not isinstance(name, str):
-            self._pending_input = {"source": "unknown", "event": type(event).__name__}
             self._log(
                 "paigow.refused",
                 {
@@ -818,6 +809,7 @@ class PaigowTable:
                     "state": self.model.state,
                     "reason": f"not a pai gow input: {type(event).__name__}",
                     "code": "SYNTAX",
+                    "input": {"source": "unknown", "event": type(event).__name__},
                 },
             )
             return
@@ -832,7 +824,7 @@ class PaigowTable:
         def act() -> None:
             try:
                 if name not in INPUTS or INPUTS[name].button == "-":
-                    raise self._refuse(name, f"no pai gow button {name!r}", "UNKNOWN")
+                    raise self._refuse(name, f"no pai gow button {name!r}", RefusalCode.UNKNOWN)
                 kwargs = {"reason": "voided by the dealer (button)"} if name == "void" else {}
                 lines = self._trigger(name, "dealer", **kwargs)
             except Refused as exc:
@@ -866,7 +858,9 @@ class PaigowTable:
                 kwargs["supervisor"] = who.startswith("supervisor@")
                 why = None if kwargs["supervisor"] else self.refusal(trigger, **kwargs)
                 if why is not None and NEEDS_SUPERVISOR in why:
-                    raise self._refuse(trigger, why, "AUTH")  # a login question, not the state's
+                    raise self._refuse(
+                        trigger, why, RefusalCode.AUTH
+                    )  # a login question, not the state's
             return self._trigger(trigger, who, **kwargs)
 
         result: list[str] = self._taking(
@@ -879,6 +873,13 @@ class PaigowTable:
         GPIO driver posts it to the loop's queue) and then says what the button did."""
         waiter, self._reply_waiter = self._reply_waiter, None
         return waiter
+
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """``houseway T1 T2 T3 T4``: how the house way (the ``paigow.house_way_policy``
+        setting) sets four tiles; nothing is journaled, no round is touched."""
+        if name != "houseway":
+            raise Refused(f"the pai gow table has no {name[:32]!r}", RefusalCode.UNKNOWN)
+        return house_way_lines(args, str(self._settings().get("paigow.house_way_policy")))
 
     def action_help(self) -> Mapping[str, ActionHelp]:
         """What ``help`` says of each console action (syntax, what it does, an example)."""
@@ -906,7 +907,7 @@ class PaigowTable:
         """Test mode (issue 7): the display lights every segment so nobody mistakes it for a
         round's number; every round input is refused; leaving it restores the outputs."""
         if on and self.round_in_progress():
-            raise self._refuse("test_mode", "a round is in progress", "STATE")
+            raise self._refuse("test_mode", "a round is in progress", RefusalCode.STATE)
         self._log("paigow.test_mode", {"on": on, "who": who})  # journaled before it applies
         self._test_mode = on
         if on:
@@ -923,32 +924,24 @@ class PaigowTable:
         """Press a button on the simulated GPIO: the pin goes to its active level and back, so
         the real DealerButtons driver debounces it and posts the press to the loop's queue. The
         reply waits for the press and says what it did (:meth:`take_reply_waiter`)."""
-        gpio = self._ctx.devices.get("gpio")
-        pins: Mapping[str, int] = self._ctx.devices.get("button_pins") or {}
-        if gpio is None or not hasattr(gpio, "drive") or not hasattr(gpio, "clock"):
-            raise self._refuse("sim_button", "the buttons are not on the simulated GPIO", "STATE")
+        sim = self._ctx.devices.sim
+        names = ", ".join(sim.button_names)
+        if not sim.can_press():
+            raise self._refuse(
+                "sim_button", "the buttons are not on the simulated GPIO", RefusalCode.STATE
+            )
         if button is None:
             raise self._refuse(
-                "sim_button", f"usage: sim button NAME; buttons: {', '.join(pins)}", "SYNTAX"
+                "sim_button", f"usage: sim button NAME; buttons: {names}", RefusalCode.SYNTAX
             )
-        if button not in pins:
+        if button not in sim.button_names:
             raise self._refuse(
-                "sim_button", f"no button {button!r}; buttons: {', '.join(pins)}", "RANGE"
+                "sim_button", f"no button {button!r}; buttons: {names}", RefusalCode.RANGE
             )
-        profile_buttons = getattr(self._ctx.profile, "buttons", None)
-        bounce_ms = int(getattr(profile_buttons, "bounce_ms", 30))
-        active_low = bool(self._ctx.devices.get("buttons_active_low", True))
-        pin = pins[button]
-        press, release = (0, 1) if active_low else (1, 0)
         waiting = PressWaiter(button, who.partition("@")[2] or None)
         self._sim_press = waiting
         self._reply_waiter = waiting.waiter()
-        # Hold longer than the bouncetime so the release edge is accepted, and leave the same
-        # gap after it so the next press is not swallowed by the lockout.
-        gpio.drive(pin, press)
-        gpio.clock.advance(bounce_ms + 1)
-        gpio.drive(pin, release)
-        gpio.clock.advance(bounce_ms + 1)
+        pin = sim.press(button)  # as the profile wires it: active level, bounce time
         return [f"pressed {button} (BCM {pin})"]
 
     def tick(self, now_ns: int) -> None:
@@ -1047,7 +1040,7 @@ class PaigowTable:
 
     def _clear_rng_fault(self, who: str) -> list[str]:
         if self._rng is None:
-            raise self._refuse("clear_fault", "no RNG is fitted", "FAULT")
+            raise self._refuse("clear_fault", "no RNG is fitted", RefusalCode.FAULT)
         if self.model.rng_fault is None and not self._rng.faulted:
             return ["no RNG fault"]
         from controller.rng.certified import RngFault
@@ -1061,7 +1054,9 @@ class PaigowTable:
                 "clear_fault", f"RNG fault not cleared: {exc.reason}", "FAULT"
             ) from exc
         if not report.passed:
-            raise self._refuse("clear_fault", f"RNG fault not cleared: {report.format()}", "FAULT")
+            raise self._refuse(
+                "clear_fault", f"RNG fault not cleared: {report.format()}", RefusalCode.FAULT
+            )
         self._log(
             "paigow.rng_fault_cleared",
             {"who": who, "self_test": report.format(), "was": self.model.rng_fault},

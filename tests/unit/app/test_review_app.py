@@ -20,10 +20,11 @@ from controller import cli as cli_module
 from controller.app import Application
 from controller.config.profile import load_profile
 from controller.console.transport import ConsoleTransport, StdioTransport
-from controller.devices import close_devices
+from controller.devices import BuiltDevices, close_devices
 from controller.events import Call, Shutdown
 from controller.journal.store import JournalIOError
 from controller.sdnotify import Notifier
+from controller.tables.table import Devices
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -99,9 +100,9 @@ def test_shutdown_on_a_full_disk_ends_the_loop_with_a_fault(
 
 def test_devices_are_closed_once_though_table_and_application_both_close_them() -> None:
     calls: list[str] = []
-    devices: dict[str, Any] = {
-        "_closers": [lambda: calls.append("display"), lambda: calls.append("gpio")]
-    }
+    devices = BuiltDevices(
+        Devices(), closers=[lambda: calls.append("display"), lambda: calls.append("gpio")]
+    )
     assert close_devices(devices) == []
     assert close_devices(devices) == []
     assert calls == ["display", "gpio"]

@@ -14,7 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 
 #: The wiring: these modules at controller/'s top assemble the parts and may import anything.
-WIRING = frozenset({"app", "cli", "__main__", "devices", "events", "sdnotify", "__init__"})
+WIRING = frozenset(
+    {"app", "cli", "__main__", "devices", "events", "faults", "replies", "sdnotify", "__init__"}
+)
 
 #: part -> the parts it may import (besides itself, the standard library and third parties).
 ALLOWED: dict[str, frozenset[str]] = {
@@ -257,3 +259,117 @@ def test_allowed_imports_are_not_reported(tmp_path: Path) -> None:
         },
     )
     assert violations(root) == []
+
+
+# -- the table kernel's seams (docs/architecture.md "The table kernel") -------------------------
+
+#: The kernel's modules: the only table code that may know the journal's transactions and the
+#: simulator's pins and clock (controller/tables/kernel).
+KERNEL = "controller/tables/kernel"
+#: What only the simulator has: a table that names one reaches the simulator itself.
+SIMULATOR_ONLY = frozenset({"drive", "clock", "advance"})
+
+
+def kernel_violations(root: Path) -> list[str]:
+    """Each place under ``root``'s controller/tables/ (outside the kernel) that reads the
+    journal's transaction number, or reaches the simulator other than through the
+    simulator-controls handle (``devices.sim``): a simulator-only attribute, a ``hasattr``
+    probe of a device, an import of ``drivers.sim``."""
+    found: list[str] = []
+    for path in sorted((root / "controller" / "tables").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(KERNEL + "/"):
+            continue
+        tree = ast.parse(path.read_text(), rel)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "transaction_number":
+                found.append(f"{rel}:{node.lineno}: reads the journal's transaction_number")
+            elif isinstance(node, ast.Attribute) and node.attr in SIMULATOR_ONLY:
+                found.append(f"{rel}:{node.lineno}: reaches the simulator (.{node.attr})")
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "hasattr"
+                and len(node.args) == 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value in SIMULATOR_ONLY
+            ):
+                found.append(f"{rel}:{node.lineno}: probes for the simulator (hasattr)")
+        for line, module in _imports(root, path):
+            if module == "drivers.sim" or module.startswith("drivers.sim."):
+                found.append(f"{rel}:{line}: imports the simulator ({module})")
+    return found
+
+
+def console_game_imports(root: Path) -> list[str]:
+    """Each import of a game's rules (controller.games) by a console module: the console holds
+    no game commands, the tables do."""
+    found: list[str] = []
+    for path in sorted((root / "controller" / "console").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for line, module in _imports(root, path):
+            if module == "controller.games" or module.startswith("controller.games."):
+                found.append(f"{rel}:{line}: the console imports a game ({module})")
+    return found
+
+
+def test_tables_keep_the_kernels_seams() -> None:
+    assert kernel_violations(ROOT) == []
+
+
+def test_no_console_module_imports_a_game() -> None:
+    assert console_game_imports(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    "name, source, needle",
+    [
+        (
+            "controller/tables/paigow/table.py",
+            "def f(j):\n    return j.transaction_number\n",
+            "transaction_number",
+        ),
+        (
+            "controller/tables/third/table.py",
+            "def f(gpio):\n    gpio.drive(4, 0)\n",
+            "reaches the simulator (.drive)",
+        ),
+        (
+            "controller/tables/third/table.py",
+            "def f(gpio):\n    return hasattr(gpio, 'drive')\n",
+            "probes for the simulator",
+        ),
+        (
+            "controller/tables/baccarat/x.py",
+            "from drivers.sim.shoe import SimShoe\n",
+            "imports the simulator",
+        ),
+    ],
+)
+def test_a_broken_kernel_seam_is_reported(
+    tmp_path: Path, name: str, source: str, needle: str
+) -> None:
+    root = _tree(tmp_path, {name: source})
+    found = kernel_violations(root)
+    assert any(needle in f for f in found), found
+
+
+def test_the_kernel_may_hold_the_seams(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "controller/tables/kernel/press.py": "def f(gpio):\n    gpio.drive(4, 0)\n",
+            "controller/tables/kernel/unit_of_work.py": "def f(j):\n"
+            "    return j.transaction_number\n",
+        },
+    )
+    assert kernel_violations(root) == []
+
+
+def test_a_console_importing_a_game_is_reported(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path, {"controller/console/x.py": "from controller.games.paigow import houseway\n"}
+    )
+    assert console_game_imports(root) == [
+        "controller/console/x.py:1: the console imports a game (controller.games.paigow)"
+    ]

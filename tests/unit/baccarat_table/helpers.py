@@ -10,7 +10,7 @@ from typing import Any
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.journal.store import Journal
 from controller.tables.baccarat.table import BaccaratTable
-from controller.tables.table import Refused, TableContext
+from controller.tables.table import Devices, Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameAccepted, ShoeSession
 from drivers.shoe_protocol import SessionPosition
@@ -62,11 +62,12 @@ class Rig:
         self.ctx = TableContext(
             journal=self.journal,
             settings=self.settings,
-            devices={"dealer_display": self.display, "shoe_reader": self.reader},
+            devices=Devices(dealer_display=self.display),
             alarm=self._alarm,
             announce=lambda lines, skip: [self._alarm(x) for x in lines],
         )
         self.table = BaccaratTable(self.ctx)
+        self.table.link.reader = self.reader  # stands in for the shoe's serial link
         self.seq = seq
         self.sid = SID
         self.sessions = 0
@@ -144,10 +145,11 @@ class Rig:
         rig.ctx = TableContext(
             journal=self.journal,
             settings=self.settings,
-            devices={"dealer_display": rig.display, "shoe_reader": rig.reader},
+            devices=Devices(dealer_display=rig.display),
             alarm=rig._alarm,
             announce=lambda lines, skip: [rig._alarm(x) for x in lines],
         )
         rig.table = BaccaratTable(rig.ctx)
+        rig.table.link.reader = rig.reader  # stands in for the shoe's serial link
         rig.notes = rig.table.recover()
         return rig

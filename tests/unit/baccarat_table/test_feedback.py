@@ -4,6 +4,8 @@ dealer display shows (``!DISPLAY``), the coup in progress in ``status``, clear e
 
 from __future__ import annotations
 
+from controller.tables.kernel.press import ButtonWiring
+from controller.tables.kernel.sim import SimControls
 from drivers.buttons import ButtonPressed
 
 from .helpers import Rig
@@ -109,10 +111,9 @@ def test_with_offer_back_the_previous_curator_is_offered_last(rig: Rig) -> None:
 
 
 def test_sim_button_without_a_name_lists_the_buttons(rig: Rig) -> None:
-    rig.table._sim._devices = {
-        "button_pins": {"shuffled": 9, "no_more_bets": 11},  # noqa: SLF001
-        "gpio": object(),
-    }
+    rig.table._sim._controls = SimControls(  # noqa: SLF001
+        buttons=ButtonWiring({"shuffled": 9, "no_more_bets": 11})
+    )
     exc = rig.refused(rig.act, "sim button")
     assert exc.code == "SYNTAX" and "buttons: shuffled, no_more_bets" in exc.reason
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.journal.store import Journal
 from controller.tables.baccarat.table import LAMP_TEST_NS, BaccaratTable
-from controller.tables.table import TableContext
+from controller.tables.table import Devices, TableContext
 from drivers.errors import DeviceUnavailable
 from drivers.seat_lamps import SeatLamps
 from drivers.sim.dealer_display import SimDealerDisplay
@@ -27,15 +27,13 @@ def _table(tmp: Path, lamps: object, alarms: list[str]) -> BaccaratTable:
     ctx = TableContext(
         journal=journal,
         settings=ConfigStore(journal, RuleSettings()),
-        devices={
-            "dealer_display": SimDealerDisplay(),
-            "shoe_reader": FakeShoeReader(),
-            "seat_lamps": lamps,
-        },
+        devices=Devices(dealer_display=SimDealerDisplay(), seat_lamps=lamps),  # type: ignore[arg-type]
         alarm=alarms.append,
         announce=lambda lines, skip: alarms.extend(lines),
     )
-    return BaccaratTable(ctx, clock_ns=lambda: T0)
+    table = BaccaratTable(ctx, clock_ns=lambda: T0)
+    table.link.reader = FakeShoeReader()  # stands in for the shoe's serial link
+    return table
 
 
 def test_every_lamp_is_lit_at_power_up_then_dark(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from controller.journal.store import Journal
 from controller.journal.verify import check_chain
 from controller.tables.baccarat.data import K_FRAME, K_SESSION
 from controller.tables.baccarat.table import BaccaratTable
-from controller.tables.table import Refused, TableContext
+from controller.tables.table import Devices, Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.serial_shoe import SerialShoe
 from drivers.sim.shoe import SimShoe
@@ -51,7 +51,7 @@ class Controller:
         ctx = TableContext(
             journal=journal,
             settings=ConfigStore(journal, RuleSettings()),
-            devices={"shoe_open": functools.partial(SerialShoe, url, self.queue.put)},
+            devices=Devices(open_shoe=functools.partial(SerialShoe, url, self.queue.put)),
             alarm=self.alarms.append,
         )
         self.table = BaccaratTable(ctx)

@@ -17,7 +17,8 @@ from controller.config.settings import ConfigStore, RuleSettings
 from controller.games.baccarat.shoe import COVER, deal_shoe
 from controller.journal.store import Journal
 from controller.tables.baccarat.table import BaccaratTable
-from controller.tables.table import Refused, TableContext
+from controller.tables.kernel.sim import SimControls
+from controller.tables.table import Devices, Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.serial_shoe import SerialShoe
 from drivers.sim.shoe import SimShoe
@@ -38,10 +39,10 @@ class Dealer:
         ctx = TableContext(
             journal=self.journal,
             settings=ConfigStore(self.journal, rules),
-            devices={
-                "shoe_open": functools.partial(SerialShoe, self.sim.create_pty(), self.queue.put),
-                "shoe_sim": self.sim,
-            },
+            devices=Devices(
+                open_shoe=functools.partial(SerialShoe, self.sim.create_pty(), self.queue.put),
+                sim=SimControls(shoe=self.sim),
+            ),
             alarm=lambda text: None,
         )
         self.table = BaccaratTable(ctx)

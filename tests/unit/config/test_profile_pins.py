@@ -173,12 +173,12 @@ def test_lamp_polarity_from_the_profile(tmp_path: Path, setting: str, lit_level:
     p = lamps_profile(tmp_path, setting)
     devices = build_devices(p, lambda e: None, tmp_path)
     try:
-        gpio = devices["gpio"]
+        gpio = devices.gpio
         assert isinstance(gpio, SimGPIO)
         assert (gpio.level(23), gpio.level(24)) == (1 - lit_level, 1 - lit_level)  # set up off
-        devices["seat_lamps"].light(2)
+        devices.table.seat_lamps.light(2)
         assert (gpio.level(23), gpio.level(24)) == (1 - lit_level, lit_level)
-        assert devices["seat_lamps"].lit() == {2}
+        assert devices.table.seat_lamps.lit() == {2}
     finally:
         close_devices(devices)
 
@@ -199,7 +199,7 @@ def test_the_profile_names_the_simulators_debounce(tmp_path: Path) -> None:
         assert p.gpio_sim_debounce == mode
         devices = build_devices(p, lambda e: None, tmp_path)
         try:
-            assert devices["gpio"].debounce == mode
+            assert devices.gpio.debounce == mode
         finally:
             close_devices(devices)
 

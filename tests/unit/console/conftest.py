@@ -15,8 +15,10 @@ import pytest
 from controller.config.profile import JournalSettings
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.console.interpreter import Console
+from controller.faults import Faults
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.rng.certified import CertifiedRng
+from controller.tables.paigow.commands import house_way_lines
 from controller.tables.table import Refused
 
 
@@ -40,6 +42,13 @@ class FakeProfile:
     name: str = "unit"
     game: str = "paigow"
     source_files: tuple[str, ...] = ()
+
+
+class _EveryWord(tuple[str, ...]):
+    """A fake table's action names: it takes every word (help lists the ones named)."""
+
+    def __contains__(self, word: object) -> bool:
+        return True
 
 
 @dataclass
@@ -66,6 +75,19 @@ class FakeTable:
 
     def status(self) -> dict[str, str]:
         return {"state": "in_round" if self.in_round else "idle", "round": "7", "last_rng": "3"}
+
+    def action_help(self) -> dict[str, Any]:
+        return {}
+
+    def query(self, name: str, args: list[str]) -> list[str]:
+        """The pai gow table's ``houseway`` (its own function); nothing else."""
+        if self.game == "paigow" and name == "houseway":
+            return house_way_lines(args, "default")
+        raise Refused(f"no {name}", "UNKNOWN")
+
+    def action_names(self) -> tuple[str, ...]:
+        """Every word: the fake's :meth:`action` answers an unknown one itself."""
+        return _EveryWord(("sim", "test-mode", "refuse"))
 
     def round_in_progress(self) -> bool:
         return self.in_round
@@ -108,15 +130,20 @@ class FakeApp:
             else None
         )
         self.profile = FakeProfile(game=table.game)
-        self.app_faults: list[str] = []
         self.alarms: list[str] = []
+        self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
+        #: As the console's port: every reply at once, one row per repeated event.
+        self.defers_replies = False
+        self.summaries = None
+
+    def post(self, event: object) -> None:
+        raise AssertionError(f"the console's tests run no loop: {event!r}")
 
     def alarm(self, text: str) -> None:
         self.alarms.append(text)
 
     def _raise_fault(self, text: str) -> None:
-        if text not in self.app_faults:
-            self.app_faults.append(text)
+        self.app_faults.latch(text)
 
     def acknowledge_journal(self, who: str) -> list[str]:
         """As Application.acknowledge_journal (no table hook here)."""
@@ -126,8 +153,7 @@ class FakeApp:
 
     def journal_fault(self, exc: Exception) -> None:
         """As Application.journal_fault: latch the fault (it cannot be journaled)."""
-        if f"journal: {exc}" not in self.app_faults:
-            self.app_faults.append(f"journal: {exc}")
+        self.app_faults.latch(f"journal: {exc}")
 
     def faults(self) -> list[str]:
         return [*self.app_faults, *self.table.faults()]

@@ -48,7 +48,7 @@ def test_login_on_a_full_disk_is_refused_and_does_not_log_in(
 def test_fault_clear_clears_application_faults_on_a_table_without_faults(rig: Rig) -> None:
     rig.app.table.refuse_clear_when_clean = True  # as the baccarat table does
     rig.login()
-    rig.app.app_faults.append("program: changed controller/app.py")  # the file is back now
+    rig.app.app_faults.latch("program: changed controller/app.py")  # the file is back now
     lines = rig.ok("fault clear")
     assert "cleared: program: changed controller/app.py" in lines
     assert rig.app.faults() == []

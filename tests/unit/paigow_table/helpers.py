@@ -11,8 +11,10 @@ from typing import Any
 from controller.config.settings import ConfigStore, PaigowSettings, RuleSettings
 from controller.journal.store import Journal
 from controller.rng.certified import CertifiedRng
+from controller.tables.kernel.press import ButtonWiring
+from controller.tables.kernel.sim import SimControls
 from controller.tables.paigow.table import PaigowTable
-from controller.tables.table import Refused, TableContext
+from controller.tables.table import Devices, Refused, TableContext
 from drivers.buttons import ButtonPressed
 from drivers.number_display import DIGIT_SEGMENTS, FAULT_SEGMENTS, SevenSegmentDisplay
 from drivers.seat_lamps import SeatLamps
@@ -160,13 +162,11 @@ def make_rig(
         rng = good_rng()
     alarms: list[str] = []
     posted: list[object] = []
-    devices = {
-        "gpio": gpio,
-        "display": display,
-        "seat_lamps": lamps,
-        "button_pins": dict(BUTTON_PINS),
-        "buttons_active_low": True,
-    }
+    devices = Devices(
+        display=display,
+        seat_lamps=lamps,
+        sim=SimControls(gpio=gpio, buttons=ButtonWiring(dict(BUTTON_PINS), active_low=True)),
+    )
     ctx = TableContext(
         journal=journal,
         settings=ConfigStore(journal, rules),

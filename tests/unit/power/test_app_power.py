@@ -59,7 +59,7 @@ def _drain(app: Application) -> list[object]:
 def test_undervoltage_from_the_hwmon_file_is_journaled_shown_and_cleared(
     app: Application,
 ) -> None:
-    board, monitor = app.devices["board_sim"], app.devices["board"]
+    board, monitor = app.devices.board_sim, app.devices.board
     monitor.poll_once()
     _drain(app)
     assert app.journal.last(["power.undervoltage"]) is None
@@ -94,16 +94,16 @@ def test_the_meter_survives_a_restart(tmp_path: Path, monkeypatch: pytest.Monkey
     profile = load_profile(_profile(tmp_path, "paigow"))
     first = Application(profile, tmp_path / "state", console_port="none")
     try:
-        first.devices["board_sim"].undervoltage(True)
-        first.devices["board"].poll_once()
+        first.devices.board_sim.undervoltage(True)
+        first.devices.board.poll_once()
         _drain(first)
     finally:
         first.close()
     again = Application(profile, tmp_path / "state", console_port="none")
     try:
-        again.devices["board_sim"].undervoltage(False)
-        again.devices["board_sim"].undervoltage(True)
-        again.devices["board"].poll_once()  # began again, as this process first reads it
+        again.devices.board_sim.undervoltage(False)
+        again.devices.board_sim.undervoltage(True)
+        again.devices.board.poll_once()  # began again, as this process first reads it
         _drain(again)
         row = again.journal.last(["power.undervoltage"])
         assert row is not None and row.data["count"] == 2
@@ -112,7 +112,7 @@ def test_the_meter_survives_a_restart(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_the_ups_signal_stops_new_rounds_until_it_drops(app: Application) -> None:
-    gpio = app.devices["gpio"]
+    gpio = app.devices.gpio
     synced: list[str] = []
     app.power._sync_now = synced.append  # what the journal is asked to do, not the worker
     app.start()
@@ -132,7 +132,7 @@ def test_the_ups_signal_stops_new_rounds_until_it_drops(app: Application) -> Non
     assert app.table.status()["state"] == "inspection"
 
     gpio.drive(UPS_PIN, gpio.HIGH)  # mains back, within the edge's debounce on the sim clock:
-    app.devices["power_fail"].poll()  # the loop's tick re-reads the level
+    app.devices.power_fail.poll()  # the loop's tick re-reads the level
     _drain(app)
     row = app.journal.last(["power.fail"])
     assert row is not None and row.data["asserted"] is False
@@ -172,8 +172,8 @@ def test_status_without_an_rtc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_an_archive_carries_the_meters_forward(app: Application) -> None:
-    app.devices["board_sim"].undervoltage(True)
-    app.devices["board"].poll_once()
+    app.devices.board_sim.undervoltage(True)
+    app.devices.board.poll_once()
     _drain(app)
     counted = app.journal.last(["power.undervoltage"])
     assert counted is not None
