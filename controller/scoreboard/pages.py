@@ -118,6 +118,7 @@ body.devfault #devfault{display:block}
 #closed{display:none;position:fixed;left:0;right:0;top:30vh;padding:3vh;text-align:center;
 background:#8a5a00;color:#fff;font-size:7vh;font-weight:bold;letter-spacing:.05em;z-index:8}
 body.closed #closed{display:block}
+#closed span{display:block;margin-left:0}
 body.stale #closed,body.silent #closed{display:none}
 #silent{top:40vh;padding:3vh;font-size:7vh;letter-spacing:.05em}
 body.stale #offline,body.silent #silent{display:block}
