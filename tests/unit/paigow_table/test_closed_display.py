@@ -23,10 +23,7 @@ DOOR_PIN = 3
 SUPERVISOR_PIN = "97531864"
 
 
-@pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Application]:
-    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
-    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+def _started(tmp_path: Path) -> Application:
     profile = tmp_path / "door-paigow.toml"
     profile.write_text(
         f'include = "{ROOT / "hw_profiles" / "sim-paigow.toml"}"\n'
@@ -35,6 +32,14 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Application
     application = Application(load_profile(profile), tmp_path / "state", console_port="none")
     application.start()
     application.table.tick(time.monotonic_ns() + 10**12)  # the power-up lamp test is over
+    return application
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Application]:
+    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    application = _started(tmp_path)
     yield application
     application.close()
 
@@ -100,3 +105,21 @@ def test_the_door_holding_play_shows_the_bar_until_door_ack(app: Application) ->
     assert _say(app, "door ack")[-1] == "OK"
     assert _lit(app) == frozenset()
     assert "closed" not in app._monitor_view()
+
+
+def test_a_restart_while_disabled_shows_the_bar_after_the_lamp_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TABLE_CONTROLLER_MANIFEST", raising=False)
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    first = _started(tmp_path)
+    try:
+        assert first.disable_latch.disable("audit", "host", "host")
+    finally:
+        first.close()
+    again = _started(tmp_path)
+    try:
+        assert again.disable_latch.reason == "audit"
+        assert _lit(again) == FAULT_SEGMENTS
+    finally:
+        again.close()
