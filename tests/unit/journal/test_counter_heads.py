@@ -122,7 +122,10 @@ def test_a_power_cut_between_the_anchor_and_the_increment_is_brought_level(
     try:
         app.start()
         assert not [f for f in app.app_faults if "journal" in f], app.app_faults
-        assert lost_increment.read() == anchored
+        # brought level to the anchored value at start; the heads signed since (the start
+        # journals the release it runs) count on from there, on the notary's thread
+        assert app.trust.counter_at_start == anchored
+        assert lost_increment.read() >= anchored
     finally:
         app.close()
 
