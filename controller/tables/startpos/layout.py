@@ -63,5 +63,12 @@ class StartLayout:
         (13:69F-31.11(c): count from one "until the count matches" the number)."""
         if not 1 <= number <= self.range_n:
             raise LayoutError(f"number {number} is outside 1 through {self.range_n}")
+        return self.count(number, occupied)
+
+    def count(self, total: int, occupied: Collection[str] = ()) -> str:
+        """The position a count of ``total`` ends on, going on around the table past the
+        last position (13:69F-31.11(b)2: the dice's total, 3 through 18)."""
+        if total < 1:
+            raise LayoutError(f"a count starts at 1, not {total}")
         ring = self.order(occupied)
-        return ring[(number - 1) % len(ring)]
+        return ring[(total - 1) % len(ring)]
