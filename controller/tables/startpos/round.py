@@ -24,9 +24,17 @@ from controller.tables.table import RefusalCode, Refused
 
 State = Literal["betting", "closed", "dealing", "playing"]
 
-#: The journal row of every round step: the round's whole state, so the newest row is the
-#: round (recovery reads it back and never draws again).
-ROW_KIND: Final = "startpos_round"
+#: The journal rows of the round's steps, each with the round's whole state, so the newest is
+#: the round (recovery reads it back and never draws again); ``.settled`` and ``.voided`` close
+#: a round (recall says so).
+STEP_KINDS: Final = {
+    "no_more_bets": "startpos.no_more_bets",
+    "draw": "startpos.drawn",
+    "dealt": "startpos.dealt",
+    "settled": "startpos.settled",
+    "void": "startpos.voided",
+}
+ROW_KINDS: Final = tuple(STEP_KINDS.values())
 
 #: 13:69F-31.4/31.11(b): three dice.
 DICE: Final = 3
@@ -84,7 +92,7 @@ class StartposRound:
 
     def recover(self) -> list[str]:
         """The round as journaled: a drawn number is shown again, never drawn again."""
-        row = self.uow.journal.last([ROW_KIND])
+        row = self.uow.journal.last(ROW_KINDS)
         if row is None:
             return []
         d = row.data
@@ -122,9 +130,9 @@ class StartposRound:
             raise Refused(f"no button {button!r} at this table", RefusalCode.UNKNOWN)
         return step()
 
-    def _journal(self, new: RoundState, what: str) -> None:
+    def _journal(self, new: RoundState, what: str, reason: str = "") -> None:
         self.uow.append(
-            ROW_KIND,
+            STEP_KINDS[what],
             {
                 "round": new.round,
                 "state": new.state,
@@ -132,7 +140,7 @@ class StartposRound:
                 "source": new.source,
                 "start": new.start,
                 "shown": new.shown,
-                "step": what,
+                **({"reason": reason} if reason else {}),
             },
             round_id=new.round or None,
         )
@@ -212,6 +220,6 @@ class StartposRound:
                 )
             if not reason.strip():
                 raise Refused(f"the number {number} is out: say why (`void REASON`)")
-        self._journal(RoundState(round=self.now.round, state="betting"), f"void {reason}".strip())
+        self._journal(RoundState(round=self.now.round, state="betting"), "void", reason)
         self.uow.output(lambda: self._show(None))
         return [f"round {self.now.round}: void; bets open"]

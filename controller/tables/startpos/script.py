@@ -53,7 +53,7 @@ class _Driver:
         if now.state != expect:
             raise ScriptError(
                 f"round {now.round}: {name} left the table in {now.state}, expected {expect}"
-                " (see the journal's startpos_refused rows)"
+                " (see the journal's startpos.refused rows)"
             )
         return now
 

@@ -12,7 +12,7 @@ from typing import Final
 
 from controller.rng.certified import RngFault
 from controller.tables.startpos.layout import Direction, StartLayout
-from controller.tables.startpos.round import ROW_KIND, StartposRound
+from controller.tables.startpos.round import ROW_KINDS, StartposRound
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
@@ -23,7 +23,7 @@ from controller.tables.table import (
 )
 from drivers.buttons import ButtonPressed
 
-REFUSED_KIND: Final = "startpos_refused"
+REFUSED_KIND: Final = "startpos.refused"
 IN_ROUND: Final = frozenset({"closed", "dealing", "playing"})
 
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
@@ -57,8 +57,8 @@ class StartposTable:
 
     game = "startpos"
     journal_transactions = True
-    snapshot_kinds: tuple[str, ...] = (ROW_KIND,)
-    carry_kinds: tuple[tuple[str, ...], ...] = ((ROW_KIND,),)
+    snapshot_kinds: tuple[str, ...] = ROW_KINDS
+    carry_kinds: tuple[tuple[str, ...], ...] = ()
 
     def __init__(self, ctx: TableContext) -> None:
         self._ctx = ctx

@@ -11,6 +11,7 @@ import pytest
 from controller.app import Application
 from controller.cli import simulate
 from controller.config.profile import load_profile
+from controller.journal.recall import recall
 from controller.scoreboard.content import document
 from controller.tables.startpos.table import StartposTable
 from drivers.buttons import ButtonPressed
@@ -58,7 +59,7 @@ def test_a_restart_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
     assert (again.round.now.number, again.round.now.start) == (number, start)
     _press(app2, again, "draw")  # refused: one draw per round
     assert again.round.now.number == number
-    refused = app2.journal.last(["startpos_refused"])
+    refused = app2.journal.last(["startpos.refused"])
     assert refused is not None and "one draw per round" in str(refused.data["reason"])
     # the number page: the count from the dealer, and who gets the first stack
     doc = document(1, again.published())
@@ -70,4 +71,10 @@ def test_a_restart_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
     }
     _press(app2, again, "dealt")
     assert document(2, again.published()).get("number") is None  # blanked after the deal
+    _press(app2, again, "settled")
+    # recall: the round's rows, the draw made before the restart among them, closed
+    (record,) = recall(app2.journal, 1)
+    kinds = [row.kind for row in record.events]
+    assert kinds.count("startpos.drawn") == 1 and kinds[-1] == "startpos.settled"
+    assert "closed by startpos.settled" in record.summary()
     app2.close()

@@ -10,7 +10,7 @@ import pytest
 from controller.journal.store import Journal
 from controller.rng.certified import RngFault
 from controller.tables.startpos.layout import StartLayout
-from controller.tables.startpos.round import ROW_KIND, StartposRound
+from controller.tables.startpos.round import ROW_KINDS, StartposRound
 from controller.tables.table import Refused
 
 # 13:69F-31.11(c): 1 through 7, dealer is one, counterclockwise (betting position 1 next).
@@ -93,7 +93,7 @@ def test_the_draw_is_journaled_before_it_is_shown(tmp_path: Path) -> None:
     journal = Journal.open(tmp_path / "journal.sqlite")
 
     def show(number: int | None) -> None:
-        row = journal.last([ROW_KIND])
+        row = journal.last(ROW_KINDS)
         seen.append((number, row.data["number"] if row else None, journal.in_transaction))
 
     rnd = StartposRound(journal, ASIA, FakeRng([6]), show)
