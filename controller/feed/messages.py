@@ -359,3 +359,11 @@ def decode_event(payload: bytes) -> dict[str, Any]:
     if not isinstance(obj["details"], dict):
         raise MessageError("details must be a JSON object")
     return {k: obj[k] for k in fields}
+
+
+def went_back(now: Mapping[str, int], before: Mapping[str, int]) -> list[str]:
+    """The meters lower in ``now`` than in ``before`` (a lifetime meter never goes back: one
+    that does means the journal was restored from an older copy)."""
+    return [
+        f"{k}: {before[k]} -> {now.get(k, 0)}" for k in sorted(before) if now.get(k, 0) < before[k]
+    ]

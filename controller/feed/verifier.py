@@ -49,9 +49,9 @@ from controller.feed.messages import (
     decode_row,
     decode_status,
     parse_topic,
+    went_back,
 )
 from controller.feed.store import Store, StoreError, TableRecord
-from controller.floor.meters import went_back
 from controller.journal.chain import ChainError, row_hash
 from controller.journal.heads import verify_head
 

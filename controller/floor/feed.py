@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
+from controller.feed.messages import went_back
 from controller.floor.events import EventReader
 from controller.floor.meters import (
     ROUND_CLOSING_KINDS,
     MeterFold,
     PlainRow,
     archived_rows,
-    went_back,
 )
 
 #: Rows whose events are kept to be sent again when the feed re-sends rows (a reconnection).

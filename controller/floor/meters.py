@@ -3,7 +3,8 @@
 A meter is never stored apart from the journal: :class:`MeterFold` reads rows in sequence order
 (the archive segments first, then the live journal) and counts. So a meter survives power loss
 exactly as the journal does, and it never goes back unless the journal itself does (a restore of
-an older copy): :func:`went_back` compares a fold with the values last published.
+an older copy): ``went_back`` (controller/feed/messages.py, which the collector shares) compares
+a fold with the values last published.
 
 Lifetime and per shift: a shift is the rows since the newest ``shift start`` a supervisor typed on
 the console (journaled as ``paigow.shift_start`` or ``baccarat.shift_start``), or since the first
@@ -395,14 +396,6 @@ def chi_square(fold: MeterFold, source: str = "rng", shift: bool = False) -> Chi
     expected = n / 8
     stat = sum((c - expected) ** 2 / expected for c in counts)
     return ChiSquare(counts, stat, chi2_sf(stat, 7))
-
-
-def went_back(now: Mapping[str, int], before: Mapping[str, int]) -> list[str]:
-    """The meters lower in ``now`` than in ``before`` (a lifetime meter never goes back: one
-    that does means the journal was restored from an older copy)."""
-    return [
-        f"{k}: {before[k]} -> {now.get(k, 0)}" for k in sorted(before) if now.get(k, 0) < before[k]
-    ]
 
 
 def fold_journal(live: Iterable[MeterRow], archive: Path | None = None) -> MeterFold:

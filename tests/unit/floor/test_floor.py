@@ -10,9 +10,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.feed.messages import went_back
 from controller.floor.events import CATALOGUE, EventReader, catalogue_markdown
 from controller.floor.feed import FloorFeed
-from controller.floor.meters import MeterFold, PlainRow, chi_square, went_back
+from controller.floor.meters import MeterFold, PlainRow, chi_square
 
 ROOT = Path(__file__).resolve().parents[3]
 
