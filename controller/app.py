@@ -306,6 +306,9 @@ class Application:
         self.gate.add(self.power.new_round_hold)
         self.disable_latch = DisableLatch(self.journal, self.alarm)
         self.gate.add(self.disable_latch.hold)
+        #: The table's outputs that show CLOSED (its display): run after a latch's change.
+        self._closed_watchers: list[Callable[[], None]] = []
+        self.disable_latch.watchers.append(self._closed_changed)
         self.door: DoorWatch | None = None
         self.rng: CertifiedRng | None = None
         #: rng.background_cycle (docs/rng.md "Cycling and seeding"): started after the start-up
@@ -365,6 +368,8 @@ class Application:
             app_faults=lambda: list(self.app_faults),
             decision_hold=self._decision_hold,
             new_round_hold=self.gate.new_round_hold,
+            closed=self.closed_reason,
+            watch_closed=self._closed_watchers.append,
         )
         if self.profile.game in ("paigow", "startpos"):
             from controller.rng.certified import CertifiedRng
@@ -388,6 +393,7 @@ class Application:
                 self.journal, self.alarm, door.pin, hold_play=self.profile.door.hold_play
             )
             self.gate.add(self.door.hold)
+            self.door.watchers.append(self._closed_changed)
             self.add_status("door", self.door.line)
         self.add_status("play", self.disable_latch.line)
         return table
@@ -648,9 +654,23 @@ class Application:
         view = dict(self.table.published())
         view["limits"] = [{"wager": w, "min": lo, "max": hi} for w, lo, hi in self._limits]
         view["devices_down"] = sorted(self.devices_down)
-        if self.disable_latch.reason is not None:
-            view["closed"] = self.disable_latch.reason
+        closed = self.closed_reason()
+        if closed is not None:
+            view["closed"] = closed
         return view
+
+    def closed_reason(self) -> str | None:
+        """Why the table is CLOSED (its display between rounds, the monitor's banner), or None:
+        the host's ``disable`` (its reason), else the door holding play
+        (docs/host-commands.md "CLOSED on the display and the monitor")."""
+        if self.disable_latch.reason is not None:
+            return self.disable_latch.reason
+        return self.door.closed() if self.door is not None else None
+
+    def _closed_changed(self) -> None:
+        """A latch changed, its row committed: the table's display shows or lifts CLOSED."""
+        for fn in self._closed_watchers:
+            fn()
 
     def _rng_startup(self) -> str:
         """The RNG's start-up health test (SP 800-90B 4.3) before the table is ready, so the

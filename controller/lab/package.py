@@ -11,8 +11,9 @@ file by file, with how each was made and how to reproduce it):
 - ``program/``: version, release and manifest hashes, the manifest, the HMAC for a seed and how to
   recompute it from the release artifact;
 - ``settings/``: the profile in force (its files and every value), every rule setting with value,
-  default, range and regulation; the event catalogue and the meters (absent: this program has
-  neither yet, see :func:`events_and_meters`);
+  default, range and regulation; the event catalogue (``events.md``) and, with a state
+  directory, the meters counted from its journal and archive (``meters.txt``, ``meters.json``:
+  :func:`events_and_meters`);
 - ``journal/`` (with a state directory): the last rounds' recall, the signed export, the public
   key, the exact ``journal verify`` command;
 - ``tests/``: the test suite's counts by area and its rules checks (collected, not run);
@@ -144,12 +145,25 @@ class PackageResult:
         ]
 
 
-def events_and_meters(state: TableState | None) -> dict[str, bytes]:
-    """The event catalogue and the meters, as files for ``settings/``. This program has neither
-    yet, so none: the package README says they are absent. When they exist, return them here
-    (``events.txt``: each event's code, severity, raise/clear and reference; ``meters.txt``: each
-    meter and its value from ``state``'s journal) and the README lists them."""
-    return {}
+def events_and_meters(state: TableState | None, archive_dir: str = "archive") -> dict[str, bytes]:
+    """The event catalogue (``events.md``: each event's code, severity, what raises and clears
+    it, its reference; docs/events.md) and, with a state directory, the meters counted from its
+    journal and archive segments as ``table-controller meters`` counts them (``meters.txt``,
+    ``meters.json``), as files for ``settings/``."""
+    from controller.floor.events import catalogue_markdown
+    from controller.floor.meters import fold_journal
+
+    files = {"events.md": ("# The event catalogue\n\n" + catalogue_markdown()).encode()}
+    if state is not None:
+        archive = Path(archive_dir)
+        fold = fold_journal(
+            state.journal.events(), archive if archive.is_absolute() else state.state_dir / archive
+        )
+        files["meters.txt"] = ("\n".join(fold.lines()) + "\n").encode()
+        files["meters.json"] = (
+            json.dumps(fold.as_dict(), sort_keys=True, indent=1) + "\n"
+        ).encode()
+    return files
 
 
 def write_package(req: PackageRequest) -> PackageResult:
@@ -198,7 +212,7 @@ def _fill(req: PackageRequest, ranges: Sequence[DrawRange], archive: Path) -> Pa
     _write(out / "tests" / "collected.json", suite.as_json(summary) + "\n")
     info["docs"] = _docs_section(req.program_root, out / "docs", notes)
     _write(out / "package.json", json.dumps(info, indent=1, sort_keys=True) + "\n")
-    _write(out / "README.md", readme.text(info, ranges, extras=bool(events_and_meters(req.state))))
+    _write(out / "README.md", readme.text(info, ranges, meters=req.state is not None))
     key_id = seal(out, req.signing.signer)
     verdict = verify_package(out)
     if not verdict.ok:
@@ -445,7 +459,7 @@ def _settings_section(req: PackageRequest, folder: Path, notes: list[str]) -> di
     )
     lines = [f"# Rule settings in force: {where}", "", *req.settings.describe()]
     _write(folder / "rules.txt", "\n".join(lines) + "\n")
-    for name, data in events_and_meters(req.state).items():
+    for name, data in events_and_meters(req.state, req.profile.journal.archive_dir).items():
         _write(folder / name, data)
     return {
         "profile": str(top),

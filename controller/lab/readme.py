@@ -161,7 +161,7 @@ def _files_table(rows: Sequence[tuple[str, str, str]]) -> list[str]:
     return out
 
 
-def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, extras: bool) -> str:
+def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, meters: bool) -> str:
     """The package's README.md, from what was made (``package.json``'s content)."""
     rng, program, settings = info["rng"], info["program"], info["settings"]
     journal, tests = info["journal"], info["tests"]
@@ -340,14 +340,32 @@ def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, extras: bool) 
                     "every rule setting: value, default, range, regulation reference",
                     f"{settings['rules_from']}; the console's `config show` prints the same",
                 ),
+                (
+                    "settings/events.md",
+                    "the event catalogue: each coded event's severity, what raises and clears"
+                    " it, its reference",
+                    "from the program's catalogue (docs/events.md has the same table)",
+                ),
+                *(
+                    [
+                        (
+                            "settings/meters.txt, settings/meters.json",
+                            "the meters, lifetime and this shift",
+                            "counted from the state directory's journal and archive, as"
+                            " `table-controller meters --state-dir DIR [--json]` counts them",
+                        )
+                    ]
+                    if meters
+                    else []
+                ),
             ]
         ),
         "",
     ]
-    if not extras:
+    if not meters:
         lines += [
-            "**The event catalogue and the meters are absent**: this program has neither yet.",
-            "A later program that has them puts them in settings/ and lists them here.",
+            "The meters are absent: the package was made without a state directory (`--state-dir"
+            " DIR` adds them).",
             "",
         ]
     lines += ["## The journal (journal/)", ""]

@@ -98,6 +98,8 @@ LABELS: Final[Mapping[str, tuple[str, str, str]]] = {
     ),
     "no_signal": ("NO SIGNAL FROM THE TABLE", "牌桌沒有訊號", "牌桌没有信号"),
     "scoreboard_error": ("SCOREBOARD ERROR", "顯示錯誤", "显示错误"),
+    # the host's `disable` (or the door holding play): no new round, with the reason given
+    "table_closed": ("TABLE CLOSED: {reason}", "牌桌暫停: {reason}", "牌桌暂停: {reason}"),
     "display_fault": ("TABLE DISPLAY NOT CONNECTED", "顯示故障", "显示故障"),
     "wrong_table": ("WRONG TABLE", "牌桌錯誤", "牌桌错误"),
     "wrong_table_detail": (

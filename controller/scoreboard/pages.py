@@ -115,6 +115,11 @@ text-align:center;background:#8a0010;color:#fff;font-size:4vh;font-weight:bold;z
 #offline{bottom:0}
 #devfault{top:0;font-size:3vh}
 body.devfault #devfault{display:block}
+#closed{display:none;position:fixed;left:0;right:0;top:30vh;padding:3vh;text-align:center;
+background:#8a5a00;color:#fff;font-size:7vh;font-weight:bold;letter-spacing:.05em;z-index:8}
+body.closed #closed{display:block}
+#closed span{display:block;margin-left:0}
+body.stale #closed,body.silent #closed{display:none}
 #silent{top:40vh;padding:3vh;font-size:7vh;letter-spacing:.05em}
 body.stale #offline,body.silent #silent{display:block}
 body.stale #silent{display:none}
@@ -160,6 +165,7 @@ background:#5a0008;color:#fff;text-align:center;gap:4vh;padding:4vw}
 <div id="offline" data-label="connection_lost"></div>
 <div id="silent" data-label="no_signal"></div>
 <div id="devfault" data-label="display_fault"></div>
+<div id="closed"></div>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -330,6 +336,9 @@ function connect(render, idleAllowed) {
       checkTable(doc.table);
       /* a table display not connected (the console's status names it) */
       document.body.classList.toggle("devfault", (doc.devices_down || []).length > 0);
+      /* the host's disable (or the door): no new round until enabled, with the reason */
+      document.body.classList.toggle("closed", !!doc.closed);
+      put($("closed"), doc.closed ? "table_closed" : "", {reason: doc.closed || ""}, ["reason"]);
       render(doc);
       document.body.dataset.version = String(doc.version);
     });

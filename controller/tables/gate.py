@@ -10,6 +10,9 @@ round under way always finishes. The reasons are kept here, each with its own la
   acknowledged with ``door ack``, when the profile's ``[devices.door] hold_play`` says so.
 
 Each latch is rebuilt from the journal at start (its last row says), so it survives a restart.
+While the host's latch is set (or the door holds play) the table's display shows CLOSED between
+rounds and the monitor a CLOSED banner (docs/host-commands.md "CLOSED on the display and the
+monitor"): each latch runs its ``watchers`` once the row that changed it is committed.
 Loop thread only.
 """
 
@@ -35,6 +38,12 @@ CARRY_KINDS: tuple[tuple[str, ...], ...] = (
     # the last accepted host command: its seq bounds replays (docs/host-commands.md)
     ("host.command",),
 )
+
+
+def _changed(journal: Journal, watchers: list[Callable[[], None]]) -> None:
+    """A latch changed: its watchers run once the row that says so is committed."""
+    for fn in watchers:
+        journal.after_commit(fn)
 
 
 class PlayGate:
@@ -63,6 +72,8 @@ class DisableLatch:
     def __init__(self, journal: Journal, alarm: Callable[[str], None]) -> None:
         self._journal = journal
         self._alarm = alarm
+        #: Run after the commit of each change (the table's display shows or lifts CLOSED).
+        self.watchers: list[Callable[[], None]] = []
         row = journal.last([DISABLED_KIND, ENABLED_KIND])
         self.reason: str | None = (
             str(row.data.get("reason", ""))
@@ -81,6 +92,7 @@ class DisableLatch:
         self._journal.append(DISABLED_KIND, {"reason": reason, "source": source, "who": who})
         self.reason = reason
         self._alarm(f"ALARM table CLOSED by {who}: {reason}; no new round until enabled")
+        _changed(self._journal, self.watchers)
         return True
 
     def enable(self, source: str, who: str) -> bool:
@@ -90,6 +102,7 @@ class DisableLatch:
         self._journal.append(ENABLED_KIND, {"source": source, "who": who, "was": self.reason})
         self.reason = None
         self._alarm(f"table enabled by {who}: rounds may start")
+        _changed(self._journal, self.watchers)
         return True
 
     def hold(self) -> str | None:
@@ -117,6 +130,8 @@ class DoorWatch:
         self._alarm = alarm
         self.pin = pin
         self.hold_play = hold_play
+        #: Run after the commit of each change that starts or ends the hold on play.
+        self.watchers: list[Callable[[], None]] = []
         row = journal.last([DOOR_OPENED_KIND, DOOR_CLOSED_KIND, DOOR_ACK_KIND])
         opened = journal.last([DOOR_OPENED_KIND])
         self.count = int(opened.data.get("count", 0)) if opened is not None else 0
@@ -138,6 +153,8 @@ class DoorWatch:
             self._journal.append(DOOR_CLOSED_KIND, {"pin": event.pin, "count": self.count})
             then = "; `door ack` lets rounds start" if self.hold_play else ""
             self._alarm(f"enclosure door closed (GPIO {event.pin}){then}")
+        if self.hold_play:
+            _changed(self._journal, self.watchers)
 
     def acknowledge(self, who: str) -> str:
         """``door ack``: refused (ValueError with the reason) while the door is open."""
@@ -147,6 +164,8 @@ class DoorWatch:
             return "nothing to acknowledge: the door has not been opened since the last `door ack`"
         self._journal.append(DOOR_ACK_KIND, {"who": who, "count": self.count})
         self.unacknowledged = False
+        if self.hold_play:
+            _changed(self._journal, self.watchers)
         return f"door acknowledged by {who}: rounds may start"
 
     def hold(self) -> str | None:
@@ -157,6 +176,12 @@ class DoorWatch:
         if self.unacknowledged:
             return "the enclosure door was opened: no new round until `door ack`"
         return None
+
+    def closed(self) -> str | None:
+        """What the display and the monitor say while the door holds play (CLOSED), or None."""
+        if not self.hold_play or not (self.open or self.unacknowledged):
+            return None
+        return "enclosure door open" if self.open else "enclosure door opened: awaiting door ack"
 
     def line(self) -> str:
         """``status``."""

@@ -109,6 +109,11 @@ class TableContext:
     #: Why no new round (pai gow) or coup or shoe (baccarat) may start now, or None: a UPS's
     #: power-fail signal is asserted (docs/power-and-storage.md). A round under way goes on.
     new_round_hold: Callable[[], str | None] = lambda: None
+    #: Why the table is CLOSED now (the host's ``disable``, the door holding play), or None:
+    #: between rounds its display shows CLOSED (docs/host-commands.md).
+    closed: Callable[[], str | None] = lambda: None
+    #: Registers what the table runs (on the loop thread, after the commit) when that changes.
+    watch_closed: Callable[[Callable[[], None]], None] = lambda fn: None
     rng: CertifiedRng | None = None  # pai gow's draws
     profile: Profile | None = None
 

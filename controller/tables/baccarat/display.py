@@ -5,7 +5,7 @@ state and call, silent while replaying.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from controller.games.baccarat.shoe import CoupStep
@@ -19,6 +19,9 @@ log = logging.getLogger("controller.baccarat")
 
 #: States before a coup's cards are out: the coup named is the one to come.
 BEFORE_COUP = frozenset({"burn", "offering", "passing", "betting"})
+#: States between coups and shoes: while the table is CLOSED (the host's ``disable``) the
+#: display says so in these; a shoe's burn or a coup under way finishes first.
+BETWEEN_COUPS = frozenset({"shuffle", "offering", "passing", "betting"})
 
 
 def coup_shown(state: str, coup_no: int) -> int:
@@ -88,8 +91,16 @@ def fit_line(text: str) -> str:
 class Presenter:
     """Says on the dealer display what the dealer must do next."""
 
-    def __init__(self, display: Any, state: ShoeState, sequence: Sequence, record: Record) -> None:
+    def __init__(
+        self,
+        display: Any,
+        state: ShoeState,
+        sequence: Sequence,
+        record: Record,
+        closed: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self._display = display
+        self._closed = closed
         self._state = state
         self._sequence = sequence
         self._record = record
@@ -118,7 +129,10 @@ class Presenter:
         s = self._state
         d = s.data
         state = self._sequence.current
-        if d.shoe_unconfirmed is not None and state in (
+        closed = self._closed()
+        if closed is not None and state in BETWEEN_COUPS:
+            self.show("TABLE CLOSED", closed)
+        elif d.shoe_unconfirmed is not None and state in (
             "shuffle",
             "offering",
             "betting",

@@ -91,7 +91,11 @@ class BaccaratTable:
         self._state = ShoeState(ctx.settings, SEATS)
         self._record = Record(ctx.journal, lambda: self._state.data, ctx.alarm, ctx.announce)
         self._sequence = Sequence(self._state, self._record)
-        self._view = Presenter(devices.dealer_display, self._state, self._sequence, self._record)
+        self._view = Presenter(
+            devices.dealer_display, self._state, self._sequence, self._record, ctx.closed
+        )
+        # the host's disable (or the door) closes the table: the display says so between coups
+        ctx.watch_closed(self._view.show_state)
         self._play = CoupPlay(self._state, self._sequence, self._record, self._view)
         #: The shoe's serial link (public for tests that stand in for the shoe reader).
         self.link = ShoeLink(None, self._record, self._play, self._view)

@@ -169,6 +169,8 @@ class PaigowTable:
         #: transaction, outputs after the commit (controller/tables/kernel).
         self._work = UnitOfWork(self._journal, lambda: self.model.round_id)
         self._work.memo = self._memo
+        # the host's disable (or the door) closes the table: the display shows it between rounds
+        ctx.watch_closed(self._outputs)
         self._power_up_lamp_test()
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -284,7 +286,9 @@ class PaigowTable:
     def _refresh_outputs(self) -> None:
         """Display and lamps from the model: the number from the draw until the deal is complete,
         then blank (5324.50(e)(6)); the fault pattern while the RNG is in fault and no number is
-        up."""
+        up. While the table is CLOSED (the host's ``disable``) and no round is under way, the
+        one digit cannot spell CLOSED: it shows the lone middle bar "-", no number to take a
+        starting position from (docs/host-commands.md); a round under way finishes first."""
         self._lamp_test_until = None
         rec = self.model.record
         showing = self.model.state == "dealing" and rec.number is not None
@@ -293,6 +297,8 @@ class PaigowTable:
             number = rec.number
             if showing and number is not None:
                 self._show(str(number), lambda: display.show(number))
+            elif self._ctx.closed() is not None and not self.round_in_progress():
+                self._show("- (table CLOSED)", display.fault)
             elif self.model.rng_fault is not None or self._rng_live_fault():
                 self._show("fault (RNG: dice mode)", display.fault)
             else:

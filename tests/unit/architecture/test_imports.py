@@ -69,6 +69,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "controller.config",
             "controller.rng",
             "controller.program",
+            "controller.floor",
         }
     ),
     "controller.scoreboard": frozenset({"controller.games", "controller.config"}),

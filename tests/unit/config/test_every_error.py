@@ -111,7 +111,7 @@ def test_a_missing_device_and_a_bad_setting_elsewhere_are_both_said(tmp_path: Pa
     )
     assert [str(e) for e in errors_of(f)] == [
         f"{f}: devices.shoe: missing: game baccarat needs this device",
-        f"{f}: rng.x: unknown key; known here: hwrng_path",
+        f"{f}: rng.x: unknown key; known here: background_cycle, hwrng_path",
     ]
 
 

@@ -23,6 +23,7 @@ from controller.config.profile import load_profile
 from controller.floor.commands import CommandChecker, encode, parse, sign_command
 from controller.floor.control import HostCommandReceived, HostCommandsFlooded
 from drivers.buttons import ButtonPressed
+from drivers.number_display import FAULT_SEGMENTS, SevenSegmentDisplay
 
 ROOT = Path(__file__).resolve().parents[3]
 TABLE = "pg-01"
@@ -106,6 +107,29 @@ def test_disable_and_enable_from_the_host(app: Application) -> None:
     assert body["ok"] and app.disable_latch.reason is None
     rows = [r.data["cmd"] for r in app.journal.events(["host.command"])]
     assert rows == ["disable", "enable"]
+
+
+def test_the_host_s_disable_shows_on_the_number_display_after_its_commit(
+    app: Application,
+) -> None:
+    """docs/host-commands.md "CLOSED on the display and the monitor": between rounds the one
+    digit shows the bar "-" once the ``table.disabled`` row is committed; ``enable`` blanks it."""
+    display = app.devices.table.display
+    assert isinstance(display, SevenSegmentDisplay)
+    seen: list[tuple[bool, bool]] = []
+    fault = display.fault
+
+    def spy() -> None:  # when the bar is lit: inside a transaction? the row journaled?
+        committed = app.journal.last(["table.disabled"]) is not None
+        seen.append((app.journal.in_transaction, committed))
+        fault()
+
+    display.fault = spy  # type: ignore[method-assign]
+    assert _send(app, _cmd(1, "disable", ["floor", "audit"]))["ok"]
+    assert seen == [(False, True)]
+    assert display.read_back() == FAULT_SEGMENTS
+    assert _send(app, _cmd(2, "enable", []))["ok"]
+    assert display.read_back() == frozenset()
 
 
 def test_the_seq_survives_a_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

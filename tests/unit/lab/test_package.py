@@ -139,6 +139,9 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
         "settings/profile-settings.md",
         "settings/profile/sim-paigow.toml",
         "settings/rules.txt",
+        "settings/events.md",
+        "settings/meters.txt",
+        "settings/meters.json",
         "journal/recall.txt",
         "journal/recall.jsonl",
         "journal/table.pub.pem",
@@ -180,7 +183,8 @@ def test_the_package_holds_what_a_lab_asks_for(made: tuple[Path, str], stopped: 
     assert "| `bounce_ms` | " in profile_settings and "| reference |" in profile_settings
     assert 'console.port = "stdio"' in (out / "settings" / "profile.txt").read_text()
     readme = (out / "README.md").read_text()
-    assert "The event catalogue and the meters are absent" in readme
+    assert "settings/events.md" in readme and "settings/meters.txt" in readme
+    assert "meters are absent" not in readme
     assert "table-controller lab verify" in readme
     # the program: the HMAC printed is the one of the files (the lab's own tool agrees)
     identity = json.loads((out / "program" / "identity.json").read_text())
@@ -472,9 +476,11 @@ def test_a_lab_key_seals_a_package_without_a_state_directory(
     assert len(seed) == 64 and "(chosen at random" in printed
     assert f"signed by a lab key ({key})" in printed
     assert not (out / "journal").exists()
-    assert (
-        "Absent: the package was made without a state directory" in (out / "README.md").read_text()
-    )
+    readme = (out / "README.md").read_text()
+    assert "Absent: the package was made without a state directory" in readme
+    # the catalogue is the program's; the meters are a journal's, and there is none
+    assert (out / "settings" / "events.md").is_file()
+    assert not (out / "settings" / "meters.txt").exists() and "The meters are absent" in readme
     assert main(["lab", "verify", str(out)]) == 0
     pub = tmp_path / "lab.pub"
     pub.write_bytes(FileSigner.load(key).public_key_pem())
@@ -768,3 +774,23 @@ def test_an_rng_fault_mid_capture_leaves_no_package(
     assert code == 1
     assert "lab package: " in err and "repetition count test failed" in err
     assert not out.exists() and not out.with_name("p.tar.gz").exists()
+
+
+def test_the_events_and_the_meters_are_the_tables(
+    made: tuple[Path, str], stopped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """settings/events.md is docs/events.md's catalogue; settings/meters.* count the stopped
+    table's three scripted rounds, as `table-controller meters` counts them."""
+    out, _ = made
+    events = (out / "settings" / "events.md").read_text()
+    docs = (Path(__file__).parents[3] / "docs" / "events.md").read_text()
+    table = [line for line in events.splitlines() if line.startswith("| ")]
+    assert len(table) > 20 and all(line in docs.splitlines() for line in table)
+    meters = json.loads((out / "settings" / "meters.json").read_text())
+    lifetime = meters["lifetime"]
+    assert lifetime["paigow.games_played"] == 3  # the fixture's three rounds
+    assert sum(lifetime.get(f"paigow.rng.{n}", 0) for n in range(1, 9)) == 3  # one draw each
+    assert lifetime["power_ups"] == 1
+    capsys.readouterr()
+    assert main(["meters", "--state-dir", str(stopped)]) == 0
+    assert (out / "settings" / "meters.txt").read_text() == capsys.readouterr().out
