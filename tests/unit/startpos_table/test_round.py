@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.journal.store import Journal
 from controller.rng.certified import RngFault
@@ -164,3 +166,40 @@ def test_void_before_the_draw_is_the_dealers_after_it_a_supervisors(tmp_path: Pa
         press(journal, rnd, "void", supervisor=True)
     press(journal, rnd, "void", supervisor=True, reason="cards dropped")
     assert rnd.now.state == "betting" and shown[-1] is None
+
+
+_INPUTS = st.lists(
+    st.tuples(
+        st.sampled_from(["no_more_bets", "draw", "dice", "dealt", "settled", "void", "odd", ""]),
+        st.lists(st.integers(-2, 9), max_size=4),
+        st.booleans(),
+        st.text(max_size=8),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_INPUTS, st.booleans())
+def test_any_input_sequence_is_refused_or_taken_never_a_crash(
+    tmp_path_factory: pytest.TempPathFactory,
+    inputs: list[tuple[str, list[int], bool, str]],
+    faulted: bool,
+) -> None:
+    """Fuzz: whatever the dealer presses, each input is taken or refused with a reason; at most
+    one number is drawn per round and every drawn number is 1-7 (RNG) or a dice total 3-18."""
+    rng = FakeRng([1, 2, 3, 4, 5, 6, 7] * 4)
+    rng.faulted = faulted
+    journal, rnd = make(tmp_path_factory.mktemp("fuzz"), rng, [])
+    for button, dice, supervisor, reason in inputs:
+        try:
+            press(journal, rnd, button, dice=dice, supervisor=supervisor, reason=reason)
+        except Refused as exc:
+            assert exc.reason
+    drawn = [row for row in journal.events() if row.kind == "startpos.drawn"]
+    rounds = [row.round for row in drawn]
+    assert len(rounds) == len(set(rounds))
+    for row in drawn:
+        n = row.data["number"]
+        assert 1 <= n <= 7 if row.data["source"] == "rng" else 3 <= n <= 18
+    journal.close()
