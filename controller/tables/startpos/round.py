@@ -205,6 +205,7 @@ class StartposRound:
         if self.now.state != "playing":
             raise Refused("the round is not dealt: press dealt before settled")
         self._journal(RoundState(round=self.now.round, state="betting"), "settled")
+        self.uow.output(lambda: self._show(None))  # between rounds (blank, or CLOSED's bar)
         return [f"round {self.now.round}: settled; bets open"]
 
     def _void(self, supervisor: bool, reason: str) -> list[str]:

@@ -68,17 +68,31 @@ class StartposTable:
         self.round = StartposRound(ctx.journal, layout_of(ctx), ctx.rng, self._show)
         self._sim_press: PressWaiter | None = None
         self._reply_waiter: ReplyWaiter | None = None
+        ctx.watch_closed(self._refresh)
 
     # -- outputs -------------------------------------------------------------------------------
 
     def _show(self, number: int | None) -> None:
+        """The number, or blank; while the table is CLOSED (the host's ``disable``, the door)
+        and no round is under way, the lone middle bar, as at pai gow tiles (one digit cannot
+        spell CLOSED: docs/host-commands.md)."""
         display = self._display
         if display is None:
             return
         try:
-            display.blank() if number is None else display.show(number)
+            if number is not None:
+                display.show(number)
+            elif self._ctx.closed() is not None and not self.round_in_progress():
+                display.fault()
+            else:
+                display.blank()
         except OSError as exc:
             self._ctx.alarm(f"display: {exc}")
+
+    def _refresh(self) -> None:
+        """Show what the round says now (the CLOSED latch changed, or a restart)."""
+        now = self.round.now
+        self._show(now.number if now.state == "dealing" else None)
 
     # -- inputs --------------------------------------------------------------------------------
 
@@ -209,9 +223,11 @@ class StartposTable:
     def recover(self) -> list[str]:
         self.round.uow.replaying = True
         try:
-            return self.round.recover()
+            lines = self.round.recover()
         finally:
             self.round.uow.replaying = False
+        self._refresh()
+        return lines
 
     def journal_untrusted(
         self, lost: int, who: str, rewritten_from: int | None = None

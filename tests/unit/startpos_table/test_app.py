@@ -78,3 +78,22 @@ def test_a_restart_after_the_draw_shows_the_same_number(tmp_path: Path) -> None:
     assert kinds.count("startpos.drawn") == 1 and kinds[-1] == "startpos.settled"
     assert "closed by startpos.settled" in record.summary()
     app2.close()
+
+
+def test_closed_shows_the_bar_between_rounds_never_over_a_number(tmp_path: Path) -> None:
+    from drivers.number_display import FAULT_SEGMENTS, SevenSegmentDisplay
+
+    app, table = _app(tmp_path)
+    display = app.devices.table.display
+    assert isinstance(display, SevenSegmentDisplay)
+    app.dispatch(ButtonPressed("no_more_bets", 0))
+    assert app.disable_latch.disable("audit", "host", "host")
+    assert display.read_back() == frozenset()  # the round under way goes on
+    app.dispatch(ButtonPressed("draw", 0))
+    assert table.round.now.number is not None and display.read_back() != FAULT_SEGMENTS
+    for name in ("dealt", "settled"):
+        app.dispatch(ButtonPressed(name, 0))
+    assert display.read_back() == FAULT_SEGMENTS  # CLOSED between rounds: the lone bar
+    app.dispatch(ButtonPressed("no_more_bets", 0))
+    assert table.round.now.state == "betting"  # no new round while CLOSED
+    app.close()
