@@ -24,6 +24,7 @@ from controller.tables.table import (
 from drivers.buttons import ButtonPressed
 
 REFUSED_KIND: Final = "startpos.refused"
+INPUT_KIND: Final = "startpos.input"
 IN_ROUND: Final = frozenset({"closed", "dealing", "playing"})
 
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
@@ -121,16 +122,19 @@ class StartposTable:
             except Refused as exc:
                 refusal.append(exc)
 
-        self.round.uow.take(
-            data,
-            run,
-            lambda: {
+        def alone() -> dict[str, object]:
+            """An input that journaled no round row: its refusal, or the input (a console's
+            ``sim button``, whose press is the next input)."""
+            if not refusal:
+                return {"kind": INPUT_KIND, "state": self.round.now.state}
+            return {
                 "kind": REFUSED_KIND,
-                "reason": refusal[0].reason if refusal else "",
-                "code": refusal[0].code if refusal else "",
+                "reason": refusal[0].reason,
+                "code": refusal[0].code,
                 "state": self.round.now.state,
-            },
-        )
+            }
+
+        self.round.uow.take(data, run, alone)
         if refusal:
             raise refusal[0]
         return outcome

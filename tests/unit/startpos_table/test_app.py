@@ -14,6 +14,7 @@ from controller.config.profile import load_profile
 from controller.journal.recall import recall
 from controller.scoreboard.content import document
 from controller.tables.startpos.table import StartposTable
+from controller.tables.table import Refused
 from drivers.buttons import ButtonPressed
 
 ROOT = Path(__file__).parents[3]
@@ -96,4 +97,18 @@ def test_closed_shows_the_bar_between_rounds_never_over_a_number(tmp_path: Path)
     assert display.read_back() == FAULT_SEGMENTS  # CLOSED between rounds: the lone bar
     app.dispatch(ButtonPressed("no_more_bets", 0))
     assert table.round.now.state == "betting"  # no new round while CLOSED
+    app.close()
+
+
+def test_a_console_input_is_journaled_as_what_it_was(tmp_path: Path) -> None:
+    app, table = _app(tmp_path)
+    with app.journal.transaction():
+        table.action("sim", ["button", "no_more_bets"], "technician@serial")
+    row = app.journal.last(["startpos.input", "startpos.refused"])
+    assert row is not None and row.kind == "startpos.input"
+    with app.journal.transaction(), pytest.raises(Refused, match="press no_more_bets"):
+        table.action("dice", ["1", "2", "3"], "technician@serial")
+    row = app.journal.last(["startpos.input", "startpos.refused"])
+    assert row is not None and row.kind == "startpos.refused"
+    assert "press no_more_bets" in row.data["reason"]
     app.close()
