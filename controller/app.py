@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile n
     from controller.rng.certified import CertifiedRng
     from controller.tables.baccarat.table import BaccaratTable
     from controller.tables.paigow.table import PaigowTable
+    from controller.tables.startpos.table import StartposTable
 
 log = logging.getLogger("controller")
 
@@ -64,6 +65,7 @@ TABLES: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
     {
         "paigow": ("controller.tables.paigow.table", "PaigowTable"),
         "baccarat": ("controller.tables.baccarat.table", "BaccaratTable"),
+        "startpos": ("controller.tables.startpos.table", "StartposTable"),
     }
 )
 
@@ -369,7 +371,7 @@ class Application:
             closed=self.closed_reason,
             watch_closed=self._closed_watchers.append,
         )
-        if self.profile.game == "paigow":
+        if self.profile.game in ("paigow", "startpos"):
             from controller.rng.certified import CertifiedRng
 
             hw = self.profile.rng.hwrng_path
@@ -1147,7 +1149,9 @@ class PowerWatch:
         return f"RTC {rtc.device} ({rtc.name})" + (f"; {', '.join(notes)}" if notes else "")
 
 
-def _table_class(game: str) -> type[PaigowTable] | type[BaccaratTable]:
+def _table_class(
+    game: str,
+) -> type[PaigowTable] | type[BaccaratTable] | type[StartposTable]:
     """The table class of ``game`` (imported only for the game the profile names)."""
     if game == "paigow":
         from controller.tables.paigow.table import PaigowTable
@@ -1157,6 +1161,10 @@ def _table_class(game: str) -> type[PaigowTable] | type[BaccaratTable]:
         from controller.tables.baccarat.table import BaccaratTable
 
         return BaccaratTable
+    if game == "startpos":
+        from controller.tables.startpos.table import StartposTable
+
+        return StartposTable
     raise ValueError(f"no table for game {game!r}; games are {', '.join(TABLES)}")
 
 

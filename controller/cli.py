@@ -996,7 +996,7 @@ def simulate(
     except ProfileError as exc:
         out(f"profile error: {exc}")
         return 1
-    if profile.game != "paigow":
+    if profile.game not in ("paigow", "startpos"):
         out(f"profile error: {profile_path} is a {profile.game} table, not pai gow")
         return 1
     with tempfile.TemporaryDirectory(prefix="paigow-sim-") as tmp:
@@ -1011,7 +1011,13 @@ def simulate(
         loop.start()
         code = 0
         try:
-            for line in run_script(app, rounds):
+            if profile.game == "startpos":
+                from controller.tables.startpos.script import run_script as run_startpos
+
+                lines = run_startpos(app, rounds)
+            else:
+                lines = run_script(app, rounds)
+            for line in lines:
                 out(line)
         except ScriptError as exc:
             out(f"script stopped: {exc}")

@@ -59,6 +59,9 @@ __all__ = [
     "BACCARAT_OPTIONAL_BUTTONS",
     "GAMES",
     "PAIGOW_BUTTONS",
+    "STARTPOS_BUTTONS",
+    "STARTPOS_OPTIONAL_BUTTONS",
+    "StartposSettings",
     "PAIGOW_OPTIONAL_BUTTONS",
     "SIGNERS",
     "STANDARD_BAUDS",
@@ -84,8 +87,8 @@ __all__ = [
     "load_profile",
 ]
 
-Game = Literal["paigow", "baccarat"]
-GAMES: Final = ("paigow", "baccarat")
+Game = Literal["paigow", "baccarat", "startpos"]
+GAMES: Final = ("paigow", "baccarat", "startpos")
 #: The dealer's buttons, one per step of the round the dealer confirms (5324.50(d)-(f)).
 PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled")
 PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
@@ -93,6 +96,9 @@ PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
 BACCARAT_BUTTONS: Final = ("shuffled", "no_more_bets", "settled")
 #: ``shoe_resume``: the dealer confirms a new shoe session (docs/design.md, the shoe protocol).
 BACCARAT_OPTIONAL_BUTTONS: Final = ("disclose", "shoe_resume")
+#: The starting-position table (docs/startpos-table.md): pai gow's names where they mean the same.
+STARTPOS_BUTTONS: Final = ("no_more_bets", "draw", "dealt", "settled")
+STARTPOS_OPTIONAL_BUTTONS: Final = ("void",)
 STANDARD_BAUDS: Final = (
     1200,
     2400,
@@ -143,10 +149,12 @@ _DEVICES: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     # game: (required devices, optional devices)
     "paigow": (("display", "buttons"), ("seat_lamps", "power_fail", "door")),
     "baccarat": (("shoe", "dealer_display", "buttons"), ("seat_lamps", "power_fail", "door")),
+    "startpos": (("display", "buttons"), ("power_fail", "door")),
 }
 _BUTTONS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "paigow": (PAIGOW_BUTTONS, PAIGOW_OPTIONAL_BUTTONS),
     "baccarat": (BACCARAT_BUTTONS, BACCARAT_OPTIONAL_BUTTONS),
+    "startpos": (STARTPOS_BUTTONS, STARTPOS_OPTIONAL_BUTTONS),
 }
 
 
@@ -783,6 +791,35 @@ class FeedSettings:
     )
 
 
+_STARTPOS = "docs/startpos-table.md"
+
+
+@dataclass(frozen=True)
+class StartposSettings:
+    """The starting-position table's game (game = "startpos"): the range of its number and how
+    it is counted around the table (N.J.A.C. 13:69F-31.11(c))."""
+
+    range: int = setting(
+        Int(1, 36), 7, ref=_STARTPOS, doc="the RNG draws a number from 1 through this"
+    )
+    positions: tuple[str, ...] = setting(
+        ListOf(Text()),
+        ("dealer", "6", "5", "4", "3", "2", "1"),
+        ref=_STARTPOS,
+        doc="the positions in clockwise order seen from above, the one counted first included",
+    )
+    one: str = setting(Text(), "dealer", ref=_STARTPOS, doc="the position counted as number one")
+    direction: str = setting(
+        OneOf(("counterclockwise", "clockwise")),
+        "counterclockwise",
+        ref=_STARTPOS,
+        doc="the way the count goes from position one",
+    )
+    count_empty: bool = setting(
+        Bool(), True, ref=_STARTPOS, doc="a position counts whether or not it has a wager"
+    )
+
+
 @dataclass(frozen=True)
 class Profile:
     """A whole, checked hardware profile."""
@@ -827,6 +864,7 @@ class Profile:
     feed: FeedSettings | None = None
     power_fail: PowerFailSettings | None = None
     door: DoorSettings | None = None
+    startpos: StartposSettings | None = None
 
 
 #: Every table of a profile whose settings are declared, by its dotted name ("" is the top):
@@ -847,6 +885,7 @@ PROFILE_GROUPS: Final[tuple[tuple[str, type], ...]] = (
     ("devices.door", DoorSettings),
     ("feed", FeedSettings),
     ("scoreboard", ScoreboardSettings),
+    ("startpos", StartposSettings),
 )
 
 
@@ -1269,6 +1308,11 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
             for k, text, source in r.report
         ]
     devices = _devices(top, r, game, rules) if game is not None else None
+    startpos = _startpos(top, r) if game == "startpos" else None
+    if game != "startpos" and "startpos" in r.data:
+        r.used.add("startpos")
+        _mark_all(r, _table(r.data, "startpos"), "startpos.")
+        r.fail(r.error("startpos", 'only with game = "startpos"'))
     if game is None:
         _mark_all(r, _table(r.data, "devices"), "devices.")
         r.used.add("devices")
@@ -1305,6 +1349,7 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         feed=feed,
         power_fail=devices.get("power_fail"),
         door=devices.get("door"),
+        startpos=startpos,
     )
 
 
@@ -1324,6 +1369,18 @@ def _group(top: _Section, r: _Reader, name: str, cls: type[T]) -> T | None:
     """A table read by its declarations alone."""
     s = _optional(top, r, name)
     return r.attempt(lambda: s.read(cls), s)
+
+
+def _startpos(top: _Section, r: _Reader) -> StartposSettings | None:
+    """``[startpos]``: the layout must count (position one among the positions, distinct)."""
+    settings = _group(top, r, "startpos", StartposSettings)
+    if settings is None:
+        return None
+    if len(set(settings.positions)) != len(settings.positions) or not settings.positions:
+        r.fail(r.error("startpos.positions", "the positions must be distinct and not empty"))
+    if settings.one not in settings.positions:
+        r.fail(r.error("startpos.one", f"{settings.one!r} is not one of startpos.positions"))
+    return settings
 
 
 def _journal(top: _Section, r: _Reader) -> JournalSettings | None:

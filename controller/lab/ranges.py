@@ -57,6 +57,16 @@ def ranges_of(profile: Profile) -> list[DrawRange]:
                 "9 NYCRR 5324.50(a)(3)",
             ),
         ]
+    if profile.game == "startpos" and profile.startpos is not None:
+        return [
+            DrawRange(
+                1,
+                profile.startpos.range,
+                "the starting position: the RNG selects and displays a number from one through"
+                f" {profile.startpos.range} (the profile's [startpos] range)",
+                "N.J.A.C. 13:69F-31.11(c)",
+            )
+        ]
     if profile.game == "baccarat":
         return []  # the cards come from the shoe; the table draws nothing
     raise LabRangeError(

@@ -41,7 +41,7 @@ def document(
         doc.update(baccarat_roads(results))
         doc["called"] = baccarat_called(view, results)
         doc["ask"] = baccarat_asks(view)
-    elif view.get("game") == "paigow":
+    elif view.get("game") in ("paigow", "startpos"):
         doc["called"] = paigow_called(view)
         doc["start"] = paigow_start(view)
     return doc

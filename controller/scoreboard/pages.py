@@ -868,6 +868,8 @@ connect(render, idleAllowed);
 _PAGES: Final = {
     "baccarat": ("Baccarat scoreboard", _BACCARAT_CSS, _BACCARAT_BODY, _BACCARAT_JS),
     "paigow": ("Pai gow", _PAIGOW_CSS, _PAIGOW_BODY, _PAIGOW_JS),
+    # the starting-position table (docs/startpos-table.md) shows its number on the same page
+    "startpos": ("Starting position", _PAIGOW_CSS, _PAIGOW_BODY, _PAIGOW_JS),
 }
 
 

@@ -98,7 +98,9 @@ def test_check_profile_prints_every_error(tmp_path: Path) -> None:
 
 def test_a_wrong_game_is_one_error_not_one_per_device(tmp_path: Path) -> None:
     f = write(tmp_path, "t.toml", PAIGOW.replace('game = "paigow"', 'game = "poker"'))
-    assert [str(e) for e in errors_of(f)] == [f"{f}: game: 'poker' is not one of paigow, baccarat"]
+    assert [str(e) for e in errors_of(f)] == [
+        f"{f}: game: 'poker' is not one of paigow, baccarat, startpos"
+    ]
 
 
 def test_a_missing_device_and_a_bad_setting_elsewhere_are_both_said(tmp_path: Path) -> None:

@@ -82,6 +82,8 @@ def test_every_shipped_profile_loads(path: Path) -> None:
     if p.game == "paigow":
         assert p.display is not None and p.buttons is not None
         assert set(PAIGOW_BUTTONS) <= set(p.buttons.pins)
+    elif p.game == "startpos":
+        assert p.display is not None and p.buttons is not None and p.startpos is not None
     else:
         assert p.shoe is not None and p.dealer_display is not None and p.buttons is not None
 

@@ -573,8 +573,10 @@ def test_verify_names_a_folder_that_is_not_a_package(
 
 def test_the_ranges_come_from_the_shipped_profiles() -> None:
     ranges = draw_ranges(shipped_profiles(ROOT))
-    assert [(r.low, r.high) for r in ranges] == [(1, 8), (1, 6)]
+    assert [(r.low, r.high) for r in ranges] == [(1, 8), (1, 7), (1, 6)]
     assert "sim-paigow" in ranges[0].profiles and "5324.50(a)(4)" in ranges[0].reference
+    # N.J.A.C. 13:69F-31.11(c): "a number from 1 through 7" (the starting-position table)
+    assert "sim-asia-poker" in ranges[1].profiles and "13:69F-31.11(c)" in ranges[1].reference
     assert all(
         not ranges_of(load_profile(p)) for p in shipped_profiles(ROOT) if "baccarat" in p.name
     )
