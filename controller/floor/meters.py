@@ -284,9 +284,9 @@ class MeterFold:
         """Every meter this table shows: the catalogue's, families expanded by what was seen."""
         shown: list[str] = []
         for name, _ in CATALOGUE:
-            if name.startswith("paigow.") and self.game == "baccarat":
+            if name.startswith("paigow.") and self.game != "paigow":
                 continue
-            if name.startswith("baccarat.") and self.game == "paigow":
+            if name.startswith("baccarat.") and self.game != "baccarat":
                 continue
             if name.endswith(".<1-8>"):
                 shown.extend(f"{name[:-6]}.{n}" for n in NUMBERS)
