@@ -69,6 +69,6 @@ def test_run_sim_names_the_games_for_a_misspelt_one() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "run-sim: no game 'bacarat': one of paigow, baccarat,"
+        "run-sim: no game 'bacarat': one of paigow, baccarat, asia-poker, paigow-poker,"
         " paigow-feed, baccarat-feed (./run-sim baccarat)"
     )
