@@ -30,13 +30,13 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
-from controller.faults import Faults
 from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
 from controller.journal.verify import VerifyResult
-from controller.replies import DeferredReplies, PendingReply
+from controller.loop.faults import Faults
+from controller.loop.replies import DeferredReplies, PendingReply
 from controller.sdnotify import Notifier
 from controller.tables.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.tables.table import Devices, Refused, Table, TableContext
@@ -166,7 +166,7 @@ class Application:
         self.notifier = notifier or Notifier()
         self.stop_event = threading.Event()
         self.started_mono = time.monotonic()
-        #: Faults held besides the table's (controller/faults.py).
+        #: Faults held besides the table's (controller/loop/faults.py).
         self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
         self.console_port = console_port or profile.console.port
         self._output = output

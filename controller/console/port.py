@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class HeldFaults(Protocol):
-    """The faults the controller holds besides the table's (controller/faults.py)."""
+    """The faults the controller holds besides the table's (controller/loop/faults.py)."""
 
     def raise_fault(self, text: str, source: str = "app") -> None: ...
     def clear(self, who: str) -> list[str]: ...

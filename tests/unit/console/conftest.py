@@ -15,8 +15,8 @@ import pytest
 from controller.config.profile import JournalSettings
 from controller.config.settings import ConfigStore, RuleSettings
 from controller.console.interpreter import Console
-from controller.faults import Faults
 from controller.journal.trust import JournalTrust, acknowledgment_lines, open_journal
+from controller.loop.faults import Faults
 from controller.rng.certified import CertifiedRng
 from controller.tables.paigow.commands import house_way_lines
 from controller.tables.table import Refused
