@@ -73,7 +73,7 @@ def test_any_decoded_json_gives_a_value_of_the_type_or_a_field_error(
         (r.bool_of, bool),
     ):
         try:
-            value = reader(obj, key)  # type: ignore[operator]
+            value = reader(obj, key)
         except r.FieldError as err:
             assert repr(key) in str(err)
         else:
