@@ -23,12 +23,13 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal, TypedDict
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from controller.fields.readers import as_map
 from controller.journal.chain import ChainError, canonical
 from controller.journal.heads import key_id as public_key_id
 
@@ -60,6 +61,19 @@ class CommandError(ValueError):
         self.reason = reason
 
 
+class Message(TypedDict):
+    """A command's fields, each of its type (:func:`parse`, :func:`sign_command`)."""
+
+    v: int
+    table: str
+    seq: int
+    ts: int
+    cmd: str
+    args: list[str]
+    key_id: str
+    sig: str
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
     """A command that passed every check."""
@@ -72,7 +86,7 @@ class Command:
     key_id: str
 
 
-def signed_bytes(message: Mapping[str, Any]) -> bytes:
+def signed_bytes(message: Mapping[str, object]) -> bytes:
     """The bytes the signature covers: the canonical JSON of every field but ``sig``."""
     return canonical({k: v for k, v in message.items() if k != "sig"})
 
@@ -85,9 +99,9 @@ def sign_command(
     args: list[str],
     *,
     ts: int | None = None,
-) -> dict[str, Any]:
+) -> Message:
     """A signed command (the host side: ``table-controller host``)."""
-    message: dict[str, Any] = {
+    message: Message = {
         "v": VERSION,
         "table": table,
         "seq": seq,
@@ -95,28 +109,30 @@ def sign_command(
         "cmd": cmd,
         "args": list(args),
         "key_id": public_key_id(key.public_key()),
+        "sig": "",  # not signed: signed_bytes leaves it out
     }
     message["sig"] = key.sign(signed_bytes(message), ec.ECDSA(hashes.SHA256())).hex()
     return message
 
 
-def encode(message: Mapping[str, Any]) -> bytes:
+def encode(message: Mapping[str, object]) -> bytes:
     return json.dumps(dict(message), sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
 _HEX = re.compile(r"[0-9a-f]{16,400}")
 
 
-def parse(payload: bytes) -> dict[str, Any]:
+def parse(payload: bytes) -> Message:
     """The message's fields, each of its type; CommandError ``malformed`` otherwise."""
     if len(payload) > MAX_BYTES:
         raise CommandError("malformed", f"longer than {MAX_BYTES} bytes")
     try:
-        message = json.loads(payload.decode("utf-8"))
+        decoded: object = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CommandError("malformed", f"not JSON: {str(exc)[:80]}") from None
-    if not isinstance(message, dict):
+    if not isinstance(decoded, dict):
         raise CommandError("malformed", "not a JSON object")
+    message = as_map(decoded, "the message")  # a JSON object's keys are strings
     missing = [f for f in FIELDS if f not in message]
     extra = sorted(set(message) - set(FIELDS))
     if missing or extra:
@@ -124,21 +140,41 @@ def parse(payload: bytes) -> dict[str, Any]:
         raise CommandError("malformed", said[:200])
     if message["v"] != VERSION or isinstance(message["v"], bool):
         raise CommandError("malformed", f"v must be {VERSION}")
-    for name in ("seq", "ts"):
-        value = message[name]
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-            raise CommandError("malformed", f"{name} must be a positive whole number")
-    for name in ("table", "cmd", "key_id", "sig"):
-        if not isinstance(message[name], str) or not 0 < len(message[name]) <= 400:
-            raise CommandError("malformed", f"{name} must be a non-empty string")
+    seq, ts = _whole(message, "seq"), _whole(message, "ts")
+    table, cmd = _text(message, "table"), _text(message, "cmd")
+    key_id, sig = _text(message, "key_id"), _text(message, "sig")
     args = message["args"]
     if not isinstance(args, list) or len(args) > 32:
         raise CommandError("malformed", "args must be a list of at most 32 strings")
-    if not all(isinstance(a, str) and 0 < len(a) <= 200 for a in args):
+    words = [a for a in args if isinstance(a, str) and 0 < len(a) <= 200]
+    if len(words) != len(args):
         raise CommandError("malformed", "args must be non-empty strings of at most 200")
-    if not _HEX.fullmatch(message["sig"]):
+    if not _HEX.fullmatch(sig):
         raise CommandError("malformed", "sig must be hex")
-    return message
+    return {
+        "v": VERSION,
+        "table": table,
+        "seq": seq,
+        "ts": ts,
+        "cmd": cmd,
+        "args": words,
+        "key_id": key_id,
+        "sig": sig,
+    }
+
+
+def _whole(message: Mapping[str, object], name: str) -> int:
+    value = message[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise CommandError("malformed", f"{name} must be a positive whole number")
+    return value
+
+
+def _text(message: Mapping[str, object], name: str) -> str:
+    value = message[name]
+    if not isinstance(value, str) or not 0 < len(value) <= 400:
+        raise CommandError("malformed", f"{name} must be a non-empty string")
+    return value
 
 
 @dataclass
@@ -190,16 +226,16 @@ class CommandChecker:
         self.last_seq = command.seq
 
 
-def summary(payload: bytes) -> dict[str, Any]:
+def summary(payload: bytes) -> dict[str, int | str]:
     """What a refusal's row keeps of the message: its seq, cmd and table when it parsed as
     an object (bounded), else its length."""
     try:
-        m = json.loads(payload.decode("utf-8"))
+        m: object = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return {"bytes": len(payload)}
     if not isinstance(m, dict):
         return {"bytes": len(payload)}
-    out: dict[str, Any] = {"bytes": len(payload)}
+    out: dict[str, int | str] = {"bytes": len(payload)}
     for k in ("seq", "cmd", "table"):
         v = m.get(k)
         if isinstance(v, int) and not isinstance(v, bool):
@@ -213,7 +249,7 @@ def reply(
     table: str, seq: int | None, ok: bool, lines: list[str], why: str = "", *, now_ns: int
 ) -> bytes:
     """The table's reply on ``tc/<site>/<table>/reply``."""
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "v": VERSION,
         "table": table,
         "seq": seq,

@@ -103,8 +103,8 @@ class HostCommands:
                 f"host:{exc.why}",
                 {"why": exc.why, "reason": exc.reason, **summary(event.payload)},
             )
-            seen = summary(event.payload)
-            seq = seen.get("seq") if isinstance(seen.get("seq"), int) else None
+            seen = summary(event.payload).get("seq")
+            seq = seen if isinstance(seen, int) else None
             self._answer(seq, False, [f"refused: {exc.reason}"], exc.why)
             return
         self.checker.accepted(command)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from controller.floor.meters import BACCARAT_IN_COUP, PAIGOW_IN_ROUND, MeterRow
 
@@ -261,13 +261,13 @@ class Event:
     seq: int
     ts: int
     round: int | None
-    details: dict[str, Any]
+    details: dict[str, object]
 
     @property
     def type(self) -> EventType:
         return BY_CODE[self.code]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The event as the feed publishes it."""
         t = self.type
         return {
@@ -339,7 +339,9 @@ class EventReader:
             self.counts[e.code] = self.counts.get(e.code, 0) + 1
         return out
 
-    def _read(self, kind: str, data: Mapping[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _read(
+        self, kind: str, data: Mapping[str, object]
+    ) -> Iterator[tuple[int, dict[str, object]]]:
         direct = _DIRECT.get(kind)
         if direct is not None:
             code, fields = direct

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import collections
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Final, Literal, Protocol
 
 from controller.feed.messages import went_back
+from controller.fields.readers import int_of, opt_int_of, opt_map_of
 from controller.floor.events import EventReader
 from controller.floor.meters import (
     ROUND_CLOSING_KINDS,
     MeterFold,
+    MeterRow,
+    MetersView,
     PlainRow,
     archived_rows,
 )
@@ -33,12 +36,12 @@ class RowSource(Protocol):
     """A read-only journal (controller/journal/store.py Journal)."""
 
     def events(
-        self, kinds: Any = None, since_seq: int = 0, round_id: int | None = None
-    ) -> Iterator[Any]: ...
+        self, kinds: Iterable[str] | None = None, since_seq: int = 0, round_id: int | None = None
+    ) -> Iterator[MeterRow]: ...
     def close(self) -> None: ...
 
 
-def _payload(body: dict[str, Any]) -> bytes:
+def _payload(body: Mapping[str, object]) -> bytes:
     return json.dumps({"v": 1, **body}, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
@@ -89,17 +92,19 @@ class FloorFeed:
             source.close()
         self.meters, self.reader, self._primed = meters, reader, True
 
-    def after_row(self, row: dict[str, Any]) -> list[Message]:
-        seq = int(row["seq"])
+    def after_row(self, row: Mapping[str, object]) -> list[Message]:
+        seq = int_of(row, "seq")
         if not self._primed:
             self._prime(seq)
         if seq in self._recent:  # sent again after a reconnection: its events too
             return [("events", p) for p in self._recent[seq]]
-        plain = PlainRow(seq, str(row["kind"]), row.get("round"), row.get("data") or {})
+        plain = PlainRow(
+            seq, str(row["kind"]), opt_int_of(row, "round"), opt_map_of(row, "data") or {}
+        )
         self.meters.add(plain)
         events = [
             _payload({"table": self.table, **e.as_dict()})
-            for e in self.reader.events(plain, int(row.get("ts") or 0))
+            for e in self.reader.events(plain, opt_int_of(row, "ts") or 0)
         ]
         if events:
             self._recent[seq] = events
@@ -131,12 +136,13 @@ class FloorFeed:
         if self._high_path is None or self._report is None:
             return
         try:
-            high = json.loads(self._high_path.read_text(encoding="utf-8"))
+            high: object = json.loads(self._high_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return  # none yet, or cut short by a power cut: nothing to compare with
-        if not isinstance(high, dict) or not isinstance(high.get("lifetime"), dict):
+        lifetime = high.get("lifetime") if isinstance(high, dict) else None
+        if not isinstance(lifetime, dict):
             return
-        before = {str(k): int(v) for k, v in high["lifetime"].items() if isinstance(v, int)}
+        before = {str(k): int(v) for k, v in lifetime.items() if isinstance(v, int)}
         back = went_back(self.meters.lifetime, before)
         if back:
             self._report(back)
@@ -147,7 +153,7 @@ class FloorFeed:
         self._keep_high(body)
         return ("meters", _payload({"table": self.table, **body}))
 
-    def _keep_high(self, body: dict[str, Any]) -> None:
+    def _keep_high(self, body: MetersView) -> None:
         """Write the lifetime meters being published (a rename; no sync: a value lost in a
         power cut only makes the next comparison weaker, never wrong)."""
         if self._high_path is None or not self._checked:

@@ -14,19 +14,25 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from controller.fields.readers import JSONObject, JSONValue
 from controller.floor.commands import COMMANDS, encode, sign_command
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import Client, ConnectFlags, MQTTMessage
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 #: Exit codes: 0 the table obeyed, 1 it refused or failed, 2 no reply in time, 3 not sent.
 NO_REPLY = 2
 NOT_SENT = 3
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host = sub.add_parser("host", help="send one signed command to a table and print its reply")
     host.add_argument("cmd", choices=sorted(COMMANDS), help="the command")
     host.add_argument("args", nargs="*", help="its arguments (disable REASON, verify SEED, ...)")
@@ -62,21 +68,25 @@ def run(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
         return NOT_SENT
     seq = args.seq if args.seq is not None else time.time_ns() // 1000
     message = sign_command(key, args.table, seq, args.cmd, list(args.args))
-    got: list[dict[str, Any]] = []
+    got: list[JSONObject] = []
     done = threading.Event()
     subscribed = threading.Event()
     client = new_client(broker, f"tc-host-{args.site}-{seq}")
 
-    def on_connect(c: Any, _u: Any, _f: Any, rc: Any, _p: Any) -> None:
-        if not getattr(rc, "is_failure", False):
+    def on_connect(
+        c: Client, _u: object, _f: ConnectFlags, rc: ReasonCode, _p: Properties | None
+    ) -> None:
+        if not rc.is_failure:
             c.subscribe(reply_topic, qos=1)
 
-    def on_subscribe(_c: Any, _u: Any, _mid: Any, _rc: Any, _p: Any) -> None:
+    def on_subscribe(
+        _c: Client, _u: object, _mid: int, _rc: list[ReasonCode], _p: Properties | None
+    ) -> None:
         subscribed.set()
 
-    def on_message(_c: Any, _u: Any, msg: Any) -> None:
+    def on_message(_c: Client, _u: object, msg: MQTTMessage) -> None:
         try:
-            body = json.loads(msg.payload)
+            body: JSONValue = json.loads(msg.payload)
         except ValueError:
             return
         if isinstance(body, dict) and body.get("seq") == seq:
@@ -109,6 +119,7 @@ def run(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     body = got[0]
     status = "OK" if body.get("ok") else f"REFUSED {body.get('why', '')}".rstrip()
     out(f"{args.table} seq {seq}: {status}")
-    for line in body.get("lines", []):
+    lines = body.get("lines")
+    for line in lines if isinstance(lines, list) else []:
         out(f"  {line}")
     return 0 if body.get("ok") else 1

@@ -15,12 +15,12 @@ they are copies of rows already counted.
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Final, Protocol, TypedDict
 
+from controller.fields.readers import int_of, map_of, opt_int_of, parse_object, str_of, strs_of
 from controller.games.baccarat import Coup, cards, hand_total, result_of
 from controller.rng.lab import chi2_sf
 
@@ -49,7 +49,7 @@ class MeterRow(Protocol):
     @property
     def round(self) -> int | None: ...
     @property
-    def data(self) -> dict[str, Any]: ...
+    def data(self) -> Mapping[str, object]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class PlainRow:
     seq: int
     kind: str
     round: int | None
-    data: dict[str, Any]
+    data: Mapping[str, object]
 
 
 #: Every meter, in the order the console and docs/meters.md list them: (name, what it counts).
@@ -115,6 +115,17 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
 )
 
 
+class MetersView(TypedDict):
+    """The meters as the feed, the CLI's ``--json`` and the collector read them."""
+
+    seq: int
+    game: str
+    release: dict[str, object] | None
+    shift_from_seq: int
+    lifetime: dict[str, int]
+    shift: dict[str, int]
+
+
 @dataclass
 class MeterFold:
     """Lifetime and shift counters over rows fed in sequence order (:meth:`add`)."""
@@ -124,7 +135,7 @@ class MeterFold:
     last_seq: int = 0
     shift_from_seq: int = 0
     game: str = ""
-    release: dict[str, Any] | None = None
+    release: dict[str, object] | None = None
     _unclean: bool = False
     _running: bool = False
     _pending_power_check: bool = False
@@ -156,7 +167,7 @@ class MeterFold:
             self.add(row)
         return self
 
-    def _names(self, kind: str, data: Mapping[str, Any]) -> Iterator[str]:
+    def _names(self, kind: str, data: Mapping[str, object]) -> Iterator[str]:
         # every table ------------------------------------------------------------------------
         if kind == "app.start":
             self.game = str(data.get("game", self.game))
@@ -226,8 +237,8 @@ class MeterFold:
             if number is not None:
                 yield f"paigow.dice.{number}"
         elif kind in ("paigow.settled", "paigow.voided"):
-            record = data.get("record")
-            record = record if isinstance(record, dict) else {}
+            raw = data.get("record")
+            record: Mapping[str, object] = raw if isinstance(raw, dict) else {}
             if kind == "paigow.settled":
                 yield "paigow.games_played"
             elif record.get("number") is not None:
@@ -257,8 +268,8 @@ class MeterFold:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def as_dict(self) -> dict[str, Any]:
-        """The meters as the feed, the CLI's ``--json`` and the collector read them."""
+    def as_dict(self) -> MetersView:
+        """The meters as published (:class:`MetersView`)."""
         return {
             "seq": self.last_seq,
             "game": self.game,
@@ -298,24 +309,24 @@ class MeterFold:
         return shown
 
 
-def _short(release: Mapping[str, Any], key: str) -> str:
+def _short(release: Mapping[str, object], key: str) -> str:
     value = release.get(key)
     return str(value)[:16] if value else "-"
 
 
-def _number(data: Mapping[str, Any]) -> int | None:
+def _number(data: Mapping[str, object]) -> int | None:
     record = data.get("record")
     number = record.get("number") if isinstance(record, dict) else None
     return number if isinstance(number, int) and number in NUMBERS else None
 
 
-def irregularity_kind(data: Mapping[str, Any]) -> str:
+def irregularity_kind(data: Mapping[str, object]) -> str:
     """An irregularity row's kind: its ``kind`` field, else its section, else ``other``."""
     value = data.get("kind") or data.get("section") or "other"
     return str(value).replace(" ", "_")
 
 
-def _coup_meters(data: Mapping[str, Any]) -> Iterator[str]:
+def _coup_meters(data: Mapping[str, object]) -> Iterator[str]:
     yield "baccarat.coups"
     winner = data.get("winner")
     yield {"banker": "baccarat.banker_wins", "player": "baccarat.player_wins"}.get(
@@ -324,7 +335,7 @@ def _coup_meters(data: Mapping[str, Any]) -> Iterator[str]:
     if data.get("natural"):
         yield "baccarat.naturals"
     try:
-        player, banker = cards(list(data["player"])), cards(list(data["banker"]))
+        player, banker = cards(strs_of(data, "player")), cards(strs_of(data, "banker"))
         coup = Coup(player, banker, hand_total(player), hand_total(banker))
     except (KeyError, TypeError, ValueError):
         return
@@ -344,6 +355,13 @@ def _coup_meters(data: Mapping[str, Any]) -> Iterator[str]:
 # -- the journal, live and archived --------------------------------------------------------------
 
 
+def plain_row(row: Mapping[str, object]) -> PlainRow:
+    """A row as ``Row.as_dict`` wrote it (FieldError, a ValueError, when a field is not)."""
+    return PlainRow(
+        int_of(row, "seq"), str_of(row, "kind"), opt_int_of(row, "round"), map_of(row, "data")
+    )
+
+
 def archived_rows(folder: Path) -> Iterator[PlainRow]:
     """The rows of every archive segment in ``folder`` (docs/journal.md "Retention"), in order."""
     if not folder.is_dir():
@@ -351,17 +369,16 @@ def archived_rows(folder: Path) -> Iterator[PlainRow]:
     for path in sorted(folder.glob("journal-*.jsonl.gz")):
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             for line in fh:
-                row = json.loads(line)
+                row = parse_object(line)
                 if "seq" in row and "kind" in row:
-                    yield PlainRow(int(row["seq"]), str(row["kind"]), row.get("round"), row["data"])
+                    yield plain_row(row)
 
 
 def export_rows(lines: Iterable[str]) -> Iterator[PlainRow]:
     """The rows of ``table-controller journal export`` output."""
     for line in lines:
         if line.strip():
-            row = json.loads(line)
-            yield PlainRow(int(row["seq"]), str(row["kind"]), row.get("round"), row["data"])
+            yield plain_row(parse_object(line))
 
 
 # -- checks on the meters ------------------------------------------------------------------------
