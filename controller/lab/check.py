@@ -26,11 +26,22 @@ import subprocess
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
+from controller.fields.readers import (
+    as_list,
+    as_map,
+    bool_of,
+    int_of,
+    list_of,
+    map_of,
+    opt_str_of,
+    parse_object,
+    str_of,
+)
 from controller.journal.archive import verify_archive
 from controller.journal.chain import verify_rows
 from controller.journal.heads import SignedHead, pem_key_id
@@ -104,8 +115,8 @@ def _verify(root: Path, expected_pem: bytes | None, python: str) -> Verdict:
     )
     package = _Package(root, sealed.files)
     try:
-        info = json.loads(package.member("package.json").read_text(encoding="utf-8"))
-        captures = json.loads(package.member("rng/captures.json").read_text(encoding="utf-8"))
+        info = parse_object(package.member("package.json").read_text(encoding="utf-8"))
+        captures = parse_object(package.member("rng/captures.json").read_text(encoding="utf-8"))
         if not _replays(package, captures, python, expected_pem is not None, verdict):
             return verdict
         if not _statistics(package, captures, verdict):
@@ -114,7 +125,7 @@ def _verify(root: Path, expected_pem: bytes | None, python: str) -> Verdict:
         if journal is None:
             verdict.lines.append("journal: none in this package (made without a state directory)")
             return verdict
-        _journal(package, info, journal, sealed.key_id, verdict)
+        _journal(package, info, as_map(journal, "'journal'"), sealed.key_id, verdict)
     except (_Malformed, OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
         verdict.fail(f"the package's description is malformed: {type(exc).__name__}: {exc}")
     return verdict
@@ -132,7 +143,7 @@ OWN_REPLAY: Final = Path(__file__).with_name("replay.py")
 
 def _replays(
     package: _Package,
-    captures: dict[str, Any],
+    captures: Mapping[str, object],
     python: str,
     key_given: bool,
     verdict: Verdict,
@@ -144,9 +155,10 @@ def _replays(
             " it; it is run only for a package sealed with the key given with --pubkey"
         )
         return False
-    for final in captures["final"]:
+    for item in list_of(captures, "final"):
+        final = as_map(item, "a final capture")
         raw, outcomes = package.member(final["raw"]), package.member(final["outcomes"])
-        low, high = int(final["low"]), int(final["high"])
+        low, high = int_of(final, "low"), int_of(final, "high")
         command = [
             python,
             "-I",
@@ -178,17 +190,22 @@ def _replays(
     return True
 
 
-def _statistics(package: _Package, captures: dict[str, Any], verdict: Verdict) -> bool:
+def _statistics(package: _Package, captures: Mapping[str, object], verdict: Verdict) -> bool:
     member = package.member
     try:
-        raw = captures["raw"]["file"]
-        results = stats.raw_capture_tests(member(raw), raw)
-        for f in captures["final"]:
-            low, high = int(f["low"]), int(f["high"])
+        raw = map_of(captures, "raw")["file"]
+        results = stats.raw_capture_tests(member(raw), str(raw))
+        for item in list_of(captures, "final"):
+            f = as_map(item, "a final capture")
+            low, high = int_of(f, "low"), int_of(f, "high")
+            outcomes, consumed = member(f["outcomes"]), member(f["raw"])
             results += stats.final_capture_tests(
-                member(f["outcomes"]), member(f["raw"]), f["outcomes"], f["raw"], low, high
+                outcomes, consumed, str_of(f, "outcomes"), str_of(f, "raw"), low, high
             )
-        recorded = json.loads(member("rng/statistics.json").read_text(encoding="utf-8"))
+        recorded = as_list(
+            json.loads(member("rng/statistics.json").read_text(encoding="utf-8")),
+            "rng/statistics.json",
+        )
     except (OSError, ValueError, KeyError) as exc:
         verdict.fail(f"the statistics cannot be computed again: {exc}")
         return False
@@ -209,17 +226,17 @@ def _statistics(package: _Package, captures: dict[str, Any], verdict: Verdict) -
     return True
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+def _jsonl(path: Path) -> Iterator[dict[str, object]]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="\n") as fh:
         for line in fh:
-            yield json.loads(line)
+            yield parse_object(line)
 
 
 def _journal(
     package: _Package,
-    info: dict[str, Any],
-    journal: dict[str, Any],
+    info: Mapping[str, object],
+    journal: Mapping[str, object],
     key_id: str | None,
     v: Verdict,
 ) -> None:
@@ -235,20 +252,20 @@ def _journal(
             f"{journal['public_key']} is key {journal_key}, package.json says {journal['key_id']}"
         )
         return
-    if info["signed_by"]["table_key"] and key_id != journal_key:
+    if bool_of(map_of(info, "signed_by"), "table_key") and key_id != journal_key:
         v.fail(
             f"the package says it is sealed by the table's key, but its key {key_id} is not the"
             f" key that signs the journal ({journal_key})"
         )
         return
-    export = journal.get("export")
-    after_seq, after_hash = journal["rows"]["first"] - 1, None
+    export = opt_str_of(journal, "export")
+    after_seq, after_hash = int_of(map_of(journal, "rows"), "first") - 1, None
     if export:
         result = verify_archive(member(export), pem)
         if not result.ok:
             v.fail(f"the journal export {export} does not verify: {result.problem}")
             return
-        head = SignedHead.from_mapping(journal["head"])
+        head = SignedHead.from_mapping(map_of(journal, "head"))
         if (result.head_seq, result.head_hash) != (head.seq, head.hash):
             v.fail(f"the journal export ends at row {result.head_seq}, not at its head {head.seq}")
             return
@@ -257,14 +274,14 @@ def _journal(
             f"journal: {export} verifies with key {journal_key}: {result.rows} rows,"
             f" closed by the signed head at row {head.seq}"
         )
-    tail = member(journal["tail"]["file"])
+    tail_info = map_of(journal, "tail")
+    tail = member(tail_info["file"])
     try:
         if after_hash is not None:
             chained = verify_rows(_jsonl(tail), prev=after_hash, after_seq=after_seq)
             if not chained.ok:
                 v.fail(
-                    f"{journal['tail']['file']} does not chain from the signed head:"
-                    f" {chained.problem}"
+                    f"{tail_info['file']} does not chain from the signed head: {chained.problem}"
                 )
                 return
         wanted = _recalled(member("journal/recall.jsonl"))
@@ -283,7 +300,7 @@ def _journal(
         v.fail(f"journal/recall.jsonl names row {min(wanted)}, which the journal files do not hold")
         return
     v.lines.append(
-        f"journal: {journal['tail']['rows']} unsigned rows chain from the head; every recalled"
+        f"journal: {tail_info['rows']} unsigned rows chain from the head; every recalled"
         " row is a row of the journal"
     )
 
@@ -291,6 +308,7 @@ def _journal(
 def _recalled(path: Path) -> dict[int, str]:
     wanted: dict[int, str] = {}
     for record in _jsonl(path):
-        for event in record["events"]:
-            wanted[int(event["seq"])] = str(event["hash"])
+        for item in list_of(record, "events"):
+            event = as_map(item, "a recalled event")
+            wanted[int_of(event, "seq")] = str_of(event, "hash")
     return wanted

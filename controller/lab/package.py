@@ -34,15 +34,16 @@ import os
 import platform
 import shutil
 import tarfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from controller.config.markdown import profile_settings_markdown
 from controller.config.profile import Profile, check_profile_report
 from controller.config.settings import RuleSettings
+from controller.fields.readers import parse_object
 from controller.journal.anchor import read_anchor
 from controller.journal.archive import write_segment
 from controller.journal.heads import SignedHead, load_public_key, pem_key_id
@@ -50,6 +51,15 @@ from controller.journal.recall import format_recall, recall
 from controller.journal.store import Journal
 from controller.lab import DEFAULT_DRAWS, DEFAULT_RAW_BYTES, readme, stats, suite
 from controller.lab.check import verify_package
+from controller.lab.info import (
+    Captures,
+    FinalCapture,
+    JournalSection,
+    PackageInfo,
+    ProgramSection,
+    RngSection,
+    SettingsSection,
+)
 from controller.lab.ranges import DrawRange, draw_ranges, shipped_profiles
 from controller.lab.seal import Signer, seal
 from controller.lab.state import TableState
@@ -188,9 +198,19 @@ def write_package(req: PackageRequest) -> PackageResult:
 
 def _fill(req: PackageRequest, ranges: Sequence[DrawRange], archive: Path) -> PackageResult:
     out = req.out
-    info: dict[str, Any] = {
+    made = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    notes: list[str] = []
+    rng = _rng_section(req, ranges, out)
+    program = _program_section(req, out / "program")
+    settings = _settings_section(req, out / "settings", notes)
+    journal = _journal_section(req, out / "journal", notes) if req.state else None
+    summary = (req.suite_summary or suite.collect)(req.program_root)
+    _write(out / "tests" / "summary.txt", "\n".join(suite.summary_lines(summary)) + "\n")
+    _write(out / "tests" / "collected.json", suite.as_json(summary) + "\n")
+    docs = _docs_section(req.program_root, out / "docs", notes)
+    info: PackageInfo = {
         "format": 1,
-        "made": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "made": made,
         "made_by": req.made_by,
         "profile": req.profile.name,
         "game": req.profile.game,
@@ -200,17 +220,13 @@ def _fill(req: PackageRequest, ranges: Sequence[DrawRange], archive: Path) -> Pa
             "who": req.signing.who,
             "table_key": req.signing.table_key,
         },
+        "rng": rng,
+        "program": program,
+        "settings": settings,
+        "journal": journal,
+        "tests": {"how": summary.how, "absent": summary.absent, "total": summary.total},
+        "docs": docs,
     }
-    notes: list[str] = []
-    info["rng"] = _rng_section(req, ranges, out)
-    info["program"] = _program_section(req, out / "program")
-    info["settings"] = _settings_section(req, out / "settings", notes)
-    info["journal"] = _journal_section(req, out / "journal", notes) if req.state else None
-    summary = (req.suite_summary or suite.collect)(req.program_root)
-    info["tests"] = {"how": summary.how, "absent": summary.absent, "total": summary.total}
-    _write(out / "tests" / "summary.txt", "\n".join(suite.summary_lines(summary)) + "\n")
-    _write(out / "tests" / "collected.json", suite.as_json(summary) + "\n")
-    info["docs"] = _docs_section(req.program_root, out / "docs", notes)
     _write(out / "package.json", json.dumps(info, indent=1, sort_keys=True) + "\n")
     _write(out / "README.md", readme.text(info, ranges, meters=req.state is not None))
     key_id = seal(out, req.signing.signer)
@@ -218,7 +234,6 @@ def _fill(req: PackageRequest, ranges: Sequence[DrawRange], archive: Path) -> Pa
     if not verdict.ok:
         raise LabError(f"the package made at {out} does not verify: {verdict.problems[0]}")
     digest = write_archive(out, archive)
-    program = info["program"]
     return PackageResult(
         directory=out,
         archive=archive,
@@ -269,19 +284,17 @@ def _write(path: Path, text: str | bytes) -> None:
 # -- rng/ ---------------------------------------------------------------------------------------
 
 
-def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) -> dict[str, Any]:
+def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) -> RngSection:
     rng, folder = req.rng, out / "rng"
     folder.mkdir()
-    section: dict[str, Any] = {"hwrng": rng.hwrng_note, "monitors": ["kernel CSPRNG"]}
-    if rng.monitors_hwrng:
-        section["monitors"].append("hardware RNG")
+    watched = ["kernel CSPRNG", *(["hardware RNG"] if rng.monitors_hwrng else [])]
     if req.self_test:
         report = rng.self_test()
-        section["self_test"] = report.format()
+        self_test = report.format()
         if not report.passed:
             raise LabError(f"the RNG is in fault: {report.format()}; no capture is made")
     else:
-        section["self_test"] = (
+        self_test = (
             "the running table's generator: its start-up test passed at start, and every byte"
             " since has been health-tested"
         )
@@ -298,8 +311,7 @@ def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) ->
 
     raw = folder / "raw.bin"
     rng_lab.capture_raw(rng, req.raw_bytes, raw, progress=step(0))
-    section["raw"] = {"file": "rng/raw.bin", "bytes": req.raw_bytes}
-    finals = []
+    finals: list[FinalCapture] = []
     results = stats.raw_capture_tests(raw, "rng/raw.bin")
     for index, r in enumerate(ranges):
         final, consumed = folder / f"final-{r.label}.txt", folder / f"final-{r.label}.raw"
@@ -327,7 +339,13 @@ def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) ->
         )
     if req.progress is not None:
         req.progress(total, total)
-    section["final"] = finals
+    section: Captures = {
+        "hwrng": rng.hwrng_note,
+        "monitors": watched,
+        "self_test": self_test,
+        "raw": {"file": "rng/raw.bin", "bytes": req.raw_bytes},
+        "final": finals,
+    }
     shutil.copyfile(Path(__file__).with_name("replay.py"), folder / "replay.py")
     _write(folder / "captures.json", json.dumps(section, indent=1, sort_keys=True) + "\n")
     _write(folder / "scaling.md", readme.scaling_text(finals))
@@ -345,8 +363,7 @@ def _rng_section(req: PackageRequest, ranges: Sequence[DrawRange], out: Path) ->
     if rng.monitors_hwrng:
         monitors.append(("hardware RNG", HWRNG_PARAMS))
     _write(folder / "health.txt", false_alarm_report(tuple(monitors)) + "\n")
-    section["tests"] = {"run": len(results), "passed": sum(r.passed for r in results)}
-    return section
+    return {**section, "tests": {"run": len(results), "passed": sum(r.passed for r in results)}}
 
 
 # -- program/ -----------------------------------------------------------------------------------
@@ -368,26 +385,22 @@ def _version(root: Path) -> str:
         return "unknown"
 
 
-def _program_section(req: PackageRequest, folder: Path) -> dict[str, Any]:
+def _program_section(req: PackageRequest, folder: Path) -> ProgramSection:
     """``program/``: what runs (a release's identity, or a development tree's files), checked
     against its manifest, and the HMAC for the seed."""
     root = req.program_root
     folder.mkdir()
     profile_files = list(req.profile.source_files)
-    section: dict[str, Any] = {"root": str(root)}
+    release: dict[str, object] | None
     if mf.is_release_root(root):
-        release = json.loads((root / "release.json").read_text(encoding="utf-8"))
-        section.update(
-            kind="release",
-            version=str(release.get("version", "unknown")),
-            release=release,
-            release_sha256=mf.sha256_file(root / "release.json"),
-            manifest_sha256=mf.manifest_digest(root / mf.MANIFEST_NAME),
-        )
+        release = parse_object((root / "release.json").read_text(encoding="utf-8"))
+        kind, version = "release", str(release.get("version", "unknown"))
+        release_sha256: str | None = mf.sha256_file(root / "release.json")
+        manifest_sha256 = mf.manifest_digest(root / mf.MANIFEST_NAME)
         shutil.copyfile(root / mf.MANIFEST_NAME, folder / "manifest.json")
         shutil.copyfile(root / "release.json", folder / "release.json")
         problems = mf.check_manifest(root / mf.MANIFEST_NAME, profile_files)
-        section["check"] = problems or ["every program and profile file matches the manifest"]
+        check = problems or ["every program and profile file matches the manifest"]
     else:
         items = mf.program_files(root)
         digests = mf.digest_files(items)
@@ -403,25 +416,27 @@ def _program_section(req: PackageRequest, folder: Path) -> dict[str, Any]:
             },
             folder / "manifest.json",
         )
-        section.update(
-            kind="development tree",
-            version=_version(root),
-            release=None,
-            release_sha256=None,
-            manifest_sha256=mf.sha256_file(folder / "manifest.json"),
-            check=[
-                "a development tree has no release manifest: program/manifest.json was made now"
-                f" from the {len(files)} files `verify SEED` covers"
-            ],
-        )
+        kind, version, release, release_sha256 = "development tree", _version(root), None, None
+        manifest_sha256 = mf.sha256_file(folder / "manifest.json")
+        check = [
+            "a development tree has no release manifest: program/manifest.json was made now"
+            f" from the {len(files)} files `verify SEED` covers"
+        ]
     digest, count = mf.hmac_paths(req.seed, root, profile_files)
-    section.update(
-        seed=req.seed.hex(),
-        seed_given=req.seed_given,
-        hmac=digest,
-        hmac_files=count,
-        profile_files=[item.name for item in mf.profile_items(profile_files)],
-    )
+    section: ProgramSection = {
+        "root": str(root),
+        "kind": kind,
+        "version": version,
+        "release": release,
+        "release_sha256": release_sha256,
+        "manifest_sha256": manifest_sha256,
+        "check": check,
+        "seed": req.seed.hex(),
+        "seed_given": req.seed_given,
+        "hmac": digest,
+        "hmac_files": count,
+        "profile_files": [item.name for item in mf.profile_items(profile_files)],
+    }
     _write(folder / "identity.json", json.dumps(section, indent=1, sort_keys=True) + "\n")
     _write(folder / "hmac.txt", readme.hmac_text(section, req.profile))
     return section
@@ -430,7 +445,7 @@ def _program_section(req: PackageRequest, folder: Path) -> dict[str, Any]:
 # -- settings/ ----------------------------------------------------------------------------------
 
 
-def _settings_section(req: PackageRequest, folder: Path, notes: list[str]) -> dict[str, Any]:
+def _settings_section(req: PackageRequest, folder: Path, notes: list[str]) -> SettingsSection:
     profile = req.profile
     top = Path(profile.source_files[-1])
     _write(folder / "profile.txt", check_profile_report(top) + "\n")
@@ -490,7 +505,9 @@ def _newest_head(journal: Journal, anchor: Path, pem: bytes) -> SignedHead | Non
     return None
 
 
-def _rows(journal: Journal, after: int, through: int | None = None) -> Iterator[dict[str, Any]]:
+def _rows(
+    journal: Journal, after: int, through: int | None = None
+) -> Iterator[Mapping[str, object]]:
     seq = after
     while True:
         rows = journal.rows_after(seq, _BATCH)
@@ -503,7 +520,7 @@ def _rows(journal: Journal, after: int, through: int | None = None) -> Iterator[
             return
 
 
-def _journal_section(req: PackageRequest, folder: Path, notes: list[str]) -> dict[str, Any]:
+def _journal_section(req: PackageRequest, folder: Path, notes: list[str]) -> JournalSection:
     state = req.state
     assert state is not None
     journal = state.journal
@@ -520,29 +537,19 @@ def _journal_section(req: PackageRequest, folder: Path, notes: list[str]) -> dic
     if pem is None:
         raise LabError(f"the journal {journal.path} names no public key: not a signed journal")
     _write(folder / "table.pub.pem", pem)
-    section: dict[str, Any] = {
-        "how": state.how,
-        "live": state.live,
-        "public_key": "journal/table.pub.pem",
-        "key_id": pem_key_id(pem),
-        "table": journal.meta("table"),
-        "state_dir": str(state.state_dir),
-    }
     base_seq, _ = journal.base()
     last_seq = journal.stored_last_seq()
     head = _newest_head(journal, state.anchor_path, pem)
-    section["rows"] = {"first": base_seq + 1, "last": last_seq}
+    export: str | None = None
     export_to = base_seq
     if head is not None and head.seq > base_seq:
         try:
             segment = write_segment(journal, base_seq + 1, head.seq, head, folder, pem)
         except ValueError as exc:
             raise LabError(f"the journal export does not verify: {exc}") from exc
-        section["export"] = f"journal/{segment.path.name}"
-        section["head"] = head.as_dict()
+        export = f"journal/{segment.path.name}"
         export_to = head.seq
     else:
-        section["export"] = None
         notes.append("the journal has no signed head yet: no signed export")
     tail = folder / "unsigned-tail.jsonl"
     count = 0
@@ -551,7 +558,6 @@ def _journal_section(req: PackageRequest, folder: Path, notes: list[str]) -> dic
             fh.write(json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
             fh.write("\n")
             count += 1
-    section["tail"] = {"file": "journal/unsigned-tail.jsonl", "rows": count}
     depth = req.settings.recall_depth
     records = recall(journal, depth)
     _write(folder / "recall.txt", "\n".join(format_recall(records)) + "\n")
@@ -561,7 +567,20 @@ def _journal_section(req: PackageRequest, folder: Path, notes: list[str]) -> dic
             json.dumps(r.as_dict(), sort_keys=True, separators=(",", ":")) + "\n" for r in records
         ),
     )
-    section["recall"] = {"rounds": len(records), "depth": depth}
+    section: JournalSection = {
+        "how": state.how,
+        "live": state.live,
+        "public_key": "journal/table.pub.pem",
+        "key_id": pem_key_id(pem),
+        "table": journal.meta("table"),
+        "state_dir": str(state.state_dir),
+        "rows": {"first": base_seq + 1, "last": last_seq},
+        "export": export,
+        "tail": {"file": "journal/unsigned-tail.jsonl", "rows": count},
+        "recall": {"rounds": len(records), "depth": depth},
+    }
+    if export is not None and head is not None:
+        section["head"] = head.as_dict()
     if state.anchor_path.is_file():
         shutil.copyfile(state.anchor_path, folder / "journal.anchor")
         section["anchor"] = "journal/journal.anchor"

@@ -4,16 +4,16 @@ the scaling written out, the HMAC's recipe and the journal's verify commands."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from controller.config.profile import Profile
+from controller.lab.info import Captures, FinalCapture, JournalSection, PackageInfo, ProgramSection
 from controller.lab.ranges import DrawRange
 
 __all__ = ["hmac_text", "journal_verify_text", "scaling_text", "source_text", "text"]
 
 
-def source_text(rng: Mapping[str, Any], kernel: str) -> str:
+def source_text(rng: Captures, kernel: str) -> str:
     """``rng/source.md``: where the bytes come from and how the generator is seeded."""
     paragraphs = [
         "The certified RNG draws from the operating system's CSPRNG (`os.urandom`: the Linux"
@@ -37,7 +37,7 @@ def source_text(rng: Mapping[str, Any], kernel: str) -> str:
     return f"# Source and seeding\n\n{body}\n"
 
 
-def scaling_text(finals: Sequence[Mapping[str, Any]]) -> str:
+def scaling_text(finals: Sequence[FinalCapture]) -> str:
     """``rng/scaling.md``: how raw bytes become outcomes, per range captured."""
     lines = [
         "# Scaling: raw bytes to outcomes",
@@ -89,7 +89,7 @@ def scaling_text(finals: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def hmac_text(section: Mapping[str, Any], profile: Profile) -> str:
+def hmac_text(section: ProgramSection, profile: Profile) -> str:
     """``program/hmac.txt``: the seed, the HMAC, and how to recompute it from the artifact."""
     top = str(section["profile_files"][-1]).removeprefix("profile/")
     seed_from = (
@@ -129,7 +129,7 @@ def hmac_text(section: Mapping[str, Any], profile: Profile) -> str:
     )
 
 
-def journal_verify_text(section: Mapping[str, Any]) -> str:
+def journal_verify_text(section: JournalSection) -> str:
     """``journal/verify.txt``: the exact commands that check the journal with its public key."""
     lines = ["# Verifying the journal (no secret needed)", ""]
     if section.get("export"):
@@ -161,7 +161,7 @@ def _files_table(rows: Sequence[tuple[str, str, str]]) -> list[str]:
     return out
 
 
-def text(info: Mapping[str, Any], ranges: Sequence[DrawRange], *, meters: bool) -> str:
+def text(info: PackageInfo, ranges: Sequence[DrawRange], *, meters: bool) -> str:
     """The package's README.md, from what was made (``package.json``'s content)."""
     rng, program, settings = info["rng"], info["program"], info["settings"]
     journal, tests = info["journal"], info["tests"]

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from controller.rng.lab import SIGNIFICANCE, chi_square
 
@@ -44,6 +44,19 @@ __all__ = [
 
 CHUNK: Final = 1 << 16
 _POPCOUNT: Final = tuple(bin(v).count("1") for v in range(256))
+
+
+class TestRecord(TypedDict):
+    """A test's result as ``rng/statistics.json`` holds it."""
+
+    capture: str
+    test: str
+    statistic: float
+    df: int | None
+    p_value: float
+    samples: int
+    passed: bool
+    note: str
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,7 @@ class TestResult:
     def passed(self) -> bool:
         return self.p_value >= self.significance
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> TestRecord:
         return {
             "capture": self.capture,
             "test": self.test,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from controller.games.baccarat import roads
 
@@ -137,14 +137,14 @@ def encode(doc: Mapping[str, object]) -> bytes:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str, Any]:
+def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str, object]:
     """``counts``, ``roads`` (bead, big, and the three derived roads: every cell with ``col``,
     ``row`` on a grid of ``rows`` rows, as :func:`roads.layout` draws them), ``predict`` (the
     cell each road would draw if the next coup were a banker or a player win: the boards'
     "banker ask" / "player ask", :func:`_asked`) and ``percent`` (:func:`percentages`)."""
     beads = roads.bead_plate(results, rows)
     big = roads.big_road(results)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "bead": [
             {
                 "col": b.col,
@@ -178,7 +178,7 @@ def baccarat_roads(results: Sequence[roads.Item], rows: int = ROWS) -> dict[str,
             for column, places in zip(columns, roads.layout(columns, rows), strict=True)
             for colour, (col, row) in zip(column, places, strict=True)
         ]
-    predict: dict[str, dict[str, Any]] = {}
+    predict: dict[str, dict[str, object]] = {}
     for side in ("banker", "player"):
         predict[side] = _asked(results, side, entries, rows)
     c = roads.counts(results)
@@ -198,7 +198,7 @@ def _asked(
     side: roads.Side,
     entries: Mapping[str, list[roads.Colour]],
     rows: int,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The cell each road would draw if the next coup were a ``side`` win (a board's "banker
     ask" / "player ask"): the bead and the big road always draw one; each derived road at most
     one (``color`` and ``cell``, None where it writes none). One more win adds exactly one
@@ -207,7 +207,7 @@ def _asked(
     bead = roads.bead_plate(after, rows)[-1]
     big = roads.big_road(after)
     big_place = roads.layout(big, rows)[-1][-1]
-    asked: dict[str, Any] = {
+    asked: dict[str, object] = {
         "bead": {"col": bead.col, "row": bead.row, "winner": side},
         "big": {"col": big_place[0], "row": big_place[1], "winner": side},
     }

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import IPv6Address, ip_address, ip_network
-from typing import Any, Final, Protocol
+from typing import Final, Protocol, TypeAlias
 from urllib.parse import urlsplit
 
 from controller.config.profile import ScoreboardSettings
@@ -241,6 +241,12 @@ class _Slots:
                 del self._held[key]
 
 
+#: An IP socket's peer (AF_INET: host, port; AF_INET6: host, port, flow info, scope id).
+Peer: TypeAlias = tuple[str, int] | tuple[str, int, int, int]
+#: What socketserver hands a stream server's hooks (typeshed's request type).
+Request: TypeAlias = socket.socket | tuple[bytes, socket.socket]
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
@@ -253,20 +259,21 @@ class _HTTPServer(ThreadingHTTPServer):
         )
         super().__init__(address, _Handler)
 
-    def get_request(self) -> tuple[socket.socket, Any]:
+    def get_request(self) -> tuple[socket.socket, Peer]:
         # Pace before accepting: a flood waits in the kernel's listen backlog (and beyond it
         # is refused by the kernel), so it costs this process no work.
         self.board._pacer.wait(self.board._stopping)
         return super().get_request()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: Request, client_address: Peer) -> None:
         board = self.board
         why = board._slots.acquire(client_address[0])
         if why is not None:
             board.stats.add("busy")
             if why == "crowded":
                 board.stats.add("crowded")
-            _refuse_busy(request)
+            if isinstance(request, socket.socket):  # always, for a stream server
+                _refuse_busy(request)
             self.shutdown_request(request)
             return
         try:
@@ -275,13 +282,13 @@ class _HTTPServer(ThreadingHTTPServer):
             board._slots.release(client_address[0])
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def process_request_thread(self, request: Request, client_address: Peer) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
             self.board._slots.release(client_address[0])
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: Request, client_address: Peer) -> None:
         log.debug("scoreboard connection from %s failed", client_address, exc_info=True)
 
 
@@ -524,7 +531,7 @@ class _Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return self.server_version
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
         log.debug("scoreboard %s: " + format, self.address_string(), *args)
 
 
