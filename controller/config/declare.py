@@ -10,9 +10,9 @@ Hardware profile settings (controller/config/profile.py) and rule settings
 ``check-profile`` and docs/configuration.md's generated tables all read these declarations, so
 a setting added here is read, checked, shown and documented without a second list.
 
-A :class:`Kind` turns a TOML value into the setting's value or says what is wrong with it
-(:class:`Invalid`): ``SYNTAX`` for a value of the wrong type, ``RANGE`` for one it does not
-allow. The reader adds the file and the dotted key.
+A :class:`Kind` reads a TOML value as the setting's value (a ``Kind[int]`` an integer) or
+says what is wrong with it (:class:`Invalid`): ``SYNTAX`` for a value of the wrong type,
+``RANGE`` for one it does not allow. The reader adds the file and the dotted key.
 """
 
 from __future__ import annotations
@@ -20,20 +20,38 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import enum
 import ipaddress
 import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Final, Literal
+from typing import ClassVar, Final, Generic, Literal, TypeVar
 from urllib.parse import urlsplit
 
 #: The metadata key of a declared field.
 SPEC: Final = "setting"
+
+
+class Required(enum.Enum):
+    """The type of :data:`REQUIRED`."""
+
+    REQUIRED = "required"
+
+
 #: No default: the key must be given (a declared field without a default has it; a reader
 #: passes it to make a key required where another setting asks for it).
-REQUIRED: Final[Any] = dataclasses.MISSING
+REQUIRED: Final = Required.REQUIRED
+
+#: The value a kind reads (covariant: a ``Kind[int]`` is a ``Kind[object]``).
+V_co = TypeVar("V_co", covariant=True)
+#: A setting's value, in a declaration.
+V = TypeVar("V")
+#: A choice of :class:`OneOf`: a string or a whole number (a ``Literal`` type stays one).
+C = TypeVar("C", bound=int | str)
+#: An item of :class:`ListOf`.
+E = TypeVar("E")
 
 
 class Invalid(ValueError):
@@ -63,7 +81,7 @@ def toml_text(value: object) -> str:
 # -- kinds -------------------------------------------------------------------------------------
 
 
-class Kind:
+class Kind(Generic[V_co]):
     """A setting's type and range. ``tag`` names the type in docs/configuration.md (and the
     rule settings' checks); ``lo``, ``hi`` and ``choices`` are the range, where it has one."""
 
@@ -71,23 +89,12 @@ class Kind:
     type_name: ClassVar[str] = "a value"
     lo: int | float | None = None
     hi: int | float | None = None
-    choices: tuple[Any, ...] = ()
+    choices: tuple[object, ...] = ()
 
-    def convert(self, raw: object) -> Any:
-        """The TOML value as the setting's type; :class:`Invalid` (SYNTAX) when it is not."""
+    def read(self, raw: object) -> V_co:
+        """Type, then range: the TOML value as the setting's value, or :class:`Invalid` (SYNTAX
+        when it is not of the setting's type, RANGE when the setting does not allow it)."""
         raise NotImplementedError
-
-    def problem(self, value: Any) -> str | None:
-        """What is wrong with a value of the right type (out of range), or None."""
-        return None
-
-    def read(self, raw: object) -> Any:
-        """Type, then range: the value, or :class:`Invalid`."""
-        value = self.convert(raw)
-        why = self.problem(value)
-        if why:
-            raise Invalid("RANGE", why)
-        return value
 
     def wrong_type(self, raw: object) -> Invalid:
         return Invalid(
@@ -99,11 +106,11 @@ class Kind:
         return ""
 
 
-class Bool(Kind):
+class Bool(Kind[bool]):
     tag = "bool"
     type_name = "true or false"
 
-    def convert(self, raw: object) -> bool:
+    def read(self, raw: object) -> bool:
         if not isinstance(raw, bool):
             raise self.wrong_type(raw)
         return raw
@@ -117,7 +124,7 @@ def _is_int(raw: object) -> bool:
 
 
 @dataclass(frozen=True)
-class Int(Kind):
+class Int(Kind[int]):
     """A whole number in ``lo..hi`` (either end may be open)."""
 
     lo: int | None = None
@@ -138,6 +145,13 @@ class Int(Kind):
             return f"{value} is out of range {self.lo}..{self.hi}"
         return None
 
+    def read(self, raw: object) -> int:
+        value = self.convert(raw)
+        why = self.problem(value)
+        if why:
+            raise Invalid("RANGE", why)
+        return value
+
     def range_text(self) -> str:
         if self.hi is None:
             return f">= {self.lo}"
@@ -149,7 +163,7 @@ class Int(Kind):
 
 
 @dataclass(frozen=True)
-class Float(Kind):
+class Float(Kind[float]):
     lo: float = 0.0
     hi: float = 0.0
     tag: ClassVar[str] = "number"
@@ -170,23 +184,35 @@ class Float(Kind):
         return f"{self.lo}..{self.hi}"
 
 
-class Text(Kind):
+class Text(Kind[str]):
     """A non-empty string; subclasses check its form."""
 
     tag: ClassVar[str] = "text"
     type_name: ClassVar[str] = "a non-empty string"
 
     def convert(self, raw: object) -> str:
+        """The TOML value as a string; :class:`Invalid` (SYNTAX) when it is not one."""
         if not isinstance(raw, str) or not raw:
             raise self.wrong_type(raw)
         return raw
 
+    def problem(self, value: str) -> str | None:
+        """What is wrong with the string (its form), or None."""
+        return None
+
+    def read(self, raw: object) -> str:
+        value = self.convert(raw)
+        why = self.problem(value)
+        if why:
+            raise Invalid("RANGE", why)
+        return value
+
 
 @dataclass(frozen=True)
-class OneOf(Kind):
+class OneOf(Kind[C]):
     """One of a fixed list: strings (``"rpi"``, ``"sim"``) or whole numbers (baud rates)."""
 
-    choices: tuple[Any, ...] = ()
+    choices: tuple[C, ...] = ()
 
     @property
     def numeric(self) -> bool:
@@ -200,29 +226,29 @@ class OneOf(Kind):
     def type_name(self) -> str:  # type: ignore[override]
         return "a whole number" if self.numeric else "a non-empty string"
 
-    def convert(self, raw: object) -> Any:
+    def read(self, raw: object) -> C:
+        """The choice ``raw`` names (SYNTAX when it is not a value of the choices' type)."""
         if self.numeric:
             if not _is_int(raw):
                 raise self.wrong_type(raw)
         elif not isinstance(raw, str) or not raw:
             raise self.wrong_type(raw)
-        return raw
-
-    def problem(self, value: Any) -> str | None:
-        if value in self.choices:
-            return None
-        if self.numeric:
-            return f"{value} is not one of {', '.join(map(str, self.choices))}"
-        near = difflib.get_close_matches(value, self.choices, n=1)
+        for choice in self.choices:
+            if choice == raw:
+                return choice
+        listed = ", ".join(map(str, self.choices))
+        if not isinstance(raw, str):
+            raise Invalid("RANGE", f"{raw} is not one of {listed}")
+        near = difflib.get_close_matches(raw, [str(c) for c in self.choices], n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
-        return f"{value!r} is not one of {', '.join(self.choices)}{hint}"
+        raise Invalid("RANGE", f"{raw!r} is not one of {listed}{hint}")
 
     def range_text(self) -> str:
         return "|".join(str(c) for c in self.choices)
 
 
 @dataclass(frozen=True)
-class Names(Kind):
+class Names(Kind[tuple[str, ...]]):
     """A non-empty list of names from ``choices``, each once (a TOML array, or on the console
     a comma-separated list, ``all`` for every one)."""
 
@@ -230,7 +256,7 @@ class Names(Kind):
     tag: ClassVar[str] = "names"
     type_name: ClassVar[str] = "a list of names"
 
-    def convert(self, raw: object) -> tuple[str, ...]:
+    def read(self, raw: object) -> tuple[str, ...]:
         if isinstance(raw, str):
             if raw.strip() == "all":
                 return tuple(self.choices)
@@ -246,14 +272,14 @@ class Names(Kind):
         return "non-empty comma-separated subset of " + ",".join(self.choices)
 
 
-class Date(Kind):
+class Date(Kind[datetime.date]):
     tag = "date"
     type_name = "a date (e.g. 2026-01-01, unquoted)"
 
     def range_text(self) -> str:
         return "a TOML date, unquoted"
 
-    def convert(self, raw: object) -> datetime.date:
+    def read(self, raw: object) -> datetime.date:
         if not isinstance(raw, datetime.date) or isinstance(raw, datetime.datetime):
             raise self.wrong_type(raw)
         return raw
@@ -478,10 +504,10 @@ class BrokerUrl(Text):
 
 
 @dataclass(frozen=True)
-class ListOf(Kind):
+class ListOf(Kind[tuple[E, ...]]):
     """A TOML array of at most ``most`` strings, each checked by ``item``."""
 
-    item: Kind = dataclasses.field(default_factory=Text)
+    item: Kind[E]
     most: int = 16
     tag: ClassVar[str] = "list"
 
@@ -489,17 +515,19 @@ class ListOf(Kind):
     def type_name(self) -> str:  # type: ignore[override]
         return f"a list of at most {self.most} strings"
 
-    def convert(self, raw: object) -> tuple[Any, ...]:
+    def convert(self, raw: object) -> list[object]:
+        """The TOML array's items, unchecked; :class:`Invalid` (SYNTAX) when it is no array
+        of at most ``most`` items."""
         if not isinstance(raw, list) or len(raw) > self.most:
             raise self.wrong_type(raw)
-        return tuple(raw)
+        return list(raw)
 
     def range_text(self) -> str:
         item = self.item.range_text()
         return f"at most {self.most}" + (f", each {item}" if item else "")
 
-    def read(self, raw: object) -> tuple[Any, ...]:
-        out = []
+    def read(self, raw: object) -> tuple[E, ...]:
+        out: list[E] = []
         for i, value in enumerate(self.convert(raw)):
             try:
                 out.append(self.item.read(value))
@@ -515,24 +543,25 @@ class ListOf(Kind):
 class Spec:
     """A declared setting: its kind, where its rule comes from (a regulation's section or a
     page of docs/), what it does in a line, and, for a rule setting, why it has no effect under
-    the other settings (``inactive``) and how its default reads when it depends on them."""
+    the other settings (``inactive``, called with the rule settings, which this module cannot
+    name: they are declared with it) and how its default reads when it depends on them."""
 
-    kind: Kind
+    kind: Kind[object]
     ref: str
     doc: str = ""
-    inactive: Callable[[Any], str | None] | None = None
+    inactive: Callable[..., str | None] | None = None
     default_text: str | None = None
 
 
 def setting(
-    kind: Kind,
-    default: Any,
+    kind: Kind[V],
+    default: V,
     *,
     ref: str,
     doc: str = "",
-    inactive: Callable[[Any], str | None] | None = None,
+    inactive: Callable[..., str | None] | None = None,
     default_text: str | None = None,
-) -> Any:
+) -> V:
     """A dataclass field declaring one setting with a default (see the module's docstring)."""
     return dataclasses.field(
         default=default,
@@ -541,11 +570,11 @@ def setting(
 
 
 def about(
-    kind: Kind,
+    kind: Kind[object],
     *,
     ref: str,
     doc: str = "",
-    inactive: Callable[[Any], str | None] | None = None,
+    inactive: Callable[..., str | None] | None = None,
     default_text: str | None = None,
 ) -> dict[str, Spec]:
     """The metadata of a declared setting, for a field the profile must give (no default):
@@ -561,7 +590,7 @@ class Declared:
 
     name: str
     spec: Spec
-    default: Any
+    default: object
 
     @property
     def required(self) -> bool:
@@ -574,4 +603,5 @@ def declared(cls: type) -> Iterator[Declared]:
     for f in dataclasses.fields(cls):
         spec = f.metadata.get(SPEC)
         if isinstance(spec, Spec):
-            yield Declared(f.name, spec, f.default)
+            default = REQUIRED if f.default is dataclasses.MISSING else f.default
+            yield Declared(f.name, spec, default)

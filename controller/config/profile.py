@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Final, Literal, TypeVar
 
 from controller.config.declare import (
     REQUIRED,
@@ -42,6 +42,7 @@ from controller.config.declare import (
     Pattern,
     PemFile,
     PublicKeyPem,
+    Required,
     Sha256,
     StatePath,
     Tcti,
@@ -52,6 +53,7 @@ from controller.config.declare import (
     toml_text,
 )
 from controller.config.settings import SETTING_KEYS, RuleSettings
+from controller.fields.readers import FieldError, as_bool, as_int, as_str
 
 __all__ = [
     "BACCARAT_BUTTONS",
@@ -88,7 +90,7 @@ __all__ = [
 ]
 
 Game = Literal["paigow", "baccarat", "startpos"]
-GAMES: Final = ("paigow", "baccarat", "startpos")
+GAMES: Final[tuple[Game, ...]] = ("paigow", "baccarat", "startpos")
 #: The dealer's buttons, one per step of the round the dealer confirms (5324.50(d)-(f)).
 PAIGOW_BUTTONS: Final = ("shuffled", "no_more_bets", "draw", "dealt", "hands_set", "settled")
 PAIGOW_OPTIONAL_BUTTONS: Final = ("void",)
@@ -121,6 +123,12 @@ PULLED_UP_AT_POWER_ON: Final = 8
 HEADER_UART_PORTS: Final = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 HEADER_UART_PINS: Final = {14: "TXD", 15: "RXD"}
 SEGMENTS: Final = ("a", "b", "c", "d", "e", "f", "g")
+#: A seven-segment display's common pin (the wrong one inverts every segment).
+Common = Literal["anode", "cathode"]
+COMMONS: Final[tuple[Common, ...]] = ("anode", "cathode")
+#: How the GPIO is driven: the board's (RPi.GPIO/rpi-lgpio) or simulated.
+GpioBackend = Literal["rpi", "sim"]
+GPIO_BACKENDS: Final[tuple[GpioBackend, ...]] = ("rpi", "sim")
 #: Whose debounce the simulated GPIO has (drivers/sim/gpio.py ``DEBOUNCE_MODES``, the same
 #: names): rpi-lgpio's, which the release ships, first.
 GpioSimDebounce = Literal["rpi-lgpio", "rpi-gpio"]
@@ -333,8 +341,8 @@ class DisplaySettings:
         )
     )
     pins: Mapping[str, int] | None = None
-    common: Literal["anode", "cathode"] | None = setting(
-        OneOf(("anode", "cathode")),
+    common: Common | None = setting(
+        OneOf(COMMONS),
         None,
         ref="docs/drivers-display-buttons.md",
         doc="seven-segment: required (wrong, every segment inverts)",
@@ -550,22 +558,22 @@ class DisplayText(Text):
 
 
 @dataclass(frozen=True)
-class Languages(ListOf):
+class Languages(ListOf[str]):
     """One or two of :data:`SCOREBOARD_LANGUAGES`, each once (two: every label shows both)."""
 
-    item: Kind = OneOf(SCOREBOARD_LANGUAGES)
+    item: Kind[str] = OneOf(SCOREBOARD_LANGUAGES)
     most: int = 2
 
     @property
     def type_name(self) -> str:  # type: ignore[override]
         return "a list of one or two languages"
 
-    def convert(self, raw: object) -> tuple[Any, ...]:
+    def convert(self, raw: object) -> list[object]:
         if not isinstance(raw, list) or not raw:
             raise self.wrong_type(raw)
         return super().convert(raw)
 
-    def read(self, raw: object) -> tuple[Any, ...]:
+    def read(self, raw: object) -> tuple[str, ...]:
         langs = super().read(raw)
         if len(set(langs)) != len(langs):
             raise Invalid("RANGE", "names a language twice")
@@ -836,9 +844,9 @@ class Profile:
         metadata=about(OneOf(GAMES), ref="docs/configuration.md", doc="the table's game")
     )
     source_files: tuple[str, ...]
-    gpio_backend: Literal["rpi", "sim"] = field(
+    gpio_backend: GpioBackend = field(
         metadata=about(
-            OneOf(("rpi", "sim")),
+            OneOf(GPIO_BACKENDS),
             ref="docs/drivers-display-buttons.md",
             doc="rpi: RPi.GPIO/rpi-lgpio",
         )
@@ -996,7 +1004,7 @@ def _read_layers(
     path: Path,
     shown: str,
     chain: tuple[Path, ...],
-    data: dict[str, Any],
+    data: dict[str, object],
     origin: dict[str, str],
     files: list[str],
 ) -> None:
@@ -1031,15 +1039,20 @@ def _read_layers(
 
 
 def _merge(
-    base: dict[str, Any], over: Mapping[str, Any], origin: dict[str, str], file: str, prefix: str
+    base: dict[str, object],
+    over: Mapping[str, object],
+    origin: dict[str, str],
+    file: str,
+    prefix: str,
 ) -> None:
     for k, v in over.items():
         key = f"{prefix}{k}"
         old = base.get(k)
         if isinstance(v, dict):
-            if k in base and not isinstance(old, dict):
+            sub = base.setdefault(k, {})
+            if not isinstance(sub, dict):
                 raise ProfileError(file, key, f"is a table here but a value in {origin[key]}")
-            _merge(base.setdefault(k, {}), v, origin, file, f"{key}.")
+            _merge(sub, v, origin, file, f"{key}.")
         else:
             if isinstance(old, dict):
                 raise ProfileError(file, key, f"is a value here but a table in {origin[key]}")
@@ -1050,8 +1063,31 @@ def _merge(
 # -- the reader ------------------------------------------------------------------------------
 
 T = TypeVar("T")
+V = TypeVar("V")
+L = TypeVar("L", bound=str)
 #: A GPIO pin: BCM numbering, the 40-pin header's GPIO 2-27.
 PIN: Final = Int(GPIO_MIN, GPIO_MAX)
+
+
+#: ``_Section.setting``'s default: the declared one.
+_DECLARED: Final = object()
+
+
+def _choice(choices: tuple[L, ...]) -> Callable[[object, str], L]:
+    """A reader of a value ``OneOf(choices)`` has read, as the type of its choices."""
+
+    def one(value: object, what: str) -> L:
+        for choice in choices:
+            if choice == value:
+                return choice
+        raise FieldError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
+
+    return one
+
+
+def _opt_str(value: object, what: str) -> str | None:
+    """A string setting that may be unset."""
+    return None if value is None else as_str(value, what)
 
 
 class _Skip(Exception):
@@ -1062,7 +1098,7 @@ class _Reader:
     """Merged data plus where each key came from; records what was read for the report and
     every error it finds, so one run reports them all."""
 
-    def __init__(self, data: dict[str, Any], origin: dict[str, str], top: str) -> None:
+    def __init__(self, data: dict[str, object], origin: dict[str, str], top: str) -> None:
         self.data = data
         self.origin = origin
         self.top = top
@@ -1103,7 +1139,7 @@ class _Reader:
             _mark_all(self, skipped.table, skipped.prefix)
         return None
 
-    def check_unused(self, table: Mapping[str, Any] | None = None, prefix: str = "") -> None:
+    def check_unused(self, table: Mapping[str, object] | None = None, prefix: str = "") -> None:
         """Every key not read is an error, with the nearest known key as a hint."""
         for k, v in (self.data if table is None else table).items():
             key = f"{prefix}{k}"
@@ -1123,7 +1159,7 @@ class _Reader:
 class _Section:
     """One table of the merged profile, read by the declarations of a settings class."""
 
-    def __init__(self, reader: _Reader, prefix: str, table: dict[str, Any]) -> None:
+    def __init__(self, reader: _Reader, prefix: str, table: dict[str, object]) -> None:
         self.r = reader
         self.prefix = prefix
         self.table = table
@@ -1163,7 +1199,7 @@ class _Section:
             f"missing{why}",
         )
 
-    def value(self, name: str, kind: Kind, default: Any = REQUIRED, why: str = "") -> Any:
+    def value(self, name: str, kind: Kind[V], default: V | Required = REQUIRED, why: str = "") -> V:
         """The value of ``name`` read as ``kind``; absent, ``default``. An absent required key
         or a bad value is recorded; the default stands in for a bad value when there is one,
         else :class:`_Skip` is raised."""
@@ -1187,31 +1223,36 @@ class _Section:
         self.r.record(key, result, given=True)
         return result
 
-    def setting(self, cls: type, name: str, **given: Any) -> Any:
-        """One declared setting of ``cls`` (its kind and default; ``default`` or ``kind`` in
-        ``given`` replace them, ``why`` explains a missing required key)."""
-        spec = _declared_of(cls)[name]
-        return self.value(
-            name,
-            given.get("kind", spec.spec.kind),
-            given.get("default", spec.default),
-            given.get("why", ""),
-        )
+    def setting(
+        self,
+        cls: type,
+        name: str,
+        of: Callable[[object, str], V],
+        *,
+        default: object = _DECLARED,
+        why: str = "",
+    ) -> V:
+        """One declared setting of ``cls`` (its kind and default; ``default`` replaces the
+        declared one, ``why`` explains a missing required key), as the type ``of`` says
+        (``as_str``, :func:`_choice`): a dataclass's declarations do not carry their types."""
+        d = _declared_of(cls)[name]
+        value = self.value(name, d.spec.kind, d.default if default is _DECLARED else default, why)
+        return of(value, self.key(name))
 
     def read(
         self,
         cls: type[T],
         *,
-        defaults: Mapping[str, Any] | None = None,
+        defaults: Mapping[str, object] | None = None,
         required: Mapping[str, str] | None = None,
-        kinds: Mapping[str, Kind] | None = None,
-        values: Mapping[str, Any] | None = None,
+        kinds: Mapping[str, Kind[object]] | None = None,
+        values: Mapping[str, object] | None = None,
     ) -> T:
         """An instance of ``cls`` from its declared settings, in declaration order. ``defaults``
         replace declared defaults, ``required`` makes keys required (with why), ``kinds``
         replaces kinds, ``values`` are given as they are (read already, or not settings).
         Every key is read before a required one that failed raises :class:`_Skip`."""
-        out: dict[str, Any] = dict(values or {})
+        out: dict[str, object] = dict(values or {})
         failed = False
         for d in declared(cls):
             if d.name in out:
@@ -1256,7 +1297,7 @@ def _declared_of(cls: type) -> dict[str, Declared]:
     return {d.name: d for d in declared(cls)}
 
 
-def _mark_all(r: _Reader, table: Mapping[str, Any], prefix: str) -> None:
+def _mark_all(r: _Reader, table: Mapping[str, object], prefix: str) -> None:
     for k, v in table.items():
         r.used.add(f"{prefix}{k}")
         if isinstance(v, dict):
@@ -1269,7 +1310,7 @@ def _mark_all(r: _Reader, table: Mapping[str, Any], prefix: str) -> None:
 def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
     """Read and check every setting; raise the first error found, carrying all of them."""
     shown = os.fspath(path)
-    data: dict[str, Any] = {}
+    data: dict[str, object] = {}
     origin: dict[str, str] = {}
     files: list[str] = []
     _read_layers(Path(shown), shown, (), data, origin, files)
@@ -1283,11 +1324,13 @@ def _resolve(path: str | os.PathLike[str]) -> tuple[Profile, _Reader]:
 
 def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
     top = _Section(r, "", r.data)
-    name = r.attempt(lambda: top.setting(Profile, "name", default=Path(shown).stem))
-    game = cast(Game | None, r.attempt(lambda: top.setting(Profile, "game")))
-    gpio_backend = r.attempt(lambda: top.setting(Profile, "gpio_backend"))
+    name = r.attempt(lambda: top.setting(Profile, "name", as_str, default=Path(shown).stem))
+    game = r.attempt(lambda: top.setting(Profile, "game", _choice(GAMES)))
+    gpio_backend = r.attempt(lambda: top.setting(Profile, "gpio_backend", _choice(GPIO_BACKENDS)))
     if gpio_backend == "sim":
-        sim_debounce = r.attempt(lambda: top.setting(Profile, "gpio_sim_debounce"))
+        sim_debounce = r.attempt(
+            lambda: top.setting(Profile, "gpio_sim_debounce", _choice(GPIO_SIM_DEBOUNCE))
+        )
     else:
         top.refuse(("gpio_sim_debounce",), 'only with gpio_backend = "sim"')
         sim_debounce = "rpi-lgpio"
@@ -1340,20 +1383,20 @@ def _read(r: _Reader, shown: str, files: list[str]) -> Profile:
         rules=rules,
         gpio_sim_debounce=sim_debounce,
         board=board,
-        display=devices.get("display"),
-        buttons=devices.get("buttons"),
-        seat_lamps=devices.get("seat_lamps"),
-        shoe=devices.get("shoe"),
-        dealer_display=devices.get("dealer_display"),
+        display=devices.display,
+        buttons=devices.buttons,
+        seat_lamps=devices.seat_lamps,
+        shoe=devices.shoe,
+        dealer_display=devices.dealer_display,
         scoreboard=scoreboard,
         feed=feed,
-        power_fail=devices.get("power_fail"),
-        door=devices.get("door"),
+        power_fail=devices.power_fail,
+        door=devices.door,
         startpos=startpos,
     )
 
 
-def _table(data: Mapping[str, Any], name: str) -> dict[str, Any]:
+def _table(data: Mapping[str, object], name: str) -> dict[str, object]:
     sub = data.get(name)
     return sub if isinstance(sub, dict) else {}
 
@@ -1387,8 +1430,8 @@ def _journal(top: _Section, r: _Reader) -> JournalSettings | None:
     s = _optional(top, r, "journal")
 
     def read() -> JournalSettings:
-        medium = s.setting(JournalSettings, "second_medium")
-        signer = s.setting(JournalSettings, "signer")
+        medium = s.setting(JournalSettings, "second_medium", _opt_str)
+        signer = s.setting(JournalSettings, "signer", as_str)
         why = ' (signer = "pkcs11" needs the module, the token\'s label and the PIN file)'
         pkcs11 = ("pkcs11_module", "pkcs11_token", "pkcs11_pin_file")
         return s.read(
@@ -1416,7 +1459,7 @@ def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> Fee
 
     def read() -> FeedSettings:
         broker = s.setting(
-            FeedSettings, "broker", why=" (mqtts://host:port of the casino's broker)"
+            FeedSettings, "broker", as_str, why=" (mqtts://host:port of the casino's broker)"
         )
         tls = broker.startswith("mqtts:")
         if not tls:
@@ -1431,7 +1474,7 @@ def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> Fee
         # that differ are refused.
         journal_id = journal.table_id
         default = journal_id or name
-        table = s.setting(FeedSettings, "table", default=default)
+        table = s.setting(FeedSettings, "table", as_str, default=default)
         wrong: list[ProfileError] = []
         if journal_id is not None and table != journal_id:
             wrong.append(
@@ -1455,7 +1498,7 @@ def _feed(top: _Section, r: _Reader, journal: JournalSettings, name: str) -> Fee
             r.fail(error)
         site_why = " (the casino's site id, in every topic)"
         # refused above when given without TLS: not read again
-        no_tls: dict[str, Any] = {}
+        no_tls: dict[str, object] = {}
         if not tls:
             no_tls = {k: None for k in ("ca", "cert", "key") if k in s.table}
         feed = s.read(
@@ -1491,7 +1534,21 @@ def _rules(top: _Section, r: _Reader) -> RuleSettings:
     return rules
 
 
-def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class _Devices:
+    """The devices a profile names for its game (None: the game has no such device, or an
+    optional one is absent)."""
+
+    display: DisplaySettings | None = None
+    buttons: ButtonSettings | None = None
+    seat_lamps: SeatLampSettings | None = None
+    shoe: ShoeSettings | None = None
+    dealer_display: DealerDisplaySettings | None = None
+    power_fail: PowerFailSettings | None = None
+    door: DoorSettings | None = None
+
+
+def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> _Devices | None:
     """The devices the game needs (and may have), each read by its reader."""
     required, optional = _DEVICES[game]
     why = f" (game {game} needs devices {', '.join(required)})"
@@ -1509,47 +1566,49 @@ def _devices(top: _Section, r: _Reader, game: Game, rules: RuleSettings) -> dict
                     f"not used by game {game} (it uses {', '.join(required + optional)})",
                 )
             )
-    readers: dict[str, Callable[[_Section], Any]] = {
-        "display": lambda s: _display(s, r),
-        "buttons": lambda s: _buttons(s, r, game),
-        "seat_lamps": lambda s: _seat_lamps(s, r),
-        "shoe": lambda s: _shoe(s, r, rules),
-        "dealer_display": lambda s: _dealer_display(s, r),
-        "power_fail": lambda s: s.read(PowerFailSettings),
-        "door": lambda s: s.read(DoorSettings),
-    }
-    out: dict[str, Any] = {}
     complete = True
-    for dev in ("display", "buttons", "seat_lamps", "shoe", "dealer_display", "power_fail", "door"):
+
+    def device(dev: str, read: Callable[[_Section], T]) -> T | None:
+        nonlocal complete
         if dev not in required + optional:
-            continue
+            return None
         need = f": game {game} needs this device"
         sec = r.attempt(partial(devices.section, dev, dev in required, need))
         if sec is None:
             complete = complete and dev not in required
-            continue
-        value = r.attempt(partial(readers[dev], sec), sec)
+            return None
+        value = r.attempt(partial(read, sec), sec)
         complete = complete and value is not None
-        out[dev] = value
-    return out if complete else None
+        return value
+
+    found = _Devices(  # read in this order (the errors are reported in it)
+        display=device("display", lambda s: _display(s, r)),
+        buttons=device("buttons", lambda s: _buttons(s, r, game)),
+        seat_lamps=device("seat_lamps", lambda s: _seat_lamps(s, r)),
+        shoe=device("shoe", lambda s: _shoe(s, r, rules)),
+        dealer_display=device("dealer_display", lambda s: _dealer_display(s, r)),
+        power_fail=device("power_fail", lambda s: s.read(PowerFailSettings)),
+        door=device("door", lambda s: s.read(DoorSettings)),
+    )
+    return found if complete else None
 
 
 def _display(s: _Section, r: _Reader) -> DisplaySettings:
-    driver = s.setting(DisplaySettings, "driver")
+    driver = s.setting(DisplaySettings, "driver", as_str)
     if driver == "seven-segment":
         s.refuse(("port", "baud", "ack"), "only with driver serial-led")
         pins_sec = s.section("pins", required=True, why=" (segments a-g, optional dp)")
         assert pins_sec is not None
         pins = _named_pins(pins_sec, r, SEGMENTS, ("dp",), "segment")
         why = ': "anode" or "cathode" (wrong, every segment inverts)'
-        common = s.setting(DisplaySettings, "common", default=REQUIRED, why=why)
+        common = s.setting(DisplaySettings, "common", _choice(COMMONS), default=REQUIRED, why=why)
         return DisplaySettings("seven-segment", pins=MappingProxyType(pins), common=common)
     s.refuse(("pins", "common"), "only with driver seven-segment")
     return DisplaySettings(
         "serial-led",
-        port=s.setting(DisplaySettings, "port", default=REQUIRED),
-        baud=s.setting(DisplaySettings, "baud", default=9600),
-        ack=s.setting(DisplaySettings, "ack", default=True),
+        port=s.setting(DisplaySettings, "port", as_str, default=REQUIRED),
+        baud=s.setting(DisplaySettings, "baud", as_int, default=9600),
+        ack=s.setting(DisplaySettings, "ack", as_bool, default=True),
     )
 
 
@@ -1611,7 +1670,7 @@ def _seat_lamps(s: _Section, r: _Reader) -> SeatLampSettings:
 
 
 def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
-    port = s.setting(ShoeSettings, "port")
+    port = s.setting(ShoeSettings, "port", as_str)
     sim_keys = ("sim_decks", "sim_seed", "sim_auto_deal_s")
     if port != "sim":
         s.refuse(sim_keys, 'only with port = "sim"')
@@ -1627,15 +1686,15 @@ def _shoe(s: _Section, r: _Reader, rules: RuleSettings) -> ShoeSettings:
 
 
 def _dealer_display(s: _Section, r: _Reader) -> DealerDisplaySettings:
-    driver = s.setting(DealerDisplaySettings, "driver")
+    driver = s.setting(DealerDisplaySettings, "driver", as_str)
     if driver == "sim":
         s.refuse(("port", "baud", "ack"), "only with driver serial-text")
         return DealerDisplaySettings("sim")
     return DealerDisplaySettings(
         "serial-text",
-        port=s.setting(DealerDisplaySettings, "port", default=REQUIRED),
-        baud=s.setting(DealerDisplaySettings, "baud", default=9600),
-        ack=s.setting(DealerDisplaySettings, "ack", default=True),
+        port=s.setting(DealerDisplaySettings, "port", as_str, default=REQUIRED),
+        baud=s.setting(DealerDisplaySettings, "baud", as_int, default=9600),
+        ack=s.setting(DealerDisplaySettings, "ack", as_bool, default=True),
     )
 
 
@@ -1652,8 +1711,7 @@ def _check_pins(r: _Reader, backend: str, console: ConsoleSettings, board: Board
     for key, _text, _src in r.report:
         if not _is_pin_key(key):
             continue
-        pin = _get(r.data, key)
-        assert isinstance(pin, int)
+        pin = as_int(_get(r.data, key), key)
         if pin in users:
             r.fail(
                 r.error(key, f"GPIO {pin} is also used by {users[pin]} ({r.file_of(users[pin])})")
@@ -1717,7 +1775,9 @@ def _is_pin_key(key: str) -> bool:
     return len(parts) == 4 and parts[0] == "devices" and parts[2] == "pins"
 
 
-def _get(data: Mapping[str, Any], key: str) -> Any:
+def _get(data: Mapping[str, object], key: str) -> object:
+    value: object = data
     for part in key.split("."):
-        data = data[part]
-    return data
+        assert isinstance(value, dict)
+        value = value[part]
+    return value

@@ -26,9 +26,10 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeAlias, TypedDict, TypeVar
 
 from controller.config.declare import Bool, Int, Kind, Names, OneOf, declared, setting
+from controller.fields.readers import as_int
 from controller.games.baccarat.irregularities import (
     ERROR_CARD_COUNT,
     FACE_UP_BURN_FROM,
@@ -48,10 +49,15 @@ from controller.games.paigow.outcome import (
     DEFAULT_ZERO_VALUE,
     ZERO_LOW_CONFLICT_SETTINGS,
     ZERO_VALUE_SETTINGS,
+    ZeroLowConflict,
+    ZeroValue,
 )
+from controller.games.paigow.settlement import CoBankOddCent, SurrenderAgainstBank, VigCentRounding
 from controller.games.paigow.settlement import PaigowRules as _EngineRules
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from controller.games.baccarat.wagers import Rules as BaccaratEngineRules
     from controller.games.paigow.settlement import PaigowRules as PaigowEngineRules
 
@@ -62,18 +68,23 @@ __all__ = [
     "ConfigStore",
     "ErrorCode",
     "JURISDICTIONS",
+    "PaigowOutcomeOptions",
     "PaigowSettings",
     "RULE_SETTINGS",
     "ReplayProblem",
     "RuleSettings",
     "RuleSpec",
+    "RuleValue",
     "SETTING_KEYS",
     "default_text",
     "START_MODES",
     "WagerLimit",
 ]
 
+_D = TypeVar("_D", bound="DataclassInstance")
 ErrorCode = Literal["UNKNOWN", "SYNTAX", "RANGE"]
+#: A rule setting's value: a flag, a whole number, a choice or a list of names.
+RuleValue: TypeAlias = bool | int | str | tuple[str, ...]
 
 JURISDICTIONS: Final = ("NY", "NJ")
 START_MODES: Final = ("rng", "dice")
@@ -82,9 +93,13 @@ VIG_STEP_FOR_PERCENT: Final[Mapping[int, int]] = {4: 20, 5: 25}
 DRAGON_PAY_TABLE_CHOICES: Final = ("none", "A", "B", "C")
 _ENGINE: Final = _EngineRules()  # the settlement engine's defaults are the settings' defaults
 #: The engines' own choices (controller/games/paigow/settlement.py, banking.py).
-VIG_CENT_ROUNDING_CHOICES: Final = ("up", "down")
-CO_BANK_ODD_CENT_CHOICES: Final = ("co_bank", "house")
-SURRENDER_AGAINST_BANK_CHOICES: Final = ("refuse", "center", "house")
+VIG_CENT_ROUNDING_CHOICES: Final[tuple[VigCentRounding, ...]] = ("up", "down")
+CO_BANK_ODD_CENT_CHOICES: Final[tuple[CoBankOddCent, ...]] = ("co_bank", "house")
+SURRENDER_AGAINST_BANK_CHOICES: Final[tuple[SurrenderAgainstBank, ...]] = (
+    "refuse",
+    "center",
+    "house",
+)
 #: Baccarat readings (controller/games/baccarat/irregularities.py): the setting's text is the
 #: enum member's name in lower case (no spaces, so the console reads it as one word).
 ERROR_CARD_COUNT_CHOICES: Final = tuple(m.name.lower() for m in ErrorCardCount)
@@ -175,7 +190,12 @@ def _when_dragon(s: RuleSettings) -> str | None:
     )
 
 
-def _limit(default: int, ref: str, what: str, inactive: Any = None) -> Any:
+def _limit(
+    default: int,
+    ref: str,
+    what: str,
+    inactive: Callable[[RuleSettings], str | None] | None = None,
+) -> int:
     """A posted limit's declaration: cents, 100..LIMIT_MAX_CENTS."""
     return setting(
         _LIMIT_CENTS, default, ref=ref, doc=f"the posted {what}, in cents", inactive=inactive
@@ -207,7 +227,7 @@ class WagerLimit:
 def _check_limits(s: RuleSettings) -> None:
     """Every wager's minimum at most its maximum; baccarat's in $5 steps (5324.20(d)(2))."""
     for game, _wager, prefix in _LIMITS:
-        lo, hi = s.get(f"{prefix}_min_cents"), s.get(f"{prefix}_max_cents")
+        lo, hi = _cents(s, f"{prefix}_min_cents"), _cents(s, f"{prefix}_max_cents")
         if lo > hi:
             raise ConfigError(
                 "RANGE",
@@ -245,7 +265,7 @@ class PaigowSettings:
         doc="the dealer's house way: default, or a shipped policy"
         " (controller/games/paigow/houseway.py)",
     )
-    zero_value: str = setting(
+    zero_value: ZeroValue = setting(
         OneOf(ZERO_VALUE_SETTINGS),
         DEFAULT_ZERO_VALUE,
         ref="5324.50(f)(7)-(8); 13:69F-10.7(h)-(i)",
@@ -280,27 +300,27 @@ class PaigowSettings:
         doc="how the dragon's eye is decided",
         inactive=_when_dragons_eye,
     )
-    zero_low_conflict: str = setting(
+    zero_low_conflict: ZeroLowConflict = setting(
         OneOf(ZERO_LOW_CONFLICT_SETTINGS),
         DEFAULT_ZERO_LOW_CONFLICT,
         ref="5324.50(f)(7) vs (f)(8)(ii); 13:69F-10.7(h)-(i)",
         doc="a zero low that outranks the dealer's with a high that does not win",
     )
-    vig_cent_rounding: str = setting(
+    vig_cent_rounding: VigCentRounding = setting(
         OneOf(VIG_CENT_ROUNDING_CHOICES),
         _ENGINE.vig_cent_rounding,
         ref="5324.50(f)(10) (no direction for a sub-cent)",
         doc="a vigorish of a fraction of a cent",
         inactive=_when_not_quarter,
     )
-    co_bank_shortfall_odd_cent: str = setting(
+    co_bank_shortfall_odd_cent: CoBankOddCent = setting(
         OneOf(CO_BANK_ODD_CENT_CHOICES),
         _ENGINE.co_bank_shortfall_odd_cent,
         ref="5324.50(g)(16); 13:69F-10.8(p)",
         doc="who puts in the odd cent of a co-bank shortfall",
         inactive=_when_cobank,
     )
-    surrender_against_bank: str = setting(
+    surrender_against_bank: SurrenderAgainstBank = setting(
         OneOf(SURRENDER_AGAINST_BANK_CHOICES),
         _ENGINE.surrender_against_bank,
         ref="5324.50(f)(5), (g)(15)-(16)",
@@ -441,6 +461,13 @@ class BaccaratSettings:
     )
 
 
+class PaigowOutcomeOptions(TypedDict):
+    """The keyword arguments of ``controller.games.paigow.outcome.outcome``."""
+
+    zero_value: ZeroValue
+    zero_low_conflict: ZeroLowConflict
+
+
 @dataclass(frozen=True)
 class BaccaratShoeOptions:
     """The baccarat shoe readings as the engines take them (:meth:`RuleSettings.
@@ -461,7 +488,7 @@ class RuleSpec:
     it comes from, what it does, and when it has no effect."""
 
     key: str
-    kind: Kind
+    kind: Kind[object]
     cite: str
     doc: str = ""
     inactive: Callable[[RuleSettings], str | None] | None = None
@@ -472,15 +499,15 @@ class RuleSpec:
         return self.kind.tag
 
     @property
-    def lo(self) -> Any:
+    def lo(self) -> int | float | None:
         return self.kind.lo
 
     @property
-    def hi(self) -> Any:
+    def hi(self) -> int | float | None:
         return self.kind.hi
 
     @property
-    def choices(self) -> tuple[Any, ...]:
+    def choices(self) -> tuple[object, ...]:
         return self.kind.choices
 
     def range_text(self) -> str:
@@ -538,17 +565,18 @@ class RuleSettings:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> RuleValue:
         """The value of a setting by its dotted key (``"baccarat.ez"``)."""
         _spec(key)
         head, _, tail = key.partition(".")
-        return getattr(getattr(self, head), tail) if tail else getattr(self, head)
+        value: RuleValue = getattr(getattr(self, head), tail) if tail else getattr(self, head)
+        return value
 
     def get_text(self, key: str) -> str:
         """The value as the console shows it (and :meth:`with_change` reads it back)."""
         return _to_text(_spec(key), self.get(key))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, RuleValue]:
         """Every setting by dotted key, in ``config show`` order."""
         return {key: self.get(key) for key in SETTING_KEYS}
 
@@ -602,13 +630,17 @@ class RuleSettings:
         why = self.inactive_reason(key)
         if why:
             raise ConfigError("RANGE", key, f"has no effect now: {why}")
-        changes: dict[str, Any] = {key: value}
-        if key == "baccarat.vig_percent" and value in VIG_STEP_FOR_PERCENT:
+        changes: dict[str, RuleValue] = {key: value}
+        if (
+            key == "baccarat.vig_percent"
+            and isinstance(value, int)
+            and value in VIG_STEP_FOR_PERCENT
+        ):
             changes["baccarat.vig_step_cents"] = VIG_STEP_FOR_PERCENT[value]
         return _build(self, changes, blame=key)
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any], source: str = "") -> RuleSettings:
+    def from_mapping(cls, mapping: Mapping[str, object], source: str = "") -> RuleSettings:
         """Settings from a profile's ``[rules]`` table (nested ``[rules.paigow]`` tables or
         dotted keys). Unset keys take their defaults; ``start_mode`` defaults to ``dice`` in NJ
         and ``baccarat.vig_step_cents`` to the step of ``baccarat.vig_percent``. An unknown key,
@@ -621,20 +653,20 @@ class RuleSettings:
 
     @classmethod
     def read(
-        cls, mapping: Mapping[str, Any], source: str = ""
+        cls, mapping: Mapping[str, object], source: str = ""
     ) -> tuple[RuleSettings, list[ConfigError]]:
         """:meth:`from_mapping` that reports every problem instead of the first: the settings
         read without the keys that are wrong (the defaults stand in), and each problem (an
         unknown key, a wrong type, a value out of range, a contradiction, a key with no
         effect), so one run of ``check-profile`` names them all."""
         problems: list[ConfigError] = []
-        given: dict[str, Any] = {}
+        given: dict[str, RuleValue] = {}
         for key, raw in _flatten(mapping, source, problems):
             try:
                 given[key] = _from_toml(_spec(key, source), raw, source)
             except ConfigError as exc:
                 problems.append(exc)
-        values: dict[str, Any] = {}
+        values: dict[str, RuleValue] = {}
         for spec in RULE_SETTINGS:  # one value at a time, in config show order
             if spec.key in given:
                 try:
@@ -669,8 +701,8 @@ class RuleSettings:
         return tuple(
             WagerLimit(
                 wager,
-                self.get(f"{prefix}_min_cents"),
-                self.get(f"{prefix}_max_cents"),
+                _cents(self, f"{prefix}_min_cents"),
+                _cents(self, f"{prefix}_max_cents"),
             )
             for limit_game, wager, prefix in _LIMITS
             if limit_game == game and self.inactive_reason(f"{prefix}_min_cents") is None
@@ -689,13 +721,13 @@ class RuleSettings:
             surrender_offered=p.surrender_offered,
             player_bank_offered=p.bank_offered,
             co_bank_offered=p.cobank_offered,
-            vig_cent_rounding=_lit(p.vig_cent_rounding, VIG_CENT_ROUNDING_CHOICES),
-            co_bank_shortfall_odd_cent=_lit(p.co_bank_shortfall_odd_cent, CO_BANK_ODD_CENT_CHOICES),
-            surrender_against_bank=_lit(p.surrender_against_bank, SURRENDER_AGAINST_BANK_CHOICES),
+            vig_cent_rounding=p.vig_cent_rounding,
+            co_bank_shortfall_odd_cent=p.co_bank_shortfall_odd_cent,
+            surrender_against_bank=p.surrender_against_bank,
             bank_rotation_includes_dealer=p.bank_rotation_includes_dealer,
         )
 
-    def paigow_outcome_options(self) -> dict[str, Any]:
+    def paigow_outcome_options(self) -> PaigowOutcomeOptions:
         """Keyword arguments of ``controller.games.paigow.outcome`` (``zero_value``,
         ``zero_low_conflict``)."""
         return {
@@ -753,10 +785,9 @@ def game_of(key: str) -> str | None:
     return _ONE_GAME.get(key)
 
 
-def _lit(value: str, choices: tuple[str, ...]) -> Any:
-    """A checked setting text as the engine's ``Literal`` (the settings check it on build)."""
-    assert value in choices
-    return value
+def _cents(s: RuleSettings, key: str) -> int:
+    """A posted limit (a whole number: the settings check it on build)."""
+    return as_int(s.get(key), key)
 
 
 # -- checking ----------------------------------------------------------------------------------
@@ -863,11 +894,11 @@ def _check_whole(s: RuleSettings) -> None:
         )
 
 
-def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) -> RuleSettings:
+def _build(base: RuleSettings, changes: Mapping[str, RuleValue], blame: str | None) -> RuleSettings:
     """``base`` with ``changes`` (dotted key -> value) applied, validated as a whole. With
     ``blame``, an error about another key is reported against the key being changed."""
-    top: dict[str, Any] = {}
-    nested: dict[str, dict[str, Any]] = {ns: {} for ns in _NAMESPACES}
+    top: dict[str, object] = {}
+    nested: dict[str, dict[str, RuleValue]] = {ns: {} for ns in _NAMESPACES}
     for key, value in changes.items():
         head, _, tail = key.partition(".")
         if tail:
@@ -876,13 +907,19 @@ def _build(base: RuleSettings, changes: Mapping[str, Any], blame: str | None) ->
             top[head] = value
     for ns, sub in nested.items():
         if sub:
-            top[ns] = dataclasses.replace(getattr(base, ns), **sub)
+            top[ns] = _replaced(getattr(base, ns), sub)
     try:
-        return dataclasses.replace(base, **top)
+        return _replaced(base, top)
     except ConfigError as exc:
         if blame is None or exc.key == blame:
             raise
         raise ConfigError(exc.code, blame, f"conflicts with {exc.key}: {exc.reason}") from None
+
+
+def _replaced(obj: _D, changes: Mapping[str, object]) -> _D:
+    """``obj`` with the fields ``changes`` names replaced by keyword (its ``__post_init__``
+    checks the values: the rule settings are changed by their dotted keys, not by name)."""
+    return dataclasses.replace(obj, **changes)
 
 
 # -- text and TOML -----------------------------------------------------------------------------
@@ -900,10 +937,10 @@ def _show(v: object) -> str:
     return v if isinstance(v, str) else repr(v)
 
 
-def _to_text(spec: RuleSpec, v: Any) -> str:
+def _to_text(spec: RuleSpec, v: RuleValue) -> str:
     if spec.tag == "bool":
         return "true" if v else "false"
-    if spec.tag == "names":
+    if isinstance(v, tuple):
         return ",".join(v)
     return str(v)
 
@@ -920,7 +957,7 @@ def _default_text(default: RuleSettings, spec: RuleSpec) -> str:
     return default.get_text(spec.key)
 
 
-def _parse_text(spec: RuleSpec, text: str) -> Any:
+def _parse_text(spec: RuleSpec, text: str) -> RuleValue:
     """Console text to a value; SYNTAX when it is not a value of the type at all."""
     if not isinstance(text, str) or not text.strip():
         raise ConfigError("SYNTAX", spec.key, "a value is needed")
@@ -937,7 +974,7 @@ def _parse_text(spec: RuleSpec, text: str) -> Any:
         return int(t)
     if spec.tag == "names":
         if t == "all":
-            return tuple(spec.choices)
+            return tuple(str(c) for c in spec.choices)
         items = tuple(x.strip() for x in t.split(","))
         if any(not re.fullmatch(r"[A-Za-z0-9_\-]+", x) for x in items):
             raise ConfigError("SYNTAX", spec.key, f"{t!r} is not a comma-separated list of names")
@@ -945,7 +982,7 @@ def _parse_text(spec: RuleSpec, text: str) -> Any:
     return t
 
 
-def _from_toml(spec: RuleSpec, raw: object, source: str) -> Any:
+def _from_toml(spec: RuleSpec, raw: object, source: str) -> RuleValue:
     """A TOML value to a setting value; wrong types are SYNTAX errors naming the key."""
     if spec.tag == "names":
         if isinstance(raw, str):
@@ -958,20 +995,20 @@ def _from_toml(spec: RuleSpec, raw: object, source: str) -> Any:
         raise ConfigError("SYNTAX", spec.key, f"expected a list of names, got {raw!r}", source)
     expect_int = spec.tag == "int" or (spec.tag == "choice" and _is_int(spec.choices[0]))
     if spec.tag == "bool":
-        ok = isinstance(raw, bool)
+        if isinstance(raw, bool):
+            return raw
     elif expect_int:
-        ok = _is_int(raw)
-    else:
-        ok = isinstance(raw, str)
-    if not ok:
-        wanted = "a whole number" if expect_int else _type_name(spec)
-        raise ConfigError("SYNTAX", spec.key, f"expected {wanted}, got {raw!r}", source)
-    return raw
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+    elif isinstance(raw, str):
+        return raw
+    wanted = "a whole number" if expect_int else _type_name(spec)
+    raise ConfigError("SYNTAX", spec.key, f"expected {wanted}, got {raw!r}", source)
 
 
 def _flatten(
-    mapping: Mapping[str, Any], source: str, problems: list[ConfigError]
-) -> Iterator[tuple[str, Any]]:
+    mapping: Mapping[str, object], source: str, problems: list[ConfigError]
+) -> Iterator[tuple[str, object]]:
     """The dotted keys and values of a ``[rules]`` table; what is wrong with a key (unknown,
     set twice, a namespace that is not a table) goes to ``problems`` and the key is left out."""
     seen: set[str] = set()
@@ -982,7 +1019,7 @@ def _flatten(
                     ConfigError("SYNTAX", k, f"expected a table of {k} settings, got {v!r}", source)
                 )
                 continue
-            items: Iterable[tuple[str, Any]] = ((f"{k}.{sk}", sv) for sk, sv in v.items())
+            items: Iterable[tuple[str, object]] = ((f"{k}.{sk}", sv) for sk, sv in v.items())
         else:
             items = ((k, v),)
         for key, value in items:
@@ -1007,11 +1044,11 @@ class _Event(Protocol):
     @property
     def kind(self) -> str: ...
     @property
-    def data(self) -> Mapping[str, Any]: ...
+    def data(self) -> Mapping[str, object]: ...
 
 
 class _Journal(Protocol):
-    def append(self, kind: str, data: dict[str, Any], round_id: int | None = None) -> int: ...
+    def append(self, kind: str, data: Mapping[str, object], round_id: int | None = None) -> int: ...
     def events(
         self, kinds: Iterable[str] | None = None, since_seq: int = 0
     ) -> Iterable[_Event]: ...
@@ -1090,7 +1127,7 @@ class ConfigStore:
             before, after = old.get_text(k), new.get_text(k)
             if before == after:
                 continue
-            data: dict[str, Any] = {"key": k, "old": before, "new": after, "who": who}
+            data = {"key": k, "old": before, "new": after, "who": who}
             if k != key:
                 data["cause"] = key
             self._journal.append(_EVENT_KIND, data)
