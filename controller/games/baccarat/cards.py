@@ -12,7 +12,7 @@ read without computation (the coup resolver reads them hundreds of thousands of 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from .errors import CardError
 
@@ -62,13 +62,13 @@ class Card:
             object.__setattr__(self, name, val)
         return self
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Card is immutable")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError("Card is immutable")
 
-    def __reduce__(self) -> tuple[Any, tuple[str]]:
+    def __reduce__(self) -> tuple[type[Card], tuple[str]]:
         return (Card, (self.code,))
 
     def __copy__(self) -> Card:

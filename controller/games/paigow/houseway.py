@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from .errors import PolicyError, TileError
 from .ranking import TILE_RANKS, HandRank, _rank_by_index
@@ -151,8 +151,8 @@ class PolicyStep:
         hand_ranks = sorted((TILE_RANKS[h[0]], TILE_RANKS[h[1]]))
         return hand_ranks == [min(ranks), max(ranks)]
 
-    def to_mapping(self) -> dict[str, Any]:
-        m: dict[str, Any] = {"take": self.take, "prefer": list(self.prefer)}
+    def to_mapping(self) -> dict[str, object]:
+        m: dict[str, object] = {"take": self.take, "prefer": list(self.prefer)}
         if self.take == "value":
             m["values"] = list(self.values)
         if self.take == "pair" and self.kinds != PAIR_KINDS:
@@ -171,8 +171,8 @@ class PolicyException:
     low: Hand
     note: str = ""
 
-    def to_mapping(self) -> dict[str, Any]:
-        m: dict[str, Any] = {
+    def to_mapping(self) -> dict[str, object]:
+        m: dict[str, object] = {
             "tiles": [str(t) for t in self.tiles],
             "high": [str(t) for t in self.high],
             "low": [str(t) for t in self.low],
@@ -216,7 +216,7 @@ class HouseWayPolicy:
         for ex in self.exceptions:
             self._by_pattern[_pattern(ex.tiles)] = ex
 
-    def to_mapping(self) -> dict[str, Any]:
+    def to_mapping(self) -> dict[str, object]:
         """The policy as plain data (what :func:`load_policy` reads back); TOML/JSON-able."""
         return {
             "name": self.name,
@@ -294,13 +294,13 @@ def _score(c: str, r1: HandRank, r2: HandRank, q1: bool, q2: bool) -> int:
     return r1.value + r2.value  # total_value
 
 
-def _as_str_list(v: Any, what: str) -> list[str]:
+def _as_str_list(v: object, what: str) -> list[str]:
     if isinstance(v, str) or not isinstance(v, (list, tuple)):
         raise PolicyError(f"{what} must be a list, got {v!r}")
     return [str(x) for x in v]
 
 
-def _parse_tiles(v: Any, n: int, what: str) -> tuple[Tile, ...]:
+def _parse_tiles(v: object, n: int, what: str) -> tuple[Tile, ...]:
     items = _as_str_list(v, what)
     try:
         return check_tiles(items, n, what)
@@ -308,15 +308,21 @@ def _parse_tiles(v: Any, n: int, what: str) -> tuple[Tile, ...]:
         raise PolicyError(f"{what}: {exc}") from exc
 
 
-def _parse_step(m: Any, n: int) -> PolicyStep:
+def _mapping(m: object, what: str) -> Mapping[str, object]:
+    """``m`` as a mapping of string keys, or :class:`PolicyError` saying ``what`` it must be."""
+    if not isinstance(m, Mapping) or not all(isinstance(k, str) for k in m):
+        raise PolicyError(f"{what}, got {m!r}")
+    return {str(k): v for k, v in m.items()}
+
+
+def _parse_step(raw: object, n: int) -> PolicyStep:
     where = f"step {n}"
-    if not isinstance(m, Mapping):
-        raise PolicyError(f"{where} must be a mapping with a 'take', got {m!r}")
+    m = _mapping(raw, f"{where} must be a mapping with a 'take'")
     unknown = set(m) - {"take", "prefer", "values", "kinds", "note"}
     if unknown:
         raise PolicyError(f"{where} has unknown keys {sorted(unknown)}")
     take = m.get("take")
-    if take not in TAKES:
+    if not isinstance(take, str) or take not in TAKES:
         raise PolicyError(f"{where}: 'take' must be one of {list(TAKES)}, got {take!r}")
     prefer = tuple(_as_str_list(m.get("prefer", []), f"{where} 'prefer'"))
     bad = [c for c in prefer if c not in CRITERIA]
@@ -324,14 +330,20 @@ def _parse_step(m: Any, n: int) -> PolicyStep:
         raise PolicyError(f"{where}: unknown 'prefer' criteria {bad}; known: {list(CRITERIA)}")
     values: tuple[int, ...] = ()
     if take == "value":
-        raw = m.get("values")
+        raw_values = m.get("values")
+        values = tuple(
+            x
+            for x in (raw_values if isinstance(raw_values, (list, tuple)) else ())
+            if isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 9
+        )
         if (
-            not isinstance(raw, (list, tuple))
-            or not raw
-            or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 9 for x in raw)
+            not isinstance(raw_values, (list, tuple))
+            or not raw_values
+            or len(values) != len(raw_values)
         ):
-            raise PolicyError(f"{where}: take 'value' needs 'values', a list of 0-9, got {raw!r}")
-        values = tuple(raw)
+            raise PolicyError(
+                f"{where}: take 'value' needs 'values', a list of 0-9, got {raw_values!r}"
+            )
     elif "values" in m:
         raise PolicyError(f"{where}: 'values' only goes with take 'value'")
     kinds = PAIR_KINDS
@@ -345,10 +357,9 @@ def _parse_step(m: Any, n: int) -> PolicyStep:
     return PolicyStep(take, prefer, values, kinds, str(m.get("note", "")))
 
 
-def _parse_exception(m: Any, n: int) -> PolicyException:
+def _parse_exception(raw: object, n: int) -> PolicyException:
     where = f"exception {n}"
-    if not isinstance(m, Mapping):
-        raise PolicyError(f"{where} must be a mapping with 'tiles', 'high' and 'low', got {m!r}")
+    m = _mapping(raw, f"{where} must be a mapping with 'tiles', 'high' and 'low'")
     unknown = set(m) - {"tiles", "high", "low", "note"}
     if unknown:
         raise PolicyError(f"{where} has unknown keys {sorted(unknown)}")
@@ -368,7 +379,7 @@ def _parse_exception(m: Any, n: int) -> PolicyException:
     )
 
 
-def _from_mapping(m: Mapping[str, Any]) -> HouseWayPolicy:
+def _from_mapping(m: Mapping[str, object]) -> HouseWayPolicy:
     unknown = set(m) - {"name", "title", "source", "description", "steps", "exceptions"}
     if unknown:
         raise PolicyError(f"house-way policy has unknown keys {sorted(unknown)}")
@@ -407,7 +418,7 @@ def _from_mapping(m: Mapping[str, Any]) -> HouseWayPolicy:
     )
 
 
-REGULATION_POLICY: Final[Mapping[str, Any]] = {
+REGULATION_POLICY: Final[Mapping[str, object]] = {
     "name": "regulation",
     "title": "Dealer's house way of 9 NYCRR 5324.50(f)(4) and N.J.A.C. 13:69F-10.7(d)",
     "source": "9 NYCRR 5324.50(f)(4)(i)-(iv); N.J.A.C. 13:69F-10.7(d)1-4",
@@ -444,7 +455,7 @@ REGULATION_POLICY: Final[Mapping[str, Any]] = {
     ],
 }
 
-_SHIPPED: Final[dict[str, Mapping[str, Any]]] = {"regulation": REGULATION_POLICY}
+_SHIPPED: Final[dict[str, Mapping[str, object]]] = {"regulation": REGULATION_POLICY}
 _ALIASES: Final[dict[str, str]] = {"default": "regulation"}
 POLICY_NAMES: Final[tuple[str, ...]] = tuple(_SHIPPED)
 _LOADED: dict[str, HouseWayPolicy] = {}
@@ -455,7 +466,7 @@ def policy_names() -> tuple[str, ...]:
     return POLICY_NAMES
 
 
-def load_policy(name_or_mapping: str | Mapping[str, Any] | HouseWayPolicy) -> HouseWayPolicy:
+def load_policy(name_or_mapping: str | Mapping[str, object] | HouseWayPolicy) -> HouseWayPolicy:
     """A house-way policy by shipped name, or built and validated from a mapping.
 
     The mapping is the format of the module docstring (e.g. ``tomllib.loads(text)`` of a
@@ -485,7 +496,7 @@ def load_policy(name_or_mapping: str | Mapping[str, Any] | HouseWayPolicy) -> Ho
 
 def set_hand(
     four_tiles: Iterable[Tile | str],
-    policy: str | Mapping[str, Any] | HouseWayPolicy | None = None,
+    policy: str | Mapping[str, object] | HouseWayPolicy | None = None,
 ) -> HouseWayDecision:
     """Like :func:`house_way`, also telling which exception or step decided."""
     four = check_tiles(four_tiles, 4, "set of four tiles")
@@ -494,7 +505,7 @@ def set_hand(
 
 def house_way(
     four_tiles: Iterable[Tile | str],
-    policy: str | Mapping[str, Any] | HouseWayPolicy | None = None,
+    policy: str | Mapping[str, object] | HouseWayPolicy | None = None,
 ) -> tuple[Hand, Hand]:
     """Set four tiles by the house way: ``(high, low)``, high ranking at least as high as low.
 

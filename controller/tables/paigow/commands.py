@@ -4,7 +4,7 @@ A malformed line is refused through the ``refuse`` the table passes in, which jo
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from controller.games.paigow.dealing import DELIVERY_STYLES
 from controller.games.paigow.tiles import tile
@@ -34,7 +34,7 @@ def _hand_words(word: str) -> list[str]:
 
 def parse_action(
     name: str, args: list[str], refuse: Callable[[str, str, str], Refused]
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """Console words -> (trigger, data); a malformed line raises ``refuse(head, reason, code)``
     (the table's, which journals the refusal)."""
     words = name.split() + args
@@ -102,7 +102,7 @@ def parse_action(
     raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", RefusalCode.UNKNOWN)
 
 
-def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
+def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, object]:
     usage = "usage: wager SEAT CENTS [AREA] | wager dealer CENTS (whole cents; 0 withdraws)"
     if rest[:1] == ["seat"]:
         rest = rest[1:]
@@ -127,7 +127,7 @@ def parse_wager(rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
     return {"seat": seat, "area": area, "cents": cents}
 
 
-def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict[str, Any]:
+def parse_tiles(head: str, rest: list[str], bad: Callable[..., Refused]) -> dict[str, object]:
     """``tiles WHO T1 T2 T3 T4 [HIGH=Ta,Tb]`` or ``hands WHO HIGH LOW`` (a hand is
     ``Ta,Tb``, ``Ta+Tb`` or ``a-b-c-d``; or the four tiles, high hand first)."""
     usage = (

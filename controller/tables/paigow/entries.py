@@ -5,9 +5,9 @@ record and the settings in, text or data out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from controller.games.paigow.banking import HOUSE, BankWager, settle_bank_round
 from controller.games.paigow.errors import PaigowError
@@ -22,7 +22,45 @@ from controller.games.paigow.settlement import (
 )
 from controller.games.paigow.tiles import check_tiles
 from controller.tables.paigow.definition import SEATS
-from controller.tables.paigow.record import RoundRecord
+from controller.tables.paigow.record import HandEntry, RoundRecord, WagerEntry
+
+if TYPE_CHECKING:
+    from controller.config.settings import RuleSettings
+
+
+class SettlementLine(TypedDict):
+    """One wager's settlement: ``seat`` is the seat number or ``"dealer"`` (the dealer's
+    wager against a player bank, on no area)."""
+
+    seat: int | str
+    area: int | None
+    stake: int
+    outcome: str
+    commission: int
+    net: int
+    hands: HandEntry | None
+
+
+class Settlement(TypedDict):
+    """The ``paigow.settlement`` row: every wager's line and the ledger; a player bank's or
+    co-bank's round also the center's figures (5324.50(g)(14)-(18))."""
+
+    bank: str
+    bank_seat: int | None
+    rules: dict[str, object]
+    banker_hands: HandEntry | None
+    lines: list[SettlementLine]
+    ledger: dict[str, int]
+    transfers: list[dict[str, object]]
+    shortfall: NotRequired[int]
+    bank_shortfall: NotRequired[int]
+    house_shortfall: NotRequired[int]
+    surplus: NotRequired[int]
+    house_half: NotRequired[int]
+    surplus_vig: NotRequired[int]
+    bank_receives: NotRequired[int]
+    bank_chips: NotRequired[int | None]
+    bank_chips_after: NotRequired[int]
 
 
 def banker_entry(rec: RoundRecord) -> str:
@@ -42,7 +80,7 @@ def has_entries(rec: RoundRecord) -> bool:
     return bool(rec.wagers or rec.dealer_wager is not None or rec.hands)
 
 
-def wager_on(rec: RoundRecord, area: int) -> dict[str, int] | None:
+def wager_on(rec: RoundRecord, area: int) -> WagerEntry | None:
     return next((w for w in rec.wagers if w["area"] == area), None)
 
 
@@ -54,18 +92,16 @@ def _bank_chips(rec: RoundRecord) -> int | None:
     return None if w is None or w["seat"] != rec.bank_seat else w["cents"]
 
 
-def _player_wagers(rec: RoundRecord) -> list[dict[str, int]]:
+def _player_wagers(rec: RoundRecord) -> list[WagerEntry]:
     """The wagers against the dealer or the bank (the bank's own chips left out), by area."""
     bank = rec.bank_seat if rec.bank != "house" else None
     return sorted((w for w in rec.wagers if w["seat"] != bank), key=lambda w: w["area"])
 
 
-def _with_wager(
-    wagers: list[dict[str, int]], seat: int, area: int, cents: int
-) -> list[dict[str, int]]:
+def _with_wager(wagers: list[WagerEntry], seat: int, area: int, cents: int) -> list[WagerEntry]:
     out = [w for w in wagers if not (w["seat"] == seat and w["area"] == area)]
     if cents:
-        out.append({"seat": seat, "area": area, "cents": cents})
+        out.append(WagerEntry(seat=seat, area=area, cents=cents))
     return sorted(out, key=lambda w: w["area"])
 
 
@@ -169,13 +205,17 @@ def _split(tiles: Sequence[str], high: Sequence[str]) -> list[str] | str:
     return rest
 
 
-def _policy(settings: Any) -> str | None:
+def _policy(settings: RuleSettings) -> str | None:
     name = str(settings.paigow.house_way_policy)
     return None if name == "default" else name
 
 
 def tiles_problem(
-    rec: RoundRecord, whose: object, tiles: list[str], high: list[str] | None, settings: Any
+    rec: RoundRecord,
+    whose: object,
+    tiles: list[str],
+    high: list[str] | None,
+    settings: RuleSettings,
 ) -> str | None:
     """Why ``tiles`` is refused: who sets which hands (f)(1)-(4), (g)(5); the order of exposure
     (f)(6); the set (no tile more often than the 32 tiles hold it)."""
@@ -256,29 +296,30 @@ def tiles_problem(
 
 
 def set_hands(
-    rec: RoundRecord, whose: object, tiles: list[str], high: Sequence[str] | None, settings: Any
-) -> dict[str, Any]:
+    rec: RoundRecord,
+    whose: object,
+    tiles: list[str],
+    high: Sequence[str] | None,
+    settings: RuleSettings,
+) -> HandEntry:
     """The entry as journaled: the tiles, the two hands and who set them (with the house way's
     reason when the table set them)."""
     if high is None:
         policy = str(settings.paigow.house_way_policy)
         d = set_hand(tiles, _policy(settings))
-        return {
-            "tiles": list(tiles),
-            "high": [str(t) for t in d.high],
-            "low": [str(t) for t in d.low],
-            "set_by": f"house way ({policy})",
-            "reason": d.reason,
-        }
+        return HandEntry(
+            tiles=list(tiles),
+            high=[str(t) for t in d.high],
+            low=[str(t) for t in d.low],
+            set_by=f"house way ({policy})",
+            reason=d.reason,
+        )
     hi = [str(t) for t in high]
     low = _split(tiles, hi)
     assert not isinstance(low, str)
-    return {
-        "tiles": list(tiles),
-        "high": hi,
-        "low": low,
-        "set_by": "bank" if whose == "bank" else "player",
-    }
+    return HandEntry(
+        tiles=list(tiles), high=hi, low=low, set_by="bank" if whose == "bank" else "player"
+    )
 
 
 def entry_problems(rec: RoundRecord) -> list[str]:
@@ -303,7 +344,7 @@ def entry_problems(rec: RoundRecord) -> list[str]:
     return problems
 
 
-def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
+def compute_settlement(rec: RoundRecord, settings: RuleSettings) -> Settlement:
     """Every wager's outcome and net cents, and the ledger (who gains and loses what).
 
     House bank: ``settle_wager`` per wager (f)(7)-(10). Player bank or co-bank:
@@ -315,11 +356,11 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
     banker = "dealer" if rec.bank == "house" else "bank"
     bh = rec.hands.get(banker)
 
-    def against_banker(h: Mapping[str, Any]) -> str:
+    def against_banker(h: HandEntry) -> str:
         assert bh is not None
         return hand_outcome(h["high"], h["low"], bh["high"], bh["low"], **opts)
 
-    lines: list[dict[str, Any]] = []
+    lines: list[SettlementLine] = []
     for w in _player_wagers(rec):
         area, stake = w["area"], w["cents"]
         if area in rec.voided_seats:
@@ -331,34 +372,24 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
         vig = commission(stake, rules) if oc == "win" else 0
         net = 0 if oc == "void" else settle_wager(oc, stake, rules)
         lines.append(
-            {
-                "seat": w["seat"],
-                "area": area,
-                "stake": stake,
-                "outcome": oc,
-                "commission": vig,
-                "net": net,
-                "hands": rec.hands.get(str(area)),
-            }
+            SettlementLine(
+                seat=w["seat"],
+                area=area,
+                stake=stake,
+                outcome=oc,
+                commission=vig,
+                net=net,
+                hands=rec.hands.get(str(area)),
+            )
         )
-    result: dict[str, Any] = {
-        "bank": rec.bank,
-        "bank_seat": rec.bank_seat,
-        "rules": {
-            **{
-                k: getattr(rules, k)
-                for k in (
-                    "vig_percent",
-                    "round_vig_to_quarter",
-                    "vig_cent_rounding",
-                    "co_bank_shortfall_odd_cent",
-                    "surrender_against_bank",
-                )
-            },
-            **opts,
-            "house_way_policy": settings.paigow.house_way_policy,
-        },
-        "banker_hands": bh,
+    used: dict[str, object] = {
+        "vig_percent": rules.vig_percent,
+        "round_vig_to_quarter": rules.round_vig_to_quarter,
+        "vig_cent_rounding": rules.vig_cent_rounding,
+        "co_bank_shortfall_odd_cent": rules.co_bank_shortfall_odd_cent,
+        "surrender_against_bank": rules.surrender_against_bank,
+        **opts,
+        "house_way_policy": settings.paigow.house_way_policy,
     }
     if rec.bank == "house":
         ledger: dict[str, int] = {}
@@ -366,8 +397,15 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
             party = f"seat{line['seat']}"
             ledger[party] = ledger.get(party, 0) + line["net"]
         ledger[HOUSE] = -sum(ledger.values())
-        result.update(lines=lines, ledger=ledger, transfers=[])
-        return result
+        return Settlement(
+            bank=rec.bank,
+            bank_seat=rec.bank_seat,
+            rules=used,
+            banker_hands=bh,
+            lines=lines,
+            ledger=ledger,
+            transfers=[],
+        )
     dealer_stake = rec.dealer_wager or 0
     dealer_oc = against_banker(rec.hands["dealer"]) if dealer_stake else None
     bank_party = f"seat{rec.bank_seat}"
@@ -388,17 +426,21 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
         net = {"win": dealer_stake, "push": 0, "lose": -dealer_stake}[str(dealer_oc)]
         lines.insert(
             0,
-            {
-                "seat": "dealer",
-                "area": None,
-                "stake": dealer_stake,
-                "outcome": dealer_oc,
-                "commission": 0,
-                "net": net,
-                "hands": rec.hands["dealer"],
-            },
+            SettlementLine(
+                seat="dealer",
+                area=None,
+                stake=dealer_stake,
+                outcome=str(dealer_oc),
+                commission=0,
+                net=net,
+                hands=rec.hands["dealer"],
+            ),
         )
-    result.update(
+    return Settlement(
+        bank=rec.bank,
+        bank_seat=rec.bank_seat,
+        rules=used,
+        banker_hands=bh,
         lines=lines,
         ledger=ledger_round.net(),
         transfers=[asdict(t) for t in ledger_round.transfers],
@@ -412,7 +454,6 @@ def compute_settlement(rec: RoundRecord, settings: Any) -> dict[str, Any]:
         bank_chips=_bank_chips(rec),
         bank_chips_after=ledger_round.bank_chips_after_cents,
     )
-    return result
 
 
 def _cents(c: int) -> str:
@@ -420,7 +461,7 @@ def _cents(c: int) -> str:
     return f"{sign}${abs(c) // 100}.{abs(c) % 100:02d}"
 
 
-def settlement_summary(st: Mapping[str, Any]) -> list[str]:
+def settlement_summary(st: Settlement) -> list[str]:
     """Console lines for a computed settlement."""
     out = []
     for line in st["lines"]:

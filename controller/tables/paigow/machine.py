@@ -6,12 +6,14 @@ state changes; and :func:`build_machine`, the machine over it from
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from transitions import EventData, Machine
 
+from controller.fields.readers import map_of, str_of
 from controller.games.paigow.banking import DEALER, BankRotation
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
 from controller.games.paigow.errors import PaigowError
@@ -35,7 +37,10 @@ from controller.tables.paigow.entries import (
     wager_on,
     wager_problem,
 )
-from controller.tables.paigow.record import RoundRecord, Snapshot, full_record
+from controller.tables.paigow.record import RoundRecord, Snapshot, full_record, full_rotation
+
+if TYPE_CHECKING:
+    from controller.config.settings import RuleSettings
 
 #: How a refusal of a void after the draw for want of a supervisor begins (the console answers
 #: it ERR AUTH: a login question, not the state's).
@@ -55,8 +60,8 @@ class PaigowRound:
 
     def __init__(
         self,
-        commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, Any]], None],
-        settings: Callable[[], Any],
+        commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, object]], None],
+        settings: Callable[[], RuleSettings],
         rng_faulted: Callable[[], bool],
     ) -> None:
         self._commit_row = commit
@@ -280,13 +285,13 @@ class PaigowRound:
         trigger = event.event.name
         assert event.transition is not None
         dest = str(event.transition.dest)
-        record = RoundRecord(**asdict(self.record))  # a deep copy: lists are copied too
+        record = copy.deepcopy(self.record)  # lists are copied too
         rotation = self.rotation
         kwargs = dict(event.kwargs)
         kind = "paigow.state"
         closing = False
         next_round = self.round_id
-        extra: dict[str, Any] = {}
+        extra: dict[str, object] = {}
         if trigger == "open" or (trigger == "shuffled" and self.state == "inspection"):
             record.start_of_game = True
             rotation = self._restacked(rotation)
@@ -364,26 +369,27 @@ class PaigowRound:
             new_record = RoundRecord(round_id=next_round)
         else:
             new_record = record
-        after = Snapshot(dest, next_round, asdict(new_record), asdict(rotation))
+        after = Snapshot.of(dest, next_round, new_record, rotation)
         self._commit_row(kind, trigger, self.snapshot(), after, closing, extra)
         self.record, self.rotation, self.round_id = new_record, rotation, next_round
 
     def load(self, snap: Snapshot) -> None:
         """Take a journaled snapshot (recovery)."""
         self.round_id = snap.round_id
-        self.record = full_record(snap.record)
-        self.rotation = BankRotation(**snap.rotation)
+        self.record = copy.deepcopy(snap.record)
+        self.rotation = snap.rotation
 
-    def apply(self, row_data: Mapping[str, Any]) -> str:
-        """Replay one fact row after the snapshot: its changed fields; returns its state."""
+    def apply(self, row_data: Mapping[str, object]) -> str:
+        """Replay one fact row after the snapshot: its changed fields; returns its state.
+        ``TypeError`` or a ``ValueError`` (``FieldError``) when it is not one."""
         if "record" in row_data:
-            self.record = full_record({**asdict(self.record), **row_data["record"]})
+            self.record = full_record({**asdict(self.record), **map_of(row_data, "record")})
         if "rotation" in row_data:
-            self.rotation = BankRotation(**{**asdict(self.rotation), **row_data["rotation"]})
-        return str(row_data["state"])
+            self.rotation = full_rotation({**asdict(self.rotation), **map_of(row_data, "rotation")})
+        return str_of(row_data, "state")
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.state, self.round_id, asdict(self.record), asdict(self.rotation))
+        return Snapshot.of(self.state, self.round_id, self.record, self.rotation)
 
 
 def build_machine(model: PaigowRound, initial: str = "inspection") -> Machine:

@@ -62,14 +62,16 @@ snapshot-tested (``markdown``).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Final, TypeVar, cast
 
+from controller.fields.readers import int_of, map_of, opt_int_of, opt_map_of, opt_str_of
 from controller.games.paigow.banking import DEALER, BankingError, BankRotation
 from controller.games.paigow.settlement import AreaWager, setting_order
-from controller.tables.kernel.unit_of_work import UnitOfWork
+from controller.tables.kernel.unit_of_work import RowData, UnitOfWork
 from controller.tables.paigow.commands import house_way_lines, parse_action
 from controller.tables.paigow.definition import (
     ACTION_HELP,
@@ -113,6 +115,10 @@ from controller.tables.table import (
 
 if TYPE_CHECKING:
     from transitions import EventData
+
+    from controller.config.settings import RuleSettings
+
+T = TypeVar("T")
 
 #: How long the power-up lamp test lights every segment before the display shows the state.
 LAMP_TEST_NS: Final = 1_000_000_000
@@ -175,7 +181,7 @@ class PaigowTable:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _settings(self) -> Any:
+    def _settings(self) -> RuleSettings:
         return self._ctx.settings.current()
 
     def _rng_live_fault(self) -> bool:
@@ -188,25 +194,25 @@ class PaigowTable:
         before: Snapshot,
         after: Snapshot,
         closing: bool,
-        extra: dict[str, Any],
+        extra: dict[str, object],
     ) -> None:
         """Journal a transition: a closing row carries the closed round's record and the
         snapshot after it (a round boundary: a signed head is asked for); any other fact row
         only what changed. A draw or a dice total asks for a signed head too, so the anchor
         learns of it soon after its commit (docs/journal.md "What remains")."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "trigger": trigger,
             "from": before.state,
             "state": after.state,
             **extra,
         }
         if closing:
-            data["record"] = compact_record(data["record"])
+            data["record"] = compact_record(map_of(data, "record"))
             data["snapshot"] = compact_snapshot(after)
         else:
             for part, old, new in (
-                ("record", before.record, after.record),
-                ("rotation", before.rotation, after.rotation),
+                ("record", asdict(before.record), asdict(after.record)),
+                ("rotation", asdict(before.rotation), asdict(after.rotation)),
             ):
                 diff = changed(old, new)
                 if diff:
@@ -224,7 +230,7 @@ class PaigowTable:
         memo = (
             model.state,
             model.round_id,
-            asdict(model.record),
+            copy.deepcopy(model.record),
             model.rotation,
             model.rng_fault,
             self._test_mode,
@@ -233,7 +239,7 @@ class PaigowTable:
         def restore() -> None:
             state, round_id, record, rotation, rng_fault, test_mode = memo
             model.round_id, model.rotation, model.rng_fault = round_id, rotation, rng_fault
-            model.record = RoundRecord(**record)
+            model.record = copy.deepcopy(record)
             self._test_mode = test_mode
             self.machine.set_state(state)
 
@@ -244,10 +250,10 @@ class PaigowTable:
         transaction's commit, once per transaction; at once outside one)."""
         self._work.output_once("outputs", self._refresh_outputs)
 
-    def _log(self, kind: str, data: Mapping[str, Any]) -> int:
+    def _log(self, kind: str, data: RowData) -> int:
         return self._work.append(kind, data)
 
-    def _taking(self, data: dict[str, Any], act: Callable[[], Any]) -> Any:
+    def _taking(self, data: RowData, act: Callable[[], T]) -> T:
         """Handle one input: ``act`` journals it with its first row; an input that caused no
         row is journaled alone (``paigow.input``)."""
         return self._work.take(
@@ -312,7 +318,7 @@ class PaigowTable:
 
     # -- firing triggers -----------------------------------------------------------------------
 
-    def refusal(self, trigger: str, **kwargs: Any) -> str | None:
+    def refusal(self, trigger: str, **kwargs: object) -> str | None:
         """Why ``trigger`` is refused now (None: allowed). Evaluates the same guards the machine
         evaluates, without firing. The reason names the buttons and commands a person uses
         (:data:`SAID`), never a trigger or a guard: a trigger the state does not take gets
@@ -365,7 +371,7 @@ class PaigowTable:
         )
         return Refused(reason, code)
 
-    def _fire(self, trigger: str, **kwargs: Any) -> None:
+    def _fire(self, trigger: str, **kwargs: object) -> None:
         """Fire an allowed trigger (guards re-checked by the machine; the ``before`` callback
         journals the outcome before the state changes), then drive the outputs. One verdict:
         each guard runs once, for the refusal and as the machine's condition."""
@@ -378,7 +384,7 @@ class PaigowTable:
             raise self._refuse(trigger, f"not now (state {self.model.state})")
         self._outputs()
 
-    def _trigger(self, trigger: str, who: str = "dealer", **kwargs: Any) -> list[str]:
+    def _trigger(self, trigger: str, who: str = "dealer", **kwargs: object) -> list[str]:
         """Fire ``trigger`` for ``who`` (``dealer`` for a button, ``role@source`` for the
         console); return what changed, for the reply and the ``!`` lines."""
         if self._test_mode:
@@ -401,7 +407,7 @@ class PaigowTable:
             return self._draw()
         if trigger == "settled" and has_entries(self.model.record):
             return self._settle()
-        before = (self.model.round_id, RoundRecord(**asdict(self.model.record)))
+        before = (self.model.round_id, copy.deepcopy(self.model.record))
         self._fire(trigger, **kwargs)
         if trigger in ("void", "expose_void") and before[1].number is not None:
             reason = (
@@ -497,7 +503,7 @@ class PaigowTable:
     def _describe(
         self,
         trigger: str,
-        kwargs: Mapping[str, Any] | None = None,
+        kwargs: Mapping[str, object] | None = None,
         before: tuple[int, RoundRecord] | None = None,
     ) -> list[str]:
         """The reply to a trigger: the state it left, then what changed, said plainly."""
@@ -527,7 +533,7 @@ class PaigowTable:
         return lines
 
     def _confirmation(
-        self, trigger: str, kwargs: Mapping[str, Any], before: tuple[int, RoundRecord] | None
+        self, trigger: str, kwargs: Mapping[str, object], before: tuple[int, RoundRecord] | None
     ) -> list[str]:
         """What an accepted input changed at the table, in the regulation's words."""
         rec = self.model.record
@@ -601,11 +607,11 @@ class PaigowTable:
             ]
         return []
 
-    def _wager_lines(self, kwargs: Mapping[str, Any]) -> list[str]:
+    def _wager_lines(self, kwargs: Mapping[str, object]) -> list[str]:
         rec = self.model.record
         if kwargs.get("seat") == "dealer":
             return [f"dealer's wager against the bank: {rec.dealer_wager or 0}c"]
-        seat = int(kwargs["seat"])
+        seat = int_of(kwargs, "seat")
         mine = [w for w in rec.wagers if w["seat"] == seat]
         out = [
             f"seat {seat}: "
@@ -643,10 +649,12 @@ class PaigowTable:
         notes: list[str] = []
         shift = self._journal.last(["paigow.void_after_draw", "paigow.shift_start"])
         if shift is not None and shift.kind == "paigow.void_after_draw":
-            self._voids_after_draw = int(shift.data.get("shift_count", 1))
+            count = opt_int_of(shift.data, "shift_count")
+            self._voids_after_draw = 1 if count is None else count
         fault = self._journal.last(FAULT_KINDS)
         if fault is not None and fault.kind == "paigow.rng_fault":
-            self.model.rng_fault = str(fault.data.get("reason", "latched before power-down"))
+            reason = opt_str_of(fault.data, "reason")
+            self.model.rng_fault = "latched before power-down" if reason is None else reason
             notes.append(f"RNG fault still latched: {self.model.rng_fault}")
         row = self._journal.last(SNAPSHOT_KINDS)
         changes = list(
@@ -659,7 +667,7 @@ class PaigowTable:
             try:
                 state = "inspection"
                 if row is not None:
-                    snap = load_snapshot(row.data["snapshot"])
+                    snap = load_snapshot(map_of(row.data, "snapshot"))
                     self.model.load(snap)
                     state = snap.state
                 for change in changes:
@@ -683,7 +691,7 @@ class PaigowTable:
             self._outputs()
         return notes
 
-    def _commit_recovered(self, rule: str, why: str, **more: Any) -> None:
+    def _commit_recovered(self, rule: str, why: str, **more: object) -> None:
         snap = self.model.snapshot()
         self._log(
             "paigow.recovered",
@@ -722,7 +730,7 @@ class PaigowTable:
         is ever drawn twice. A draw lost or rewritten counts as a void after the draw (the
         alarm, the journaled alarm, the shift's count: :meth:`_lost_draw`)."""
         old_id, state = self.model.round_id, self.model.state
-        rec = RoundRecord(**asdict(self.model.record))
+        rec = copy.deepcopy(self.model.record)
         drawn = self._lost_draw(lost, rewritten_from, rec, state)
         lines: list[str] = []
         if lost or state in IN_ROUND:
@@ -763,7 +771,7 @@ class PaigowTable:
             for row in self._journal.events(
                 kinds=("paigow.drawn", "paigow.dice"), since_seq=rewritten_from - 1
             ):
-                number = (row.data.get("record") or {}).get("number")
+                number = (opt_map_of(row.data, "record") or {}).get("number")
                 return int(row.round or 0), f"the number now reading {number} in row {row.seq}"
         return None
 
@@ -856,7 +864,7 @@ class PaigowTable:
             if trigger == "test_mode":
                 return self._set_test_mode(bool(kwargs["on"]), who)
             if trigger == "sim_button":
-                return self._sim_button(kwargs["button"], who)
+                return self._sim_button(opt_str_of(kwargs, "button"), who)
             if trigger == "shift_start":
                 return self._shift_start(who)
             if trigger in ("void", "expose_void"):
@@ -901,7 +909,7 @@ class PaigowTable:
         was, self._voids_after_draw = self._voids_after_draw, 0
         return [f"shift started by {who}: voids after a draw counted from 0 (last shift: {was})"]
 
-    def _parse(self, name: str, args: list[str]) -> tuple[str, dict[str, Any]]:
+    def _parse(self, name: str, args: list[str]) -> tuple[str, dict[str, object]]:
         """Console words -> (trigger, data); a malformed line is journaled and refused."""
         return parse_action(name, args, self._refuse)
 
@@ -982,7 +990,9 @@ class PaigowTable:
         }
         last = self._journal.last(["paigow.drawn"])
         info["last_rng"] = (
-            "-" if last is None else (f"{last.data['record']['number']} (round {last.round})")
+            "-"
+            if last is None
+            else f"{int_of(map_of(last.data, 'record'), 'number')} (round {last.round})"
         )
         n = self._voids_after_draw
         info["voids_after_draw"] = f"{n} this shift" + (" (alarmed)" if n else "")
@@ -1079,7 +1089,7 @@ class PaigowTable:
 class _Probe:
     """A stand-in for ``EventData`` so :meth:`PaigowTable.refusal` runs the guards unfired."""
 
-    kwargs: dict[str, Any]
+    kwargs: dict[str, object]
     source: str
 
 
