@@ -5,8 +5,9 @@ snapshot rows; ``Replay``, the replay's bookkeeping).
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NotRequired, TypedDict  # untyped: ShoeData.from_json
 
 # --- journal kinds ------------------------------------------------------------------------------
 
@@ -45,6 +46,18 @@ SNAPSHOT_VERSION: Final = 2
 SNAPSHOT_EVERY: Final = 10
 
 
+class PendingCard(TypedDict):
+    """A card held for the next hand (5324.20(i)): drawn in excess, or face up in the shoe."""
+
+    card: str
+    kind: str  # "face_up", "excess" or "player_third"
+    disclosed: bool
+    fate: str  # a games.baccarat Fate's value
+    burn_more: NotRequired[int]  # player_third: the cards burnt if it is disclosed
+    count: NotRequired[str]  # player_third: the error_card_count it was ruled under
+    remedy: NotRequired[str]  # set when disclosed
+
+
 @dataclass
 class ShoeData:
     """Everything the table knows besides the machine's state; serialised in snapshot rows."""
@@ -60,7 +73,7 @@ class ShoeData:
     burn_reason: str = "shoe"
     coup: list[str] = field(default_factory=list)
     dead_hand: bool = False
-    pending: list[dict[str, Any]] = field(default_factory=list)  # cards held for the next hand
+    pending: list[PendingCard] = field(default_factory=list)  # cards held for the next hand
     face_up_next: bool = False
     bets: dict[str, dict[str, int]] = field(default_factory=dict)
     ledger: dict[str, int] = field(default_factory=dict)
@@ -88,10 +101,10 @@ class ShoeData:
     shoe_settings_seq: int | None = None
     settings_seq: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """Compact: the fields that differ from their defaults; the cards out of the shoe and
         the marks as strings (two characters a card: up to 832 bytes for 8 decks)."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         blank = ShoeData()
         for name, value in self.__dict__.items():
             if value == getattr(blank, name):
@@ -102,8 +115,10 @@ class ShoeData:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ShoeData:
-        known = {k: copy.deepcopy(v) for k, v in data.items() if k in cls.__dataclass_fields__}
+    def from_json(cls, data: Mapping[str, object]) -> ShoeData:
+        known: dict[str, Any] = {  # untyped: fields as to_json wrote them (a signed row)
+            k: copy.deepcopy(v) for k, v in data.items() if k in cls.__dataclass_fields__
+        }
         if isinstance(known.get("cards_out"), str):
             text = known["cards_out"]
             known["cards_out"] = [text[i : i + 2] for i in range(0, len(text), 2)]
