@@ -44,13 +44,13 @@ class StartupChecks:
         profile: Profile,
         raise_fault: Callable[[str], None],
         *,
-        clock: Callable[[], float] = time.monotonic,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._journal = journal
         self._trust = trust
         self._profile = profile
         self._raise_fault = raise_fault
-        self._clock = clock
+        self._monotonic = monotonic
 
     def journal_verdict(self) -> VerifyResult:
         """The journal's verdict at start (the rows after the newest signed head and the
@@ -136,13 +136,13 @@ class StartupChecks:
         Returns the start's note of it."""
         from controller.rng.certified import RngNotReady
 
-        started = self._clock()
+        started = self._monotonic()
         try:
             report = rng.self_test()
         except RngNotReady as exc:
             self._journal.append("rng.startup", {"passed": None, "note": exc.reason})
             return f"RNG start-up test deferred to the first draw: {exc.reason}"
-        seconds = round(self._clock() - started, 3)
+        seconds = round(self._monotonic() - started, 3)
         self._journal.append(
             "rng.startup",
             {
