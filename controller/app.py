@@ -11,16 +11,14 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-import os
 import queue
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from controller.events import (
     Call,
@@ -38,6 +36,7 @@ from controller.journal.verify import VerifyResult
 from controller.loop.faults import Faults
 from controller.loop.replies import DeferredReplies, PendingReply
 from controller.sdnotify import Notifier
+from controller.startup.checks import StartupChecks
 from controller.tables.gate import CARRY_KINDS, DisableLatch, DoorWatch, PlayGate
 from controller.tables.table import Devices, Refused, Table, TableContext
 from drivers.board import CONDITIONS, BoardCondition, BoardMonitor, detect_rtc
@@ -51,11 +50,13 @@ if TYPE_CHECKING:  # the publisher (ssl, paho) is imported only when a profile n
     from controller.devices import BuiltDevices
     from controller.feed.publisher import Publisher
     from controller.rng.certified import CertifiedRng
+    from controller.rng.cycle import BackgroundCycle
     from controller.tables.baccarat.table import BaccaratTable
     from controller.tables.paigow.table import PaigowTable
     from controller.tables.startpos.table import StartposTable
 
 log = logging.getLogger("controller")
+T = TypeVar("T")
 
 TICK_S = 0.1
 #: How long a console reply may wait for the events its command caused (simulated devices).
@@ -141,6 +142,17 @@ class Publication:
             self._cond.notify_all()
 
 
+class ConsoleOutput(Protocol):
+    """A console transport as the application sees it (controller/console/transport.py): it
+    posts its lines itself; the application writes alarms to it and closes it."""
+
+    name: str
+
+    def send_unsolicited(self, lines: list[str]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Application:
     """One table controller: profile, journal, settings, devices, table, console, loop."""
 
@@ -170,7 +182,7 @@ class Application:
         self.app_faults = Faults(lambda kind, data: self.journal.append(kind, data), self.alarm)
         self.console_port = console_port or profile.console.port
         self._output = output
-        self._consoles: list[Any] = []
+        self._consoles: list[ConsoleOutput] = []
         self._interpreter: Console | None = None
         #: Console replies that wait for a worker or for the events they caused.
         self.replies = DeferredReplies(self._guarded, REPLY_WAIT_S)
@@ -228,72 +240,20 @@ class Application:
             log.warning("journal: %s", self.trust.counter_line())
         #: Repeated events (refused console lines) folded into counted rows.
         self.summaries = Summaries(self.journal)
-        # Start-up checks the rows after the newest signed head and the anchor (bounded: a
-        # minute of rows); the whole journal is re-checked by the background scrub.
-        verdict = self.trust.check_at_start()
-        self.last_verify: VerifyResult = verdict
-        self.journal.append(
-            "app.start",
-            {
-                "profile": profile.name,
-                "game": profile.game,
-                "profile_files": list(profile.source_files),
-                "journal_verified": verdict.ok,
-                "pid": os.getpid(),
-                "unacknowledged_findings": len(self.trust.findings),
-            },
-        )
-        # The install log (docs/program-verification.md): the release this start runs, and a
-        # change from the previous start's as its own row (an event, kept past retention).
-        from controller.program.identity import running_identity
-
-        self.release = running_identity()
-        last_release = self.journal.last(["program.release"])
-        self.journal.append("program.release", self.release.as_dict())
-        if last_release is not None and not self.release.same_release(last_release.data):
-            old = {k: last_release.data.get(k) for k in self.release.as_dict()}
-            self.journal.append(
-                "program.release_changed", {"old": old, "new": self.release.as_dict()}
-            )
+        #: The start-up checks (controller/startup/): each journals what it found and raises
+        #: what stops play as a fault; the RNG's runs in :meth:`start`.
+        self.startup = StartupChecks(self.journal, self.trust, profile, self._raise_fault)
+        self.last_verify: VerifyResult = self.startup.journal_verdict()
+        self.release = self.startup.install_log()
         self.add_status("release", self.release.describe)
-        # Every unacknowledged finding, this start's and those journaled before it that no
-        # technician acknowledged yet (a restart forgets none), stops play until `fault clear`.
-        for finding in self.trust.findings:
-            self._raise_fault(f"journal verification failed: {finding.describe()}")
-        floor = datetime.combine(jset.clock_floor, datetime.min.time(), tzinfo=UTC)
-        for warning in self.journal.check_clock(int(floor.timestamp() * 1e9)):
-            log.warning("clock: %s", warning)
+        self.startup.findings()
+        self.startup.clock()
 
         from controller.config.settings import ConfigStore
 
         self.config = ConfigStore(self.journal, profile.rules)
-        for problem in self.config.replay():
-            self._raise_fault(
-                f"journaled setting {problem.key}={problem.text} (row {problem.seq})"
-                f" no longer applies: {problem.reason}"
-            )
-
-        # Program verification (controller/program/): a release checked every file before the
-        # application was imported (boot.py); a changed profile or program file is a fault.
-        from controller.program.boot import startup_problems
-        from controller.program.origin import boot_check
-
-        problems = startup_problems(profile.source_files)
-        check = boot_check()
-        if check is not None and check.checked:
-            self.journal.append(
-                "program.checked",
-                {
-                    "root": str(check.root),
-                    "files": check.files,
-                    "bytes": check.bytes,
-                    "ms": round(check.seconds * 1000, 1),
-                    "ok": not problems,
-                    "problems": problems[:20],
-                },
-            )
-        for mismatch in problems:
-            self._raise_fault(f"program: {mismatch}")
+        self.startup.settings(self.config)
+        self.startup.program()
 
         from controller.devices import BuiltDevices
 
@@ -313,7 +273,7 @@ class Application:
         self.rng: CertifiedRng | None = None
         #: rng.background_cycle (docs/rng.md "Cycling and seeding"): started after the start-up
         #: test, stopped first at close
-        self.rng_cycle: Any = None
+        self.rng_cycle: BackgroundCycle | None = None
         try:
             self.table: Table = self._build_table()
         except Exception as exc:
@@ -433,13 +393,13 @@ class Application:
         marked = ["!" + line for line in lines]
         with self._alarm_lock:
             for console in self._consoles:
-                if skip is None or getattr(console, "name", None) != skip:
+                if skip is None or console.name != skip:
                     console.send_unsolicited(marked)
             if self._output is not None:
                 for line in marked:
                     self._output(line)
 
-    def attach_console(self, console: Any) -> None:
+    def attach_console(self, console: ConsoleOutput) -> None:
         """Register a console transport for alarms (it posts ConsoleLine events itself)."""
         self._consoles.append(console)
 
@@ -476,7 +436,7 @@ class Application:
         self._console()  # a lockout left by the last run is read back now
         notes: list[str] = self._in_transaction(self.table.recover) or []
         if self.rng is not None:
-            notes.append(self._rng_startup())
+            notes.append(self.startup.rng(self.rng))
         if self.rng_cycle is not None:
             self.rng_cycle.start()
             notes.append("RNG background cycling on (rng.background_cycle)")
@@ -595,13 +555,13 @@ class Application:
         the commit (docs/journal.md "One sync per decision"); a table says so itself."""
         return self.table.journal_transactions
 
-    def _in_transaction(self, fn: Callable[[], Any]) -> Any:
+    def _in_transaction(self, fn: Callable[[], T]) -> T | None:
         """Run ``fn`` as one journal transaction (when the table takes part): one commit, one
         sync; the signed heads that arrived meanwhile are stored with it. A failed commit is a
         journal fault, and what the loop holds in memory is re-read from the journal."""
         if not self.transactional:
             return fn()
-        result: Any = None
+        result: T | None = None
         try:
             with self.journal.transaction():
                 result = fn()
@@ -671,39 +631,6 @@ class Application:
         """A latch changed, its row committed: the table's display shows or lifts CLOSED."""
         for fn in self._closed_watchers:
             fn()
-
-    def _rng_startup(self) -> str:
-        """The RNG's start-up health test (SP 800-90B 4.3) before the table is ready, so the
-        first draw never waits on it: a slow hardware generator is waited for (its silence
-        bound), a failure is a fault the table latches into the journal at its next tick."""
-        from controller.rng.certified import RngNotReady
-
-        rng = self.rng
-        assert rng is not None  # called only when the game has an RNG (start)
-        started = time.monotonic()
-        try:
-            report = rng.self_test()
-        except RngNotReady as exc:
-            self.journal.append("rng.startup", {"passed": None, "note": exc.reason})
-            return f"RNG start-up test deferred to the first draw: {exc.reason}"
-        seconds = round(time.monotonic() - started, 3)
-        self.journal.append(
-            "rng.startup",
-            {
-                "passed": report.passed,
-                "monitors": list(report.monitors),
-                "samples": report.samples,
-                "failure": report.failure,
-                "seconds": seconds,
-                "hwrng": rng.hwrng_note,
-            },
-        )
-        if not report.passed:
-            return f"RNG start-up test FAILED in {seconds:.1f} s: {report.failure}"
-        return (
-            f"RNG start-up test passed in {seconds:.1f} s"
-            f" ({', '.join(report.monitors)}; {rng.hwrng_note})"
-        )
 
     def run(self, *, max_events: int | None = None) -> None:
         """Serve events until Shutdown arrives or ``stop_event`` is set."""
@@ -1001,9 +928,7 @@ class Application:
                     )
                 )
             for console in self._consoles:
-                close = getattr(console, "close", None)
-                if close is not None:
-                    close()
+                console.close()
             self.notifier.stopping()
             try:
                 self.trust.close()  # signs and stores the last heads

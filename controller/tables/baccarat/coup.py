@@ -4,8 +4,6 @@ coup's cards and irregularities, the result and settlement, void, halt and the e
 
 from __future__ import annotations
 
-from typing import Any
-
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import (
     Ruling,
@@ -22,7 +20,12 @@ from controller.games.baccarat.shoe import (
     void_for_short_shoe,
 )
 from controller.games.baccarat.shoe_passing import after_round
-from controller.tables.baccarat.data import K_SNAPSHOT, SNAPSHOT_EVERY, SNAPSHOT_VERSION
+from controller.tables.baccarat.data import (
+    K_SNAPSHOT,
+    SNAPSHOT_EVERY,
+    SNAPSHOT_VERSION,
+    PendingCard,
+)
 from controller.tables.baccarat.display import Presenter
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
@@ -41,7 +44,7 @@ class CoupPlay:
         self._seq = sequence
         self._rec = record
         self._view = view
-        self._settings_journaled: dict[str, Any] | None = None
+        self._settings_journaled: dict[str, object] | None = None
 
     def forget_settings(self) -> None:
         """The settings last journaled may not be (a commit failed): journal them again."""
@@ -260,7 +263,7 @@ class CoupPlay:
         calls = [c.value for c in self._s.coup.calls[len(before.calls) :]]
         self._seq.fire("deal_card")
         self._rec.head("decision")  # a card decides the coup: the anchor learns of it soon
-        row: dict[str, Any] = {"card": code, "n": n}
+        row: dict[str, object] = {"card": code, "n": n}
         if calls:  # a drawing rule was applied, 5324.20(f)(10)-(13); the hands are in the result
             row["calls"] = calls
         self._rec.emit("baccarat.card", row)
@@ -278,22 +281,26 @@ class CoupPlay:
         else (i)(2). Not disclosed, it is the first card of the next hand."""
         d = self._s.data
         ruling: Ruling
-        extra: dict[str, Any] = {}
         if state == "settling" and not d.pending and not d.dead_hand and len(d.coup) == 4:
             # Both hands stood on their first two cards: the card went to the player in error.
             four = CoupInProgress(d.coup)
             ruling = player_third_in_error(four, code, disclosed=False)
-            extra["burn_more"] = player_third_in_error(
-                four, code, disclosed=True, count=self._s.opts.error_card_count
-            ).burn_more
-            extra["count"] = self._s.opts.error_card_count.value
             kind = "player_third"
+            held: PendingCard = {
+                "card": code,
+                "kind": kind,
+                "disclosed": False,
+                "fate": ruling.fate.value,
+                "burn_more": player_third_in_error(
+                    four, code, disclosed=True, count=self._s.opts.error_card_count
+                ).burn_more,
+                "count": self._s.opts.error_card_count.value,
+            }
         else:
             ruling = drawn_in_excess(code, disclosed=False)
             kind = "excess"
-        d.pending.append(
-            {"card": code, "kind": kind, "disclosed": False, "fate": ruling.fate.value, **extra}
-        )
+            held = {"card": code, "kind": kind, "disclosed": False, "fate": ruling.fate.value}
+        d.pending.append(held)
         self._rec.emit(
             "baccarat.irregularity",
             {
@@ -332,7 +339,7 @@ class CoupPlay:
         ]
         d.pending = []
         settings = self._s.take_settings(self._rec.work.input_seq, shoe=False)
-        row: dict[str, Any] = {
+        row: dict[str, object] = {
             "shoe": d.shoe_no,
             "coup": d.coup_no,
             "bets": d.bets,
@@ -429,7 +436,7 @@ class CoupPlay:
                     }
                 )
         self._s.record_ledger()
-        row: dict[str, Any] = {"lines": lines, "dead_hand": d.dead_hand}
+        row: dict[str, object] = {"lines": lines, "dead_hand": d.dead_hand}
         if d.ledger:  # deferred vigorish owed, 5324.20(d)(2)
             row["ledger"] = d.ledger
         self._rec.emit("baccarat.settlement", row)

@@ -5,14 +5,23 @@ state and call, silent while replaying.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
+from controller.fields.readers import (
+    Fields,
+    as_map,
+    int_of,
+    opt_int_of,
+    opt_list_of,
+    opt_map_of,
+    str_of,
+)
 from controller.games.baccarat.shoe import CoupStep
 from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
+from drivers.dealer_display import DealerDisplay
 
 log = logging.getLogger("controller.baccarat")
 
@@ -43,33 +52,35 @@ def _signed(cents: int) -> str:
     return ("-" if cents < 0 else "+") + dollars(abs(cents))
 
 
-def settlement_summary(row: Mapping[str, Any]) -> list[str]:
+def settlement_summary(row: Fields) -> list[str]:
     """The console lines of a coup's settlement (its ``baccarat.settlement`` row), as pai gow's
     ``settled`` says them: every wager in paying order, highest seat first (5324.20(g)(2)) --
     the stake, win, lose or push, the vigorish ((d)(2): collected, or owed when deferred) and
     the net cents -- then the ledger (who gains and loses what; the house the other side of
     every wager) and the deferred vigorish still owed."""
-    lines = list(row.get("lines") or [])
+    lines = [as_map(line, "a settlement line") for line in opt_list_of(row, "lines") or []]
     if not lines:
         return ["no wagers were entered: nothing to settle"]
     out = []
     ledger: dict[str, int] = {}
     for line in lines:
-        net = int(line["net_cents"])
-        vig = int(line.get("commission_cents") or 0)
+        net = int_of(line, "net_cents")
+        vig = opt_int_of(line, "commission_cents") or 0
         outcome = "win" if net > 0 else "lose" if net < 0 else "push"
         how = ""
         if vig:
             how = f" vig {vig}c" + (" owed" if line.get("vig_deferred") else "")
+        seat = int_of(line, "seat")
         out.append(
-            f"seat {line['seat']} {line['wager']}: {line['stake_cents']}c {outcome}{how}"
+            f"seat {seat} {str_of(line, 'wager')}: {int_of(line, 'stake_cents')}c {outcome}{how}"
             f" net {net:+d}c"
         )
-        party = f"seat{line['seat']}"
+        party = f"seat{seat}"
         ledger[party] = ledger.get(party, 0) + net
     ledger["house"] = -sum(ledger.values())
     out.append("ledger: " + ", ".join(f"{k} {_signed(v)}" for k, v in sorted(ledger.items())))
-    owed = {str(k): int(v) for k, v in (row.get("ledger") or {}).items() if int(v)}
+    owed_by = opt_map_of(row, "ledger") or {}
+    owed = {k: v for k in owed_by if (v := int_of(owed_by, k))}
     if owed:
         out.append(
             "vigorish owed (5324.20(d)(2)): "
@@ -93,7 +104,7 @@ class Presenter:
 
     def __init__(
         self,
-        display: Any,
+        display: DealerDisplay | None,
         state: ShoeState,
         sequence: Sequence,
         record: Record,
@@ -110,14 +121,15 @@ class Presenter:
         """Both lines on the dealer display, once what decided them is committed (an output);
         what it now shows is said on every console when it changed (``!DISPLAY PLAYER DRAWS /
         P 5 B 3``)."""
-        if self._record.replaying or self._display is None:
+        display = self._display
+        if self._record.replaying or display is None:
             return
         lines = [fit_line(first), fit_line(second)]
-        self._record.output(lambda: self._write(lines))
+        self._record.output(lambda: self._write(display, lines))
 
-    def _write(self, lines: list[str]) -> None:
+    def _write(self, display: DealerDisplay, lines: list[str]) -> None:
         try:
-            self._display.show(lines)
+            display.show(lines)
         except Exception as exc:  # noqa: BLE001 - a display failure must not stop the table
             log.warning("dealer display: %s", exc)
             return

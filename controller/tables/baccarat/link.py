@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from controller.journal.store import JournalError
 from controller.journal.summary import Summaries
@@ -28,6 +28,7 @@ from controller.tables.baccarat.data import (
 )
 from controller.tables.baccarat.display import Presenter
 from controller.tables.baccarat.record import Record
+from controller.tables.table import ShoeReader
 from drivers.shoe_events import (
     ShoeFrameAccepted,
     ShoeFrameRefused,
@@ -65,7 +66,7 @@ class _RecordRows:
         self._rec = record
 
     def append(
-        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+        self, kind: str, data: Mapping[str, object] | None = None, round_id: int | None = None
     ) -> int:
         return self._rec.log(kind, dict(data or {}))
 
@@ -84,7 +85,9 @@ def link_summaries(record: Record) -> Summaries:
 class ShoeLink:
     """Journals and acknowledges the shoe's frames and hands them to the coup."""
 
-    def __init__(self, reader: Any, record: Record, play: CoupPlay, view: Presenter) -> None:
+    def __init__(
+        self, reader: ShoeReader | None, record: Record, play: CoupPlay, view: Presenter
+    ) -> None:
         #: The shoe reader (drivers.serial_shoe.SerialShoe, or a test's stand-in); None when the
         #: table has no shoe yet.
         self.reader = reader
@@ -121,7 +124,7 @@ class ShoeLink:
             self._resync_from = None
             self._session(event)
         elif isinstance(event, ShoeFrameRefused):
-            detail: dict[str, Any] = {
+            detail: dict[str, object] = {
                 "reason": event.reason,
                 "detail": event.detail[:80],
                 "raw": event.raw[:RAW_KEPT].decode("ascii", "replace"),
@@ -163,15 +166,16 @@ class ShoeLink:
             else:
                 self._view.show_state()
 
-    def _refuse_shoe(self, event: ShoeFrameRefused, detail: dict[str, Any]) -> bool:
+    def _refuse_shoe(self, event: ShoeFrameRefused, detail: dict[str, object]) -> bool:
         """docs/design.md: a $HELO names the protocol revision it speaks; a shoe of another
         revision (or none) is refused as a whole, so neither end half-understands the other.
         A $HELO not refused before is journaled at once and said on the console and the
         dealer display; its resends (every 500 ms) are counted like any refused frame (False).
         None of that shoe's frames is ever accepted (they are of no session we know)."""
-        if detail["raw"] == self._refused_helo:
+        raw = event.raw[:RAW_KEPT].decode("ascii", "replace")  # as ``detail`` has it
+        if raw == self._refused_helo:
             return False
-        self._refused_helo = detail["raw"]
+        self._refused_helo = raw
         self.refused = event.detail
         self._rec.log(K_REFUSED_FRAME, {**detail, "count": 1})
         self._rec.alarm(
@@ -192,7 +196,7 @@ class ShoeLink:
         old session stood, acknowledged, and the table's rules decide what it means."""
         previous = event.previous or self.position
         self.refused = self._refused_helo = None  # a shoe that speaks our revision
-        row: dict[str, Any] = {
+        row: dict[str, object] = {
             "sid": event.sid,
             "seq": event.seq,
             "model": event.model,
@@ -206,14 +210,18 @@ class ShoeLink:
 
     def _frame(self, event: ShoeFrameAccepted) -> None:
         # the SID is that of the session row before it (rows are small: docs/design.md)
-        row: dict[str, Any] = {"seq": event.seq, "type": event.type, "fields": list(event.fields)}
+        row: dict[str, object] = {
+            "seq": event.seq,
+            "type": event.type,
+            "fields": list(event.fields),
+        }
         if not event.known:
             row["known"] = False
         seq = self._position_row(K_FRAME, row, event.sid, event.seq)
         self._rec.work.input_seq = seq
         self._play.apply_frame(event.type, list(event.fields), event.known)
 
-    def _position_row(self, kind: str, row: dict[str, Any], sid: str, shoe_seq: int) -> int:
+    def _position_row(self, kind: str, row: Mapping[str, object], sid: str, shoe_seq: int) -> int:
         """Journal a row that names the shoe's position; acknowledge it to the shoe once it is
         committed (an output). Returns the journal row's seq."""
 

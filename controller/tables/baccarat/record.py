@@ -12,8 +12,7 @@ own each (docs/design.md "Durability and trust": rows are small).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from controller.journal.store import Journal
 from controller.tables.baccarat.data import Replay, ShoeData
@@ -83,7 +82,7 @@ class Record:
         if self._moves:
             self.emit("baccarat.state", {})
 
-    def emit(self, kind: str, data: dict[str, Any], round_id: int | None = None) -> None:
+    def emit(self, kind: str, data: Mapping[str, object], round_id: int | None = None) -> None:
         """Journal a decision row (in the current round unless ``round_id`` names another), or
         during replay count it against the rows already there. It carries the moves of the
         sequence since the last row."""
@@ -98,7 +97,7 @@ class Record:
             data = {**data, "recovered": True}
         self.work.append(kind, data, round_id)
 
-    def log(self, kind: str, data: dict[str, Any]) -> int:
+    def log(self, kind: str, data: Mapping[str, object]) -> int:
         """Journal a row that is not replayed (inputs are journaled as they arrive)."""
         return self.work.append(kind, data)
 

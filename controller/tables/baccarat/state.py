@@ -8,9 +8,7 @@ nothing else holds game state.
 
 from __future__ import annotations
 
-from typing import Any
-
-from controller.config.settings import BaccaratShoeOptions, RuleSettings
+from controller.config.settings import BaccaratShoeOptions, ConfigStore, RuleSettings
 from controller.games import baccarat
 from controller.games.baccarat.shoe import (
     BurnProgress,
@@ -29,8 +27,8 @@ class ShoeState:
     """The table's data and its derived objects; ``rebuild`` makes them agree after a snapshot
     or a replay."""
 
-    def __init__(self, settings: Any, seats: int) -> None:
-        self._settings_store = settings  # controller.config.settings.ConfigStore, or None
+    def __init__(self, settings: ConfigStore | None, seats: int) -> None:
+        self._settings_store = settings
         self.data = ShoeData()
         current = settings.current() if settings is not None else None
         self.decks: int = current.baccarat.decks if current is not None else 8
@@ -53,11 +51,7 @@ class ShoeState:
         store = self._settings_store
         if store is None:
             return RuleSettings()
-        if seq is None or not hasattr(store, "as_of"):
-            current: RuleSettings = store.current()
-            return current
-        at: RuleSettings = store.as_of(seq)
-        return at
+        return store.current() if seq is None else store.as_of(seq)
 
     def apply_settings(self) -> None:
         """The rules and shoe readings of the coup's snapshot (data.settings_seq)."""
@@ -66,7 +60,7 @@ class ShoeState:
         self.deferred_vig = bool(s.baccarat.deferred_vig)
         self.opts = s.baccarat_shoe_options()
 
-    def take_settings(self, input_seq: int, shoe: bool) -> dict[str, Any]:
+    def take_settings(self, input_seq: int, shoe: bool) -> dict[str, object]:
         """Snapshot the settings at this input (a shoe's or a coup's start); never mid-round."""
         d = self.data
         d.settings_seq = input_seq

@@ -54,6 +54,9 @@ class Watcher:
             self.events.extend(lines)
             self.cond.notify_all()
 
+    def close(self) -> None:
+        """Nothing to close: the test reads what it was sent."""
+
     def note(self, text: str) -> None:
         with self.cond:
             self.events.append(text)

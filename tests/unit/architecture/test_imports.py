@@ -76,6 +76,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     "controller.scoreboard": frozenset({"controller.games", "controller.config"}),
     # the loop's faults and waiting replies: plain holders, importing nothing of the program
     "controller.loop": frozenset(),
+    # the start-up checks: the journal's trust, the install log, the settings replayed, the
+    # program's files, the RNG's start-up test
+    "controller.startup": frozenset(
+        {"controller.journal", "controller.config", "controller.program", "controller.rng"}
+    ),
     # typed readers of decoded JSON: a leaf that imports no other part
     "controller.fields": frozenset(),
     "drivers": frozenset(),
