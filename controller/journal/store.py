@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
     encode_dss_signature,
 )
 
-from controller.fields.readers import as_int, as_str
+from controller.fields.readers import FieldError, as_int, as_str
 from controller.journal.chain import GENESIS, Row, canonical, row_hash
 from controller.journal.heads import SignedHead
 
@@ -90,7 +90,7 @@ CREATE TRIGGER IF NOT EXISTS boots_no_update BEFORE UPDATE ON boots
 
 
 #: A value SQLite stores and gives back (a parameter of a statement, a column of a result).
-SQLValue: TypeAlias = "str | bytes | int | float | None"
+SQLValue: TypeAlias = str | bytes | int | float | None
 #: One result row as SQLite gives it: narrowed where it is read.
 SQLRow: TypeAlias = tuple[object, ...]
 
@@ -607,23 +607,26 @@ class Journal:
 
     def _row(self, r: SQLRow, base: tuple[int, str] | None = None) -> Row:
         seq_v, ts, boot, mono, kind, rnd, text, digest, prev = r
-        seq = as_int(seq_v, "seq")
-        if prev is None:
-            b = base or self.base()
-            prev_hex = b[1] if seq == b[0] + 1 else ""
-        else:
-            prev_hex = _blob(prev, "prev").hex()
-        return Row(
-            seq,
-            as_int(ts, "ts"),
-            self._boot_name(as_int(boot, "boot")),
-            as_int(mono, "mono"),
-            self._kind_name(as_int(kind, "kind")),
-            _opt_int(rnd, "round"),
-            json.loads(as_str(text, "data")),
-            prev_hex,
-            _blob(digest, "hash").hex(),
-        )
+        try:
+            seq = as_int(seq_v, "seq")
+            if prev is None:
+                b = base or self.base()
+                prev_hex = b[1] if seq == b[0] + 1 else ""
+            else:
+                prev_hex = _blob(prev, "prev").hex()
+            return Row(
+                seq,
+                as_int(ts, "ts"),
+                self._boot_name(as_int(boot, "boot")),
+                as_int(mono, "mono"),
+                self._kind_name(as_int(kind, "kind")),
+                _opt_int(rnd, "round"),
+                json.loads(as_str(text, "data")),
+                prev_hex,
+                _blob(digest, "hash").hex(),
+            )
+        except FieldError as exc:  # a column of another type: an edited database
+            raise JournalCorrupt(f"journal row {seq_v!r} unreadable ({self.path}): {exc}") from exc
 
     def events(
         self, kinds: Iterable[str] | None = None, since_seq: int = 0, round_id: int | None = None
@@ -780,24 +783,30 @@ class Journal:
 
     def raw_rows(self, after_seq: int, limit: int) -> list[RawRow]:
         """The stored rows in ``rowid`` order, for the verifiers: what is stored, not what an
-        index says."""
-        return [
-            RawRow(
-                as_int(s, "seq"),
-                ts,
-                self._boot_name(as_int(b, "boot")),
-                m,
-                self._kind_name(as_int(k, "kind")),
-                rnd,
-                text,
-                _blob(h, "hash"),
-            )
-            for s, ts, b, m, k, rnd, text, h in self._read(
-                "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
-                " WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (after_seq, limit),
-            )
-        ]
+        index says; a row whose references or hash are of another type is
+        :class:`JournalCorrupt`."""
+        rows = self._read(
+            "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
+            " WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (after_seq, limit),
+        )
+        try:
+            return [self._raw_row(r) for r in rows]
+        except FieldError as exc:
+            raise JournalCorrupt(f"journal row unreadable ({self.path}): {exc}") from exc
+
+    def _raw_row(self, r: SQLRow) -> RawRow:
+        s, ts, b, m, k, rnd, text, h = r
+        return RawRow(
+            as_int(s, "seq"),
+            ts,
+            self._boot_name(as_int(b, "boot")),
+            m,
+            self._kind_name(as_int(k, "kind")),
+            rnd,
+            text,
+            _blob(h, "hash"),
+        )
 
     def reader(self) -> Journal:
         """A second, read-only connection (for another thread: verifying, the feed)."""
