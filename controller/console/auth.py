@@ -43,9 +43,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from controller.console.errors import ConsoleError
+from controller.fields.readers import as_float, int_of, str_of
+from controller.journal.store import Journal
 
 MAX_FAILURES: Final = 5
 LOCKOUT_S: Final = 300.0
@@ -151,7 +153,7 @@ class Auth:
 
     def __init__(
         self,
-        journal: Any,
+        journal: Journal,
         alarm: Callable[[str], None],
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -173,25 +175,26 @@ class Auth:
     def _restore_lockout(self) -> None:
         """Every role's lockout and failure count survive a restart (a power cycle must not
         reset a PIN guesser's budget), measured as the module docstring says."""
-        journal = self._journal
-        if journal is None or not hasattr(journal, "last"):
-            return
-        last = journal.last(LOCK_KINDS)
+        last = self._journal.last(LOCK_KINDS)
         if last is None:
             return
         elapsed = 0.0
-        if last.boot == getattr(journal, "boot_id", None):
+        if last.boot == self._journal.boot_id:
             elapsed = max(0.0, self._clock() - last.mono / 1e9)
-        roles: Mapping[str, Any] = last.data.get("roles") or {}
-        if not isinstance(roles, Mapping) or not roles:
-            roles = _rows_before_roles(last.kind, last.data)
+        stored = last.data.get("roles")
+        roles: Mapping[str, object] = (
+            stored
+            if isinstance(stored, Mapping) and stored
+            else _rows_before_roles(last.kind, last.data)
+        )
         for role, lock in self._locks.items():
             state = roles.get(role)
             if not isinstance(state, Mapping):
                 continue
-            lock.failures = int(state.get("failures", 0))
-            left = float(state.get("locked_s", 0)) - elapsed
-            if float(state.get("locked_s", 0)) > 0:
+            lock.failures = int(as_float(state.get("failures", 0), "failures"))
+            locked_s = as_float(state.get("locked_s", 0), "locked_s")
+            left = locked_s - elapsed
+            if locked_s > 0:
                 if left > 0:
                     lock.locked_until = self._clock() + left
                 else:
@@ -284,27 +287,27 @@ class Auth:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def _record(self, role: str) -> Mapping[str, Any] | None:
+    def _record(self, role: str) -> Mapping[str, object] | None:
         entry = self._journal.last([PIN_EVENTS[role]])
         return None if entry is None else entry.data
 
-    def _matches(self, pin: str, record: Mapping[str, Any]) -> bool:
+    def _matches(self, pin: str, record: Mapping[str, object]) -> bool:
         """On the worker: does ``pin`` hash to ``record``'s hash?"""
         try:
-            want = bytes.fromhex(str(record["hash"]))
+            want = bytes.fromhex(str_of(record, "hash"))
             got = self._derive(
                 pin,
-                bytes.fromhex(str(record["salt"])),
-                int(record["n"]),
-                int(record["r"]),
-                int(record["p"]),
-                int(record["dklen"]),
+                bytes.fromhex(str_of(record, "salt")),
+                int_of(record, "n"),
+                int_of(record, "r"),
+                int_of(record, "p"),
+                int_of(record, "dklen"),
             )
         except (KeyError, ValueError) as exc:
             raise ConsoleError("FAULT", f"the stored PIN record is unusable: {exc}") from None
         return hmac.compare_digest(got, want)
 
-    def _first_match(self, pin: str, records: Mapping[str, Mapping[str, Any]]) -> str | None:
+    def _first_match(self, pin: str, records: Mapping[str, Mapping[str, object]]) -> str | None:
         return next((role for role, record in records.items() if self._matches(pin, record)), None)
 
     def _check(self, work: Callable[[], object], finish: Callable[[object], list[str]]) -> PinCheck:
@@ -317,8 +320,8 @@ class Auth:
         return PinCheck(work, finish, self._checking.clear)
 
     def _open(
-        self, records: Mapping[str, Mapping[str, Any] | None]
-    ) -> dict[str, Mapping[str, Any]]:
+        self, records: Mapping[str, Mapping[str, object] | None]
+    ) -> dict[str, Mapping[str, object]]:
         """The roles a PIN is checked against: those with a PIN and not locked (a locked role's
         PIN is never compared, so no reply can tell it was right); LOCKED when none is left."""
         locks = self.locks()
@@ -515,15 +518,15 @@ def _locked_text(locks: Mapping[str, float]) -> str:
     return "; ".join(f"{role} logins locked for {left:.0f} more s" for role, left in locks.items())
 
 
-def _rows_before_roles(kind: str, data: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+def _rows_before_roles(kind: str, data: Mapping[str, object]) -> dict[str, dict[str, float]]:
     """A lock row written before failures were counted per role (one count for the console):
     it applies to every role, as it did then."""
     state = {"failures": 0.0, "locked_s": 0.0}
     if kind == "console.login_failed":
-        state["failures"] = float(data.get("failures", 0))
+        state["failures"] = as_float(data.get("failures", 0), "failures")
     elif kind in ("console.locked", "console.lock_left"):
         state = {
-            "failures": float(data.get("failures", MAX_FAILURES)),
-            "locked_s": float(data.get("seconds", LOCKOUT_S)),
+            "failures": as_float(data.get("failures", MAX_FAILURES), "failures"),
+            "locked_s": as_float(data.get("seconds", LOCKOUT_S), "seconds"),
         }
     return {role: dict(state) for role in ROLES}

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn, TypeVar
 
 from controller.console.auth import PIN_MAX, PIN_MIN, SCRYPT_N, SUPERVISOR, Auth, PinCheck
 from controller.console.errors import CODES, ConsoleError
@@ -34,6 +34,12 @@ from controller.console.port import ConsoleHost
 from controller.events import Call
 from controller.journal.store import JournalError
 from controller.tables.table import ActionHelp, Refused
+
+if TYPE_CHECKING:
+    from controller.journal.verify import VerifyResult
+    from controller.rng.certified import CertifiedRng
+
+_T = TypeVar("_T")
 
 #: The most ``rng test`` draws and ``rng capture`` bytes or outcomes a technician may ask for.
 RNG_TEST_MAX: Final = 200_000
@@ -345,7 +351,7 @@ class Console:
                 f" {GAME_NAMES.get(self._game, self._game)} (config show lists its settings)",
             )
 
-    def _config_call(self, fn: Callable[[], Any]) -> Any:
+    def _config_call(self, fn: Callable[[], _T]) -> _T:
         from controller.config.settings import ConfigError
 
         try:
@@ -400,7 +406,7 @@ class Console:
         worker thread, in slices with pauses (controller/journal/scrub.py): a long journal never
         stalls the loop and its watchdog; the application replies when the walk is done. With a
         host that cannot defer a reply (tests' fake apps) the walk runs here instead."""
-        box: list[Any] = []
+        box: list[VerifyResult | Exception] = []
         trust = self._app.trust
 
         def walk() -> None:
@@ -469,7 +475,7 @@ class Console:
         """Run ``work`` (about a second: no progress lines) on a worker thread; the step it
         returns journals and gives the reply's lines on the loop thread. With a host that
         cannot defer a reply (tests' fake apps) it runs here instead."""
-        box: list[Any] = []
+        box: list[Callable[[], list[str]] | Exception] = []
 
         def run() -> None:
             try:
@@ -968,7 +974,7 @@ class Console:
         """End a reply that already has output lines with an error instead of OK."""
         raise _ErrWithLines(code, reason, lines)
 
-    def _rng(self) -> Any:
+    def _rng(self) -> CertifiedRng:
         if self._app.rng is None:
             raise ConsoleError("STATE", f"the {self._app.profile.game} table has no certified RNG")
         return self._app.rng
@@ -1015,7 +1021,7 @@ class Console:
             {"source": source, "command": name[:32], "code": code, "reason": reason[:200]},
         )
 
-    def _journal_folded(self, kind: str, key: str, data: dict[str, Any]) -> None:
+    def _journal_folded(self, kind: str, key: str, data: Mapping[str, object]) -> None:
         """Journal an event that repeats (a flood of refused lines, the same ``verify SEED``):
         the first at once, the repeats as one counted row a minute (the application's
         ``summaries``, controller/journal/summary.py); one row each without them."""
@@ -1202,7 +1208,7 @@ class _Job:
         self.what = what
         self._unit = unit
         self._work = work
-        self._outcome: list[Any] = []
+        self._outcome: list[Callable[[], list[str]] | BaseException] = []
         self._lock = threading.Lock()
         self._latest: tuple[int, int] | None = None
         self._reported_at = time.monotonic()
@@ -1213,7 +1219,7 @@ class _Job:
 
     def run(self) -> None:
         try:
-            value: Any = self._work(self._progress)
+            value: Callable[[], list[str]] | BaseException = self._work(self._progress)
         except BaseException as exc:  # noqa: BLE001 - handed to the reply on the loop thread
             value = exc
         with self._lock:
@@ -1233,8 +1239,7 @@ class _Job:
             value = self._outcome[0]
         if isinstance(value, BaseException):
             raise value
-        finish: Callable[[], list[str]] = value
-        return finish
+        return value
 
     def progress_lines(self) -> list[str]:
         """A line saying how far the job is, at most every :data:`PROGRESS_EVERY_S`."""

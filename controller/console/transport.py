@@ -29,9 +29,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Final
 
 from controller.events import ConsoleLine, ConsolePortBack, ConsolePortLost, ConsoleRejected
+
+if TYPE_CHECKING:
+    from serial import Serial
 
 MAX_LINE: Final = 200
 #: How long the reader waits for a command's reply before reading the next line anyway; a
@@ -569,7 +572,7 @@ class StdioTransport(ConsoleTransport):
         # interpreter shutdown after SIGTERM then aborts ("could not acquire lock for
         # <_io.BufferedReader name='<stdin>'>", exit -6). os.read holds no Python-level lock.
         self._fd: int | None = None if stdin is not None else sys.stdin.fileno()
-        self._saved_tty: list[Any] | None = None
+        self._saved_tty: list[int | list[bytes | int]] | None = None
         terminal = (
             self._fd is not None and os.isatty(self._fd) and stdout is None and sys.stdout.isatty()
         )
@@ -644,7 +647,7 @@ class SerialTransport(ConsoleTransport):
         super().__init__(post, line_editing=line_editing)
         self._url = url
         self._baud = baud
-        self._port: Any = None
+        self._port: Serial | None = None
         self._retry_s = REOPEN_FIRST_S
         self._lost = False
         try:
@@ -653,7 +656,7 @@ class SerialTransport(ConsoleTransport):
             self._lost = True
             self._post(ConsolePortLost(self.name, url, _reason(exc)))
 
-    def _open(self) -> Any:
+    def _open(self) -> Serial:
         import serial  # type: ignore[import-untyped,unused-ignore]
 
         return serial.serial_for_url(

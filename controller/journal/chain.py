@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final  # untyped: Row.data only (see there)
 
 #: The ``prev`` of a journal's first row.
 GENESIS: Final = "0" * 64
@@ -24,7 +24,7 @@ class ChainError(ValueError):
     """A row cannot be hashed: a field missing, a value JSON cannot carry, a bad ``prev``."""
 
 
-def canonical(value: Mapping[str, Any]) -> bytes:
+def canonical(value: Mapping[str, object]) -> bytes:
     """The canonical bytes of a JSON object: sorted keys, no spaces, UTF-8, no NaN."""
     try:
         return json.dumps(
@@ -34,7 +34,7 @@ def canonical(value: Mapping[str, Any]) -> bytes:
         raise ChainError(f"not canonical JSON: {exc}") from None
 
 
-def canonical_row(row: Mapping[str, Any]) -> bytes:
+def canonical_row(row: Mapping[str, object]) -> bytes:
     """The bytes a row's hash covers: its :data:`ROW_FIELDS`, nothing else."""
     missing = [k for k in ROW_FIELDS if k not in row]
     if missing:
@@ -42,7 +42,7 @@ def canonical_row(row: Mapping[str, Any]) -> bytes:
     return canonical({k: row[k] for k in ROW_FIELDS})
 
 
-def row_hash(prev: str, row: Mapping[str, Any]) -> str:
+def row_hash(prev: str, row: Mapping[str, object]) -> str:
     """The hash of ``row`` chained on ``prev`` (64 lower-case hex digits)."""
     if len(prev) != 64:
         raise ChainError(f"prev must be 64 hex digits, not {len(prev)} characters")
@@ -69,7 +69,7 @@ class ChainCheck:
 
 
 def verify_rows(
-    rows: Iterable[Mapping[str, Any]], prev: str = GENESIS, after_seq: int | None = None
+    rows: Iterable[Mapping[str, object]], prev: str = GENESIS, after_seq: int | None = None
 ) -> ChainCheck:
     """Walk ``rows`` in order from ``prev`` (the hash of row ``after_seq``, if any): each row's
     ``seq`` must follow the last and, where the row carries ``hash`` (and ``prev``), they must be
@@ -116,11 +116,11 @@ class Row:
     mono: int  # monotonic clock, ns (orders rows within one boot)
     kind: str
     round: int | None
-    data: dict[str, Any]
+    data: dict[str, Any]  # untyped: read by every part; narrowed by controller/fields/readers.py
     prev: str
     hash: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """The row as the feed and the export write it (every field, the chain links too)."""
         return {
             "seq": self.seq,

@@ -18,12 +18,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from controller.fields.readers import FieldError, int_of, opt_int_of, str_of
 from controller.journal.chain import ChainError, canonical
 
 #: The fields of a head that its signature covers.
@@ -32,7 +33,7 @@ HEAD_FIELDS: Final = ("table", "seq", "hash", "ts")
 COUNTER_FIELD: Final = "counter"
 
 
-def canonical_head(head: Mapping[str, Any]) -> bytes:
+def canonical_head(head: Mapping[str, object]) -> bytes:
     """The bytes a head's signature covers: its :data:`HEAD_FIELDS` and its counter when it
     has one (not None), nothing else."""
     missing = [k for k in HEAD_FIELDS if k not in head]
@@ -60,7 +61,7 @@ def key_id(key: ec.EllipticCurvePublicKey) -> str:
     return hashlib.sha256(der).hexdigest()[:16]
 
 
-def verify_head(head: Mapping[str, Any], sig_hex: str, key: ec.EllipticCurvePublicKey) -> bool:
+def verify_head(head: Mapping[str, object], sig_hex: str, key: ec.EllipticCurvePublicKey) -> bool:
     """True when ``sig_hex`` is the key's signature of ``head``; False for any other answer
     (a bad signature, malformed hex or DER, a head that cannot be canonicalised)."""
     try:
@@ -84,9 +85,9 @@ class SignedHead:
     #: The TPM counter's value for this head; None on a table without a TPM.
     counter: int | None = None
 
-    def head(self) -> dict[str, Any]:
+    def head(self) -> dict[str, str | int]:
         """The signed part."""
-        head: dict[str, Any] = {
+        head: dict[str, str | int] = {
             "table": self.table,
             "seq": self.seq,
             "hash": self.hash,
@@ -96,7 +97,7 @@ class SignedHead:
             head[COUNTER_FIELD] = self.counter
         return head
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | int]:
         """The anchor line's and the feed's form."""
         return {**self.head(), "sig": self.sig, "key_id": self.key_id}
 
@@ -108,28 +109,23 @@ class SignedHead:
         return verify_head(self.head(), self.sig, key)
 
     @classmethod
-    def from_mapping(cls, m: Mapping[str, Any]) -> SignedHead:
+    def from_mapping(cls, m: Mapping[str, object]) -> SignedHead:
         """From an anchor line or a feed message; ValueError when a field is missing or of the
         wrong type."""
-        counter = m.get(COUNTER_FIELD)
         try:
-            seq, ts = m["seq"], m["ts"]
+            counter = opt_int_of(m, COUNTER_FIELD)
             head = cls(
-                str(m["table"]),
-                int(seq),
-                str(m["hash"]),
-                int(ts),
-                str(m["sig"]),
-                str(m["key_id"]),
-                None if counter is None else int(counter),
+                str_of(m, "table"),
+                int_of(m, "seq"),
+                str_of(m, "hash"),
+                int_of(m, "ts"),
+                str_of(m, "sig"),
+                str_of(m, "key_id"),
+                counter,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except FieldError as exc:
             raise ValueError(f"not a signed head: {exc}") from exc
-        if not (isinstance(seq, int) and isinstance(ts, int)):
-            raise ValueError("not a signed head: seq and ts must be integers")
-        if counter is not None and (
-            not isinstance(counter, int) or isinstance(counter, bool) or counter < 0
-        ):
+        if counter is not None and counter < 0:
             raise ValueError("not a signed head: counter must be an integer >= 0")
         return head
 

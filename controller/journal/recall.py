@@ -12,7 +12,7 @@ import json
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from controller.journal.chain import Row
 from controller.journal.store import Journal
@@ -37,7 +37,7 @@ class RoundRecord:
             f" ({count} row{'' if count == 1 else 's'}){tail}"
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "round": self.round_id,
             "events": [
@@ -116,11 +116,11 @@ def format_recall_json(records: list[RoundRecord]) -> list[str]:
     return lines
 
 
-def _shown(value: Any) -> bool:
+def _shown(value: object) -> bool:
     return value is not None and value != [] and value != {} and value != ""
 
 
-def _pruned(value: Any) -> Any:
+def _pruned(value: object) -> object:
     if isinstance(value, dict):
         return {k: _pruned(v) for k, v in value.items() if _shown(v) and v is not False}
     if isinstance(value, list):
@@ -128,7 +128,7 @@ def _pruned(value: Any) -> Any:
     return value
 
 
-def _value_text(value: Any) -> str:
+def _value_text(value: object) -> str:
     """A value as recall shows it: text bare (quoted when it has spaces), the rest as compact
     JSON without empty fields."""
     if isinstance(value, str):

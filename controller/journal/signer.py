@@ -20,7 +20,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -28,6 +28,9 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from controller.journal.durable import sync_dir
 from controller.journal.heads import load_public_key, pem_key_id
+
+if TYPE_CHECKING:  # python-pkcs11 is an extra, imported only when a token is opened
+    from pkcs11.types import PrivateKey, PublicKey, Session, SignMixin
 
 
 class SignerError(Exception):
@@ -160,7 +163,9 @@ class Pkcs11Signer:
     """A key in a PKCS#11 token (see the module docstring). Signs the SHA-256 digest with the
     raw ``CKM_ECDSA`` mechanism, which every token with P-256 offers (TPM 2.0 included)."""
 
-    def __init__(self, session: Any, private: Any, public_pem: bytes, description: str) -> None:
+    def __init__(
+        self, session: Session, private: SignMixin, public_pem: bytes, description: str
+    ) -> None:
         self._session = session
         self._private = private
         self._pem = public_pem
@@ -188,6 +193,7 @@ class Pkcs11Signer:
         try:
             import pkcs11
             from pkcs11 import Attribute, KeyType, ObjectClass
+            from pkcs11.types import SignMixin
         except ImportError as exc:
             raise SignerError(
                 "the pkcs11 signer needs python-pkcs11 (pip install 'table-controller[pkcs11]')"
@@ -211,6 +217,8 @@ class Pkcs11Signer:
                 if not create:
                     raise SignerKeyMissing(f"no key pair in {where}") from None
                 public, private = _generate(session, key_label)
+            if not isinstance(private, SignMixin):
+                raise SignerError(f"the private key of {where} cannot sign (no CKA_SIGN)")
             pem = _public_pem(public[Attribute.EC_POINT])
         except SignerError:
             session.close()
@@ -256,7 +264,7 @@ class Pkcs11Signer:
                 pass
 
 
-def _generate(session: Any, label: str) -> tuple[Any, Any]:
+def _generate(session: Session, label: str) -> tuple[PublicKey, PrivateKey]:
     from pkcs11 import Attribute, KeyType
     from pkcs11.util.ec import encode_named_curve_parameters
 

@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, NamedTuple, TypeAlias
 
 from cryptography.hazmat.primitives.asymmetric.utils import (
     decode_dss_signature,
     encode_dss_signature,
 )
 
+from controller.fields.readers import FieldError, as_int, as_str
 from controller.journal.chain import GENESIS, Row, canonical, row_hash
 from controller.journal.heads import SignedHead
 
@@ -88,6 +89,12 @@ CREATE TRIGGER IF NOT EXISTS boots_no_update BEFORE UPDATE ON boots
 """
 
 
+#: A value SQLite stores and gives back (a parameter of a statement, a column of a result).
+SQLValue: TypeAlias = str | bytes | int | float | None
+#: One result row as SQLite gives it: narrowed where it is read.
+SQLRow: TypeAlias = tuple[object, ...]
+
+
 class JournalError(Exception):
     """Base error of the journal."""
 
@@ -117,6 +124,33 @@ def _der_sig(raw: bytes) -> str:
     return encode_dss_signature(
         int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")
     ).hex()
+
+
+def _blob(value: object, what: str) -> bytes:
+    """A BLOB column (a hash, a signature, a key id) as bytes; anything else is a damaged
+    database."""
+    if not isinstance(value, bytes):
+        raise JournalCorrupt(f"{what} is not a blob but {type(value).__name__}")
+    return value
+
+
+def _opt_int(value: object, what: str) -> int | None:
+    """A nullable INTEGER column."""
+    return None if value is None else as_int(value, what)
+
+
+class RawRow(NamedTuple):
+    """A row as stored, for the verifiers (:meth:`Journal.raw_rows`): the columns the hash
+    covers are left as SQLite gives them, so an edited type is found by the hash, not here."""
+
+    seq: int
+    ts: object
+    boot: str
+    mono: object
+    kind: str
+    round: object
+    text: object
+    hash: bytes
 
 
 def read_boot_id() -> str:
@@ -205,7 +239,7 @@ class Journal:
             if "events" in tables and "rows" not in tables:
                 raise JournalRevision1(f"{self.path} is a revision-1 journal")
             self._load_names()
-            last = self._db.execute(
+            last: SQLRow | None = self._db.execute(
                 "SELECT seq, hash, ts FROM rows ORDER BY seq DESC LIMIT 1"
             ).fetchone()
             self._genesis = self.meta("genesis") or GENESIS
@@ -218,9 +252,9 @@ class Journal:
             except (NameError, AttributeError, sqlite3.Error):
                 pass
             raise JournalCorrupt(f"{self.path} is not a readable journal: {exc}") from exc
-        self._last_seq: int = int(last[0]) if last else 0
-        self._last_hash: str = bytes(last[1]).hex() if last else self.base()[1]
-        self._last_wall_ns: int = int(last[2]) if last else 0
+        self._last_seq: int = as_int(last[0], "seq") if last else 0
+        self._last_hash: str = _blob(last[1], "hash").hex() if last else self.base()[1]
+        self._last_wall_ns: int = as_int(last[2], "ts") if last else 0
         self._clock_offset_ns: int | None = None
 
     def _create(self) -> None:
@@ -243,9 +277,29 @@ class Journal:
         return {str(r[1]) for r in self._db.execute("PRAGMA table_info(heads)")}
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Journal:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        boot_id: str | None = None,
+        wall_ns: Callable[[], int] = time.time_ns,
+        mono_ns: Callable[[], int] = time.monotonic_ns,
+        readonly: bool = False,
+        immutable: bool = False,
+        autocheckpoint: bool = True,
+        cache_kib: int | None = None,
+    ) -> Journal:
         """Open (creating if needed) the journal at ``path``."""
-        return cls(path, **kwargs)
+        return cls(
+            path,
+            boot_id=boot_id,
+            wall_ns=wall_ns,
+            mono_ns=mono_ns,
+            readonly=readonly,
+            immutable=immutable,
+            autocheckpoint=autocheckpoint,
+            cache_kib=cache_kib,
+        )
 
     # -- names stored once -----------------------------------------------------------------------
 
@@ -384,14 +438,14 @@ class Journal:
         self._txn.heads_wanted.append(reason)
 
     def append(
-        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+        self, kind: str, data: Mapping[str, object] | None = None, round_id: int | None = None
     ) -> int:
         """Append one row; outside a transaction it is synced before this returns. Returns its
         sequence number."""
         return self.append_entry(kind, data, round_id).seq
 
     def append_entry(
-        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+        self, kind: str, data: Mapping[str, object] | None = None, round_id: int | None = None
     ) -> Row:
         """As :meth:`append`, returning the whole row."""
         if self._readonly:
@@ -407,7 +461,7 @@ class Journal:
             return self._insert(kind, body, text, round_id, self._wall_ns())
 
     def _insert(
-        self, kind: str, data: dict[str, Any], text: str, round_id: int | None, wall: int
+        self, kind: str, data: dict[str, object], text: str, round_id: int | None, wall: int
     ) -> Row:
         txn = self._txn
         assert txn is not None
@@ -454,7 +508,7 @@ class Journal:
                     ),
                 )
 
-    def _write(self, sql: str, args: tuple[Any, ...]) -> int:
+    def _write(self, sql: str, args: tuple[SQLValue, ...]) -> int:
         """One statement inside the current transaction (BEGIN on the first); a failure dooms
         the transaction."""
         txn = self._txn
@@ -551,31 +605,35 @@ class Journal:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def _row(self, r: tuple[Any, ...], base: tuple[int, str] | None = None) -> Row:
-        seq, ts, boot, mono, kind, rnd, text, digest, prev = r
-        if prev is None:
-            b = base or self.base()
-            prev_hex = b[1] if seq == b[0] + 1 else ""
-        else:
-            prev_hex = bytes(prev).hex()
-        return Row(
-            int(seq),
-            int(ts),
-            self._boot_name(int(boot)),
-            int(mono),
-            self._kind_name(int(kind)),
-            rnd,
-            json.loads(text),
-            prev_hex,
-            bytes(digest).hex(),
-        )
+    def _row(self, r: SQLRow, base: tuple[int, str] | None = None) -> Row:
+        seq_v, ts, boot, mono, kind, rnd, text, digest, prev = r
+        try:
+            seq = as_int(seq_v, "seq")
+            if prev is None:
+                b = base or self.base()
+                prev_hex = b[1] if seq == b[0] + 1 else ""
+            else:
+                prev_hex = _blob(prev, "prev").hex()
+            return Row(
+                seq,
+                as_int(ts, "ts"),
+                self._boot_name(as_int(boot, "boot")),
+                as_int(mono, "mono"),
+                self._kind_name(as_int(kind, "kind")),
+                _opt_int(rnd, "round"),
+                json.loads(as_str(text, "data")),
+                prev_hex,
+                _blob(digest, "hash").hex(),
+            )
+        except FieldError as exc:  # a column of another type: an edited database
+            raise JournalCorrupt(f"journal row {seq_v!r} unreadable ({self.path}): {exc}") from exc
 
     def events(
         self, kinds: Iterable[str] | None = None, since_seq: int = 0, round_id: int | None = None
     ) -> Iterator[Row]:
         """Rows in sequence order, optionally only some kinds, after ``since_seq``, one round."""
         sql = f"SELECT {_COLUMNS} {_FROM} WHERE r.seq > ?"
-        args: list[Any] = [since_seq]
+        args: list[SQLValue] = [since_seq]
         if kinds is not None:
             refs = self._kind_refs(kinds)
             if not refs:
@@ -607,7 +665,7 @@ class Journal:
         for ref in refs:
             rows = self._read("SELECT MAX(seq) FROM rows WHERE kind = ?", (ref,))
             if rows and rows[0][0] is not None:
-                best = max(best or 0, int(rows[0][0]))
+                best = max(best or 0, as_int(rows[0][0], "seq"))
         return None if best is None else self.row(best)
 
     def row(self, seq: int) -> Row | None:
@@ -630,7 +688,7 @@ class Journal:
                 break
             for _, rnd in rows:
                 if rnd is not None and rnd not in found:
-                    found.append(int(rnd))
+                    found.append(as_int(rnd, "round"))
                     if len(found) == count:
                         break
             upto -= batch
@@ -659,12 +717,12 @@ class Journal:
         return [
             SignedHead(
                 table,
-                int(s),
-                bytes(h).hex(),
-                int(ts),
-                _der_sig(bytes(sig)),
-                bytes(k).hex(),
-                None if c is None else int(c),
+                as_int(s, "seq"),
+                _blob(h, "hash").hex(),
+                as_int(ts, "ts"),
+                _der_sig(_blob(sig, "sig")),
+                _blob(k, "key_id").hex(),
+                _opt_int(c, "counter"),
             )
             for s, h, ts, sig, k, c in self._read(
                 f"SELECT seq, hash, ts, sig, key_id, {counter} FROM heads WHERE seq > ?"
@@ -678,7 +736,7 @@ class Journal:
         rows = self._read("SELECT MAX(seq) FROM heads")
         if not rows or rows[0][0] is None:
             return None
-        found = self.heads_after(int(rows[0][0]) - 1, 1)
+        found = self.heads_after(as_int(rows[0][0], "seq") - 1, 1)
         return found[0] if found else None
 
     def head(self) -> tuple[int, str]:
@@ -688,7 +746,7 @@ class Journal:
     def stored_last_seq(self) -> int:
         """The newest row's seq as the file holds it now (a reader's view moves on)."""
         rows = self._read("SELECT MAX(seq) FROM rows")
-        return int(rows[0][0]) if rows and rows[0][0] is not None else self.base()[0]
+        return as_int(rows[0][0], "seq") if rows and rows[0][0] is not None else self.base()[0]
 
     def first_seq(self) -> int:
         """The first live row's seq (1 until rows were archived; last + 1 when empty)."""
@@ -697,7 +755,7 @@ class Journal:
 
     def _first_seq_or_none(self) -> int | None:
         rows = self._read("SELECT MIN(seq) FROM rows")
-        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+        return _opt_int(rows[0][0], "seq") if rows else None
 
     def seq_at_or_after(self, wall_ns: int) -> int | None:
         """The first row whose wall clock is at or after ``wall_ns`` (archiving): walks the
@@ -708,14 +766,14 @@ class Journal:
         while lo < hi:
             mid = (lo + hi) // 2
             rows = self._read("SELECT ts FROM rows WHERE seq >= ? ORDER BY seq LIMIT 1", (mid,))
-            if rows and int(rows[0][0]) < wall_ns:
+            if rows and as_int(rows[0][0], "ts") < wall_ns:
                 lo = mid + 1
             else:
                 hi = mid
         rows = self._read("SELECT ts FROM rows WHERE seq = ?", (lo,))
-        return lo if rows and int(rows[0][0]) >= wall_ns else None
+        return lo if rows and as_int(rows[0][0], "ts") >= wall_ns else None
 
-    def _read(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+    def _read(self, sql: str, args: Iterable[SQLValue] = ()) -> list[SQLRow]:
         """Every row of one query; a damaged database is :class:`JournalCorrupt`, never a bare
         ``sqlite3`` error (callers catch the journal's own errors)."""
         try:
@@ -723,17 +781,32 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise JournalCorrupt(f"journal read failed ({self.path}): {exc}") from exc
 
-    def raw_rows(self, after_seq: int, limit: int) -> list[tuple[Any, ...]]:
-        """(seq, ts, boot, mono, kind, round, data text, hash bytes) in ``rowid`` order, for
-        the verifiers: what is stored, not what an index says."""
-        return [
-            (s, ts, self._boot_name(int(b)), m, self._kind_name(int(k)), rnd, text, bytes(h))
-            for s, ts, b, m, k, rnd, text, h in self._read(
-                "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
-                " WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (after_seq, limit),
-            )
-        ]
+    def raw_rows(self, after_seq: int, limit: int) -> list[RawRow]:
+        """The stored rows in ``rowid`` order, for the verifiers: what is stored, not what an
+        index says; a row whose references or hash are of another type is
+        :class:`JournalCorrupt`."""
+        rows = self._read(
+            "SELECT seq, ts, boot, mono, kind, round, data, hash FROM rows"
+            " WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (after_seq, limit),
+        )
+        try:
+            return [self._raw_row(r) for r in rows]
+        except FieldError as exc:
+            raise JournalCorrupt(f"journal row unreadable ({self.path}): {exc}") from exc
+
+    def _raw_row(self, r: SQLRow) -> RawRow:
+        s, ts, b, m, k, rnd, text, h = r
+        return RawRow(
+            as_int(s, "seq"),
+            ts,
+            self._boot_name(as_int(b, "boot")),
+            m,
+            self._kind_name(as_int(k, "kind")),
+            rnd,
+            text,
+            _blob(h, "hash"),
+        )
 
     def reader(self) -> Journal:
         """A second, read-only connection (for another thread: verifying, the feed)."""
@@ -750,14 +823,15 @@ class Journal:
         )
         while True:
             low = self._read("SELECT MIN(seq) FROM rows")
-            if not low or low[0][0] is None or int(low[0][0]) > through_seq:
+            first = _opt_int(low[0][0], "seq") if low else None
+            if first is None or first > through_seq:
                 break
-            upto = min(through_seq, int(low[0][0]) + batch - 1)
+            upto = min(through_seq, first + batch - 1)
             removed += self._write_now("DELETE FROM rows WHERE seq <= ?", (upto,))
         self._write_now("DELETE FROM heads WHERE seq < ?", (through_seq,))
         return removed
 
-    def _write_now(self, sql: str, args: tuple[Any, ...]) -> int:
+    def _write_now(self, sql: str, args: tuple[SQLValue, ...]) -> int:
         """One statement as its own transaction, the append-only triggers lifted for it."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
@@ -787,7 +861,7 @@ class Journal:
         """Stored heads from ``from_seq`` on whose row is gone or has another hash:
         (seq, hash hex)."""
         return [
-            (int(s), bytes(h).hex())
+            (as_int(s, "seq"), _blob(h, "hash").hex())
             for s, h in self._read(
                 "SELECT h.seq, h.hash FROM heads h LEFT JOIN rows r ON r.seq = h.seq"
                 " WHERE h.seq >= ? AND ((r.seq IS NULL AND h.seq >"
@@ -802,7 +876,7 @@ class Journal:
         rows = self._read(
             "SELECT seq FROM heads ORDER BY seq DESC LIMIT 1 OFFSET ?", (max(0, limit - 1),)
         )
-        after = int(rows[0][0]) - 1 if rows else -1
+        after = as_int(rows[0][0], "seq") - 1 if rows else -1
         return self.heads_after(after, limit)
 
     def checkpoint(self) -> tuple[int, int]:

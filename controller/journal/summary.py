@@ -13,12 +13,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class _Journal(Protocol):
     def append(
-        self, kind: str, data: Mapping[str, Any] | None = None, round_id: int | None = None
+        self, kind: str, data: Mapping[str, object] | None = None, round_id: int | None = None
     ) -> int: ...
 
 
@@ -31,7 +31,7 @@ class _Fold:
     last_ts: int = 0
     written: int = 0  # events journaled at once in this interval
     count: int = 0  # events counted since, not yet journaled
-    last: dict[str, Any] = field(default_factory=dict)
+    last: dict[str, object] = field(default_factory=dict)
 
 
 class Summaries:
@@ -68,7 +68,7 @@ class Summaries:
         self,
         kind: str,
         key: str,
-        detail: Mapping[str, Any],
+        detail: Mapping[str, object],
         round_id: int | None = None,
         *,
         now_ns: int | None = None,
@@ -117,7 +117,7 @@ class Summaries:
     def _write(self, fold: _Fold, now: float) -> int:
         if not fold.count:
             return 0
-        row: dict[str, Any] = {**fold.last, "count": fold.count, "folded": True}
+        row: dict[str, object] = {**fold.last, "count": fold.count, "folded": True}
         if self._stamped:
             row["first_ts"], row["last_ts"] = fold.first_ts, fold.last_ts
         row["interval_s"] = round(now - fold.opened, self._digits)

@@ -12,13 +12,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Protocol
 
+from controller.fields.readers import as_list, as_map, int_of, list_of, str_of
 from controller.journal import legacy
-from controller.journal.anchor import Anchor, read_anchor
+from controller.journal.anchor import Anchor, AnchorRead, read_anchor
+from controller.journal.chain import Row
 from controller.journal.heads import SignedHead, load_public_key
 from controller.journal.notary import Counter, Notary
 from controller.journal.scrub import Maintenance
@@ -47,21 +49,67 @@ REV1_KEY: Final = "device.key"
 FINDING: Final = "journal.finding"
 
 
+class SignerSettings(Protocol):
+    """The profile's ``[journal]`` keys that name the signer (controller/config/profile.py
+    ``JournalSettings``): the journal imports no configuration, it reads these."""
+
+    @property
+    def signer(self) -> str: ...
+    @property
+    def key_path(self) -> str: ...
+    @property
+    def pkcs11_module(self) -> str | None: ...
+    @property
+    def pkcs11_module_sha256(self) -> str | None: ...
+    @property
+    def pkcs11_token(self) -> str | None: ...
+    @property
+    def pkcs11_key_label(self) -> str: ...
+    @property
+    def pkcs11_pin_file(self) -> str | None: ...
+
+
+class TrustSettings(SignerSettings, Protocol):
+    """The rest of ``[journal]`` a running table's trust reads: where the files are, when the
+    scrub runs, how long rows stay live."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def anchor_path(self) -> str: ...
+    @property
+    def archive_dir(self) -> str: ...
+    @property
+    def scrub_hours(self) -> int: ...
+    @property
+    def retain_days(self) -> int: ...
+
+
 class StartRefused(Exception):
     """The journal cannot be trusted to go on: the controller does not start (the message says
     what was found and what to do)."""
 
 
 def open_signer(
-    settings: Any, state_path: Callable[[str], Path], *, create: bool, sealed: bool = False
+    settings: SignerSettings,
+    state_path: Callable[[str], Path],
+    *,
+    create: bool,
+    sealed: bool = False,
 ) -> Signer:
     """The signer the profile's ``[journal]`` names; a key is created only with ``create``.
     A token's module must match its pinned SHA-256; a ``sealed`` profile must pin it."""
     if settings.signer == "pkcs11":
-        pin = read_pin(settings.pkcs11_pin_file)  # absolute: outside the state directory
+        module, token = settings.pkcs11_module, settings.pkcs11_token
+        pin_file = settings.pkcs11_pin_file
+        if module is None or token is None or pin_file is None:  # the profile requires them
+            raise SignerError(
+                'signer = "pkcs11" needs pkcs11_module, pkcs11_token and pkcs11_pin_file'
+            )
+        pin = read_pin(pin_file)  # absolute: outside the state directory
         return Pkcs11Signer.open(
-            settings.pkcs11_module,
-            settings.pkcs11_token,
+            module,
+            token,
             settings.pkcs11_key_label,
             pin,
             create=create,
@@ -81,16 +129,15 @@ class Opened:
     journal: Journal
     signer: Signer
     fresh: bool
-    previous: dict[str, Any] | None = None
+    previous: dict[str, object] | None = None
 
 
 def open_journal(
-    settings: Any,
+    settings: TrustSettings,
     state_path: Callable[[str], Path],
     table_id: str,
     *,
     sealed: bool = False,
-    **journal_kwargs: Any,
 ) -> Opened:
     """Open the journal and its signer, or refuse (:class:`StartRefused`).
 
@@ -101,7 +148,7 @@ def open_journal(
     db = state_path(settings.path)
     previous = _set_aside_revision1(db) if legacy.is_revision1(db) else None
     try:
-        journal = Journal(db, autocheckpoint=False, **journal_kwargs)
+        journal = Journal(db, autocheckpoint=False)
     except JournalError as exc:
         raise StartRefused(f"journal {db}: {exc}") from exc
     anchor_path = state_path(settings.anchor_path)
@@ -151,14 +198,14 @@ def open_journal(
     return Opened(journal, signer, not history, previous)
 
 
-def _signer_name(settings: Any) -> str:
+def _signer_name(settings: SignerSettings) -> str:
     """Where the journal's key is, as ``journal verify`` reports a missing one (never read)."""
     if settings.signer == "pkcs11":
         return f"pkcs11:{settings.pkcs11_token}/{settings.pkcs11_key_label}"
     return f"file:{settings.key_path}"
 
 
-def _set_aside_revision1(db: Path) -> dict[str, Any]:
+def _set_aside_revision1(db: Path) -> dict[str, object]:
     """Rename a revision-1 journal and check it with its old key; what the new journal's first
     row says about it."""
     moved = legacy.set_aside(db, time.strftime("%Y%m%dT%H%M%S"))
@@ -186,18 +233,18 @@ def _set_aside_revision1(db: Path) -> dict[str, Any]:
     }
 
 
-def acknowledgment_lines(record: dict[str, Any]) -> list[str]:
-    """Console lines for a journaled acknowledgment."""
-    lines = [
-        f"journal: acknowledged by {record['who']}: "
-        + "; ".join(p for f in record["found"] for p in f.get("problems", []))[:300]
-    ]
-    if record["withdrawn_heads"]:
+def acknowledgment_lines(record: Mapping[str, object]) -> list[str]:
+    """Console lines for a journaled acknowledgment (:meth:`JournalTrust.acknowledge`)."""
+    found = [as_map(f, "'found'") for f in list_of(record, "found")]
+    problems = [str(p) for f in found for p in as_list(f.get("problems", []), "'problems'")]
+    lines = [f"journal: acknowledged by {str_of(record, 'who')}: " + "; ".join(problems)[:300]]
+    withdrawn = list_of(record, "withdrawn_heads")
+    if withdrawn:
         lines.append(
-            f"journal: {len(record['withdrawn_heads'])} signed heads that no longer"
+            f"journal: {len(withdrawn)} signed heads that no longer"
             " match withdrawn (listed in the journal)"
         )
-    lines.append(f"journal: the anchor restarts at row {record['journal_head'] + 1}")
+    lines.append(f"journal: the anchor restarts at row {int_of(record, 'journal_head') + 1}")
     return lines
 
 
@@ -207,7 +254,7 @@ class JournalTrust:
     def __init__(
         self,
         opened: Opened,
-        settings: Any,
+        settings: TrustSettings,
         state_path: Callable[[str], Path],
         *,
         post: Callable[[Callable[[], None]], None],
@@ -267,8 +314,9 @@ class JournalTrust:
         acknowledged_at = 0
         for row in self.journal.events(kinds=["journal.acknowledged"]):
             acknowledged_at = row.seq
-            for found in row.data.get("found", []):
-                self.acknowledged.update(str(p) for p in found.get("problems", []))
+            for found in as_list(row.data.get("found", []), "'found'"):
+                problems = as_map(found, "'found'").get("problems", [])
+                self.acknowledged.update(str(p) for p in as_list(problems, "'problems'"))
         # A finding journaled after the last acknowledgment stands until a technician
         # acknowledges it: a restart never forgets it (the application raises it again).
         for row in self.journal.events(kinds=[FINDING], since_seq=acknowledged_at):
@@ -303,7 +351,7 @@ class JournalTrust:
             self._add_finding(verdict, "start")
         return verdict
 
-    def _check_counter(self, anchor: Any) -> str | None:
+    def _check_counter(self, anchor: AnchorRead | None) -> str | None:
         """Start-up (before the loop runs): the journal's newest signed head against the TPM
         counter, which root cannot rewind (docs/journal.md "The TPM counter"). Behind it: the
         state directory was restored from a copy (or rows lost). One ahead: a power cut after
@@ -472,7 +520,7 @@ class JournalTrust:
             self._add_finding(result, "scrub")
             self._raise_fault(f"journal verification failed: {result.describe()}")
 
-    def acknowledge(self, who: str) -> dict[str, Any]:
+    def acknowledge(self, who: str) -> dict[str, object]:
         """Loop, a technician acknowledges the findings (``fault clear``): journal what was
         found and the signed heads it invalidates, withdraw those heads, and anchor the new
         head alone, so the journal goes on from here. Returns the journaled record."""
@@ -486,7 +534,7 @@ class JournalTrust:
             if head.seq not in stale_seqs and not head.verify(self.public_key):
                 stale.append((head.seq, head.hash))
         found = [f.as_dict() for f in self.findings]
-        record = {
+        record: dict[str, object] = {
             "who": who,
             "found": found,
             "withdrawn_heads": [{"seq": s, "hash": h} for s, h in sorted(stale)][:500],
@@ -590,7 +638,7 @@ class JournalTrust:
         setting's newest change, and the newest row of each carried group (the PIN, latches).
         Returns the rows written."""
         carried = 0
-        newest_by_key: dict[str, Any] = {}
+        newest_by_key: dict[str, Row] = {}
         for row in self.journal.events(kinds=["config.changed"]):
             newest_by_key[str(row.data.get("key"))] = row
         rows = [r for r in newest_by_key.values() if r.seq <= through_seq]

@@ -10,10 +10,15 @@ checks everything (``journal verify``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from controller.fields.readers import (
+    as_str,
+    opt_int_of,
+    opt_list_of,
+    opt_str_of,
+)
 from controller.journal.anchor import AnchorRead
 from controller.journal.chain import GENESIS, row_hash
 from controller.journal.heads import SignedHead, load_public_key, pem_key_id, verify_head
@@ -60,18 +65,17 @@ class VerifyResult:
         return f"journal BROKEN{where}: {self.problem}"
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> VerifyResult:
-        """A finding read back from its journal row (:meth:`as_dict`)."""
-        first = data.get("first_bad_seq")
-        anchor_seq = data.get("anchor_seq")
+    def from_dict(cls, data: Mapping[str, object]) -> VerifyResult:
+        """A finding read back from its journal row (:meth:`as_dict`); ValueError
+        (:class:`FieldError`) when a field has the wrong type."""
         return cls(
-            rows=int(data.get("rows") or 0),
-            head_seq=int(data.get("head_seq") or 0),
-            head_hash=str(data.get("head_hash") or GENESIS),
-            problems=[str(p) for p in data.get("problems") or ["(not recorded)"]],
-            first_bad_seq=None if first is None else int(first),
-            rows_lost=int(data.get("rows_lost") or 0),
-            anchor_seq=None if anchor_seq is None else int(anchor_seq),
+            rows=opt_int_of(data, "rows") or 0,
+            head_seq=opt_int_of(data, "head_seq") or 0,
+            head_hash=opt_str_of(data, "head_hash") or GENESIS,
+            problems=[str(p) for p in opt_list_of(data, "problems") or ["(not recorded)"]],
+            first_bad_seq=opt_int_of(data, "first_bad_seq"),
+            rows_lost=opt_int_of(data, "rows_lost") or 0,
+            anchor_seq=opt_int_of(data, "anchor_seq"),
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -123,7 +127,7 @@ class Walker:
                 self.done = True
                 return True
             try:
-                data = json.loads(text)
+                data = json.loads(as_str(text, "data"))
                 if not isinstance(data, dict):
                     raise ValueError("data is not a JSON object")
                 good = row_hash(
@@ -199,7 +203,7 @@ def check_heads(
                 actual: str | None = base_hash
             else:
                 row = journal.raw_rows(h.seq - 1, 1)
-                actual = row[0][7].hex() if row and row[0][0] == h.seq else None
+                actual = row[0].hash.hex() if row and row[0].seq == h.seq else None
             if actual is None:
                 if h.seq > journal.stored_last_seq():
                     lost = h.seq - journal.stored_last_seq()
@@ -303,7 +307,7 @@ def _stored_hash(journal: Journal, seq: int, base_seq: int, base_hash: str) -> s
     if seq == base_seq:
         return base_hash
     rows = journal.raw_rows(seq - 1, 1)
-    return rows[0][7].hex() if rows and rows[0][0] == seq else None
+    return rows[0].hash.hex() if rows and rows[0].seq == seq else None
 
 
 def walk_start(journal: Journal, result: VerifyResult) -> tuple[int, str] | None:

@@ -25,7 +25,7 @@ from controller.config.profile import ProfileError, load_profile
 from controller.config.settings import ConfigStore
 from controller.journal.heads import pem_key_id
 from controller.journal.signer import FileSigner, Signer, SignerError
-from controller.journal.trust import open_signer
+from controller.journal.trust import SignerSettings, open_signer
 from controller.lab.check import verify_package
 from controller.lab.package import LabError, PackageRequest, Signing, write_package
 from controller.lab.ranges import LabRangeError
@@ -77,7 +77,7 @@ class OneOffSigner:
 
 
 def _signing(
-    key: str | None, profile_journal: object, state_dir: Path | None
+    key: str | None, profile_journal: SignerSettings, state_dir: Path | None
 ) -> tuple[Signer, Signing]:
     """The package's seal: a lab key (``--key``), else the table's journal key (the profile's
     signer, its file key in the state directory), else, with no state directory given and no

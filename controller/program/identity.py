@@ -8,10 +8,10 @@ Reading two small files: cheap enough for the start, never on the loop while it 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from controller.program.manifest import configured_manifest, sha256_file
 from controller.program.origin import release_root
@@ -29,7 +29,7 @@ class ReleaseIdentity:
     manifest: str | None  # SHA-256 of the manifest, None without one
     root: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, str | None]:
         return {
             "version": self.version,
             "release": self.release,
@@ -37,7 +37,7 @@ class ReleaseIdentity:
             "root": self.root,
         }
 
-    def same_release(self, other: dict[str, Any]) -> bool:
+    def same_release(self, other: Mapping[str, object]) -> bool:
         """Whether a journaled identity names this release (the root may move)."""
         return all(other.get(k) == v for k, v in self.as_dict().items() if k != "root")
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from controller.program.origin import release_root
 
@@ -89,6 +89,17 @@ class Tree:
     oddities: list[str] = field(default_factory=list)
 
 
+class ManifestData(TypedDict):
+    """A manifest as written (:func:`build_manifest`, :func:`write_manifest`)."""
+
+    format: int
+    algorithm: str
+    scope: str
+    root: str
+    release: dict[str, object]
+    files: dict[str, str]
+
+
 @dataclass(frozen=True)
 class Manifest:
     """A manifest as read: ``scope`` ``tree`` (every file under ``root``, nothing else) or
@@ -98,7 +109,7 @@ class Manifest:
     root: Path
     scope: str
     files: Mapping[str, str]
-    release: Mapping[str, Any]
+    release: Mapping[str, object]
 
 
 def _name_key(item: FileItem) -> bytes:
@@ -217,7 +228,7 @@ def digest_files(items: Sequence[FileItem], workers: int | None = None) -> dict[
 # -- manifests -----------------------------------------------------------------------------------
 
 
-def build_manifest(root: Path, release: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_manifest(root: Path, release: Mapping[str, object] | None = None) -> ManifestData:
     """The manifest (JSON-ready) of every file under ``root`` but the manifest itself, for
     ``root/manifest.json``. Links and special files are refused."""
     tree = scan_tree(root, exclude=(MANIFEST_NAME,))
@@ -274,7 +285,7 @@ def profile_is_sealed(profile_files: Sequence[str | os.PathLike[str]]) -> bool:
     return bool(profile_files) and profile_seal_path(profile_files).is_file()
 
 
-def write_manifest(manifest: Mapping[str, Any], out: Path) -> None:
+def write_manifest(manifest: Mapping[str, object], out: Path) -> None:
     """Write a manifest as sorted, indented JSON (atomically: a temporary file renamed)."""
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -29,7 +29,7 @@ import time
 import tty
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import serial
 
@@ -835,22 +835,25 @@ class SimShoe:
     def _load(self) -> None:
         assert self._state_path is not None
         try:
-            state: dict[str, Any] = json.loads(self._state_path.read_text(encoding="ascii"))
+            state = _object(json.loads(self._state_path.read_text(encoding="ascii")), "state")
             if state.get("version") != STATE_VERSION:
                 raise ValueError(f"state version {state.get('version')!r}")
-            cards = [str(c) for c in state["cards"]]
+            cards = [str(c) for c in _list(state["cards"], "cards")]
             if any(c != COVER and not CARD_RE.fullmatch(c) for c in cards):
                 raise ValueError("a card that is not a card")
             sid = str(state["sid"])
             if not is_sid(sid):
                 raise ValueError(f"sid {sid!r}")
-            unacked = [(int(s), str(f).encode("ascii")) for s, f in state["unacked"]]
-            seq, session_seq = int(state["seq"]) % SEQ_MOD, int(state["session_seq"]) % SEQ_MOD
+            unacked = [_unacked(entry) for entry in _list(state["unacked"], "unacked")]
+            seq = _int(state["seq"], "seq") % SEQ_MOD
+            session_seq = _int(state["session_seq"], "session_seq") % SEQ_MOD
+            decks = _int(state.get("decks", self._decks), "decks")
+            dealt = {k: _int(v, "dealt") for k, v in _object(state["dealt"], "dealt").items()}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SimShoeError(f"simulated shoe state {self._state_path}: {exc}") from exc
-        self._decks = int(state.get("decks", self._decks))
+        self._decks = decks
         self._cards = collections.deque(cards)
-        self._dealt = collections.Counter({str(k): int(v) for k, v in state["dealt"].items()})
+        self._dealt = collections.Counter(dealt)
         self._model = str(state.get("model", self._model))
         self._firmware = str(state.get("firmware", self._firmware))
         self._sid = sid
@@ -863,6 +866,32 @@ class SimShoe:
         self._powered = True
         self._full = bool(state.get("full"))
         self._unacked = collections.OrderedDict(unacked)
+
+
+def _object(value: object, what: str) -> dict[str, object]:
+    """A JSON object of the state file (ValueError naming ``what`` otherwise)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not an object")
+    return {str(k): v for k, v in value.items()}
+
+
+def _list(value: object, what: str) -> list[object]:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} is not a list")
+    return value
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} is not an integer: {value!r}")
+    return value
+
+
+def _unacked(entry: object) -> tuple[int, bytes]:
+    """One ``[SEQ, FRAME]`` of the state's unacknowledged frames."""
+    if not isinstance(entry, list) or len(entry) != 2:
+        raise ValueError(f"unacked entry {entry!r}")
+    return _int(entry[0], "unacked seq"), str(entry[1]).encode("ascii")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
