@@ -120,7 +120,7 @@ class JournalSection(TypedDict):
     state_dir: str
     rows: RowSpan
     export: str | None
-    head: NotRequired[dict[str, object]]
+    head: NotRequired[dict[str, str | int]]
     tail: TailFile
     recall: RecallCount
     anchor: NotRequired[str]
