@@ -120,7 +120,8 @@ def boot_problems() -> list[str]:
 def startup_problems(
     profile_files: Sequence[str | os.PathLike[str]], environ: Mapping[str, str] | None = None
 ) -> list[str]:
-    """For the start-up checks (controller/startup/checks.py): the mismatches to raise as faults (none without a manifest).
+    """For the start-up checks (controller/startup/checks.py): the mismatches to raise as
+    faults (none without a manifest).
 
     Started from a release, the program was checked before the application was imported (the
     boot check); a manifest named by ``$TABLE_CONTROLLER_MANIFEST`` is checked here.
