@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 #: A row as the database drivers return it; read with :func:`_int`, ``str`` and the readers.
 DBRow: TypeAlias = tuple[object, ...]
-#: A row held for a gap, as :func:`~controller.feed.messages.decode_row` gives it.
-HeldRow: TypeAlias = dict[str, Any]  # untyped: decode_row's own type (messages.py), as it is
+#: A row held for a gap, as :func:`~controller.feed.messages.decode_row` gives it (the
+#: verifier keeps held rows in that type).
+HeldRow: TypeAlias = dict[str, Any]  # untyped: messages.decode_row's return type, as it is now
 
 #: The schema; ``{serial}`` and ``{blob}`` differ between the dialects.
 _SCHEMA: Final = (
