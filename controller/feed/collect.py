@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from controller.feed.alarms import AlarmEvent, AlarmSink, SyslogSink, alarm_topic
 from controller.feed.broker import BrokerSettings, new_client
@@ -40,6 +40,11 @@ from controller.feed.messages import site_filter
 from controller.feed.share import RENEW_S, Share
 from controller.feed.store import Store, StoreError
 from controller.feed.verifier import UNKNOWN, Verifier, VerifierSettings
+
+if TYPE_CHECKING:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger("controller.feed")
 
@@ -130,7 +135,7 @@ class Collector:
         self._alarms_out: deque[AlarmEvent] = deque(maxlen=ALARMS_KEPT)
         self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
         self._generation = 0
-        self._client: Any = None
+        self._client: mqtt.Client | None = None
         self._connected = threading.Event()
         self._lost = threading.Event()
         self.connected_once = threading.Event()
@@ -139,15 +144,24 @@ class Collector:
 
     # -- paho's thread ----------------------------------------------------------------------
 
-    def _callbacks(self, client: Any, generation: int) -> None:
-        def on_connect(c: Any, u: Any, flags: Any, rc: Any, props: Any) -> None:
+    def _callbacks(self, client: mqtt.Client, generation: int) -> None:
+        # paho's VERSION2 callbacks (controller/feed/broker.py new_client)
+        def on_connect(
+            c: mqtt.Client,
+            u: object,
+            flags: mqtt.ConnectFlags,
+            rc: ReasonCode,
+            props: Properties | None,
+        ) -> None:
             if rc.is_failure:
                 log.warning("collector: broker refused the connection: %s", rc)
                 self._lost.set()
                 return
             c.subscribe(site_filter(self.settings.site), qos=1)
 
-        def on_subscribe(c: Any, u: Any, mid: int, rcs: list[Any], props: Any) -> None:
+        def on_subscribe(
+            c: mqtt.Client, u: object, mid: int, rcs: list[ReasonCode], props: Properties | None
+        ) -> None:
             if any(rc.is_failure for rc in rcs):
                 log.warning("collector: subscription refused: %s", rcs)
                 self._lost.set()
@@ -156,11 +170,17 @@ class Collector:
             self._connected.set()
             self.connected_once.set()
 
-        def on_disconnect(c: Any, u: Any, flags: Any, rc: Any, props: Any) -> None:
+        def on_disconnect(
+            c: mqtt.Client,
+            u: object,
+            flags: mqtt.DisconnectFlags,
+            rc: ReasonCode,
+            props: Properties | None,
+        ) -> None:
             self._connected.clear()
             self._lost.set()
 
-        def on_message(c: Any, u: Any, msg: Any) -> None:
+        def on_message(c: mqtt.Client, u: object, msg: mqtt.MQTTMessage) -> None:
             self._inbox.put(_Message(generation, msg.mid, msg.qos, msg.topic, bytes(msg.payload)))
 
         client.on_connect = on_connect

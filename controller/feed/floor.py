@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Final
 
 from controller.feed.store import Ack, Store, TableEvent, TableRecord
+from controller.fields.readers import as_int, as_map
 
 #: The states in which a pai gow round (its definition's ``IN_ROUND``) or a baccarat coup (its
 #: machine's ``COUP_STATES`` and ``settling``) is under way, by the row kinds' game. The feed
@@ -57,7 +58,7 @@ def backlog(rec: TableRecord, pending: int) -> int:
     return max(pending, rec.head_seq - rec.frontier_seq, 0)
 
 
-def _state(row: Mapping[str, Any]) -> str | None:
+def _state(row: Mapping[str, object]) -> str | None:
     """The table state a row records: pai gow's ``state``, baccarat's last move's target."""
     data = row.get("data")
     if not isinstance(data, dict):
@@ -75,7 +76,7 @@ def _state(row: Mapping[str, Any]) -> str | None:
 row_state = _state
 
 
-def round_in_progress(rows: Sequence[Mapping[str, Any]]) -> int | None:
+def round_in_progress(rows: Sequence[Mapping[str, object]]) -> int | None:
     """The round under way at the newest of ``rows`` (a table's stored rows in order), or None:
     the newest row that closes a round, or that records the table's state, decides."""
     for row in reversed(rows):
@@ -142,16 +143,19 @@ def disabled(store: Store) -> dict[tuple[str, str], TableEvent]:
     return {k: e for k, e in latest.items() if e.code == TABLE_DISABLED}
 
 
-def meters_summary(meters: Mapping[str, Any]) -> str:
+def _counts(meters: Mapping[str, object], name: str) -> dict[str, object]:
+    value = meters.get(name)
+    return as_map(value, name) if isinstance(value, dict) else {}
+
+
+def meters_summary(meters: Mapping[str, object]) -> str:
     """One line of a table's meters (the message's fields): rounds or coups played and voided,
     lifetime (this shift), power-ups, and the row they were folded to."""
-    life = meters.get("lifetime") if isinstance(meters.get("lifetime"), dict) else {}
-    shift = meters.get("shift") if isinstance(meters.get("shift"), dict) else {}
-    assert isinstance(life, dict) and isinstance(shift, dict)
+    life, shift = _counts(meters, "lifetime"), _counts(meters, "shift")
 
     def both(*names: str) -> str:
-        lt = sum(int(life.get(n, 0)) for n in names)
-        st = sum(int(shift.get(n, 0)) for n in names)
+        lt = sum(as_int(life.get(n, 0), f"lifetime.{n}") for n in names)
+        st = sum(as_int(shift.get(n, 0), f"shift.{n}") for n in names)
         return f"{lt} ({st} this shift)"
 
     game = str(meters.get("game") or "")

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 from urllib.parse import parse_qs, urlsplit
 
 from controller.feed.floor import (
@@ -52,6 +52,7 @@ from controller.feed.floor import (
 from controller.feed.floorauth import Session, Sessions, UserError, load_users, verify
 from controller.feed.floorhtml import PAGE
 from controller.feed.store import AlarmAck, Store, StoreError, TableEvent, TableRecord
+from controller.fields.readers import as_map
 
 log = logging.getLogger("controller.feed.floorpage")
 
@@ -90,6 +91,97 @@ class RequestError(Exception):
 # -- the snapshot ------------------------------------------------------------------------------
 
 
+class EventView(TypedDict):
+    """A table's newest event, as the page shows it."""
+
+    code: int
+    name: str
+    severity: str
+    ts: int
+
+
+class DisabledView(TypedDict):
+    """Since when and why the host took a table out of play."""
+
+    since: int
+    reason: str
+
+
+class DerivedView(TypedDict):
+    """What a table publishes of itself, as the page shows it (docs/feed.md "Events and
+    meters")."""
+
+    meters: str
+    event: EventView | None
+    disabled: DisabledView | None
+
+
+class TableView(DerivedView):
+    """One table's row of the page."""
+
+    id: str
+    site: str
+    table: str
+    game: str
+    round: int | None
+    state: str
+    result: str
+    presence: str
+    integrity: str
+    seen: int | None
+    rows: int
+    signed: int
+    forked: int | None
+    fork_acked: bool
+    forked_seq: int | None
+
+
+class CollectorView(TypedDict):
+    """A collector's broker connection, as the page shows it."""
+
+    id: str
+    site: str
+    connected: bool
+    fresh: bool
+    since: int
+    updated: int
+    detail: str
+
+
+class AlarmView(TypedDict):
+    """An open alarm, as the page shows it."""
+
+    id: int
+    site: str
+    table: str
+    kind: str
+    detail: str
+    first: int
+    last: int
+    count: int
+
+
+class Snapshot(TypedDict):
+    """The page's data (``/api/state``, the event stream)."""
+
+    now: int
+    site: str | None
+    collectors: list[CollectorView]
+    broker: str
+    tables: list[TableView]
+    alarms: list[AlarmView]
+    alarms_total: int
+
+
+class MetersView(TypedDict):
+    """A table's every meter: [name, lifetime, this shift] (``/api/meters``)."""
+
+    table: str
+    seq: int
+    summary: str
+    meters: list[list[str | int]]
+
+
 @dataclass
 class _Seen:
     """What was read of a table's newest rows, kept until its frontier moves."""
@@ -104,7 +196,7 @@ def _game(kind: str) -> str:
     return kind.partition(".")[0]
 
 
-def _result(row: Mapping[str, Any]) -> str:
+def _result(row: Mapping[str, object]) -> str:
     kind = str(row.get("kind", ""))
     what = "voided" if kind.endswith(".voided") else "settled"
     noun = "coup" if kind.startswith("baccarat.") else "round"
@@ -194,7 +286,7 @@ class Snapshots:
             meters = store.meters_since(since)
         for when, site, table, m in meters:
             mark = max(mark, when)
-            seq = int(m.get("seq", 0))
+            seq = m["seq"]
             old = self._meters.get((site, table))
             if old is None or old[0] <= seq:
                 self._meters[(site, table)] = (seq, meters_summary(m))
@@ -220,11 +312,11 @@ class Snapshots:
         self._seen[key] = fresh
         return fresh
 
-    def _derived(self, key: tuple[str, str]) -> dict[str, Any]:
+    def _derived(self, key: tuple[str, str]) -> DerivedView:
         """A table's meters summary, newest event and whether the host disabled it, as the
         page shows them (each meter is read on demand: :meth:`meters`)."""
         meters, newest, switch = self._meters.get(key), self._newest.get(key), self._switch.get(key)
-        out: dict[str, Any] = {
+        out: DerivedView = {
             "meters": meters[1] if meters else "",
             "event": None,
             "disabled": None,
@@ -241,20 +333,20 @@ class Snapshots:
             out["disabled"] = {"since": switch.ts, "reason": str(reason)[:200] if reason else ""}
         return out
 
-    def meters(self, site: str, table: str) -> dict[str, Any] | None:
+    def meters(self, site: str, table: str) -> MetersView | None:
         """A table's every meter, lifetime and this shift (the page's meters view)."""
         m = self.store.meters_of(site, table)
         if m is None:
             return None
-        life, shift = m.get("lifetime") or {}, m.get("shift") or {}
+        life, shift = m["lifetime"], m["shift"]
         return {
             "table": f"{site}/{table}",
-            "seq": m.get("seq"),
+            "seq": m["seq"],
             "summary": meters_summary(m),
             "meters": [[n, life.get(n, 0), shift.get(n, 0)] for n in sorted({*life, *shift})],
         }
 
-    def build(self, now_ns: int | None = None) -> dict[str, Any]:
+    def build(self, now_ns: int | None = None) -> Snapshot:
         """The page's data: collectors, tables, open alarms."""
         now = time.time_ns() if now_ns is None else now_ns
         store = self.store
@@ -266,7 +358,7 @@ class Snapshots:
         open_kinds = store.open_alarm_kinds()
         # what the tables publish of themselves (docs/feed.md "Events and meters")
         self._read_derived()
-        tables = []
+        tables: list[TableView] = []
         for rec in store.tables():
             if self.site is not None and rec.site != self.site:
                 continue
@@ -342,6 +434,11 @@ class Snapshots:
         }
 
 
+def _unstamped(data: Snapshot | None) -> dict[str, object]:
+    """The snapshot but its time (what changed is what a new version is published for)."""
+    return {} if data is None else {k: v for k, v in data.items() if k != "now"}
+
+
 def _later(e: TableEvent, than: TableEvent | None) -> bool:
     """``e`` is a later event of its table than ``than``: by row, then by code."""
     return than is None or (e.seq, e.code) > (than.seq, than.code)
@@ -355,15 +452,15 @@ class Published:
     """The newest snapshot and its version; streams wait on it."""
 
     version: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
+    data: Snapshot | None = None  # None: the store not read yet
     error: str = ""
     cond: threading.Condition = field(default_factory=threading.Condition)
 
-    def latest(self) -> tuple[int, dict[str, Any], str]:
+    def latest(self) -> tuple[int, Snapshot | None, str]:
         with self.cond:
             return self.version, self.data, self.error
 
-    def wait_newer(self, version: int, timeout: float) -> tuple[int, dict[str, Any], str]:
+    def wait_newer(self, version: int, timeout: float) -> tuple[int, Snapshot | None, str]:
         with self.cond:
             self.cond.wait_for(lambda: self.version != version, timeout)
             return self.version, self.data, self.error
@@ -449,7 +546,7 @@ class FloorPage:
     def refresh(self) -> None:
         """Read the store; publish a new version when anything but the time changed."""
         error = ""
-        data: dict[str, Any] | None = None
+        data: Snapshot | None = None
         with self.lock:
             try:
                 snaps = self._snap()
@@ -460,8 +557,8 @@ class FloorPage:
                 self._drop_store()
         pub = self.published
         with pub.cond:
-            old = {k: v for k, v in pub.data.items() if k != "now"}
-            new = {k: v for k, v in data.items() if k != "now"} if data is not None else old
+            old = _unstamped(pub.data)
+            new = _unstamped(data) if data is not None else old
             if data is not None:
                 pub.data = data
             if new != old or error != pub.error or pub.version == 0:
@@ -479,7 +576,7 @@ class FloorPage:
 
     # -- acknowledgements -----------------------------------------------------------------
 
-    def acknowledge(self, who: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def acknowledge(self, who: str, body: Mapping[str, object]) -> dict[str, object]:
         """An acknowledgement by the signed-in ``who``: ``{"alarm": ID, "note": TEXT}`` or
         ``{"table": "SITE/TABLE", "note": TEXT}`` (a forked table's divergence)."""
         note = body.get("note")
@@ -502,7 +599,7 @@ class FloorPage:
                         raise RequestError(404, f"no alarm {alarm}")
                     store.add_alarm_ack(AlarmAck(alarm, now, who, note.strip(), found.count))
                     store.commit()
-                    answer: dict[str, Any] = {"acknowledged": "alarm", "alarm": alarm}
+                    answer: dict[str, object] = {"acknowledged": "alarm", "alarm": alarm}
                 else:
                     if not isinstance(table, str) or "/" not in table or len(table) > 200:
                         raise RequestError(400, '"table" is SITE/TABLE')
@@ -525,7 +622,7 @@ class FloorPage:
         self._wake.set()
         return answer
 
-    def table_meters(self, table: str) -> dict[str, Any]:
+    def table_meters(self, table: str) -> MetersView:
         """``/api/meters?table=SITE/TABLE``: that table's every meter (read-only)."""
         site, _, name = table.partition("/")
         if not name or (self.site is not None and site != self.site):
@@ -569,7 +666,7 @@ class _Server(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: object, client_address: object) -> None:
         log.debug("floor page: error serving %s", client_address, exc_info=True)
 
 
@@ -619,7 +716,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
         log.debug("floor page: %s " + format, self.address_string(), *args)
 
     def version_string(self) -> str:
@@ -650,7 +747,9 @@ class _Handler(BaseHTTPRequestHandler):
             elif parts.path == "/api/state":
                 filter_query(parts.query)
                 _, data, error = page.published.latest()
-                self._json(200, {**data, "error": error})
+                state: dict[str, object] = dict(data) if data is not None else {}
+                state["error"] = error
+                self._json(200, state)
             elif parts.path == "/api/session":
                 session = page.sessions.get(self._cookie())
                 self._json(
@@ -685,7 +784,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(b"retry: 2000\n\n")
-            sent: dict[str, dict[str, Any]] = {}
+            sent: dict[str, TableView] = {}
             alarms_sent: object = None
             version = -1
             while not page.closing:
@@ -695,21 +794,23 @@ class _Handler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                     continue
                 version = newer
-                tables = data.get("tables", [])
+                tables = data["tables"] if data is not None else []
                 ids = {t["id"] for t in tables}
                 changed = [t for t in tables if sent.get(t["id"]) != t]
                 gone = [i for i in sent if i not in ids]
-                update: dict[str, Any] = {
+                update: dict[str, object] = {
                     "full": not sent,
-                    "now": data.get("now"),
+                    "now": data["now"] if data is not None else None,
                     "error": error,
-                    "collectors": data.get("collectors", []),
-                    "broker": data.get("broker"),
+                    "collectors": data["collectors"] if data is not None else [],
+                    "broker": data["broker"] if data is not None else None,
                     "tables": changed,
                     "gone": gone,
                     "count": len(tables),
                 }
-                alarms = (data.get("alarms"), data.get("alarms_total"))
+                alarms = (
+                    (data["alarms"], data["alarms_total"]) if data is not None else (None, None)
+                )
                 if alarms != alarms_sent:
                     update["alarms"], update["alarms_total"] = alarms
                     alarms_sent = alarms
@@ -746,7 +847,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._refuse(exc)
 
-    def _body(self) -> dict[str, Any]:
+    def _body(self) -> dict[str, object]:
         """The POST's JSON object; anything else is refused, and so is a request another site
         could have made a browser send (no JSON type, or another ``Origin``)."""
         origin = self.headers.get("Origin")
@@ -770,12 +871,12 @@ class _Handler(BaseHTTPRequestHandler):
         if len(raw) != length:
             raise RequestError(400, "the body is shorter than its Content-Length")
         try:
-            body = json.loads(raw.decode("utf-8"))
+            body: object = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise RequestError(400, f"the body is not JSON: {str(exc)[:120]}") from None
         if not isinstance(body, dict):
             raise RequestError(400, "the body must be a JSON object")
-        return body
+        return as_map(body, "the body")  # a JSON object's keys are strings
 
     def _session_for_post(self) -> Session:
         session = self.server.page.sessions.get(self._cookie())
@@ -795,7 +896,7 @@ class _Handler(BaseHTTPRequestHandler):
             + age
         )
 
-    def _login(self, body: Mapping[str, Any]) -> None:
+    def _login(self, body: Mapping[str, object]) -> None:
         page = self.server.page
         name, password = body.get("name"), body.get("password")
         if not isinstance(name, str) or not isinstance(password, str):

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.feed.store import Store
+from controller.fields.readers import as_int
 
 #: How long a lease and a membership last without renewal (seconds): a killed instance's tables
 #: are adopted by another within LEASE_S + RENEW_S (and its session drained after that).
@@ -114,7 +115,7 @@ class Share:
             }
             live = len(members | {me})
             leases = {
-                str(t): (str(h), int(e), bool(o))
+                str(t): (str(h), as_int(e, "expires_ns"), bool(o))
                 for t, h, e, o in db.execute(
                     "SELECT table_id, holder, expires_ns, offered FROM collector_leases"
                     " WHERE site = ?",

@@ -16,8 +16,28 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict  # untyped: HeldRow below
 from urllib.parse import unquote, urlsplit
+
+from controller.feed.messages import decode_row, row_payload
+from controller.fields.readers import (
+    as_int,
+    as_str,
+    int_of,
+    map_of,
+    opt_map_of,
+    parse_object,
+    str_of,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+#: A row as the database drivers return it; read with :func:`_int`, ``str`` and the readers.
+DBRow: TypeAlias = tuple[object, ...]
+#: A row held for a gap, as :func:`~controller.feed.messages.decode_row` gives it (the
+#: verifier keeps held rows in that type).
+HeldRow: TypeAlias = dict[str, Any]  # untyped: messages.decode_row's return type, as it is now
 
 #: The schema; ``{serial}`` and ``{blob}`` differ between the dialects.
 _SCHEMA: Final = (
@@ -184,7 +204,7 @@ class Evidence:
     channel: str
     seq: int
     hash: str
-    message: dict[str, Any]
+    message: dict[str, object]
     received_ns: int
     reason: str
 
@@ -227,7 +247,7 @@ class TableEvent:
     round: int | None
     name: str
     severity: str
-    details: dict[str, Any]
+    details: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -241,14 +261,99 @@ class AlarmAck:
     count: int  # the alarm's count when acknowledged: a repeat after it opens the alarm again
 
 
+class StoredRow(TypedDict):
+    """A stored row as its feed fields (docs/journal.md "Row"), and whether a gap preceded it."""
+
+    seq: int
+    ts: int
+    boot: str
+    mono: int
+    kind: str
+    round: int | None
+    data: dict[str, object]
+    prev: str
+    hash: str
+    gap_before: bool
+
+
+class StoredMeters(TypedDict):
+    """A table's stored meters: the meters message's fields (docs/meters.md)."""
+
+    table: str
+    seq: int
+    game: str
+    release: dict[str, str | None] | None
+    shift_from_seq: int
+    lifetime: dict[str, int]
+    shift: dict[str, int]
+
+
+def _int(value: object) -> int:
+    """A stored integer column (both drivers give ``int``)."""
+    return as_int(value, "a stored integer column")
+
+
+def _opt_int(value: object) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _counters(obj: Mapping[str, object], name: str) -> dict[str, int]:
+    return {k: as_int(v, f"{name}.{k}") for k, v in map_of(obj, name).items()}
+
+
+def _meters(text: object) -> StoredMeters:
+    """Stored meters (the JSON :meth:`Store.save_meters` wrote) as their fields."""
+    obj = parse_object(as_str(text, "the stored meters"))
+    release = opt_map_of(obj, "release")
+    return {
+        "table": str_of(obj, "table"),
+        "seq": int_of(obj, "seq"),
+        "game": str_of(obj, "game"),
+        "release": None
+        if release is None
+        else {k: None if v is None else as_str(v, f"release.{k}") for k, v in release.items()},
+        "shift_from_seq": int_of(obj, "shift_from_seq"),
+        "lifetime": _counters(obj, "lifetime"),
+        "shift": _counters(obj, "shift"),
+    }
+
+
+def _event(site: str, table: str, r: DBRow) -> TableEvent:
+    """A stored event from its columns: seq, code, ts, round, name, severity, details."""
+    return TableEvent(
+        site,
+        table,
+        _int(r[0]),
+        _int(r[1]),
+        _int(r[2]),
+        _opt_int(r[3]),
+        str(r[4]),
+        str(r[5]),
+        parse_object(as_str(r[6], "the stored details")),
+    )
+
+
+def _alarm(r: DBRow) -> Alarm:
+    """A stored alarm from its columns: id, ts_ns, site, table_id, kind, detail, count,
+    last_ns."""
+    return Alarm(
+        _int(r[0]), _int(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), _int(r[6]), _int(r[7])
+    )
+
+
 class Store:
     """One connection to the collector's database (SQLite or PostgreSQL)."""
 
-    def __init__(self, conn: Any, dialect: str, url: str) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection | psycopg.Connection[DBRow],
+        dialect: str,
+        url: str,
+    ) -> None:
         self._conn = conn
         #: Rows added in this transaction and not yet sent (:meth:`add_row`): sent in one
         #: ``executemany`` before anything reads ``feed_rows`` and at the commit.
-        self._rows: list[tuple[Any, ...]] = []
+        self._rows: list[DBRow] = []
         #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
         self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
         #: PostgreSQL: the temporary table the rows are copied into exists (committed).
@@ -319,9 +424,9 @@ class Store:
         return (sqlite3.Error,)
 
     def execute(
-        self, sql: str, args: tuple[Any, ...] = (), *, send_rows: bool = True
-    ) -> list[tuple[Any, ...]]:
-        """Run one statement; its rows when it returns any (SELECT, RETURNING). Any database
+        self, sql: str, args: tuple[object, ...] = (), *, send_rows: bool = True
+    ) -> list[DBRow]:
+        """Run one statement; its rows when it returns any (SELECT, RETURNING). A database
         error is :class:`StoreError`. A statement on ``feed_rows`` first sends the rows kept by
         :meth:`add_row` (``send_rows`` false: the caller knows they do not matter to it)."""
         if send_rows and self._rows and "feed_rows" in sql:
@@ -342,19 +447,20 @@ class Store:
         self._row_links.clear()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
-            if self.dialect == "postgresql" and not self._conn.pgconn.pipeline_status:
-                self._copy_rows(rows)
+            conn = self._conn
+            if not isinstance(conn, sqlite3.Connection) and not conn.pgconn.pipeline_status:
+                self._copy_rows(conn, rows)
                 return
             with contextlib.closing(self._conn.cursor()) as cur:
                 cur.executemany(self._sql(_ADD_ROW), rows)
         except errors as exc:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
-    def _copy_rows(self, rows: list[tuple[Any, ...]]) -> None:
+    def _copy_rows(self, conn: psycopg.Connection[DBRow], rows: list[DBRow]) -> None:
         """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by ``COPY``
         into a temporary table, then moved in one ``INSERT ... ON CONFLICT DO NOTHING`` (a COPY
         straight into ``feed_rows`` would fail on a row another instance stored)."""
-        with self._conn.cursor() as cur:
+        with conn.cursor() as cur:
             if not self._copy_ready:
                 cur.execute(
                     "CREATE TEMPORARY TABLE IF NOT EXISTS feed_rows_in"
@@ -375,11 +481,12 @@ class Store:
         """Around a batch of writes: PostgreSQL's pipeline mode (statements go out without
         waiting for each answer; a read waits for what it needs); nothing for SQLite. An error
         the pipeline reports only at its end is a :class:`StoreError` too."""
-        if self.dialect != "postgresql":
+        conn = self._conn
+        if isinstance(conn, sqlite3.Connection):
             yield
             return
         try:
-            with self._conn.pipeline():
+            with conn.pipeline():
                 yield
         except self._errors() as exc:
             raise StoreError(f"{self.dialect}: {exc}") from exc
@@ -402,7 +509,7 @@ class Store:
         for statement in _SCHEMA:
             self.execute(statement.format(serial=_SERIAL[self.dialect]))
         versions = self.execute("SELECT version FROM feed_schema")
-        version = int(versions[0][0]) if versions else 1
+        version = _int(versions[0][0]) if versions else 1
         if version > SCHEMA_VERSION:
             self.rollback()
             raise StoreError(
@@ -419,7 +526,7 @@ class Store:
         self.commit()
 
     def schema_version(self) -> int:
-        return int(self.execute("SELECT version FROM feed_schema")[0][0])
+        return _int(self.execute("SELECT version FROM feed_schema")[0][0])
 
     def commit(self) -> None:
         if self._rows:
@@ -452,9 +559,26 @@ class Store:
         for r in self.execute(
             f"SELECT site, table_id, {cols} FROM feed_tables ORDER BY site, table_id"
         ):
-            rec = TableRecord(r[0], r[1], *r[2:])
-            rec.silent = bool(rec.silent)
-            out.append(rec)
+            # the columns in the order of _TABLE_COLUMNS
+            out.append(
+                TableRecord(
+                    str(r[0]),
+                    str(r[1]),
+                    frontier_seq=_int(r[2]),
+                    frontier_hash=str(r[3]),
+                    head_seq=_int(r[4]),
+                    head_hash=str(r[5]),
+                    signed_seq=_int(r[6]),
+                    last_round=_opt_int(r[7]),
+                    last_row_ts=_opt_int(r[8]),
+                    last_seen_ns=_opt_int(r[9]),
+                    status=str(r[10]),
+                    status_ts=_opt_int(r[11]),
+                    silent=bool(r[12]),
+                    forked_ns=_opt_int(r[13]),
+                    forked_seq=_opt_int(r[14]),
+                )
+            )
         return out
 
     def save_table(self, rec: TableRecord) -> None:
@@ -476,13 +600,13 @@ class Store:
         self,
         site: str,
         table: str,
-        row: Mapping[str, Any],
+        row: Mapping[str, object],
         received_ns: int,
         gap_before: bool = False,
     ) -> None:
         """Store a row in this transaction (sent with the others before the next read of the
         rows, or at the commit; an error in it comes out of that call)."""
-        self._row_links[(site, table, int(row["seq"]))] = (str(row["prev"]), str(row["hash"]))
+        self._row_links[(site, table, int_of(row, "seq"))] = (str(row["prev"]), str(row["hash"]))
         self._rows.append(
             (
                 site,
@@ -516,9 +640,9 @@ class Store:
 
     def rows(
         self, site: str, table: str, after_seq: int = 0, limit: int = 1_000_000
-    ) -> list[dict[str, Any]]:
+    ) -> list[StoredRow]:
         """Stored rows in order, as their feed fields (for audits and tests)."""
-        out = []
+        out: list[StoredRow] = []
         for r in self.execute(
             "SELECT seq, ts, boot, mono, kind, round, data, prev, hash, gap_before"
             " FROM feed_rows WHERE site = ? AND table_id = ? AND seq > ? ORDER BY seq"
@@ -527,15 +651,15 @@ class Store:
         ):
             out.append(
                 {
-                    "seq": int(r[0]),
-                    "ts": int(r[1]),
-                    "boot": r[2],
-                    "mono": int(r[3]),
-                    "kind": r[4],
-                    "round": None if r[5] is None else int(r[5]),
-                    "data": json.loads(r[6]),
-                    "prev": r[7],
-                    "hash": r[8],
+                    "seq": _int(r[0]),
+                    "ts": _int(r[1]),
+                    "boot": str(r[2]),
+                    "mono": _int(r[3]),
+                    "kind": str(r[4]),
+                    "round": _opt_int(r[5]),
+                    "data": parse_object(as_str(r[6], "a stored row's data")),
+                    "prev": str(r[7]),
+                    "hash": str(r[8]),
                     "gap_before": bool(r[9]),
                 }
             )
@@ -546,9 +670,11 @@ class Store:
         args: tuple[str, ...] = ()
         if site is not None and table is not None:
             sql, args = sql + " WHERE site = ? AND table_id = ?", (site, table)
-        return int(self.execute(sql, args)[0][0])
+        return _int(self.execute(sql, args)[0][0])
 
-    def add_pending(self, site: str, table: str, row: Mapping[str, Any], received_ns: int) -> None:
+    def add_pending(
+        self, site: str, table: str, row: Mapping[str, object], received_ns: int
+    ) -> None:
         self.execute(
             "INSERT INTO feed_pending (site, table_id, seq, row_json, received_ns)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (site, table_id, seq) DO NOTHING",
@@ -561,18 +687,25 @@ class Store:
             (site, table, seq),
         )
 
-    def pending(self) -> Iterator[tuple[str, str, dict[str, Any], int]]:
-        """Every row held back for want of the rows before it: (site, table, row, received)."""
+    def pending(self) -> Iterator[tuple[str, str, HeldRow, int]]:
+        """Every row held back for want of the rows before it: (site, table, row, received);
+        each row is read as the message it came in (controller/feed/messages.py)."""
         for site, table, text, received in self.execute(
             "SELECT site, table_id, row_json, received_ns FROM feed_pending"
             " ORDER BY site, table_id, seq"
         ):
-            yield str(site), str(table), json.loads(text), int(received)
+            held = parse_object(as_str(text, "a held row"))
+            yield str(site), str(table), decode_row(row_payload(held)), _int(received)
 
     # -- heads ------------------------------------------------------------------------------
 
     def add_head(
-        self, site: str, table: str, head: Mapping[str, Any], received_ns: int, matched: bool | None
+        self,
+        site: str,
+        table: str,
+        head: Mapping[str, object],
+        received_ns: int,
+        matched: bool | None,
     ) -> None:
         self.execute(
             "INSERT INTO feed_heads (site, table_id, seq, hash, ts, sig, key_id, received_ns,"
@@ -607,13 +740,13 @@ class Store:
     def unmatched_heads(self) -> list[tuple[str, str, int, str]]:
         """Heads whose row has not arrived yet: (site, table, seq, hash)."""
         return [
-            (str(a), str(b), int(c), str(d))
+            (str(a), str(b), _int(c), str(d))
             for a, b, c, d in self.execute(
                 "SELECT site, table_id, seq, hash FROM feed_heads WHERE matched IS NULL"
             )
         ]
 
-    def head(self, site: str, table: str, seq: int) -> dict[str, Any] | None:
+    def head(self, site: str, table: str, seq: int) -> dict[str, object] | None:
         """The stored head at ``seq`` as its feed fields (without the TPM counter), or None."""
         rows = self.execute(
             "SELECT seq, hash, ts, sig, key_id FROM feed_heads"
@@ -625,9 +758,9 @@ class Store:
         r = rows[0]
         return {
             "table": table,
-            "seq": int(r[0]),
+            "seq": _int(r[0]),
             "hash": str(r[1]),
-            "ts": int(r[2]),
+            "ts": _int(r[2]),
             "sig": str(r[3]),
             "key_id": str(r[4]),
         }
@@ -645,7 +778,7 @@ class Store:
             " ORDER BY seq DESC LIMIT 1",
             (site, table),
         )
-        return (int(rows[0][0]), str(rows[0][1])) if rows else (0, "")
+        return (_int(rows[0][0]), str(rows[0][1])) if rows else (0, "")
 
     # -- what diverged, and its acknowledgement -----------------------------------------------
 
@@ -654,7 +787,7 @@ class Store:
         site: str,
         table: str,
         channel: str,
-        message: Mapping[str, Any],
+        message: Mapping[str, object],
         received_ns: int,
         reason: str,
     ) -> None:
@@ -677,7 +810,14 @@ class Store:
 
     def evidence(self, site: str, table: str) -> list[Evidence]:
         return [
-            Evidence(str(r[0]), int(r[1]), str(r[2]), json.loads(r[3]), int(r[4]), str(r[5]))
+            Evidence(
+                str(r[0]),
+                _int(r[1]),
+                str(r[2]),
+                parse_object(as_str(r[3], "a stored message")),
+                _int(r[4]),
+                str(r[5]),
+            )
             for r in self.execute(
                 "SELECT channel, seq, hash, message, received_ns, reason FROM feed_evidence"
                 " WHERE site = ? AND table_id = ? ORDER BY id",
@@ -687,7 +827,7 @@ class Store:
 
     def evidence_counts(self) -> dict[tuple[str, str], int]:
         return {
-            (str(s), str(t)): int(n)
+            (str(s), str(t)): _int(n)
             for s, t, n in self.execute(
                 "SELECT site, table_id, COUNT(*) FROM feed_evidence GROUP BY site, table_id"
             )
@@ -702,13 +842,13 @@ class Store:
 
     def acks(self, site: str | None = None, table: str | None = None) -> list[Ack]:
         sql = "SELECT ts_ns, site, table_id, forked_ns, by_name, note FROM feed_acks WHERE 1 = 1"
-        args: list[Any] = []
+        args: list[object] = []
         for column, value in (("site", site), ("table_id", table)):
             if value is not None:
                 sql += f" AND {column} = ?"
                 args.append(value)
         return [
-            Ack(int(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5]))
+            Ack(_int(r[0]), str(r[1]), str(r[2]), _int(r[3]), str(r[4]), str(r[5]))
             for r in self.execute(sql + " ORDER BY id", tuple(args))
         ]
 
@@ -729,7 +869,7 @@ class Store:
             " count, last_ns) VALUES (?, ?, ?, ?, ?, 1, ?) RETURNING id",
             (ts_ns, site, table, kind, detail[:2000], ts_ns),
         )
-        return int(rows[0][0])
+        return _int(rows[0][0])
 
     def repeat_alarm(self, alarm_id: int, ts_ns: int) -> None:
         self.execute(
@@ -743,15 +883,12 @@ class Store:
             "SELECT id, ts_ns, site, table_id, kind, detail, count, last_ns FROM feed_alarms"
             " WHERE 1 = 1"
         )
-        args: list[Any] = []
+        args: list[object] = []
         for column, value in (("site", site), ("table_id", table), ("kind", kind)):
             if value is not None:
                 sql += f" AND {column} = ?"
                 args.append(value)
-        return [
-            Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
-            for r in self.execute(sql + " ORDER BY id", tuple(args))
-        ]
+        return [_alarm(r) for r in self.execute(sql + " ORDER BY id", tuple(args))]
 
     def latest_alarm(self, site: str, table: str, kind: str) -> Alarm | None:
         """The newest stored alarm of ``kind`` for the table, or None."""
@@ -762,12 +899,11 @@ class Store:
         )
         if not rows:
             return None
-        r = rows[0]
-        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+        return _alarm(rows[0])
 
     def alarm_counts(self) -> dict[tuple[str, str], int]:
         return {
-            (str(s), str(t)): int(n)
+            (str(s), str(t)): _int(n)
             for s, t, n in self.execute(
                 "SELECT site, table_id, SUM(count) FROM feed_alarms GROUP BY site, table_id"
             )
@@ -787,7 +923,7 @@ class Store:
             "SELECT alarm_id, ts_ns, by_name, note, count FROM feed_alarm_acks"
             " ORDER BY alarm_id, ts_ns"
         ):
-            out[int(r[0])] = AlarmAck(int(r[0]), int(r[1]), str(r[2]), str(r[3]), int(r[4]))
+            out[_int(r[0])] = AlarmAck(_int(r[0]), _int(r[1]), str(r[2]), str(r[3]), _int(r[4]))
         return out
 
     def open_alarms(self, limit: int) -> tuple[list[Alarm], int]:
@@ -798,9 +934,9 @@ class Store:
             " FROM feed_alarms a WHERE NOT EXISTS (SELECT 1 FROM feed_alarm_acks k"
             " WHERE k.alarm_id = a.id AND k.count >= a.count)"
         )
-        total = int(self.execute("SELECT COUNT(*)" + where)[0][0])
+        total = _int(self.execute("SELECT COUNT(*)" + where)[0][0])
         return [
-            Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+            _alarm(r)
             for r in self.execute(
                 "SELECT a.id, a.ts_ns, a.site, a.table_id, a.kind, a.detail, a.count, a.last_ns"
                 + where
@@ -827,8 +963,7 @@ class Store:
         )
         if not rows:
             return None
-        r = rows[0]
-        return Alarm(int(r[0]), int(r[1]), r[2], r[3], r[4], r[5], int(r[6]), int(r[7]))
+        return _alarm(rows[0])
 
     # -- the collectors' own health -----------------------------------------------------------
 
@@ -849,7 +984,7 @@ class Store:
 
     def health(self) -> list[CollectorHealth]:
         return [
-            CollectorHealth(str(r[0]), str(r[1]), bool(r[2]), int(r[3]), int(r[4]), str(r[5]))
+            CollectorHealth(str(r[0]), str(r[1]), bool(r[2]), _int(r[3]), _int(r[4]), str(r[5]))
             for r in self.execute(
                 "SELECT client_id, site, connected, since_ns, updated_ns, detail"
                 " FROM feed_collector_health ORDER BY site, client_id"
@@ -857,7 +992,7 @@ class Store:
         ]
 
     def save_meters(
-        self, site: str, table: str, meters: Mapping[str, Any], received_ns: int
+        self, site: str, table: str, meters: Mapping[str, object], received_ns: int
     ) -> None:
         """Keep a table's meters unless those stored were folded to a later row (a retained
         message delivered again, or late, never replaces newer ones)."""
@@ -869,28 +1004,28 @@ class Store:
             (
                 site,
                 table,
-                int(meters["seq"]),
+                int_of(meters, "seq"),
                 received_ns,
                 json.dumps(dict(meters), sort_keys=True, ensure_ascii=False),
             ),
         )
 
-    def meters_of(self, site: str, table: str) -> dict[str, Any] | None:
+    def meters_of(self, site: str, table: str) -> StoredMeters | None:
         """A table's newest stored meters, or None."""
         found = self.execute(
             "SELECT meters FROM feed_meters WHERE site = ? AND table_id = ?", (site, table)
         )
-        return json.loads(found[0][0]) if found else None
+        return _meters(found[0][0]) if found else None
 
-    def meters(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def meters(self) -> dict[tuple[str, str], StoredMeters]:
         """Every table's newest stored meters (the message's fields)."""
         return {
-            (str(s), str(t)): json.loads(m)
+            (str(s), str(t)): _meters(m)
             for s, t, m in self.execute("SELECT site, table_id, meters FROM feed_meters")
         }
 
     def add_table_event(
-        self, site: str, table: str, event: Mapping[str, Any], received_ns: int
+        self, site: str, table: str, event: Mapping[str, object], received_ns: int
     ) -> bool:
         """Keep a coded event once per (table, row, code); True when it was new."""
         new = self.execute(
@@ -900,9 +1035,9 @@ class Store:
             (
                 site,
                 table,
-                int(event["seq"]),
-                int(event["code"]),
-                int(event["ts"]),
+                int_of(event, "seq"),
+                int_of(event, "code"),
+                int_of(event, "ts"),
                 event["round"],
                 str(event["name"]),
                 str(event["severity"]),
@@ -917,22 +1052,12 @@ class Store:
     ) -> list[TableEvent]:
         """A table's newest ``limit`` events (of ``codes`` when given), newest first."""
         where = ""
-        args: tuple[Any, ...] = (site, table)
+        args: tuple[object, ...] = (site, table)
         if codes:
             where = f" AND code IN ({', '.join('?' for _ in codes)})"
             args += tuple(codes)
         return [
-            TableEvent(
-                site,
-                table,
-                int(r[0]),
-                int(r[1]),
-                int(r[2]),
-                None if r[3] is None else int(r[3]),
-                str(r[4]),
-                str(r[5]),
-                json.loads(r[6]),
-            )
+            _event(site, table, r)
             for r in self.execute(
                 "SELECT seq, code, ts, round, name, severity, details FROM feed_table_events"
                 f" WHERE site = ? AND table_id = ?{where} ORDER BY seq DESC, code DESC LIMIT ?",
@@ -940,11 +1065,11 @@ class Store:
             )
         ]
 
-    def meters_since(self, received_ns: int) -> list[tuple[int, str, str, dict[str, Any]]]:
+    def meters_since(self, received_ns: int) -> list[tuple[int, str, str, StoredMeters]]:
         """Meters stored (or replaced) at or after ``received_ns``: (when, site, table, the
         message)."""
         return [
-            (int(r[0]), str(r[1]), str(r[2]), json.loads(r[3]))
+            (_int(r[0]), str(r[1]), str(r[2]), _meters(r[3]))
             for r in self.execute(
                 "SELECT received_ns, site, table_id, meters FROM feed_meters"
                 " WHERE received_ns >= ?",
@@ -955,20 +1080,7 @@ class Store:
     def table_events_since(self, received_ns: int) -> list[tuple[int, TableEvent]]:
         """Events stored at or after ``received_ns``: (when, the event)."""
         return [
-            (
-                int(r[0]),
-                TableEvent(
-                    str(r[1]),
-                    str(r[2]),
-                    int(r[3]),
-                    int(r[4]),
-                    int(r[5]),
-                    None if r[6] is None else int(r[6]),
-                    str(r[7]),
-                    str(r[8]),
-                    json.loads(r[9]),
-                ),
-            )
+            (_int(r[0]), _event(str(r[1]), str(r[2]), r[3:]))
             for r in self.execute(
                 "SELECT received_ns, site, table_id, seq, code, ts, round, name, severity,"
                 " details FROM feed_table_events WHERE received_ns >= ?",
@@ -982,23 +1094,13 @@ class Store:
             "SELECT MAX(received_ns) FROM feed_meters UNION ALL"
             " SELECT MAX(received_ns) FROM feed_table_events"
         )
-        return max((int(r[0]) for r in found if r[0] is not None), default=0)
+        return max((_int(r[0]) for r in found if r[0] is not None), default=0)
 
     def newest_events(self, codes: tuple[int, ...] = ()) -> dict[tuple[str, str], TableEvent]:
         """Every table's newest event (of ``codes`` when given): by row, then by code."""
         where = f" WHERE code IN ({', '.join('?' for _ in codes)})" if codes else ""
         return {
-            (str(r[0]), str(r[1])): TableEvent(
-                str(r[0]),
-                str(r[1]),
-                int(r[2]),
-                int(r[3]),
-                int(r[4]),
-                None if r[5] is None else int(r[5]),
-                str(r[6]),
-                str(r[7]),
-                json.loads(r[8]),
-            )
+            (str(r[0]), str(r[1])): _event(str(r[0]), str(r[1]), r[2:])
             for r in self.execute(
                 "SELECT site, table_id, seq, code, ts, round, name, severity, details FROM"
                 " (SELECT site, table_id, seq, code, ts, round, name, severity, details,"
@@ -1008,19 +1110,19 @@ class Store:
             )
         }
 
-    def newest_rows(self, site: str, table: str, limit: int) -> list[dict[str, Any]]:
+    def newest_rows(self, site: str, table: str, limit: int) -> list[StoredRow]:
         """A table's newest ``limit`` stored rows, oldest first (the floor page)."""
         newest = self.execute(
             "SELECT seq FROM feed_rows WHERE site = ? AND table_id = ? ORDER BY seq DESC"
             " LIMIT 1 OFFSET ?",
             (site, table, max(0, limit - 1)),
         )
-        after = int(newest[0][0]) - 1 if newest else 0
+        after = _int(newest[0][0]) - 1 if newest else 0
         return self.rows(site, table, after_seq=after, limit=limit)
 
     def pending_counts(self) -> dict[tuple[str, str], int]:
         return {
-            (str(s), str(t)): int(n)
+            (str(s), str(t)): _int(n)
             for s, t, n in self.execute(
                 "SELECT site, table_id, COUNT(*) FROM feed_pending GROUP BY site, table_id"
             )
