@@ -5,11 +5,15 @@ table's will arriving during a round is alarmed."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.feed import messages
 from controller.feed.messages import MessageError, decode_row, status_payload
 from controller.feed.store import Store
 from controller.journal.chain import GENESIS, row_hash
@@ -191,3 +195,74 @@ def test_the_store_refuses_what_does_not_fit_as_a_store_error(tmp_path: Path) ->
     with pytest.raises(StoreError):
         store.execute("SELECT ?", ("\ud800",))
     store.close()
+
+
+# -- the integer check's fast path: 19-digit nanosecond timestamps are not walked -----------------
+
+
+def test_a_nanosecond_timestamp_is_accepted_without_the_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # not the first row: its prev, the genesis, is 64 zeros (a digit run, walked)
+    fields = {k: v for k, v in _row(seq=2, ts=1_800_000_000_123_456_789).items() if k != "v"}
+    fields["prev"] = "ab" * 32
+    fields["hash"] = row_hash(fields["prev"], fields)
+    payload = _bytes({"v": 2, **fields})
+    assert re.search("[0-9]{19}", fields["hash"]) is None
+    calls: list[object] = []
+    monkeypatch.setattr(messages, "_storable", calls.append)
+    assert decode_row(payload)["ts"] == 1_800_000_000_123_456_789
+    assert calls == []  # its digits cannot exceed 2**63-1: the message is not walked
+
+
+@pytest.mark.parametrize(
+    ("text", "walked"),
+    [
+        ("1800000000123456789", False),  # a nanosecond timestamp (19 digits)
+        (str(2**63 - 1), False),
+        (str(2**63), True),
+        ("9999999999999999999", True),
+        ("10000000000000000000", True),  # 20 digits: always
+        ("-" + str(2**63), True),  # -2**63 is walked (and passes)
+        ('"ab1800000000123456789cd"', False),
+        ('"' + "0" * 25 + '"', True),  # a run in a string: walked, harmlessly
+        ("123456789012345678", False),  # 18 digits
+    ],
+)
+def test_which_digit_runs_may_exceed_64_bits(text: str, walked: bool) -> None:
+    assert messages._may_exceed_64_bits(f'{{"n":{text}}}') is walked
+
+
+@pytest.mark.parametrize(
+    ("value", "fits"),
+    [(2**63, False), (2**63 - 1, True), (-(2**63), True), (-(2**63) - 1, False), (10**19, False)],
+)
+def test_an_integer_beyond_64_bits_in_data_is_refused(value: int, fits: bool) -> None:
+    payload = _bytes(_row(data={"n": value, "at": 1_800_000_000 * 10**9}))
+    if fits:
+        assert decode_row(payload)["data"]["n"] == value
+    else:
+        with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+            decode_row(payload)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=-(2**64), max_value=2**64),
+            st.integers(min_value=2**63 - 3, max_value=2**63 + 3),
+            st.integers(min_value=-(2**63) - 3, max_value=-(2**63) + 3),
+            st.integers(min_value=10**18, max_value=10**19),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_fast_path_refuses_exactly_what_the_walk_refuses(values: list[int]) -> None:
+    payload = _bytes(_row(data={"ns": values}))
+    if all(-(2**63) <= v <= 2**63 - 1 for v in values):
+        assert decode_row(payload)["data"]["ns"] == values
+    else:
+        with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+            decode_row(payload)
