@@ -361,16 +361,10 @@ def as_row(obj: Mapping[str, object]) -> RowMessage:
         "mono": _int64(obj, "mono"),
         "kind": _nonempty(obj, "kind"),
         "round": _opt_int64(obj, "round"),
-        "data": _object_field(obj, "data"),
+        "data": map_of(obj, "data"),
         "prev": _hex64(obj, "prev"),
         "hash": _hex64(obj, "hash"),
     }
-
-
-def _object_field(obj: Mapping[str, object], name: str) -> dict[str, object]:
-    if not isinstance(obj.get(name), dict):
-        raise MessageError(f"{name} must be a JSON object")
-    return map_of(obj, name)
 
 
 def decode_head(payload: bytes) -> HeadMessage:
@@ -531,7 +525,7 @@ def _event(obj: Mapping[str, object]) -> EventMessage:
         "seq": _int64(obj, "seq", 1),
         "ts": _int64(obj, "ts"),
         "round": _opt_int64(obj, "round"),
-        "details": _object_field(obj, "details"),
+        "details": map_of(obj, "details"),
     }
 
 
