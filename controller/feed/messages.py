@@ -205,15 +205,15 @@ def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) ->
         raise MessageError(f"not UTF-8: {exc}") from None
     _shallow(text)
     try:
-        value: object = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        value: object = _PARSER.decode(text)
     except MessageError:
         raise
     except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
-    if "\\u" in text or _may_exceed_64_bits(text):
+    if "\\u" in text:
         # a NUL or a lone surrogate can only come from a \u escape (the parser refuses a raw
-        # control character, and the text is valid UTF-8: no surrogates), an integer beyond 64
-        # bits only from a long run of digits; fractions and exponents were checked as parsed
+        # control character, and the text is valid UTF-8: no surrogates); numbers were checked
+        # as they were parsed
         _storable(value)
     if not isinstance(value, dict):
         raise MessageError("not a JSON object")
@@ -271,24 +271,6 @@ def _storable(obj: object) -> None:
             raise MessageError("a number is out of range")
 
 
-#: 19 digits or more in a row: the only text of an integer that may exceed signed 64 bits.
-_LONG_DIGITS: Final = re.compile(r"[0-9]{19,}")
-_MAX_INT_DIGITS: Final = str(MAX_INT)
-
-
-def _may_exceed_64_bits(text: str) -> bool:
-    """True when a run of digits in ``text`` could be an integer beyond signed 64 bits: 20
-    digits or more, or 19 above 2**63-1. A nanosecond timestamp has 19 digits (until the year
-    2262) and is below it: the messages that carry one, all of them, are not walked for it.
-    Runs inside strings or fractions count too (a false alarm only costs the walk)."""
-    for m in _LONG_DIGITS.finditer(text):
-        digits = m.group()
-        # equally long digit strings compare as their numbers; -2**63 is walked, and passes
-        if len(digits) > len(_MAX_INT_DIGITS) or digits > _MAX_INT_DIGITS:
-            return True
-    return False
-
-
 def _finite_float(digits: str) -> float:
     value = float(digits)
     if not math.isfinite(value):
@@ -298,6 +280,23 @@ def _finite_float(digits: str) -> float:
 
 def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
+
+
+def _parsed_int(digits: str) -> int:
+    """An integer literal as it is parsed: beyond signed 64 bits (19 digits or more) it is
+    refused there, so a message needs no walk for it (every row and head carries a 19-digit
+    nanosecond timestamp: checking after the parse walked them all)."""
+    value = int(digits)
+    if len(digits) > 18 and not -MAX_INT - 1 <= value <= MAX_INT:
+        raise MessageError("an integer exceeds signed 64 bits")
+    return value
+
+
+#: The collector's parser, one for every message (``json.loads`` with hooks makes a decoder a
+#: call): NaN and Infinity are not JSON, numbers out of range are refused as they are parsed.
+_PARSER: Final = json.JSONDecoder(
+    parse_constant=_no_constant, parse_float=_finite_float, parse_int=_parsed_int
+)
 
 
 def _exact(obj: Mapping[str, object], fields: tuple[str, ...], what: str) -> None:
