@@ -19,7 +19,6 @@ from controller.config.profile import TOPIC_ID_PATTERN
 from controller.fields.readers import (
     FieldError,
     as_int,
-    as_map,
     int_of,
     map_of,
     opt_int_of,
@@ -215,9 +214,7 @@ def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) ->
         # control character, and the text is valid UTF-8: no surrogates); numbers were checked
         # as they were parsed
         _storable(value)
-    if not isinstance(value, dict):
-        raise MessageError("not a JSON object")
-    obj = as_map(value, "the message")  # a JSON object's keys are strings: never refused
+    obj = _json_object(value, "the message")
     if type(obj.get("v")) is not int or obj["v"] != version:  # 2.0 is not 2
         raise MessageError(f"version {obj.get('v')!r:.40}, expected {version}")
     return obj
@@ -269,6 +266,15 @@ def _storable(obj: object) -> None:
                 raise MessageError("an integer exceeds signed 64 bits")
         elif isinstance(value, float) and not math.isfinite(value):
             raise MessageError("a number is out of range")
+
+
+def _json_object(value: object, what: str) -> dict[str, object]:
+    """``value`` if it is a JSON object. Its keys are strings (JSON's grammar; the parser made
+    them): it is neither copied nor its keys checked again, as the readers' ``as_map`` would
+    (a tenth of a row's decoding)."""
+    if not isinstance(value, dict):
+        raise MessageError(f"{what} must be a JSON object")
+    return value
 
 
 def _finite_float(digits: str) -> float:
@@ -360,7 +366,7 @@ def as_row(obj: Mapping[str, object]) -> RowMessage:
         "mono": _int64(obj, "mono"),
         "kind": _nonempty(obj, "kind"),
         "round": _opt_int64(obj, "round"),
-        "data": map_of(obj, "data"),
+        "data": _json_object(obj.get("data"), "data"),
         "prev": _hex64(obj, "prev"),
         "hash": _hex64(obj, "hash"),
     }
@@ -524,7 +530,7 @@ def _event(obj: Mapping[str, object]) -> EventMessage:
         "seq": _int64(obj, "seq", 1),
         "ts": _int64(obj, "ts"),
         "round": _opt_int64(obj, "round"),
-        "details": map_of(obj, "details"),
+        "details": _json_object(obj.get("details"), "details"),
     }
 
 
