@@ -7,14 +7,24 @@ of the shapes is a :class:`MessageError` naming what is wrong; it is never half-
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal, NoReturn, NotRequired, TypedDict, TypeVar
 
 from controller.config.profile import TOPIC_ID_PATTERN
+from controller.fields.readers import (
+    FieldError,
+    as_int,
+    int_of,
+    map_of,
+    opt_int_of,
+    opt_map_of,
+    str_of,
+)
 from controller.journal.chain import ROW_FIELDS, canonical
 
 #: The feed's message version (the journal's revision).
@@ -22,6 +32,7 @@ VERSION: Final = 2
 _TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
+_KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
 #: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
 CHANNELS: Final = ("rows", "heads", "status", "events", "meters")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
@@ -36,6 +47,84 @@ Channel = Literal["rows", "heads", "status", "events", "meters", "cmd", "reply"]
 
 class MessageError(ValueError):
     """A topic or payload that is not one of the feed's shapes."""
+
+
+class RowMessage(TypedDict):
+    """A journal row as the feed carries it (docs/journal.md "Row"): the hashed fields, its
+    ``prev`` and its ``hash``."""
+
+    seq: int
+    ts: int
+    boot: str
+    mono: int
+    kind: str
+    round: int | None
+    data: dict[str, object]
+    prev: str
+    hash: str
+
+
+class HeadMessage(TypedDict):
+    """A signed head (docs/feed.md "Topics and messages"); ``counter``, the table's TPM
+    counter, when it has one (signed with the rest; "The TPM counter")."""
+
+    table: str
+    seq: int
+    hash: str
+    ts: int
+    sig: str
+    key_id: str
+    counter: NotRequired[int]
+
+
+class StatusMessage(TypedDict):
+    """The table's ``online`` (repeated every minute) or ``offline`` (its will, its stop)."""
+
+    state: Literal["online", "offline"]
+    ts: int
+
+
+class MetersMessage(TypedDict):
+    """A table's meters folded to row ``seq`` (docs/feed.md "Events and meters")."""
+
+    table: str
+    seq: int
+    game: str
+    release: dict[str, str | None] | None
+    shift_from_seq: int
+    lifetime: dict[str, int]
+    shift: dict[str, int]
+
+
+class EventMessage(TypedDict):
+    """A coded event of the catalogue (controller/floor/events.py) read from row ``seq``."""
+
+    table: str
+    code: int
+    name: str
+    severity: str
+    seq: int
+    ts: int
+    round: int | None
+    details: dict[str, object]
+
+
+_T = TypeVar("_T")
+_Reader = Callable[[Mapping[str, object]], _T]
+
+
+def _shape_errors(read: _Reader[_T]) -> _Reader[_T]:
+    """``read`` with a field of the wrong type or missing (the readers' :class:`FieldError`)
+    reported as the :class:`MessageError` the collector refuses a message with."""
+
+    @functools.wraps(read)
+    def checked(obj: Mapping[str, object]) -> _T:
+        try:
+            return read(obj)
+        except FieldError as exc:
+            raise MessageError(str(exc)) from None
+
+    return checked
 
 
 def is_token(text: str) -> bool:
@@ -83,13 +172,13 @@ def parse_topic(text: str) -> Topic:
 # -- encoding (the publisher) ------------------------------------------------------------------
 
 
-def row_payload(row: Mapping[str, Any]) -> bytes:
+def row_payload(row: Mapping[str, object]) -> bytes:
     """A journal row as its feed message: the seven hashed fields, ``prev`` and ``hash``."""
     body = {k: row[k] for k in (*ROW_FIELDS, "prev", "hash")}
     return canonical({"v": VERSION, **body})
 
 
-def head_payload(head: Mapping[str, Any]) -> bytes:
+def head_payload(head: Mapping[str, object]) -> bytes:
     """A signed head as its feed message: table, seq, hash, ts, sig, key_id, and the TPM
     counter when the head has one (it is signed with the rest)."""
     body = {k: head[k] for k in ("table", "seq", "hash", "ts", "sig", "key_id")}
@@ -106,7 +195,7 @@ def status_payload(state: Literal["online", "offline"], ts: int) -> bytes:
 # -- decoding (the collector) ------------------------------------------------------------------
 
 
-def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) -> dict[str, Any]:
+def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) -> dict[str, object]:
     if len(payload) > limit:
         raise MessageError(f"payload of {len(payload)} bytes exceeds {limit}")
     try:
@@ -115,18 +204,17 @@ def _object(payload: bytes, version: int = VERSION, limit: int = MAX_PAYLOAD) ->
         raise MessageError(f"not UTF-8: {exc}") from None
     _shallow(text)
     try:
-        obj = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        value: object = _PARSER.decode(text)
     except MessageError:
         raise
     except (json.JSONDecodeError, ValueError, RecursionError) as exc:
         raise MessageError(f"not JSON: {type(exc).__name__}: {str(exc)[:200]}") from None
-    if "\\u" in text or _LONG_DIGITS.search(text):
+    if "\\u" in text:
         # a NUL or a lone surrogate can only come from a \u escape (the parser refuses a raw
-        # control character, and the text is valid UTF-8: no surrogates), an integer beyond 64
-        # bits only from 19 digits or more; fractions and exponents were checked as parsed
-        _storable(obj)
-    if not isinstance(obj, dict):
-        raise MessageError("not a JSON object")
+        # control character, and the text is valid UTF-8: no surrogates); numbers were checked
+        # as they were parsed
+        _storable(value)
+    obj = _json_object(value, "the message")
     if type(obj.get("v")) is not int or obj["v"] != version:  # 2.0 is not 2
         raise MessageError(f"version {obj.get('v')!r:.40}, expected {version}")
     return obj
@@ -153,10 +241,10 @@ def _shallow(text: str) -> None:
             depth -= 1
 
 
-def _storable(obj: Any) -> None:
+def _storable(obj: object) -> None:
     """Every value fits the store: strings without NUL or lone surrogates (neither is UTF-8
     text PostgreSQL keeps), integers within signed 64 bits, finite numbers."""
-    todo = [obj]
+    todo: list[object] = [obj]
     while todo:
         value = todo.pop()
         if isinstance(value, dict):
@@ -180,8 +268,13 @@ def _storable(obj: Any) -> None:
             raise MessageError("a number is out of range")
 
 
-#: 19 digits in a row: the shortest text of an integer that may exceed signed 64 bits.
-_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
+def _json_object(value: object, what: str) -> dict[str, object]:
+    """``value`` if it is a JSON object. Its keys are strings (JSON's grammar; the parser made
+    them): it is neither copied nor its keys checked again, as the readers' ``as_map`` would
+    (a tenth of a row's decoding)."""
+    if not isinstance(value, dict):
+        raise MessageError(f"{what} must be a JSON object")
+    return value
 
 
 def _finite_float(digits: str) -> float:
@@ -191,11 +284,28 @@ def _finite_float(digits: str) -> float:
     return value
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def _exact(obj: Mapping[str, Any], fields: tuple[str, ...], what: str) -> None:
+def _parsed_int(digits: str) -> int:
+    """An integer literal as it is parsed: beyond signed 64 bits (19 digits or more) it is
+    refused there, so a message needs no walk for it (every row and head carries a 19-digit
+    nanosecond timestamp: checking after the parse walked them all)."""
+    value = int(digits)
+    if len(digits) > 18 and not -MAX_INT - 1 <= value <= MAX_INT:
+        raise MessageError("an integer exceeds signed 64 bits")
+    return value
+
+
+#: The collector's parser, one for every message (``json.loads`` with hooks makes a decoder a
+#: call): NaN and Infinity are not JSON, numbers out of range are refused as they are parsed.
+_PARSER: Final = json.JSONDecoder(
+    parse_constant=_no_constant, parse_float=_finite_float, parse_int=_parsed_int
+)
+
+
+def _exact(obj: Mapping[str, object], fields: tuple[str, ...], what: str) -> None:
     keys = set(obj) - {"v"}
     missing = [f for f in fields if f not in keys]
     extra = sorted(keys - set(fields))
@@ -205,47 +315,64 @@ def _exact(obj: Mapping[str, Any], fields: tuple[str, ...], what: str) -> None:
         raise MessageError(f"{what} has unknown fields {', '.join(extra)}")
 
 
-def _int(obj: Mapping[str, Any], name: str, lo: int = 0) -> int:
-    value = obj[name]
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= MAX_INT:
+def _in_range(value: int, name: str, lo: int = 0) -> int:
+    """``value`` if a column of the store holds it (signed 64 bits) and it is at least ``lo``."""
+    if not lo <= value <= MAX_INT:
         raise MessageError(f"{name} must be an integer from {lo} to 2**63-1, not {value!r:.40}")
     return value
 
 
-def _str(obj: Mapping[str, Any], name: str) -> str:
-    value = obj[name]
-    if not isinstance(value, str) or not value:
-        raise MessageError(f"{name} must be a non-empty string, not {value!r:.40}")
+def _int64(obj: Mapping[str, object], name: str, lo: int = 0) -> int:
+    return _in_range(int_of(obj, name), name, lo)
+
+
+def _opt_int64(obj: Mapping[str, object], name: str) -> int | None:
+    value = opt_int_of(obj, name)
+    return None if value is None else _in_range(value, name)
+
+
+def _nonempty(obj: Mapping[str, object], name: str) -> str:
+    value = str_of(obj, name)
+    if not value:
+        raise MessageError(f"{name} must be a non-empty string")
     return value
 
 
-def _hex64(obj: Mapping[str, Any], name: str) -> str:
-    value = obj[name]
+def _hex64(obj: Mapping[str, object], name: str) -> str:
+    value = obj.get(name)
     if not isinstance(value, str) or not _HEX64.fullmatch(value):
         raise MessageError(f"{name} must be 64 lower-case hex digits")
     return value
 
 
-def decode_row(payload: bytes) -> dict[str, Any]:
+_ROW_MESSAGE: Final = (*ROW_FIELDS, "prev", "hash")
+
+
+def decode_row(payload: bytes) -> RowMessage:
     """A row message's fields (``v`` removed), every field of the right type."""
     obj = _object(payload)
-    fields = (*ROW_FIELDS, "prev", "hash")
-    _exact(obj, fields, "row")
-    _int(obj, "seq", 1)
-    _int(obj, "ts")
-    _int(obj, "mono")
-    _str(obj, "boot")
-    _str(obj, "kind")
-    if obj["round"] is not None:
-        _int(obj, "round")
-    if not isinstance(obj["data"], dict):
-        raise MessageError("data must be a JSON object")
-    _hex64(obj, "prev")
-    _hex64(obj, "hash")
-    return {k: obj[k] for k in fields}
+    _exact(obj, _ROW_MESSAGE, "row")
+    return as_row(obj)
 
 
-def decode_head(payload: bytes) -> dict[str, Any]:
+@_shape_errors
+def as_row(obj: Mapping[str, object]) -> RowMessage:
+    """The row in ``obj`` (a decoded message, or a held row read back from the store), every
+    field of the right type; :class:`MessageError` otherwise."""
+    return {
+        "seq": _int64(obj, "seq", 1),
+        "ts": _int64(obj, "ts"),
+        "boot": _nonempty(obj, "boot"),
+        "mono": _int64(obj, "mono"),
+        "kind": _nonempty(obj, "kind"),
+        "round": _opt_int64(obj, "round"),
+        "data": _json_object(obj.get("data"), "data"),
+        "prev": _hex64(obj, "prev"),
+        "hash": _hex64(obj, "hash"),
+    }
+
+
+def decode_head(payload: bytes) -> HeadMessage:
     """A head message's fields (``v`` removed), every field of the right type."""
     obj = _object(payload)
     # ``counter``: the table's TPM counter, signed with the head (docs/feed.md); optional
@@ -259,29 +386,52 @@ def decode_head(payload: bytes) -> dict[str, Any]:
         *(("counter",) if "counter" in obj else ()),
     )
     _exact(obj, fields, "head")
-    if "counter" in obj and _int(obj, "counter") >= 2**64:
-        raise MessageError("counter must be below 2**64 (a TPM NV counter's 8 bytes)")
-    _str(obj, "table")
-    _int(obj, "seq", 1)
-    _int(obj, "ts")
-    _hex64(obj, "hash")
-    sig = obj["sig"]
-    if not isinstance(sig, str) or not _HEX.fullmatch(sig) or len(sig) > 400:
+    return as_head(obj)
+
+
+@_shape_errors
+def as_head(obj: Mapping[str, object]) -> HeadMessage:
+    """The signed head in ``obj``, every field of the right type (``counter`` when present)."""
+    head: HeadMessage = {
+        "table": _nonempty(obj, "table"),
+        "seq": _int64(obj, "seq", 1),
+        "hash": _hex64(obj, "hash"),
+        "ts": _int64(obj, "ts"),
+        "sig": _sig(obj.get("sig")),
+        "key_id": _key_id(obj.get("key_id")),
+    }
+    if "counter" in obj:
+        head["counter"] = _int64(obj, "counter")
+    return head
+
+
+def _sig(value: object) -> str:
+    if not isinstance(value, str) or not _HEX.fullmatch(value) or len(value) > 400:
         raise MessageError("sig must be hex (a DER ECDSA signature)")
-    key = obj["key_id"]
-    if not isinstance(key, str) or not re.fullmatch(r"[0-9a-f]{16}", key):
+    return value
+
+
+def _key_id(value: object) -> str:
+    if not isinstance(value, str) or not _KEY_ID.fullmatch(value):
         raise MessageError("key_id must be 16 lower-case hex digits")
-    return {k: obj[k] for k in fields}
+    return value
 
 
-def decode_status(payload: bytes) -> dict[str, Any]:
+def decode_status(payload: bytes) -> StatusMessage:
     """A status message's fields: ``state`` (online/offline) and ``ts``."""
     obj = _object(payload)
     _exact(obj, ("state", "ts"), "status")
-    if obj["state"] not in ("online", "offline"):
-        raise MessageError(f"state must be online or offline, not {obj['state']!r:.40}")
-    _int(obj, "ts")
-    return {"state": obj["state"], "ts": obj["ts"]}
+    return _status(obj)
+
+
+@_shape_errors
+def _status(obj: Mapping[str, object]) -> StatusMessage:
+    state = obj.get("state")
+    if state == "online":
+        return {"state": "online", "ts": _int64(obj, "ts")}
+    if state == "offline":
+        return {"state": "offline", "ts": _int64(obj, "ts")}
+    raise MessageError(f"state must be online or offline, not {state!r:.40}")
 
 
 # -- the table's derived messages (docs/feed.md "Events and meters") ---------------------------
@@ -298,67 +448,90 @@ _METER_NAME: Final = re.compile(r"[A-Za-z0-9_.:-]{1,120}")
 _SEVERITIES: Final = ("info", "warning", "alarm", "fault")
 
 
-def _short_str(value: Any, name: str, *, empty: bool = False) -> str:
+def _short_str(value: object, name: str, *, empty: bool = False) -> str:
     if not isinstance(value, str) or len(value) > MAX_NAME or not (empty or value):
         raise MessageError(f"{name} must be a string of at most {MAX_NAME} characters")
     return value
 
 
-def _meter_map(obj: Mapping[str, Any], name: str) -> dict[str, int]:
-    value = obj[name]
-    if not isinstance(value, dict) or len(value) > MAX_METERS:
+def _meter_map(obj: Mapping[str, object], name: str) -> dict[str, int]:
+    value = map_of(obj, name)
+    if len(value) > MAX_METERS:
         raise MessageError(f"{name} must be an object of at most {MAX_METERS} meters")
+    meters: dict[str, int] = {}
     for key, count in value.items():
         if not _METER_NAME.fullmatch(key):
             raise MessageError(f"{name}: meter name {key!r:.40} is not a meter's name")
-        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_INT:
-            raise MessageError(f"{name}.{key} must be an integer from 0 to 2**63-1")
-    return dict(value)
+        meters[key] = _in_range(as_int(count, f"{name}.{key}"), f"{name}.{key}")
+    return meters
 
 
-def decode_meters(payload: bytes) -> dict[str, Any]:
+def _release(obj: Mapping[str, object]) -> dict[str, str | None] | None:
+    release = opt_map_of(obj, "release")
+    if release is None:
+        return None
+    if len(release) > 8:
+        raise MessageError("release must be an object of at most 8 fields")
+    return {
+        _short_str(key, "release field"): (
+            None if value is None else _short_str(value, f"release.{key}", empty=True)
+        )
+        for key, value in release.items()
+    }
+
+
+def decode_meters(payload: bytes) -> MetersMessage:
     """A meters message's fields (``v`` removed): the table, the row it was folded to, the
     game, the running release, the shift's first row and the lifetime and shift counters."""
     obj = _object(payload, DERIVED_VERSION, MAX_DERIVED_PAYLOAD)
     fields = ("table", "seq", "game", "release", "shift_from_seq", "lifetime", "shift")
     _exact(obj, fields, "meters")
-    _short_str(obj["table"], "table")
-    _int(obj, "seq")
-    _int(obj, "shift_from_seq")
-    _short_str(obj["game"], "game", empty=True)
-    release = obj["release"]
-    if release is not None:
-        if not isinstance(release, dict) or len(release) > 8:
-            raise MessageError("release must be an object of at most 8 fields")
-        for key, value in release.items():
-            _short_str(key, "release field")
-            if value is not None:
-                _short_str(value, f"release.{key}", empty=True)
-    _meter_map(obj, "lifetime")
-    _meter_map(obj, "shift")
-    return {k: obj[k] for k in fields}
+    return as_meters(obj)
 
 
-def decode_event(payload: bytes) -> dict[str, Any]:
+@_shape_errors
+def as_meters(obj: Mapping[str, object]) -> MetersMessage:
+    """The meters in ``obj`` (a decoded message, or the stored newest), every field checked."""
+    return {
+        "table": _short_str(obj.get("table"), "table"),
+        "seq": _int64(obj, "seq"),
+        "game": _short_str(obj.get("game"), "game", empty=True),
+        "release": _release(obj),
+        "shift_from_seq": _int64(obj, "shift_from_seq"),
+        "lifetime": _meter_map(obj, "lifetime"),
+        "shift": _meter_map(obj, "shift"),
+    }
+
+
+def decode_event(payload: bytes) -> EventMessage:
     """An events message's fields (``v`` removed): a coded event of the catalogue
     (controller/floor/events.py) read from row ``seq``."""
     obj = _object(payload, DERIVED_VERSION, MAX_DERIVED_PAYLOAD)
     fields = ("table", "code", "name", "severity", "seq", "ts", "round", "details")
     _exact(obj, fields, "event")
-    _short_str(obj["table"], "table")
-    code = _int(obj, "code")
+    return _event(obj)
+
+
+@_shape_errors
+def _event(obj: Mapping[str, object]) -> EventMessage:
+    table = _short_str(obj.get("table"), "table")
+    code = _int64(obj, "code")
     if code > 9999:
         raise MessageError(f"code must be an event code (0 to 9999), not {code}")
-    _short_str(obj["name"], "name")
-    if obj["severity"] not in _SEVERITIES:
+    name = _short_str(obj.get("name"), "name")
+    severity = obj.get("severity")
+    if not isinstance(severity, str) or severity not in _SEVERITIES:
         raise MessageError(f"severity must be one of {', '.join(_SEVERITIES)}")
-    _int(obj, "seq", 1)
-    _int(obj, "ts")
-    if obj["round"] is not None:
-        _int(obj, "round")
-    if not isinstance(obj["details"], dict):
-        raise MessageError("details must be a JSON object")
-    return {k: obj[k] for k in fields}
+    return {
+        "table": table,
+        "code": code,
+        "name": name,
+        "severity": severity,
+        "seq": _int64(obj, "seq", 1),
+        "ts": _int64(obj, "ts"),
+        "round": _opt_int64(obj, "round"),
+        "details": _json_object(obj.get("details"), "details"),
+    }
 
 
 def went_back(now: Mapping[str, int], before: Mapping[str, int]) -> list[str]:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypedDict, Unpack
 
 from controller.config.profile import FeedSettings
 from controller.feed.broker import BrokerSettings, new_client, parse_broker_url
@@ -36,6 +36,11 @@ from controller.feed.position import (
     load_position,
     save_position,
 )
+
+if TYPE_CHECKING:  # paho is the feed extra's: imported where a client is made (broker.py)
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger("controller.feed")
 
@@ -60,7 +65,7 @@ class OutboxRow(Protocol):
     def seq(self) -> int: ...
     @property
     def hash(self) -> str: ...
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 class OutboxHead(Protocol):
@@ -68,7 +73,7 @@ class OutboxHead(Protocol):
 
     @property
     def seq(self) -> int: ...
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 class Outbox(Protocol):
@@ -83,7 +88,7 @@ class Derived(Protocol):
     """Messages read from the rows the publisher sends (coded events, meters: wired by the
     application from controller/floor). Called on the publisher's thread only."""
 
-    def after_row(self, row: dict[str, Any]) -> list[tuple[Literal["events", "meters"], bytes]]:
+    def after_row(self, row: dict[str, object]) -> list[tuple[Literal["events", "meters"], bytes]]:
         """The messages ``row`` (as :meth:`OutboxRow.as_dict` gives it) raises."""
         ...
 
@@ -174,6 +179,18 @@ class FeedState:
             word += f" ({self.state})"
         backlog = max(0, journal_seq - self.acked_seq)
         return f"{word}, backlog {backlog}, acked seq {self.acked_seq}"
+
+
+class _StateChange(TypedDict, total=False):
+    """The fields of :class:`FeedState` one change replaces (the others are kept)."""
+
+    state: FeedStateName
+    acked_seq: int
+    acked_head: int
+    sent_seq: int
+    error: str
+    connects: int
+    published: int
 
 
 @dataclass(frozen=True)
@@ -285,7 +302,7 @@ class Publisher:
         """When a stopping publisher gives up sending (infinity while not stopping)."""
         return self._stop_at + DRAIN_S if self._stop.is_set() else float("inf")
 
-    def _set(self, **changes: Any) -> None:
+    def _set(self, **changes: Unpack[_StateChange]) -> None:
         self._state = replace(self._state, **changes)
 
     # -- the thread -------------------------------------------------------------------------
@@ -365,7 +382,7 @@ class Publisher:
 
 
 def _after_row(
-    derived: Derived, row: dict[str, Any]
+    derived: Derived, row: dict[str, object]
 ) -> list[tuple[Literal["events", "meters"], bytes]]:
     return derived.after_row(row)
 
@@ -386,7 +403,7 @@ class _Session:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
-        self.connack: Any = None
+        self.connack: ReasonCode | None = None
         self.receive_max = 65535
         self.closed = False
         self.refused = ""
@@ -400,22 +417,35 @@ class _Session:
 
     # paho callbacks: called from client.loop() on this same thread
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, rc: Any, properties: Any) -> None:
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        rc: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
         self.connack = rc
-        if self.pub.commands is not None and not getattr(rc, "is_failure", False):
+        if self.pub.commands is not None and not rc.is_failure:
             client.subscribe(self.pub._topics["cmd"], qos=1)
+        # paho sets an MQTT 5 property as an attribute only when the CONNACK carries it
         maximum = getattr(properties, "ReceiveMaximum", None)
         if isinstance(maximum, int) and maximum > 0:
             self.receive_max = maximum
 
     def _on_disconnect(
-        self, client: Any, userdata: Any, flags: Any, rc: Any, properties: Any
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        rc: ReasonCode,
+        properties: Properties | None,
     ) -> None:
         self.closed = True
-        if getattr(rc, "is_failure", False):
+        if rc.is_failure:
             self.pub._set(error=f"disconnected: {rc}")
 
-    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         """A command (this thread, from client.loop): bounded, handed on unread."""
         pub = self.pub
         if pub.commands is None or pub.flood is None or message.topic != pub._topics["cmd"]:
@@ -458,11 +488,18 @@ class _Session:
                 if dropped:
                     pub.commands.flooded(dropped)
 
-    def _on_publish(self, client: Any, userdata: Any, mid: int, rc: Any, properties: Any) -> None:
+    def _on_publish(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        mid: int,
+        rc: ReasonCode,
+        properties: Properties,
+    ) -> None:
         sent = self.sent.pop(mid, None)
         if sent is None:
             return
-        if getattr(rc, "is_failure", False):
+        if rc.is_failure:
             # MQTT 5 PUBACK with a failure reason (0x87 not authorized: the ACL refused it)
             self.refused = f"broker refused {sent.kind} {sent.seq}: {rc}"
             return

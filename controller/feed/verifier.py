@@ -33,16 +33,20 @@ commits the store after a batch. Bad input is never an exception out of ``handle
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Final
 
 from controller.feed.alarms import AlarmEvent, alarm_topic
 from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
+    HeadMessage,
     MessageError,
+    RowMessage,
+    as_meters,
+    as_row,
     decode_event,
     decode_head,
     decode_meters,
@@ -91,7 +95,7 @@ COUNTERS_KEPT: Final = 8192
 @dataclass
 class _Table:
     rec: TableRecord
-    pending: dict[int, dict[str, Any]] = field(default_factory=dict)
+    pending: dict[int, RowMessage] = field(default_factory=dict)
     gap_since_ns: int | None = None
     gap_alarmed: bool = False
     heads_waiting: dict[int, str] = field(default_factory=dict)
@@ -181,7 +185,8 @@ class Verifier:
         for s, table, row, received in self.store.pending():
             if s == site and table in self._tables:
                 t = self._tables[table]
-                t.pending[int(row["seq"])] = row
+                held = as_row(row)  # stored as it was verified: read back with its types
+                t.pending[held["seq"]] = held
                 t.gap_since_ns = max(min(t.gap_since_ns or now, received), self.started_ns)
         for s, table, seq, hash_ in self.store.unmatched_heads():
             if s == site and table in self._tables:
@@ -302,25 +307,34 @@ class Verifier:
         checked for its shape and that it names the table of its topic, then kept (the newest
         meters; each event once). It proves nothing about the table's record and does not count
         as the table heard: only the signed rows and heads do."""
-        body = decode_meters(payload) if channel == "meters" else decode_event(payload)
-        if body["table"] != table:
-            raise MessageError(f"names table {body['table']!r:.40} on {table!r}'s topic")
+        if channel == "events":
+            event = decode_event(payload)
+            self._names(table, event["table"])
+            if self.store.add_table_event(self.settings.site, table, event, self._wall_ns()):
+                self.counters.events_stored += 1
+            return
+        meters = decode_meters(payload)
+        self._names(table, meters["table"])
         now = self._wall_ns()
-        if channel == "meters":
-            before = self.store.meters_of(self.settings.site, table)
-            if before is not None and before["seq"] < body["seq"]:
-                back = went_back(body["lifetime"], before["lifetime"])
-                if back:  # a lifetime meter never goes back (docs/meters.md)
-                    self.alarm(
-                        table,
-                        "meters-back",
-                        f"meters at row {body['seq']} below those at row {before['seq']}: "
-                        + ", ".join(back[:10]),
-                    )
-            self.store.save_meters(self.settings.site, table, body, now)
-            self.counters.meters_stored += 1
-        elif self.store.add_table_event(self.settings.site, table, body, now):
-            self.counters.events_stored += 1
+        stored = self.store.meters_of(self.settings.site, table)
+        before = None if stored is None else as_meters(stored)
+        if before is not None and before["seq"] < meters["seq"]:
+            back = went_back(meters["lifetime"], before["lifetime"])
+            if back:  # a lifetime meter never goes back (docs/meters.md)
+                self.alarm(
+                    table,
+                    "meters-back",
+                    f"meters at row {meters['seq']} below those at row {before['seq']}: "
+                    + ", ".join(back[:10]),
+                )
+        self.store.save_meters(self.settings.site, table, meters, now)
+        self.counters.meters_stored += 1
+
+    @staticmethod
+    def _names(table: str, named: str) -> None:
+        """A derived message names the table of its topic, or it is malformed."""
+        if named != table:
+            raise MessageError(f"names table {named!r:.40} on {table!r}'s topic")
 
     def _offline(self, t: _Table) -> None:
         """The table's ``offline`` (its will, or its clean stop) while its stored rows show a
@@ -359,9 +373,9 @@ class Verifier:
 
     # -- rows -------------------------------------------------------------------------------
 
-    def _row(self, table: str, row: dict[str, Any]) -> None:
+    def _row(self, table: str, row: RowMessage) -> None:
         t = self._table(table)
-        seq = int(row["seq"])
+        seq = row["seq"]
         try:
             computed = row_hash(row["prev"], row)
         except ChainError as exc:
@@ -415,30 +429,30 @@ class Verifier:
         else:
             self._hold(t, row)
 
-    def _follows(self, t: _Table, row: dict[str, Any]) -> bool:
+    def _follows(self, t: _Table, row: RowMessage) -> bool:
         """True when ``row`` extends the stored chain (or starts it: seq 1)."""
         rec = t.rec
         if not rec.frontier_seq:
             # the first row of a journal; its prev is the genesis or, after a revision-1
             # journal, that journal's head (docs/journal.md "Row")
-            return int(row["seq"]) == 1
-        return int(row["seq"]) == rec.frontier_seq + 1 and row["prev"] == rec.frontier_hash
+            return row["seq"] == 1
+        return row["seq"] == rec.frontier_seq + 1 and row["prev"] == rec.frontier_hash
 
-    def _store_row(self, t: _Table, row: dict[str, Any], *, gap_before: bool) -> None:
+    def _store_row(self, t: _Table, row: RowMessage, *, gap_before: bool) -> None:
         rec = t.rec
         self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before)
         self.counters.rows_stored += 1
-        rec.frontier_seq, rec.frontier_hash = int(row["seq"]), str(row["hash"])
+        rec.frontier_seq, rec.frontier_hash = row["seq"], row["hash"]
         if row["round"] is not None:
-            rec.last_round = int(row["round"])
-        rec.last_row_ts = int(row["ts"])
+            rec.last_round = row["round"]
+        rec.last_row_ts = row["ts"]
         self._dirty.add(rec.table)
         waiting = t.heads_waiting.pop(rec.frontier_seq, None)
         if waiting is not None:
-            self._match_head(t, rec.frontier_seq, waiting, str(row["hash"]))
+            self._match_head(t, rec.frontier_seq, waiting, row["hash"])
 
-    def _hold(self, t: _Table, row: dict[str, Any]) -> None:
-        seq = int(row["seq"])
+    def _hold(self, t: _Table, row: RowMessage) -> None:
+        seq = row["seq"]
         t.pending[seq] = row
         self.store.add_pending(t.rec.site, t.rec.table, row, self._wall_ns())
         if t.gap_since_ns is None:
@@ -449,7 +463,7 @@ class Verifier:
         rec = t.rec
         while rec.frontier_seq + 1 in t.pending:
             row = t.pending.pop(rec.frontier_seq + 1)
-            self.store.drop_pending(rec.site, rec.table, int(row["seq"]))
+            self.store.drop_pending(rec.site, rec.table, row["seq"])
             if row["prev"] != rec.frontier_hash:
                 self._refuse(
                     rec.table,
@@ -464,11 +478,11 @@ class Verifier:
             # another hole further on: its clock starts now
             t.gap_since_ns, t.gap_alarmed = self._wall_ns(), False
 
-    def _old_row(self, t: _Table, row: dict[str, Any]) -> None:
+    def _old_row(self, t: _Table, row: RowMessage) -> None:
         """A row at or below the frontier: a duplicate, a fork, or a late row filling a gap
         that was passed over."""
         rec = t.rec
-        seq = int(row["seq"])
+        seq = row["seq"]
         stored = self.store.row_link(rec.site, rec.table, seq)
         if stored is not None:
             if stored[1] == row["hash"]:
@@ -501,14 +515,14 @@ class Verifier:
         self._seen(rec.table)
         waiting = t.heads_waiting.pop(seq, None)
         if waiting is not None:
-            self._match_head(t, seq, waiting, str(row["hash"]))
+            self._match_head(t, seq, waiting, row["hash"])
 
     # -- heads ------------------------------------------------------------------------------
 
-    def _head(self, table: str, head: dict[str, Any]) -> None:
+    def _head(self, table: str, head: HeadMessage) -> None:
         t = self._table(table)
         rec = t.rec
-        seq = int(head["seq"])
+        seq = head["seq"]
         if head["table"] != table:
             self._refuse(
                 table, "malformed", f"head names table {head['table']!r} on {table!r}'s topic"
@@ -575,17 +589,18 @@ class Verifier:
             # no stored row to judge it by, on a diverged table: the other history's
             self._evidence(t, "heads", head, "no stored row to match, the table diverged")
             return
-        if head.get("counter") is not None:
-            self._counter(t, seq, str(head["hash"]), int(head["counter"]))
+        counter = head.get("counter")
+        if counter is not None:
+            self._counter(t, seq, head["hash"], counter)
         self.store.add_head(rec.site, table, head, self._wall_ns(), None)
         self.counters.heads_stored += 1
         if seq > rec.head_seq:
-            rec.head_seq, rec.head_hash = seq, str(head["hash"])
+            rec.head_seq, rec.head_hash = seq, head["hash"]
         self._seen(table)
         if stored is not None:
-            self._match_head(t, seq, str(head["hash"]), stored[1])
+            self._match_head(t, seq, head["hash"], stored[1])
         else:
-            t.heads_waiting[seq] = str(head["hash"])
+            t.heads_waiting[seq] = head["hash"]
 
     # -- a diverged table (docs/feed.md "A diverged table") -----------------------------------
 
@@ -595,19 +610,26 @@ class Verifier:
         acknowledgement (``floor --ack``) answers the alarm; it does not join the histories."""
         return t.rec.forked_ns is not None
 
-    def _evidence(self, t: _Table, channel: str, message: dict[str, Any], reason: str) -> None:
+    def _evidence(
+        self, t: _Table, channel: str, message: Mapping[str, object], reason: str
+    ) -> None:
         rec = t.rec
         self.store.add_evidence(rec.site, rec.table, channel, message, self._wall_ns(), reason)
         self.counters.evidence += 1
 
     def _diverge(
-        self, t: _Table, channel: str, message: dict[str, Any], kind: str, detail: str
+        self,
+        t: _Table,
+        channel: str,
+        message: RowMessage | HeadMessage,
+        kind: str,
+        detail: str,
     ) -> None:
         """A validly formed message naming another history than the table's record: kept
         apart as evidence, alarmed, and the table is forked from then on."""
         self.counters.refused += 1
         self._evidence(t, channel, message, f"{kind}: {detail}")
-        self._go_forked(t, int(message["seq"]))
+        self._go_forked(t, message["seq"])
         # one alarm of each kind for one divergence: the other history's every row and head
         # is evidence, not a new alarm
         if kind not in t.diverged_kinds:

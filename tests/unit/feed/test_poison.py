@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.feed import messages
 from controller.feed.messages import MessageError, decode_row, status_payload
 from controller.feed.store import Store
 from controller.journal.chain import GENESIS, row_hash
@@ -191,3 +194,67 @@ def test_the_store_refuses_what_does_not_fit_as_a_store_error(tmp_path: Path) ->
     with pytest.raises(StoreError):
         store.execute("SELECT ?", ("\ud800",))
     store.close()
+
+
+# -- integers checked as parsed: 19-digit nanosecond timestamps are not walked -----------------
+
+
+def test_a_nanosecond_timestamp_is_accepted_without_the_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walked: list[object] = []
+    monkeypatch.setattr(messages, "_storable", walked.append)
+    assert decode_row(_bytes(_row(ts=1_800_000_000_123_456_789)))["ts"] == 1_800_000_000_123_456_789
+    decode_row(_bytes(_row(ts=2**63 - 1, data={"n": -(2**63)})))  # the extremes that fit
+    with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+        decode_row(_bytes(_row(ts=2**63)))  # refused as it is parsed
+    with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+        decode_row(_bytes(_row(data={"n": [1, -(2**63) - 1]})))
+    assert walked == []  # no \u escape: only the parser looked at the numbers
+    decode_row(_bytes(_row(kind="paigow.\u00e9")))
+    assert len(walked) == 1  # a \u escape: walked for NUL and lone surrogates
+
+
+def test_a_signed_row_with_a_nanosecond_timestamp_is_stored(tmp_path: Path) -> None:
+    t = TableJournal("table-07")
+    rig = Rig(tmp_path, t)
+    rows = [t.append(), t.append()]
+    assert all(len(str(r.ts)) == 19 for r in rows)  # the journal's clock is in nanoseconds
+    for r in rows:
+        rig.row(t, r)
+    assert rig.kinds() == [] and rig.seqs(t) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("value", "fits"),
+    [(2**63, False), (2**63 - 1, True), (-(2**63), True), (-(2**63) - 1, False), (10**19, False)],
+)
+def test_an_integer_beyond_64_bits_in_data_is_refused(value: int, fits: bool) -> None:
+    payload = _bytes(_row(data={"n": value, "at": 1_800_000_000 * 10**9}))
+    if fits:
+        assert decode_row(payload)["data"]["n"] == value
+    else:
+        with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+            decode_row(payload)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=-(2**64), max_value=2**64),
+            st.integers(min_value=2**63 - 3, max_value=2**63 + 3),
+            st.integers(min_value=-(2**63) - 3, max_value=-(2**63) + 3),
+            st.integers(min_value=10**18, max_value=10**19),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_exactly_the_integers_beyond_64_bits_are_refused(values: list[int]) -> None:
+    payload = _bytes(_row(data={"ns": values}))
+    if all(-(2**63) <= v <= 2**63 - 1 for v in values):
+        assert decode_row(payload)["data"]["ns"] == values
+    else:
+        with pytest.raises(MessageError, match="exceeds signed 64 bits"):
+            decode_row(payload)
