@@ -28,6 +28,7 @@ from controller.events import (
     ConsoleRejected,
     Shutdown,
 )
+from controller.fields.readers import opt_int_of
 from controller.floor.control import HostCommandReceived, HostCommands, HostCommandsFlooded
 from controller.journal.store import Journal, JournalError
 from controller.journal.summary import Summaries
@@ -968,7 +969,7 @@ class PowerWatch:
         self.counts: dict[str, int] = {}
         for kind in METER_KINDS:
             row = journal.last([kind])
-            self.counts[kind] = int(row.data.get("count", 0)) if row is not None else 0
+            self.counts[kind] = (opt_int_of(row.data, "count") or 0) if row is not None else 0
         self.ups_pin: int | None = None
         self.ups_asserted = False
         self._monitor: BoardMonitor | None = None

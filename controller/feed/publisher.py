@@ -22,7 +22,7 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, Protocol, TypedDict, Unpack
@@ -73,7 +73,7 @@ class OutboxHead(Protocol):
 
     @property
     def seq(self) -> int: ...
-    def as_dict(self) -> dict[str, object]: ...
+    def as_dict(self) -> Mapping[str, object]: ...
 
 
 class Outbox(Protocol):

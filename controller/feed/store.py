@@ -16,10 +16,10 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypedDict  # untyped: HeldRow below
+from typing import TYPE_CHECKING, Final, TypeAlias, TypedDict
 from urllib.parse import unquote, urlsplit
 
-from controller.feed.messages import decode_row, row_payload
+from controller.feed.messages import RowMessage, decode_row, row_payload
 from controller.fields.readers import (
     as_int,
     as_str,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 DBRow: TypeAlias = tuple[object, ...]
 #: A row held for a gap, as :func:`~controller.feed.messages.decode_row` gives it (the
 #: verifier keeps held rows in that type).
-HeldRow: TypeAlias = dict[str, Any]  # untyped: messages.decode_row's return type, as it is now
+HeldRow: TypeAlias = RowMessage
 
 #: The schema; ``{serial}`` and ``{blob}`` differ between the dialects.
 _SCHEMA: Final = (

@@ -1,5 +1,5 @@
 """Read typed fields out of decoded JSON (a journal row's data, a feed message, a profile
-table) without ``Any``: each reader checks the value's type and raises :class:`FieldError`
+table) with no untyped values: each reader checks the value's type and raises :class:`FieldError`
 naming the field, so bad input is a clear error and never a ``KeyError`` deep in a caller."""
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from controller.fields.readers import opt_int_of
 from controller.floor.commands import (
     ACCEPTED_KIND,
     REFUSED_KIND,
@@ -81,7 +82,7 @@ class HostCommands:
         self._clock_ns = clock_ns
         row = journal.last([ACCEPTED_KIND])
         if row is not None:
-            checker.last_seq = int(row.data.get("seq", 0))
+            checker.last_seq = opt_int_of(row.data, "seq") or 0
 
     def handle(self, event: HostCommandReceived | HostCommandsFlooded) -> None:
         if isinstance(event, HostCommandsFlooded):

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final  # untyped: Row.data only (see there)
+from typing import Final
 
 #: The ``prev`` of a journal's first row.
 GENESIS: Final = "0" * 64
@@ -116,7 +116,7 @@ class Row:
     mono: int  # monotonic clock, ns (orders rows within one boot)
     kind: str
     round: int | None
-    data: dict[str, Any]  # untyped: read by every part; narrowed by controller/fields/readers.py
+    data: dict[str, object]
     prev: str
     hash: str
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from controller.fields.readers import opt_int_of
 from controller.journal.store import Journal
 from drivers.door import DoorChanged
 
@@ -134,7 +135,7 @@ class DoorWatch:
         self.watchers: list[Callable[[], None]] = []
         row = journal.last([DOOR_OPENED_KIND, DOOR_CLOSED_KIND, DOOR_ACK_KIND])
         opened = journal.last([DOOR_OPENED_KIND])
-        self.count = int(opened.data.get("count", 0)) if opened is not None else 0
+        self.count = (opt_int_of(opened.data, "count") or 0) if opened is not None else 0
         self.open = row is not None and row.kind == DOOR_OPENED_KIND
         #: Opened since the last ``door ack``.
         self.unacknowledged = row is not None and row.kind != DOOR_ACK_KIND

@@ -6,6 +6,7 @@ decision rows counted instead of written and the display and alarms silent
 
 from __future__ import annotations
 
+from controller.fields.readers import int_of, map_of, opt_int_of, opt_list_of, str_of
 from controller.journal.chain import Row
 from controller.tables.baccarat.actions import DealerActions
 from controller.tables.baccarat.coup import CoupPlay
@@ -60,7 +61,9 @@ class Recovery:
         last = self._rec.journal.last(list(POSITION_KINDS))
         if session is None or last is None or not is_sid(session.data.get("sid")):
             return None  # no session yet: the shoe's $HELO starts one
-        return SessionPosition(str(session.data["sid"]), next_seq(int(last.data["seq"]) % 10000))
+        return SessionPosition(
+            str_of(session.data, "sid"), next_seq(int_of(last.data, "seq") % 10000)
+        )
 
     def recover(self) -> list[str]:
         """Rebuild the table from the last snapshot and the inputs journaled after it; resume
@@ -68,12 +71,12 @@ class Recovery:
         snap = self._rec.journal.last([K_SNAPSHOT])
         since = 0
         if snap is not None and snap.data.get("version") == SNAPSHOT_VERSION:
-            self._s.data = ShoeData.from_json(snap.data["data"])
-            self._seq.restore(snap.data["state"])
+            self._s.data = ShoeData.from_json(map_of(snap.data, "data"))
+            self._seq.restore(str_of(snap.data, "state"))
             self._s.rebuild(self._seq.current)
             since = snap.seq
         refused = {
-            int(e.data.get("input", 0))
+            opt_int_of(e.data, "input") or 0
             for e in self._rec.journal.events(kinds=[K_REFUSED], since_seq=since)
         }
         rows = [
@@ -141,7 +144,7 @@ class Recovery:
         if entry.kind == K_FRAME:
             self._play.apply_frame(
                 str(data["type"]),
-                [str(f) for f in data.get("fields", [])],
+                [str(f) for f in opt_list_of(data, "fields") or []],
                 bool(data.get("known", True)),
             )
         elif entry.kind == K_SESSION:
@@ -154,5 +157,7 @@ class Recovery:
             self._actions.button(str(data["name"]))
         elif entry.kind == K_ACTION:
             self._actions.action(
-                str(data["name"]), [str(a) for a in data.get("args", [])], str(data.get("who", ""))
+                str(data["name"]),
+                [str(a) for a in opt_list_of(data, "args") or []],
+                str(data.get("who", "")),
             )

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal, Protocol
 
+from controller.fields.readers import FieldError, int_of, opt_int_of, opt_str_of, str_of
 from controller.journal.store import Journal
 from controller.rng.certified import RngFault
 from controller.tables.kernel.unit_of_work import UnitOfWork
@@ -23,6 +24,16 @@ from controller.tables.startpos.layout import StartLayout
 from controller.tables.table import RefusalCode, Refused
 
 State = Literal["betting", "closed", "dealing", "playing"]
+STATES: Final[tuple[State, ...]] = ("betting", "closed", "dealing", "playing")
+
+
+def _state(text: str) -> State:
+    """A journaled round state, checked against :data:`STATES`."""
+    for state in STATES:
+        if state == text:
+            return state
+    raise FieldError(f"'state' must be one of {', '.join(STATES)}, not {text!r:.40}")
+
 
 #: The journal rows of the round's steps, each with the round's whole state, so the newest is
 #: the round (recovery reads it back and never draws again); ``.settled`` and ``.voided`` close
@@ -96,13 +107,12 @@ class StartposRound:
         if row is None:
             return []
         d = row.data
-        number = d.get("number")
         self.now = RoundState(
-            round=int(d["round"]),
-            state=d["state"],
-            number=int(number) if number is not None else None,
-            source=d.get("source"),
-            start=d.get("start"),
+            round=int_of(d, "round"),
+            state=_state(str_of(d, "state")),
+            number=opt_int_of(d, "number"),
+            source=opt_str_of(d, "source"),
+            start=opt_str_of(d, "start"),
             shown=bool(d.get("shown")),
         )
         if self.now.shown and self.now.number is not None:
