@@ -110,6 +110,14 @@ _SCHEMA: Final = (
 _ROW_COLUMNS: Final = (
     "site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash, received_ns, gap_before"
 )
+
+
+def _data_text(data: object) -> str:
+    """A row's ``data`` as stored: its canonical JSON text (sorted keys, no spaces), the text
+    the row's hash covers (controller/journal/chain.py)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 #: A stored row; a row another instance stored already (a lease taken over) is not a second row.
 _ADD_ROW: Final = (
     f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -358,6 +366,9 @@ class Store:
         self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
         #: PostgreSQL: the temporary table the rows are copied into exists (committed).
         self._copy_ready = False
+        #: PostgreSQL: batches whose straight COPY met a row stored already (another instance's,
+        #: a lease taken over) and went through the temporary table instead.
+        self.copy_conflicts = 0
         self.dialect = dialect
         self.url = url
         self._create()
@@ -457,9 +468,24 @@ class Store:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
     def _copy_rows(self, conn: psycopg.Connection[DBRow], rows: list[DBRow]) -> None:
-        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by ``COPY``
-        into a temporary table, then moved in one ``INSERT ... ON CONFLICT DO NOTHING`` (a COPY
-        straight into ``feed_rows`` would fail on a row another instance stored)."""
+        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by one
+        ``COPY`` straight into ``feed_rows`` under a savepoint. A row another instance stored
+        already (a lease taken over) fails that COPY: the savepoint undoes it, and the batch goes
+        by ``COPY`` into a temporary table and one ``INSERT ... ON CONFLICT DO NOTHING``."""
+        import psycopg
+
+        with conn.cursor() as cur:
+            cur.execute("SAVEPOINT feed_rows_copy")
+            try:
+                with cur.copy(f"COPY feed_rows ({_ROW_COLUMNS}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            except psycopg.errors.UniqueViolation:
+                cur.execute("ROLLBACK TO SAVEPOINT feed_rows_copy")
+                self.copy_conflicts += 1
+            else:
+                cur.execute("RELEASE SAVEPOINT feed_rows_copy")
+                return
         with conn.cursor() as cur:
             if not self._copy_ready:
                 cur.execute(
@@ -603,9 +629,11 @@ class Store:
         row: Mapping[str, object],
         received_ns: int,
         gap_before: bool = False,
+        data_text: str | None = None,
     ) -> None:
         """Store a row in this transaction (sent with the others before the next read of the
-        rows, or at the commit; an error in it comes out of that call)."""
+        rows, or at the commit; an error in it comes out of that call). ``data`` is stored as
+        its canonical JSON text: ``data_text`` when the caller has it from hashing the row."""
         self._row_links[(site, table, int_of(row, "seq"))] = (str(row["prev"]), str(row["hash"]))
         self._rows.append(
             (
@@ -617,7 +645,7 @@ class Store:
                 row["mono"],
                 row["kind"],
                 row["round"],
-                json.dumps(row["data"], sort_keys=True, ensure_ascii=False),
+                data_text if data_text is not None else _data_text(row["data"]),
                 row["prev"],
                 row["hash"],
                 received_ns,

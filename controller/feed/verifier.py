@@ -56,7 +56,7 @@ from controller.feed.messages import (
     went_back,
 )
 from controller.feed.store import Store, StoreError, TableRecord
-from controller.journal.chain import ChainError, row_hash
+from controller.journal.chain import ChainError, row_hash_and_data
 from controller.journal.heads import verify_head
 
 #: Alarm kinds (docs/feed.md "Alarms").
@@ -377,7 +377,7 @@ class Verifier:
         t = self._table(table)
         seq = row["seq"]
         try:
-            computed = row_hash(row["prev"], row)
+            computed, data_text = row_hash_and_data(row["prev"], row)
         except ChainError as exc:
             self._refuse(table, "malformed", f"row {seq}: {exc}")
             return
@@ -407,7 +407,7 @@ class Verifier:
                 )
             return
         if self._follows(t, row):
-            self._store_row(t, row, gap_before=False)
+            self._store_row(t, row, gap_before=False, data_text=data_text)
             self._seen(table)
             self._drain(t)
         elif self._forked(t):
@@ -438,9 +438,11 @@ class Verifier:
             return row["seq"] == 1
         return row["seq"] == rec.frontier_seq + 1 and row["prev"] == rec.frontier_hash
 
-    def _store_row(self, t: _Table, row: RowMessage, *, gap_before: bool) -> None:
+    def _store_row(
+        self, t: _Table, row: RowMessage, *, gap_before: bool, data_text: str | None = None
+    ) -> None:
         rec = t.rec
-        self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before)
+        self.store.add_row(rec.site, rec.table, row, self._wall_ns(), gap_before, data_text)
         self.counters.rows_stored += 1
         rec.frontier_seq, rec.frontier_hash = row["seq"], row["hash"]
         if row["round"] is not None:

@@ -24,33 +24,72 @@ class ChainError(ValueError):
     """A row cannot be hashed: a field missing, a value JSON cannot carry, a bad ``prev``."""
 
 
+#: One encoder for every canonical form (``json.dumps`` with options builds one a call).
+_ENCODER: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+#: The hashed fields in the order sorted keys put them.
+_SORTED_FIELDS: Final = tuple(sorted(ROW_FIELDS))
+
+
 def canonical(value: Mapping[str, object]) -> bytes:
     """The canonical bytes of a JSON object: sorted keys, no spaces, UTF-8, no NaN."""
     try:
-        return json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        ).encode("utf-8")
+        return _ENCODER.encode(value).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise ChainError(f"not canonical JSON: {exc}") from None
 
 
-def canonical_row(row: Mapping[str, object]) -> bytes:
-    """The bytes a row's hash covers: its :data:`ROW_FIELDS`, nothing else."""
+def _encoded_row(row: Mapping[str, object]) -> tuple[bytes, str]:
+    """The row's canonical bytes (:func:`canonical` of its :data:`ROW_FIELDS`, byte for byte)
+    and its ``data``'s canonical text, from one encoding of ``data``: a value's text inside an
+    object with sorted keys is its text alone, so the object is the fields' texts joined."""
     missing = [k for k in ROW_FIELDS if k not in row]
     if missing:
         raise ChainError(f"row lacks {', '.join(missing)}")
-    return canonical({k: row[k] for k in ROW_FIELDS})
+    try:
+        data = _ENCODER.encode(row["data"])
+        parts = []
+        for key in _SORTED_FIELDS:
+            value = row[key]
+            if key == "data":
+                text = data
+            elif type(value) is int:
+                text = int.__repr__(value)
+            elif value is None:
+                text = "null"
+            else:
+                text = _ENCODER.encode(value)
+            parts.append(f'"{key}":{text}')
+    except (TypeError, ValueError) as exc:
+        raise ChainError(f"not canonical JSON: {exc}") from None
+    return ("{" + ",".join(parts) + "}").encode("utf-8"), data
+
+
+def canonical_row(row: Mapping[str, object]) -> bytes:
+    """The bytes a row's hash covers: its :data:`ROW_FIELDS`, nothing else."""
+    return _encoded_row(row)[0]
+
+
+def _prev_bytes(prev: str) -> bytes:
+    if len(prev) != 64:
+        raise ChainError(f"prev must be 64 hex digits, not {len(prev)} characters")
+    try:
+        return bytes.fromhex(prev)
+    except ValueError:
+        raise ChainError("prev is not hexadecimal") from None
 
 
 def row_hash(prev: str, row: Mapping[str, object]) -> str:
     """The hash of ``row`` chained on ``prev`` (64 lower-case hex digits)."""
-    if len(prev) != 64:
-        raise ChainError(f"prev must be 64 hex digits, not {len(prev)} characters")
-    try:
-        prev_bytes = bytes.fromhex(prev)
-    except ValueError:
-        raise ChainError("prev is not hexadecimal") from None
-    return hashlib.sha256(prev_bytes + canonical_row(row)).hexdigest()
+    return hashlib.sha256(_prev_bytes(prev) + canonical_row(row)).hexdigest()
+
+
+def row_hash_and_data(prev: str, row: Mapping[str, object]) -> tuple[str, str]:
+    """:func:`row_hash` and the canonical text of the row's ``data`` (what the collector
+    stores), from one encoding."""
+    encoded, data = _encoded_row(row)
+    return hashlib.sha256(_prev_bytes(prev) + encoded).hexdigest(), data
 
 
 @dataclass(frozen=True)

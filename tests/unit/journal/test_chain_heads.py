@@ -4,12 +4,22 @@ digests written out by hand from the format's text."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from hypothesis import given
+from hypothesis import strategies as st
 
-from controller.journal.chain import GENESIS, ChainError, canonical_row, row_hash, verify_rows
+from controller.journal.chain import (
+    GENESIS,
+    ChainError,
+    canonical_row,
+    row_hash,
+    row_hash_and_data,
+    verify_rows,
+)
 from controller.journal.heads import canonical_head, key_id, load_public_key, verify_head
 
 ROW = {
@@ -118,3 +128,36 @@ def test_a_key_that_is_not_p256_is_refused() -> None:
     )
     with pytest.raises(ValueError, match="P-256"):
         load_public_key(pem)
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    st.fixed_dictionaries(
+        {k: _json for k in ("seq", "ts", "boot", "mono", "kind", "round")},
+        optional={"hash": st.text(), "extra": _json},
+    ),
+    st.dictionaries(st.text(), _json, max_size=4),
+)
+def test_the_row_joined_from_its_fields_is_the_canonical_json_of_the_row(
+    fields: dict[str, object], data: dict[str, object]
+) -> None:
+    """canonical_row joins each field's text (one encoding of ``data`` serves the hash and the
+    collector's stored text): byte for byte json.dumps of the seven fields, sorted and compact,
+    whatever the values."""
+    row = {**fields, "data": data}
+    seven = {k: row[k] for k in ("seq", "ts", "boot", "mono", "kind", "round", "data")}
+    expected = json.dumps(seven, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_row(row) == expected.encode()
+    digest, text = row_hash_and_data(GENESIS, row)
+    assert digest == hashlib.sha256(bytes(32) + expected.encode()).hexdigest()
+    assert text == json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

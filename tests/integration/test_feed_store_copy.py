@@ -1,0 +1,50 @@
+"""PostgreSQL: a batch of rows goes into ``feed_rows`` by one ``COPY``; a batch holding a row
+another instance stored already (a lease taken over mid-batch) is not an error and stores each
+row once (docs/feed.md "Many collectors", "Throughput")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.feed.store import Store
+from tests.feed_journal import TableJournal
+
+if TYPE_CHECKING:
+    from tests.services.postgres import PostgresServer
+
+
+def _rows(n: int) -> list[dict[str, object]]:
+    j = TableJournal("t-copy")
+    return [j.append("paigow.step", {"round": r, "bet": 2500 * r}, r).as_dict() for r in range(n)]
+
+
+def test_a_batch_meeting_a_stored_row_stores_each_row_once(
+    postgres_server: PostgresServer,
+) -> None:
+    rows = _rows(6)
+    first, second = Store.open(postgres_server.url), Store.open(postgres_server.url)
+    try:
+        for row in rows[:3]:  # another instance stored rows 1-3
+            first.add_row("s", "t-copy", row, 1)
+        first.commit()
+        assert first.copy_conflicts == 0
+        for row in rows:  # this one's batch holds rows 1-6
+            second.add_row("s", "t-copy", row, 2)
+        second.commit()
+        assert second.copy_conflicts == 1
+        stored = second.execute(
+            "SELECT seq, hash, received_ns FROM feed_rows WHERE table_id = ? ORDER BY seq",
+            ("t-copy",),
+        )
+        assert [(r[0], r[1]) for r in stored] == [(r["seq"], r["hash"]) for r in rows]
+        # rows 1-3 are the first instance's (received 1), 4-6 the second's
+        assert [r[2] for r in stored] == [1, 1, 1, 2, 2, 2]
+        # the next batch of new rows goes straight in again
+        more = TableJournal("t-copy-2")
+        second.add_row("s", "t-copy-2", more.append("k", {}, None).as_dict(), 3)
+        second.commit()
+        assert second.copy_conflicts == 1
+        assert second.execute("SELECT count(*) FROM feed_rows")[0][0] == 7
+    finally:
+        first.close()
+        second.close()
