@@ -51,9 +51,20 @@ BACCARAT_ROWS = 19  # rows a baccarat coup
 BATCH = collect_mod.BATCH
 
 
+#: Rounds an hour at the busy end (the issue's 40-70 baccarat coups; pai gow tiles is slower:
+#: about 30 rounds an hour at a full table, 35 taken as its busy end).
+BACCARAT_PER_HOUR = (40, 70)
+PAIGOW_PER_HOUR = (25, 35)
+
+
 def floor_rows_per_s(tables: int, rounds_per_hour: float, rows_per_round: int) -> float:
     """What a floor stores: tables x rounds an hour x rows a round, per second."""
     return tables * rounds_per_hour * rows_per_round / 3600.0
+
+
+def tables_served(rows_per_s: float, rounds_per_hour: float, rows_per_round: int) -> int:
+    """How many tables of one game a store rate keeps up with at ``rounds_per_hour``."""
+    return int(rows_per_s * 3600.0 / (rounds_per_hour * rows_per_round))
 
 
 def make_messages(
@@ -239,6 +250,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     # 1,000 baccarat tables at 40-70 coups an hour: 211-369 rows/s
     out["floor_1000_baccarat_rows_per_s"] = floor_rows_per_s(1000, 70, BACCARAT_ROWS)
     out["floor_1000_baccarat_low_rows_per_s"] = floor_rows_per_s(1000, 40, BACCARAT_ROWS)
+    out["floor_1000_paigow_rows_per_s"] = floor_rows_per_s(1000, PAIGOW_PER_HOUR[1], PAIGOW_ROWS)
     with tempfile.TemporaryDirectory(prefix="tc-feed-store-") as tmp:
         work = Path(tmp)
         messages, plain = make_messages(args.tables, args.rounds, work / "keys")
@@ -299,6 +311,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f" {out['floor_1000_baccarat_low_rows_per_s']:.0f}-{floor:.0f} rows/s: one PostgreSQL"
             f" collector is x{out['pg_collector'] / floor:.0f} that; it serves"
             f" {int(out['pg_collector'] / floor * 1000):,} such tables"
+        )
+        pg = out["pg_collector"]
+        out["pg_serves_baccarat"] = tables_served(pg, BACCARAT_PER_HOUR[1], BACCARAT_ROWS)
+        out["pg_serves_paigow"] = tables_served(pg, PAIGOW_PER_HOUR[1], PAIGOW_ROWS)
+        print(
+            f"a floor of N tables stores N x rounds/h x rows a round / 3600 rows/s: at"
+            f" {pg:,.0f} rows/s one PostgreSQL collector keeps up with"
+            f" {out['pg_serves_baccarat']:,} baccarat tables at {BACCARAT_PER_HOUR[1]} coups/h"
+            f" ({BACCARAT_ROWS} rows a coup) or {out['pg_serves_paigow']:,} pai gow tables at"
+            f" {PAIGOW_PER_HOUR[1]} rounds/h ({PAIGOW_ROWS} rows a round)"
         )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
