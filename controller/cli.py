@@ -22,7 +22,9 @@ from controller.events import Shutdown
 
 if TYPE_CHECKING:
     from controller.app import Application
+    from controller.config.profile import Profile
     from controller.console.transport import ConsoleTransport
+    from controller.journal.store import Journal
     from controller.scoreboard.server import ScoreboardServer
 
 
@@ -629,7 +631,7 @@ def _floor_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _public_key(args: argparse.Namespace, journal: object) -> bytes | None:
+def _public_key(args: argparse.Namespace, journal: Journal | None) -> bytes | None:
     """The public key of ``--pubkey``; without it, the one the journal stores (with a warning:
     whoever rewrote the journal could have replaced that too)."""
     if args.pubkey:
@@ -638,7 +640,7 @@ def _public_key(args: argparse.Namespace, journal: object) -> bytes | None:
         except OSError as exc:
             print(f"cannot read the public key: {exc}", file=sys.stderr)
             return None
-    stored = getattr(journal, "meta", lambda key: None)("public_key")
+    stored = journal.meta("public_key") if journal is not None else None
     if stored is None:
         print("give the table's public key: --pubkey FILE", file=sys.stderr)
         return None
@@ -817,13 +819,19 @@ def _run(args: argparse.Namespace) -> int:
         app.close()  # drivers, consoles and the journal, however the start or the loop ended
 
 
-def _console_clash(profile: object, port: str | None) -> str | None:
+def _console_clash(profile: Profile, port: str | None) -> str | None:
     """``--console PORT`` naming a device the profile gives another role (the profile's own
     ports are checked when it loads: one serial device, one role)."""
     if port is None or port in ("stdio", "none"):
         return None
-    for role in ("shoe", "display", "dealer_display"):
-        other = getattr(getattr(profile, role, None), "port", None)
+    roles = {
+        "shoe": profile.shoe.port if profile.shoe is not None else None,
+        "display": profile.display.port if profile.display is not None else None,
+        "dealer_display": (
+            profile.dealer_display.port if profile.dealer_display is not None else None
+        ),
+    }
+    for role, other in roles.items():
         if other and other != "sim" and os.path.realpath(other) == os.path.realpath(port):
             return f"--console {port} is the {role.replace('_', ' ')}'s port ({other})"
     return None

@@ -112,6 +112,7 @@ from controller.tables.table import (
     ReplyWaiter,
     TableContext,
 )
+from drivers.buttons import ButtonPressed
 
 if TYPE_CHECKING:
     from transitions import EventData
@@ -814,8 +815,7 @@ class PaigowTable:
     def handle(self, event: object) -> None:
         """A dealer button (``ButtonPressed``): journaled first, then fired; a refusal is
         journaled and reported as an unsolicited console line, never raised to the loop."""
-        name = getattr(event, "name", None)
-        if not isinstance(name, str):
+        if not isinstance(event, ButtonPressed):
             self._log(
                 "paigow.refused",
                 {
@@ -827,6 +827,7 @@ class PaigowTable:
                 },
             )
             return
+        name = event.name
         press = self._sim_press
         if press is not None and (press.button != name or press.done):
             press = None
@@ -854,7 +855,7 @@ class PaigowTable:
             if press is not None:
                 press.finish(lines, None)
 
-        self._taking({"button": name, "mono_ns": getattr(event, "monotonic_ns", None)}, act)
+        self._taking({"button": name, "mono_ns": event.monotonic_ns}, act)
 
     def action(self, name: str, args: list[str], who: str) -> list[str]:
         """A console action (grammar in docs/paigow-table.md); raises :class:`Refused`."""
