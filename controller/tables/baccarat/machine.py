@@ -1,6 +1,6 @@
 """The baccarat table's certified sequence, 9 NYCRR 5324.20: the states, the transitions and
-their guards (``TableModel``), what recover() does in each state, and the Mermaid diagram
-docs/baccarat-table.md holds a copy of.
+their guards (``TableModel``: each a reason, or None when it allows), what recover() does in each
+state, and the Mermaid diagram docs/baccarat-table.md holds a copy of.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from typing import Final
 from transitions import Machine
 
 from controller.games.baccarat.shoe import CoupStep
+from controller.games.baccarat.vig_ledger import VigLedger
+from controller.tables.kernel.refusal import Guards
 
 # --- the certified sequence ---------------------------------------------------------------------
 
@@ -96,14 +98,26 @@ SAID: Final[dict[str, str]] = {
 }
 
 
+#: Why an input waits for a disclosed card's remedy, 5324.20(i)(1).
+DISCLOSED: Final = "a disclosed card: choose `remedy burn` or `remedy dead` first (5324.20(i)(1))"
+
+
 class TableModel:
-    """The state machine's model: the state and the facts its guards read. The table fills the
-    facts in before it fires a trigger; the guards only read them (nothing here can fail)."""
+    """The state machine's model: the state, the facts its guards read and the guards. The table
+    fills the facts in before it fires a trigger; the guards only read them (nothing here can
+    fail).
+
+    Each guard (``why_*``) returns why it holds its transitions back, in the words of the
+    regulation and the buttons and commands that put it right (never a trigger's or a guard's
+    name), or None when it allows them: the same function is the machine's condition and the
+    refusal's reason (controller/tables/kernel/refusal.py). A guard reads the facts, not its
+    event: no baccarat input carries data a guard weighs.
+    """
 
     state: str
 
     def __init__(self) -> None:
-        self.vig_owed = False
+        self.ledger = VigLedger()
         self.burn_left = 1
         self.burn_reason = "shoe"
         self.expecting = CoupStep.PLAYER_CARD
@@ -111,53 +125,110 @@ class TableModel:
         self.compelled_pass = False
         self.pending_disclosed = False
         self.pending_count = 0
-        self.deal_ok = True
+        self.faults: tuple[str, ...] = ()
+        self.shoe_faults: tuple[str, ...] = ()
+        self.shoe_unconfirmed: str | None = None
+        #: The guards by the names TRANSITIONS gives them, each evaluated once per verdict.
+        self.guards = Guards(
+            {
+                "vig_clear": self.why_vig_clear,
+                "burn_unfinished": self.why_burn_unfinished,
+                "burn_opens_shoe": self.why_burn_opens_shoe,
+                "disclosed_pending": self.why_disclosed_pending,
+                "dead_hand_allowed": self.why_dead_hand_allowed,
+                "can_deal": self.why_can_deal,
+                "expects_initial": self.why_expects_initial,
+                "expects_player_draw": self.why_expects_player_draw,
+                "expects_banker_draw": self.why_expects_banker_draw,
+                "coup_complete": self.why_coup_complete,
+                "shoe_finished": self.why_shoe_finished,
+                "must_pass": self.why_must_pass,
+            }
+        )
 
-    def vig_clear(self) -> bool:
+    # -- what stops play, and the reason of a guard that only routes an input -------------------
+
+    def _why_no_play(self) -> str | None:
+        """A table fault, a shoe fault or a shoe session not yet confirmed: no card is dealt."""
+        if self.faults:
+            return f"the table is halted: {'; '.join(self.faults)} (`clear` once it is put right)"
+        if self.shoe_faults:
+            return f"the shoe reports a fault: {', '.join(self.shoe_faults)}"
+        if self.shoe_unconfirmed is not None:
+            return f"a new shoe session {self.shoe_unconfirmed}: confirm it with `shoe resume`"
+        return None
+
+    def _not_now(self) -> str:
+        """Why an input is held back when no guard of its own says more: what stops play, a
+        disclosed card awaiting its remedy, or not in this state."""
+        return (
+            self._why_no_play()
+            or (DISCLOSED if self.pending_disclosed else None)
+            or f"not now (state {self.state})"
+        )
+
+    # -- guards: the reason when refused, None when allowed -------------------------------------
+
+    def why_vig_clear(self, event: object) -> str | None:
         """5324.20(d)(2): all deferred vigorish collected before the cards are reshuffled."""
-        return not self.vig_owed
+        owed = self.ledger.by_seat
+        if not owed:
+            return None
+        each = ", ".join(
+            f"seat {seat} ${cents // 100}.{cents % 100:02d}" for seat, cents in sorted(owed.items())
+        )
+        return (
+            f"deferred vigorish is owed ({each}): collect it before the cards are"
+            f" reshuffled, `collect {min(owed)}` (5324.20(d)(2))"
+        )
 
-    def burn_unfinished(self) -> bool:
-        return self.burn_left > 0
+    def why_burn_unfinished(self, event: object) -> str | None:
+        return None if self.burn_left > 0 else self._not_now()
 
-    def burn_opens_shoe(self) -> bool:
-        return self.burn_reason == "shoe"
+    def why_burn_opens_shoe(self, event: object) -> str | None:
+        return None if self.burn_reason == "shoe" else self._not_now()
 
-    def disclosed_pending(self) -> bool:
-        return self.pending_disclosed
+    def why_disclosed_pending(self, event: object) -> str | None:
+        return None if self.pending_disclosed else self._not_now()
 
-    def dead_hand_allowed(self) -> bool:
-        return self.pending_disclosed and self.deal_ok
+    def why_dead_hand_allowed(self, event: object) -> str | None:
+        blocked = self._why_no_play()
+        if blocked is not None:
+            return blocked
+        return None if self.pending_disclosed else f"not now (state {self.state})"
 
-    def can_deal(self) -> bool:
-        return self.deal_ok and not self.pending_disclosed
+    def why_can_deal(self, event: object) -> str | None:
+        return self._why_no_play() or (DISCLOSED if self.pending_disclosed else None)
 
-    def expects_initial(self) -> bool:
-        return self.expecting in (CoupStep.PLAYER_CARD, CoupStep.BANKER_CARD)
+    def why_expects_initial(self, event: object) -> str | None:
+        initial = self.expecting in (CoupStep.PLAYER_CARD, CoupStep.BANKER_CARD)
+        return None if initial else self._not_now()
 
-    def expects_player_draw(self) -> bool:
-        return self.expecting is CoupStep.PLAYER_DRAWS
+    def why_expects_player_draw(self, event: object) -> str | None:
+        return None if self.expecting is CoupStep.PLAYER_DRAWS else self._not_now()
 
-    def expects_banker_draw(self) -> bool:
-        return self.expecting is CoupStep.BANKER_DRAWS
+    def why_expects_banker_draw(self, event: object) -> str | None:
+        return None if self.expecting is CoupStep.BANKER_DRAWS else self._not_now()
 
-    def coup_complete(self) -> bool:
-        return self.expecting is CoupStep.COMPLETE
+    def why_coup_complete(self, event: object) -> str | None:
+        return None if self.expecting is CoupStep.COMPLETE else self._not_now()
 
-    def shoe_finished(self) -> bool:
-        return self.shoe_done
+    def why_shoe_finished(self, event: object) -> str | None:
+        return None if self.shoe_done else self._not_now()
 
-    def must_pass(self) -> bool:
-        return self.compelled_pass
+    def why_must_pass(self, event: object) -> str | None:
+        return None if self.compelled_pass else self._not_now()
 
 
 def build_machine(model: TableModel, initial: str = "shuffle") -> Machine:
-    """The certified sequence on ``model``: no auto transitions, guards in ``conditions``."""
+    """The certified sequence on ``model``: no auto transitions, its guards in ``conditions``
+    (each handed the machine's event, which it does not read)."""
     machine = Machine(
         model=model,
         states=list(STATES),
         initial=initial,
         auto_transitions=False,
+        send_event=True,
         ignore_invalid_triggers=False,
     )
     for trigger, source, dest, conditions in TRANSITIONS:
@@ -165,7 +236,7 @@ def build_machine(model: TableModel, initial: str = "shuffle") -> Machine:
             trigger,
             list(source) if isinstance(source, tuple) else source,
             dest,
-            conditions=list(conditions),
+            conditions=[model.guards.ok(c) for c in conditions],
         )
     return machine
 

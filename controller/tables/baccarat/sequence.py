@@ -4,8 +4,6 @@ are filled in from the table's state before every trigger, and whose every move 
 
 from __future__ import annotations
 
-from transitions import MachineError
-
 from controller.tables.baccarat.machine import SAID, TRANSITIONS, TableModel, build_machine
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.state import ShoeState
@@ -33,7 +31,7 @@ class Sequence:
         """Copy the facts the guards read from the table's state into the model."""
         m, s = self._model, self._state
         d = s.data
-        m.vig_owed = not s.ledger.clear
+        m.ledger = s.ledger
         m.burn_left = s.burn.remaining if s.burn is not None else 0
         m.burn_reason = d.burn_reason
         m.expecting = s.coup.expecting
@@ -41,63 +39,63 @@ class Sequence:
         m.compelled_pass = d.compelled_pass
         m.pending_disclosed = any(p["disclosed"] for p in d.pending)
         m.pending_count = len(d.pending)
-        m.deal_ok = not d.faults and not d.shoe_faults and d.shoe_unconfirmed is None
+        m.faults = tuple(d.faults)
+        m.shoe_faults = tuple(d.shoe_faults)
+        m.shoe_unconfirmed = d.shoe_unconfirmed
 
     def fire(self, trigger: str) -> None:
-        """Fire ``trigger`` after syncing the guards' facts; Refused when no transition applies."""
+        """Fire ``trigger`` after syncing the guards' facts; Refused when no transition applies.
+        One verdict: each guard runs once, for the refusal and as the machine's condition."""
         self.sync()
         before = self.current
-        try:
+        with self._model.guards.verdict():
+            reason = self.refusal(trigger)
+            if reason is not None:
+                raise Refused(reason)
             moved = bool(getattr(self._model, trigger)())
-        except MachineError:
-            # what the state takes now: a card's guards are read once the card is added, so
-            # the shoe's cards are always listed; the dealer's inputs only when their guards
-            # hold (no `remedy burn` without a disclosed card)
-            model = self._model
-            possible = [t for t, src, _, _ in TRANSITIONS if t in SAID and _from(src, before)]
-            taken = [
-                t
-                for t, src, _, conditions in TRANSITIONS
-                if t in possible
-                and _from(src, before)
-                and (t in _CARDS or all(bool(getattr(model, c)()) for c in conditions))
-            ]
-            if not taken and possible:
-                raise Refused(
-                    f"the table is in state {before}: {self._why_not(possible[0], before)}"
-                ) from None
-            if before == "betting" and not self._state.data.dead_hand:
-                taken.insert(1, "bet")
-            words = ", ".join(dict.fromkeys(SAID[t] for t in taken)) or "nothing"
-            raise Refused(f"the table is in state {before}, where it takes {words}") from None
-        if not moved:
-            raise Refused(self._why_not(trigger, before))
+        if not moved:  # pragma: no cover - refusal() asks the machine's own guards
+            raise Refused(f"not now (state {before})")
         self._record.moved(before, self.current, trigger)
 
-    def _why_not(self, trigger: str, state: str) -> str:
-        """Why a trigger the state takes was refused, in the words of the regulation and the
-        buttons and commands that put it right (a refusal never names a trigger or a guard)."""
-        s = self._state
-        d = s.data
-        if trigger == "shuffled":
-            owed = ", ".join(
-                f"seat {seat} ${cents // 100}.{cents % 100:02d}"
-                for seat, cents in sorted(s.ledger.by_seat.items())
-            )
-            first = min(s.ledger.by_seat) if s.ledger.by_seat else "SEAT"
-            return (
-                f"deferred vigorish is owed ({owed}): collect it before the cards are"
-                f" reshuffled, `collect {first}` (5324.20(d)(2))"
-            )
-        if d.faults:
-            return f"the table is halted: {'; '.join(d.faults)} (`clear` once it is put right)"
-        if d.shoe_faults:
-            return f"the shoe reports a fault: {', '.join(d.shoe_faults)}"
-        if d.shoe_unconfirmed is not None:
-            return f"a new shoe session {d.shoe_unconfirmed}: confirm it with `shoe resume`"
-        if any(p["disclosed"] for p in d.pending):
-            return "a disclosed card: choose `remedy burn` or `remedy dead` first (5324.20(i)(1))"
-        return f"not now (state {state})"
+    def refusal(self, trigger: str) -> str | None:
+        """Why ``trigger`` is refused now (None: allowed), from the guards the machine evaluates,
+        without firing: the reasons of the guards that hold back each of its transitions; a
+        trigger the state does not take gets the inputs it takes (a refusal never names a
+        trigger or a guard)."""
+        state = self.current
+        steps = [c for t, src, _, c in TRANSITIONS if t == trigger and _from(src, state)]
+        if not steps:
+            return self._takes(state)
+        reasons: list[str] = []
+        for conditions in steps:
+            failed = [w for w in map(self._why, conditions) if w is not None]
+            if not failed:
+                return None
+            reasons.extend(failed)
+        return "; ".join(dict.fromkeys(reasons))
+
+    def _takes(self, state: str) -> str:
+        """What ``state`` takes now: a card's guards are read once the card is added, so the
+        shoe's cards are always listed; the dealer's inputs only when their guards hold (no
+        `remedy burn` without a disclosed card)."""
+        possible = [t for t, src, _, _ in TRANSITIONS if t in SAID and _from(src, state)]
+        taken = [
+            t
+            for t, src, _, conditions in TRANSITIONS
+            if t in possible
+            and _from(src, state)
+            and (t in _CARDS or all(self._why(c) is None for c in conditions))
+        ]
+        if not taken and possible:
+            return f"the table is in state {state}: {self.refusal(possible[0])}"
+        if state == "betting" and not self._state.data.dead_hand:
+            taken.insert(1, "bet")
+        words = ", ".join(dict.fromkeys(SAID[t] for t in taken)) or "nothing"
+        return f"the table is in state {state}, where it takes {words}"
+
+    def _why(self, guard: str) -> str | None:
+        """Guard ``guard``'s reason (no event: the guards read the model's facts)."""
+        return self._model.guards.why(guard, None)
 
 
 #: The triggers a card from the shoe sends.

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from transitions import MachineError
 
 from controller.games.baccarat.shoe import CoupStep
+from controller.games.baccarat.vig_ledger import VigLedger
 from controller.tables.baccarat.machine import (
     STATES,
     TRANSITIONS,
@@ -13,6 +18,7 @@ from controller.tables.baccarat.machine import (
     TableModel,
     build_machine,
 )
+from controller.tables.baccarat.sequence import Sequence
 from tests.unit.baccarat_table.helpers import Rig
 
 TRIGGERS = sorted({t[0] for t in TRANSITIONS})
@@ -66,12 +72,12 @@ def test_guards_choose_between_destinations() -> None:
 def test_guards_refuse_without_moving() -> None:
     model = TableModel()
     build_machine(model, initial="shuffle")
-    model.vig_owed = True
+    model.ledger = VigLedger().owe(2, 100)
     assert model.shuffled() is False and model.state == "shuffle"
     build_machine(model, initial="betting")
-    model.deal_ok = False
+    model.shoe_faults = ("JAM",)
     assert model.no_more_bets() is False and model.state == "betting"
-    model.deal_ok, model.pending_disclosed = True, True
+    model.shoe_faults, model.pending_disclosed = (), True
     assert model.no_more_bets() is False
 
 
@@ -111,3 +117,64 @@ def test_bad_console_arguments_are_refused(rig: Rig) -> None:
     assert rig.refused(rig.act, "bet 1 dragon7 500").code == "RANGE"
     assert rig.refused(rig.act, "frobnicate").code == "UNKNOWN"
     assert rig.refused(rig.act, "remedy burn").reason.startswith("no disclosed card")
+
+
+def _count_guards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[list[tuple[str, str | None]], list[Counter[str]]]:
+    """Wraps every guard (before a table is built: its Guards hold the bound methods) to record
+    (name, reason), and every fire() to count each guard's evaluations for that one input."""
+    calls: list[tuple[str, str | None]] = []
+    per_input: list[Counter[str]] = []
+    for name in [n for n in vars(TableModel) if n.startswith("why_")]:
+        guard = getattr(TableModel, name)
+
+        def counted(
+            model: TableModel, event: object, guard: Callable[..., str | None] = guard
+        ) -> str | None:
+            reason = guard(model, event)
+            calls.append((guard.__name__, reason))
+            return reason
+
+        monkeypatch.setattr(TableModel, name, counted)
+    fire = Sequence.fire
+
+    def counted_fire(seq: Sequence, trigger: str) -> None:
+        start = len(calls)
+        try:
+            fire(seq, trigger)
+        finally:
+            per_input.append(Counter(name for name, _ in calls[start:]))
+
+    monkeypatch.setattr(Sequence, "fire", counted_fire)
+    return calls, per_input
+
+
+def test_each_guard_runs_once_per_input(monkeypatch: pytest.MonkeyPatch, fast_tmp: Path) -> None:
+    calls, per_input = _count_guards(monkeypatch)
+    rig = Rig(fast_tmp)
+    rig.refused(rig.press, "no_more_bets")  # what shuffle takes: the shuffled button's guard
+    rig.open_shoe()
+    rig.refused(rig.press, "settled")  # what betting takes: its inputs' guards asked once each
+    rig.press("no_more_bets")  # allowed: the refusal's question and the machine's condition
+    rig.cards("9S 2H KS 3D")  # a natural: the banker's hand lost
+    rig.press("settled")
+    rig.act("curator 2")
+    assert rig.table.state == "betting"
+    assert {"why_can_deal", "why_expects_initial", "why_vig_clear"} <= {n for n, _ in calls}
+    twice = [c for c in per_input if c and max(c.values()) > 1]
+    assert not twice, f"a guard ran more than once for one input: {twice}"
+
+
+def test_a_refused_input_gives_its_guards_reason(
+    monkeypatch: pytest.MonkeyPatch, fast_tmp: Path
+) -> None:
+    calls, per_input = _count_guards(monkeypatch)
+    rig = Rig(fast_tmp)
+    rig.open_shoe()
+    rig.frame("FLT", "JAM")
+    del calls[:]
+    exc = rig.refused(rig.press, "no_more_bets")
+    assert calls == [("why_can_deal", "the shoe reports a fault: JAM")]
+    assert exc.reason == "the shoe reports a fault: JAM"
+    assert per_input[-1] == Counter({"why_can_deal": 1})
