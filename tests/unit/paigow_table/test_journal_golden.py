@@ -91,6 +91,10 @@ SCENARIOS: tuple[tuple[dict[str, object], tuple[str | tuple[str, str], ...]], ..
             "press shuffled",
             "cobank seat 2",
             "press no_more_bets",
+            "style jung_quat",
+            "expose stacking",  # no_more_bets -> washing
+            "press shuffled",
+            "press no_more_bets",  # the style back to the default
             "expose stacking",  # bank_style -> washing
             "press shuffled",
             "no-bank",
