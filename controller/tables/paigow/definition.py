@@ -7,7 +7,7 @@ the generated docs (:mod:`controller.tables.paigow.markdown`) are built from it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
 # ---------------------------------------------------------------------------------------------
@@ -107,42 +107,68 @@ IN_ROUND: Final = frozenset(STATE_NAMES[2:])
 @dataclass(frozen=True)
 class Step:
     """One transition of the machine: ``trigger`` from ``source`` to ``dest`` when every guard
-    in ``conditions`` allows it (each guard is a ``why_<name>`` method of :class:`PaigowRound`)."""
+    in ``conditions`` allows it (each guard is a ``why_<name>`` method of :class:`PaigowRound`),
+    and the ``effect`` it has on the round's record and the bank rotation (a name in
+    :data:`controller.tables.paigow.machine.EFFECTS`; ``state_only``: the state alone changes)."""
 
     trigger: str
     source: str
     dest: str
     conditions: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
+    _: KW_ONLY
+    effect: str
 
 
 _PRE_DRAW = ("bank_style", "no_more_bets")
 _DEALT = ("dealing", "setting_hands")
 
 TRANSITIONS: Final[tuple[Step, ...]] = (
-    Step("open", "inspection", "washing"),
-    Step("shuffled", "inspection", "betting"),
-    Step("shuffled", "washing", "betting"),
-    Step("idle", "washing", "inspection"),
-    *(Step("expose_stacking", s, "washing") for s in ("washing", "betting", *_PRE_DRAW)),
-    Step("bank", "betting", "betting", ("bank_allowed",)),
-    Step("cobank", "betting", "betting", ("cobank_allowed",)),
-    Step("no_bank", "betting", "betting"),
-    Step("no_more_bets", "betting", "bank_style", ("player_banks", "wagers_consistent")),
-    Step("no_more_bets", "betting", "no_more_bets", ("wagers_consistent",), ("player_banks",)),
-    Step("style", "bank_style", "no_more_bets", ("style_offered",)),
-    *(Step("draw", s, "dealing", ("rng_mode",)) for s in _PRE_DRAW),
-    *(Step("dice", s, "dealing", ("dice_mode", "dice_complete")) for s in _PRE_DRAW),
-    Step("dealt", "dealing", "setting_hands"),
-    *(Step("expose_player", s, s, ("players_tile",)) for s in _DEALT),
-    *(Step("void_hand", s, s, ("hand_exposed",)) for s in _DEALT),
-    *(Step("expose_void", s, "washing", ("exposure_voids",)) for s in (*_DEALT, "dealer_hands")),
-    Step("wager", "betting", "betting", ("wager_allowed",)),
-    Step("hands_set", "setting_hands", "dealer_hands"),
-    Step("tiles", "dealer_hands", "dealer_hands", ("tiles_allowed",)),
-    Step("surrender", "dealer_hands", "dealer_hands", ("surrender_allowed",)),
-    Step("settled", "dealer_hands", "washing", ("entries_complete",)),
-    *(Step("void", s, "washing", ("void_allowed",)) for s in STATE_NAMES[2:]),
+    Step("open", "inspection", "washing", effect="new_game"),
+    Step("shuffled", "inspection", "betting", effect="new_game"),
+    Step("shuffled", "washing", "betting", effect="stacks_formed"),
+    Step("idle", "washing", "inspection", effect="restack"),
+    *(
+        Step("expose_stacking", s, "washing", effect="rewash")
+        for s in ("washing", "betting", *_PRE_DRAW)
+    ),
+    Step("bank", "betting", "betting", ("bank_allowed",), effect="player_bank"),
+    Step("cobank", "betting", "betting", ("cobank_allowed",), effect="co_bank"),
+    Step("no_bank", "betting", "betting", effect="house_bank"),
+    Step(
+        "no_more_bets",
+        "betting",
+        "bank_style",
+        ("player_banks", "wagers_consistent"),
+        effect="default_style",
+    ),
+    Step(
+        "no_more_bets",
+        "betting",
+        "no_more_bets",
+        ("wagers_consistent",),
+        ("player_banks",),
+        effect="default_style",
+    ),
+    Step("style", "bank_style", "no_more_bets", ("style_offered",), effect="style_chosen"),
+    *(Step("draw", s, "dealing", ("rng_mode",), effect="rng_start") for s in _PRE_DRAW),
+    *(
+        Step("dice", s, "dealing", ("dice_mode", "dice_complete"), effect="dice_start")
+        for s in _PRE_DRAW
+    ),
+    Step("dealt", "dealing", "setting_hands", effect="state_only"),
+    *(Step("expose_player", s, s, ("players_tile",), effect="seat_exposed") for s in _DEALT),
+    *(Step("void_hand", s, s, ("hand_exposed",), effect="hand_void") for s in _DEALT),
+    *(
+        Step("expose_void", s, "washing", ("exposure_voids",), effect="void_by_exposure")
+        for s in (*_DEALT, "dealer_hands")
+    ),
+    Step("wager", "betting", "betting", ("wager_allowed",), effect="wager"),
+    Step("hands_set", "setting_hands", "dealer_hands", effect="state_only"),
+    Step("tiles", "dealer_hands", "dealer_hands", ("tiles_allowed",), effect="hands"),
+    Step("surrender", "dealer_hands", "dealer_hands", ("surrender_allowed",), effect="surrender"),
+    Step("settled", "dealer_hands", "washing", ("entries_complete",), effect="settle"),
+    *(Step("void", s, "washing", ("void_allowed",), effect="void") for s in STATE_NAMES[2:]),
 )
 TRIGGERS: Final = tuple(dict.fromkeys(t.trigger for t in TRANSITIONS))
 

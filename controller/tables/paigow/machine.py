@@ -1,19 +1,22 @@
 """The pai gow round as a ``transitions`` state machine: :class:`PaigowRound`, the model and the
 only holder of the table's state, with its guards (``why_*`` methods: a reason text, or None when
-allowed) and its one ``before`` callback that journals each transition's outcome before the
-state changes; and :func:`build_machine`, the machine over it from
+allowed), its effects (``effect_*`` methods, by name in :data:`EFFECTS`: what a transition does
+to the round's record and the bank rotation) and its one ``before`` callback that runs the
+transition's effect and journals the outcome before the state changes; and
+:func:`build_machine`, the machine over it from
 :data:`controller.tables.paigow.definition.TRANSITIONS`."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING, Final
 
 from transitions import EventData, Machine
 
-from controller.fields.readers import map_of, str_of
+from controller.fields.readers import int_of, ints_of, map_of, str_of, strs_of
 from controller.games.paigow.banking import DEALER, BankRotation
 from controller.games.paigow.dealing import DEFAULT_DELIVERY_STYLE
 from controller.games.paigow.errors import PaigowError
@@ -51,6 +54,28 @@ def needs_supervisor(number: int, command: str) -> str:
     """Why ``command`` (a void of the round) is refused after ``number`` was drawn to anyone
     but a supervisor (issue 15: a number voided could be drawn again)."""
     return f"the number {number} is out: {NEEDS_SUPERVISOR} (`{command}`)"
+
+
+@dataclass
+class Change:
+    """What a transition's effect makes of the round, for :meth:`PaigowRound.commit` to journal
+    and keep: the record (a copy the effect edits), the rotation, the fact row's kind and what
+    else it carries, and whether it closes the round (the next round starts)."""
+
+    record: RoundRecord
+    rotation: BankRotation
+    kind: str = "paigow.state"
+    closing: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def _place_start(record: RoundRecord, ordinal: int) -> None:
+    """The ``ordinal``-th position counted from the bank's position when a player banks, else
+    from the dealer's (5324.50(e)(3), (g)(10))."""
+    record.start_ordinal = ordinal
+    seat = record.bank_seat if record.bank != "house" else None
+    record.start_position = physical_position(ordinal, seat)
+    record.counted_from = "dealer" if seat is None else f"bank (seat {seat})"
 
 
 class PaigowRound:
@@ -279,99 +304,129 @@ class PaigowRound:
         includes = bool(self._settings().paigow.bank_rotation_includes_dealer)
         return replace(rotation.restacked(), includes_dealer=includes)
 
-    def commit(self, event: EventData) -> None:
-        """Compute the transition's outcome, journal it (may raise: the state then stays), and
-        keep it. The machine sets ``state`` after this returns."""
-        trigger = event.event.name
+    def commit(self, effect: str, event: EventData) -> None:
+        """Compute the transition's outcome with its ``effect`` (:data:`EFFECTS`), journal it
+        (may raise: the state then stays), and keep it. The machine sets ``state`` after this
+        returns."""
         assert event.transition is not None
-        dest = str(event.transition.dest)
-        record = copy.deepcopy(self.record)  # lists are copied too
-        rotation = self.rotation
-        kwargs = dict(event.kwargs)
-        kind = "paigow.state"
-        closing = False
-        next_round = self.round_id
-        extra: dict[str, object] = {}
-        if trigger == "open" or (trigger == "shuffled" and self.state == "inspection"):
-            record.start_of_game = True
-            rotation = self._restacked(rotation)
-        elif trigger == "idle":
-            rotation = self._restacked(rotation)
-        elif trigger == "expose_stacking":
-            record.reshuffles += 1
-            record.reshuffle_pending = True
-        elif trigger == "shuffled":
-            record.reshuffle_pending = False
-        elif trigger in ("bank", "cobank"):
-            record.bank = "player" if trigger == "bank" else "cobank"
-            record.bank_seat = int(kwargs["seat"])
-        elif trigger == "no_bank":
-            record.bank, record.bank_seat = "house", None
-        elif trigger == "no_more_bets":
-            record.style, record.style_by = DEFAULT_DELIVERY_STYLE, "default"
-        elif trigger == "style":
-            record.style, record.style_by = str(kwargs["style"]), "bank"
-        elif trigger in ("draw", "dice"):
-            if trigger == "draw":
-                kind = "paigow.drawn"
-                record.mode, record.number, record.raw = (
-                    "rng",
-                    int(kwargs["number"]),
-                    str(kwargs["raw"]),
-                )
-                record.start_ordinal = record.number
-            else:
-                kind = "paigow.dice"
-                dice = [int(d) for d in kwargs["dice"]]
-                total = sum(dice) if len(dice) == 3 else dice[0]
-                record.mode, record.dice, record.dice_total = "dice", dice, total
-                record.start_ordinal = record.number = (total - 1) % POSITIONS + 1  # (e)(3)
-                if self.dragons_eye():
-                    record.triples = len(set(dice)) == 1
-            seat = record.bank_seat if record.bank != "house" else None
-            record.start_position = physical_position(record.start_ordinal, seat)
-            record.counted_from = "dealer" if seat is None else f"bank (seat {seat})"
-        elif trigger == "expose_player":
-            seat = int(kwargs["seat"])
-            if seat not in record.exposed_seats:
-                record.exposed_seats.append(seat)
-        elif trigger == "void_hand":
-            record.voided_seats.append(int(kwargs["seat"]))
-        elif trigger == "surrender":
-            record.surrendered_seats.append(int(kwargs["seat"]))
-        elif trigger == "wager":
-            apply_wager(record, kwargs.get("seat"), int(kwargs["area"]), int(kwargs["cents"]))
-        elif trigger == "tiles":
-            key = str(kwargs["whose"])
-            if key in record.hands:
-                extra["replaces"] = record.hands[key]
-            record.hands[key] = set_hands(
-                record, kwargs["whose"], list(kwargs["tiles"]), kwargs.get("high"), self._settings()
-            )
-        elif trigger in ("settled", "void", "expose_void"):
-            closing = True
-            kind = "paigow.settled" if trigger == "settled" else "paigow.voided"
-            if trigger == "void":
-                record.closing_reason = str(kwargs.get("reason") or "voided by the dealer")
-            elif "settlement_seq" in kwargs:
-                record.settlement_seq = int(kwargs["settlement_seq"])
-            if trigger == "expose_void":
-                whose = str(kwargs["whose"])
-                record.closing_reason = (
-                    f"a tile of the {whose} hand was exposed: every hand is "
-                    "void and the tiles are re-shuffled (5324.50(i)(2))"
-                )
-            banker = record.bank_seat if record.bank != "house" else None
-            rotation = rotation.next_state(ALL_SEATS, banker)
-            next_round = self.round_id + 1
-            extra["record"] = asdict(record)
-        if closing:
-            new_record = RoundRecord(round_id=next_round)
-        else:
-            new_record = record
-        after = Snapshot.of(dest, next_round, new_record, rotation)
-        self._commit_row(kind, trigger, self.snapshot(), after, closing, extra)
-        self.record, self.rotation, self.round_id = new_record, rotation, next_round
+        change = Change(copy.deepcopy(self.record), self.rotation)  # lists are copied too
+        EFFECTS[effect](self, change, event.kwargs)
+        next_round, record = self.round_id, change.record
+        if change.closing:
+            next_round += 1
+            record = RoundRecord(round_id=next_round)
+        after = Snapshot.of(str(event.transition.dest), next_round, record, change.rotation)
+        self._commit_row(
+            change.kind, event.event.name, self.snapshot(), after, change.closing, change.extra
+        )
+        self.record, self.rotation, self.round_id = record, change.rotation, next_round
+
+    # -- effects: what each transition does to the record and the rotation (EFFECTS) ------------
+
+    def effect_state_only(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """Only the state changes (the deal complete, the hands set)."""
+
+    def effect_new_game(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """From inspection: a new game; the tiles were restacked ((d)(3), (g)(2))."""
+        change.record.start_of_game = True
+        change.rotation = self._restacked(change.rotation)
+
+    def effect_restack(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """Back to inspection (d)(7): the next game starts with the tiles restacked."""
+        change.rotation = self._restacked(change.rotation)
+
+    def effect_rewash(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """(d)(5): a tile exposed while stacking; every tile is re-washed."""
+        change.record.reshuffles += 1
+        change.record.reshuffle_pending = True
+
+    def effect_stacks_formed(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.reshuffle_pending = False
+
+    def effect_player_bank(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.bank, change.record.bank_seat = "player", int_of(kwargs, "seat")
+
+    def effect_co_bank(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.bank, change.record.bank_seat = "cobank", int_of(kwargs, "seat")
+
+    def effect_house_bank(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.bank, change.record.bank_seat = "house", None
+
+    def effect_default_style(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.style, change.record.style_by = DEFAULT_DELIVERY_STYLE, "default"
+
+    def effect_style_chosen(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.style, change.record.style_by = str(kwargs["style"]), "bank"
+
+    def effect_rng_start(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """The RNG's number (a)(4), journaled with its raw bytes."""
+        change.kind = "paigow.drawn"
+        record = change.record
+        record.mode, record.number, record.raw = "rng", int_of(kwargs, "number"), str(kwargs["raw"])
+        _place_start(record, record.number)
+
+    def effect_dice_start(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """The dice total (a)(3): the count of (e)(3) from it; triples for dragon's eye."""
+        change.kind = "paigow.dice"
+        record = change.record
+        dice = ints_of(kwargs, "dice")
+        total = sum(dice) if len(dice) == 3 else dice[0]
+        record.mode, record.dice, record.dice_total = "dice", dice, total
+        record.number = (total - 1) % POSITIONS + 1  # (e)(3)
+        if self.dragons_eye():
+            record.triples = len(set(dice)) == 1
+        _place_start(record, record.number)
+
+    def effect_seat_exposed(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        seat = int_of(kwargs, "seat")
+        if seat not in change.record.exposed_seats:
+            change.record.exposed_seats.append(seat)
+
+    def effect_hand_void(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.voided_seats.append(int_of(kwargs, "seat"))
+
+    def effect_surrender(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.surrendered_seats.append(int_of(kwargs, "seat"))
+
+    def effect_wager(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        apply_wager(
+            change.record, kwargs.get("seat"), int_of(kwargs, "area"), int_of(kwargs, "cents")
+        )
+
+    def effect_hands(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """A hand's tiles; a hand entered again names the one it replaces."""
+        record, key = change.record, str(kwargs["whose"])
+        if key in record.hands:
+            change.extra["replaces"] = record.hands[key]
+        high = None if kwargs.get("high") is None else strs_of(kwargs, "high")
+        tiles = strs_of(kwargs, "tiles")
+        record.hands[key] = set_hands(record, kwargs["whose"], tiles, high, self._settings())
+
+    def effect_settle(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """The round settled; with entries, the ``paigow.settlement`` row's seq."""
+        if "settlement_seq" in kwargs:
+            change.record.settlement_seq = int_of(kwargs, "settlement_seq")
+        self._close(change, "paigow.settled")
+
+    def effect_void(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        change.record.closing_reason = str(kwargs.get("reason") or "voided by the dealer")
+        self._close(change, "paigow.voided")
+
+    def effect_void_by_exposure(self, change: Change, kwargs: Mapping[str, object]) -> None:
+        """(i)(2): an exposed dealer's, bank's, dead or unwagered tile voids every hand."""
+        change.record.closing_reason = (
+            f"a tile of the {kwargs['whose']} hand was exposed: every hand is "
+            "void and the tiles are re-shuffled (5324.50(i)(2))"
+        )
+        self._close(change, "paigow.voided")
+
+    def _close(self, change: Change, kind: str) -> None:
+        """The round's closing row: the closed round's record; the bank's offer moves on."""
+        record = change.record
+        change.kind, change.closing = kind, True
+        banker = record.bank_seat if record.bank != "house" else None
+        change.rotation = change.rotation.next_state(ALL_SEATS, banker)
+        change.extra["record"] = asdict(record)
 
     def load(self, snap: Snapshot) -> None:
         """Take a journaled snapshot (recovery)."""
@@ -392,8 +447,40 @@ class PaigowRound:
         return Snapshot.of(self.state, self.round_id, self.record, self.rotation)
 
 
+#: What each transition does, by the name the definition gives it (``Step.effect``): a method
+#: of the model that edits the :class:`Change` from the event's data; nothing here journals or
+#: drives an output, so an effect that raises leaves the round as it was.
+EFFECTS: Final[Mapping[str, Callable[[PaigowRound, Change, Mapping[str, object]], None]]] = {
+    "state_only": PaigowRound.effect_state_only,
+    "new_game": PaigowRound.effect_new_game,
+    "restack": PaigowRound.effect_restack,
+    "rewash": PaigowRound.effect_rewash,
+    "stacks_formed": PaigowRound.effect_stacks_formed,
+    "player_bank": PaigowRound.effect_player_bank,
+    "co_bank": PaigowRound.effect_co_bank,
+    "house_bank": PaigowRound.effect_house_bank,
+    "default_style": PaigowRound.effect_default_style,
+    "style_chosen": PaigowRound.effect_style_chosen,
+    "rng_start": PaigowRound.effect_rng_start,
+    "dice_start": PaigowRound.effect_dice_start,
+    "seat_exposed": PaigowRound.effect_seat_exposed,
+    "hand_void": PaigowRound.effect_hand_void,
+    "surrender": PaigowRound.effect_surrender,
+    "wager": PaigowRound.effect_wager,
+    "hands": PaigowRound.effect_hands,
+    "settle": PaigowRound.effect_settle,
+    "void": PaigowRound.effect_void,
+    "void_by_exposure": PaigowRound.effect_void_by_exposure,
+}
+
+
 def build_machine(model: PaigowRound, initial: str = "inspection") -> Machine:
-    """The machine over ``model``: no auto transitions, guards in conditions, one ``before``."""
+    """The machine over ``model``: no auto transitions, guards in conditions, one ``before``
+    (:meth:`PaigowRound.commit` with the transition's effect). A transition naming an effect
+    :data:`EFFECTS` lacks is refused here, at start-up, never in a round."""
+    unknown = sorted({t.effect for t in TRANSITIONS} - set(EFFECTS))
+    if unknown:
+        raise ValueError(f"transitions name effects that do not exist: {', '.join(unknown)}")
     transitions = [
         {
             "trigger": t.trigger,
@@ -401,7 +488,7 @@ def build_machine(model: PaigowRound, initial: str = "inspection") -> Machine:
             "dest": t.dest,
             "conditions": [model._ok(c) for c in t.conditions],  # noqa: SLF001 - own model
             "unless": [model._ok(c) for c in t.unless],  # noqa: SLF001
-            "before": "commit",
+            "before": partial(model.commit, t.effect),
         }
         for t in TRANSITIONS
     ]

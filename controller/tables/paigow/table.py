@@ -104,6 +104,7 @@ from controller.tables.paigow.record import (
     compact_snapshot,
     load_snapshot,
 )
+from controller.tables.paigow.replies import EXPOSURE_VOID_REASON, confirmation
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
@@ -414,7 +415,7 @@ class PaigowTable:
             reason = (
                 str(kwargs.get("reason") or "")
                 if trigger == "void"
-                else f"a tile of the {kwargs.get('whose')} hand was exposed (5324.50(i)(2))"
+                else EXPOSURE_VOID_REASON.format(whose=kwargs.get("whose"))
             )
             self._alarm_void_after_draw(trigger, before[0], before[1], who, reason)
         return self._describe(trigger, kwargs, before)
@@ -536,77 +537,34 @@ class PaigowTable:
     def _confirmation(
         self, trigger: str, kwargs: Mapping[str, object], before: tuple[int, RoundRecord] | None
     ) -> list[str]:
-        """What an accepted input changed at the table, in the regulation's words."""
+        """What an accepted input changed at the table, in the regulation's words
+        (:data:`controller.tables.paigow.replies.CONFIRMATIONS`)."""
         rec = self.model.record
         rid, old = before if before is not None else (self.model.round_id, rec)
-        seat = kwargs.get("seat")
-        if trigger == "open":
-            return ["tiles face down for the wash and the eight stacks (5324.50(d)(3)-(4))"]
-        if trigger == "idle":
-            return ["tiles face up in 16 pairs for inspection (5324.50(d)(7))"]
-        if trigger == "shuffled":
-            redone = " (the (d)(5) re-wash is done)" if old.reshuffle_pending else ""
-            return [f"the wash is done and the eight stacks formed{redone}: betting is open"]
-        if trigger == "expose_stacking":
-            return [
-                f"a tile was exposed while stacking: every tile is re-washed and re-stacked "
-                f"(5324.50(d)(5)); {rec.reshuffles} this round"
-            ]
-        if trigger == "bank":
-            return [
-                f"seat {seat} banks round {rid}: the count starts at seat {seat}'s "
-                "position (5324.50(g)(10)); the dealer may wager against it (g)(8)"
-            ]
-        if trigger == "cobank":
-            return [
-                f"seat {seat} co-banks round {rid}: the house covers half of the winning "
-                "wagers, and the dealer sets the bank's hands (5324.50(g)(5))"
-            ]
-        if trigger == "no_bank":
-            return [f"the house banks round {rid}"]
+        return confirmation(
+            self._reply(trigger, kwargs, old),
+            rid=rid,
+            seat=kwargs.get("seat"),
+            whose=kwargs.get("whose"),
+            reason=kwargs.get("reason") or "voided by the dealer",
+            reshuffles=rec.reshuffles,
+            bank_seat=rec.bank_seat,
+        )
+
+    def _reply(self, trigger: str, kwargs: Mapping[str, object], old: RoundRecord) -> str:
+        """Which confirmation an accepted ``trigger`` gets: its own, or the variant the state
+        calls for (``trigger/variant``); a settlement with entries says its lines instead."""
+        if trigger == "shuffled" and old.reshuffle_pending:
+            return "shuffled/rewash"
         if trigger == "no_more_bets":
             if self.model.state == "bank_style":
-                return [
-                    f"no more bets: seat {rec.bank_seat} (the bank) may choose the style of "
-                    "delivery (`style NAME`); draw deals house way from the right"
-                ]
-            nxt = "enter the dice total (`dice T`)" if self.model.dice_required() else "press draw"
-            return [f"no more bets: {nxt}"]
-        if trigger == "dealt":
-            return [
-                "the deal is complete: the number is blanked (5324.50(e)(6)); the players "
-                "set their hands"
-            ]
-        if trigger == "hands_set":
-            banker = "dealer's" if rec.bank == "house" else "bank's"
-            return [
-                f"the players' hands are set: the {banker} tiles are turned over (5324.50(f)(3))"
-            ]
-        if trigger == "expose_player":
-            return [
-                f"a tile of seat {seat} was exposed: seat {seat} may void its hand without "
-                f"looking (`void seat {seat}`) or play it (5324.50(i)(1))"
-            ]
-        if trigger == "void_hand":
-            return [f"seat {seat}'s hand is void; its wager is returned (5324.50(i)(1))"]
-        if trigger == "surrender":
-            return [
-                f"area {seat} surrenders: its wager is collected and its tiles stacked "
-                "unexposed (5324.50(f)(5))"
-            ]
-        if trigger == "expose_void":
-            return [
-                f"round {rid} voided: a tile of the {kwargs.get('whose')} hand was exposed;"
-                " every hand is void and the tiles are re-shuffled (5324.50(i)(2))"
-            ]
-        if trigger == "void":
-            reason = kwargs.get("reason") or "voided by the dealer"
-            return [f"round {rid} voided ({reason}): every wager stands returned"]
-        if trigger == "settled" and "settlement_seq" not in kwargs:
-            return [
-                f"round {rid} settled: the dealer's confirmation (no wagers or tiles were entered)"
-            ]
-        return []
+                return "no_more_bets/bank"
+            return "no_more_bets/dice" if self.model.dice_required() else "no_more_bets/rng"
+        if trigger == "hands_set" and self.model.record.bank != "house":
+            return "hands_set/bank"
+        if trigger == "settled" and "settlement_seq" in kwargs:
+            return "settled/entries"
+        return trigger
 
     def _wager_lines(self, kwargs: Mapping[str, object]) -> list[str]:
         rec = self.model.record
