@@ -27,7 +27,7 @@ def _disk_bytes(path: Path) -> int:
 def measure(n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
         db = Path(tmp) / "j.sqlite"
-        j = Journal.open(db)
+        j = Journal(db)
         sample = {"button": "draw", "state": "betting", "round": 123, "value": 7, "raw": "a1b2c3d4"}
         t0 = time.perf_counter()
         for i in range(n):

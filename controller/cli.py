@@ -949,7 +949,7 @@ def _journal_refused_start(state_dir: Path, profile_path: str, error: str) -> No
     if not db.exists():
         return
     try:
-        journal = Journal.open(db)
+        journal = Journal(db)
         try:
             journal.append(
                 "app.start_refused", {"profile": str(profile_path), "error": error[:500]}

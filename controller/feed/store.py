@@ -29,6 +29,7 @@ from controller.fields.readers import (
     parse_object,
     str_of,
 )
+from controller.journal.chain import canonical
 
 if TYPE_CHECKING:
     import psycopg
@@ -110,12 +111,6 @@ _SCHEMA: Final = (
 _ROW_COLUMNS: Final = (
     "site, table_id, seq, ts, boot, mono, kind, round, data, prev, hash, received_ns, gap_before"
 )
-
-
-def _data_text(data: object) -> str:
-    """A row's ``data`` as stored: its canonical JSON text (sorted keys, no spaces), the text
-    the row's hash covers (controller/journal/chain.py)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 #: A stored row; a row another instance stored already (a lease taken over) is not a second row.
@@ -269,18 +264,9 @@ class AlarmAck:
     count: int  # the alarm's count when acknowledged: a repeat after it opens the alarm again
 
 
-class StoredRow(TypedDict):
+class StoredRow(RowMessage):
     """A stored row as its feed fields (docs/journal.md "Row"), and whether a gap preceded it."""
 
-    seq: int
-    ts: int
-    boot: str
-    mono: int
-    kind: str
-    round: int | None
-    data: dict[str, object]
-    prev: str
-    hash: str
     gap_before: bool
 
 
@@ -626,7 +612,7 @@ class Store:
         self,
         site: str,
         table: str,
-        row: Mapping[str, object],
+        row: RowMessage,
         received_ns: int,
         gap_before: bool = False,
         data_text: str | None = None,
@@ -645,7 +631,7 @@ class Store:
                 row["mono"],
                 row["kind"],
                 row["round"],
-                data_text if data_text is not None else _data_text(row["data"]),
+                data_text if data_text is not None else canonical(row["data"]).decode(),
                 row["prev"],
                 row["hash"],
                 received_ns,

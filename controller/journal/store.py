@@ -276,31 +276,6 @@ class Journal:
     def _head_columns(self) -> set[str]:
         return {str(r[1]) for r in self._db.execute("PRAGMA table_info(heads)")}
 
-    @classmethod
-    def open(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        boot_id: str | None = None,
-        wall_ns: Callable[[], int] = time.time_ns,
-        mono_ns: Callable[[], int] = time.monotonic_ns,
-        readonly: bool = False,
-        immutable: bool = False,
-        autocheckpoint: bool = True,
-        cache_kib: int | None = None,
-    ) -> Journal:
-        """Open (creating if needed) the journal at ``path``."""
-        return cls(
-            path,
-            boot_id=boot_id,
-            wall_ns=wall_ns,
-            mono_ns=mono_ns,
-            readonly=readonly,
-            immutable=immutable,
-            autocheckpoint=autocheckpoint,
-            cache_kib=cache_kib,
-        )
-
     # -- names stored once -----------------------------------------------------------------------
 
     def _load_names(self) -> None:

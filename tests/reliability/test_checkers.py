@@ -18,7 +18,7 @@ import crash_trials as ct  # noqa: E402
 
 def _journal(state: Path) -> Journal:
     state.mkdir(parents=True, exist_ok=True)
-    return Journal.open(state / "journal.sqlite")
+    return Journal(state / "journal.sqlite")
 
 
 def _snap(rnd: int, state: str, number: int | None = None) -> dict[str, object]:

@@ -16,13 +16,13 @@ def test_a_corrupt_profile_is_refused_named_and_journaled(
 ) -> None:
     state = tmp_path / "state"
     state.mkdir()
-    Journal.open(state / "journal.sqlite").close()  # the table's journal
+    Journal(state / "journal.sqlite").close()  # the table's journal
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\ngame = "roulette"\n')
     assert main(["run", "--profile", str(bad), "--state-dir", str(state), "--console", "none"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("profile error: ") and "bad.toml" in err and "game" in err
-    journal = Journal.open(state / "journal.sqlite")
+    journal = Journal(state / "journal.sqlite")
     rows = list(journal.events(kinds=["app.start_refused"]))
     assert len(rows) == 1 and rows[0].data["profile"] == str(bad)
     assert "roulette" in rows[0].data["error"] or "game" in rows[0].data["error"]
@@ -94,7 +94,7 @@ def test_run_without_the_gpio_library_names_the_extra_to_install(
     assert len(err) == 1, err
     assert err[0].startswith("device error: GPIO backend 'rpi' needs the RPi.GPIO module")
     assert "'pi' extra" in err[0] and "rpi-lgpio" in err[0]
-    journal = Journal.open(tmp_path / "state" / "journal.sqlite")
+    journal = Journal(tmp_path / "state" / "journal.sqlite")
     try:
         assert list(journal.events(kinds=["app.device_error"]))
     finally:

@@ -48,7 +48,7 @@ class Rig:
         self, tmp: Path, *, deferred_vig: bool = False, journal: Journal | None = None, seq: int = 0
     ) -> None:
         self.tmp = tmp
-        self.journal = journal or Journal.open(tmp / "journal.db")
+        self.journal = journal or Journal(tmp / "journal.db")
         base = RuleSettings()
         rules = dataclasses.replace(
             base, baccarat=dataclasses.replace(base.baccarat, deferred_vig=deferred_vig)

@@ -27,7 +27,7 @@ from tests.unit.baccarat_table.test_shoe_restart import (
 
 def test_an_idle_table_journals_and_acknowledges_nothing(fast_tmp: Path) -> None:
     """600 heartbeats (ten minutes at 1 Hz, quickly): not one row, not one $ACK, no resend."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=41, heartbeat_s=0.005)
     ctl = Controller(journal, shoe.create_pty())
     try:
@@ -67,7 +67,7 @@ def test_a_lost_last_card_of_a_coup_is_found_by_the_next_heartbeat(fast_tmp: Pat
     """The coup's last card is lost on the wire and the shoe's silence resend is out of the
     picture (30 s): its next heartbeat names the card, the controller NAKs it once, the card is
     resent, journaled in its place, and the coup completes."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=42, heartbeat_s=0.05, resend_after_s=30.0)
     ctl = Controller(journal, shoe.create_pty())
     try:
@@ -102,7 +102,7 @@ def test_a_shoe_of_another_revision_is_refused_and_none_of_its_cards_taken(
 ) -> None:
     """docs/design.md: a $HELO that names another revision (here none: a revision 2 shoe) is
     refused: journaled, said on the console, no session; its cards are never journaled."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=43, heartbeat_s=0.05, resend_after_s=0.1, revision=None)
     ctl = Controller(journal, shoe.create_pty())
     try:

@@ -56,7 +56,7 @@ def test_a_frame_that_could_not_be_journaled_is_resent_and_counted_once(
     the table) the whole event is rolled back, a decision row failing after the table acted on
     the card included, and the table's memory put back, so the card the shoe resends is taken
     once (the burn and cards_out would hold it twice otherwise)."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=11, heartbeat_s=0.3)
     url = shoe.create_pty()
     controller = Controller(journal, url, transactional)
@@ -107,7 +107,7 @@ def test_a_new_session_that_could_not_be_journaled_comes_again(
     """The journal fails on a new session's row: the reader forgets the session, nothing of it
     is acknowledged or played, and the shoe's silence resend brings its $HELO again: journaled
     once, and the cards dealt after it are journaled once, in order, in that session."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=12, heartbeat_s=0.2)
     controller = Controller(journal, shoe.create_pty(), transactional)
     append = journal.append

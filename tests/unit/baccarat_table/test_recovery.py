@@ -129,7 +129,7 @@ def test_recovery_from_a_cut_after_every_row(fast_tmp: Path) -> None:
         workdir = fast_tmp / f"cut{cut}"
         workdir.mkdir()
         cut_copy(Path(ref.journal.path), workdir / "journal.db", cut)
-        journal = Journal.open(workdir / "journal.db")
+        journal = Journal(workdir / "journal.db")
         rig = Rig(workdir, journal=journal)
         notes = rig.table.recover()
         done = [i for i, row in enumerate(input_rows) if row <= cut]

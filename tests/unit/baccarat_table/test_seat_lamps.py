@@ -23,7 +23,7 @@ T0 = 5_000_000_000
 
 
 def _table(tmp: Path, lamps: object, alarms: list[str]) -> BaccaratTable:
-    journal = Journal.open(tmp / "journal.db")
+    journal = Journal(tmp / "journal.db")
     ctx = TableContext(
         journal=journal,
         settings=ConfigStore(journal, RuleSettings()),

@@ -141,7 +141,7 @@ def open_shoe(ctl: Controller, shoe: SimShoe) -> None:
 
 
 def test_crash_before_any_ack_then_the_resent_helo_counts_no_card_twice(fast_tmp: Path) -> None:
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=5, heartbeat_s=0.3)
     url = shoe.create_pty()
     first = Controller(journal, url)
@@ -185,7 +185,7 @@ def test_a_new_shoe_powered_up_while_the_controller_was_down_with_its_helo_lost(
     with the old one's position. At this quiet moment the table waits for the dealer's
     `shoe resume`; then a coup is dealt and every card is journaled once; the shoe was told of
     nothing the journal does not hold."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=21, heartbeat_s=0.05)
     url = shoe.create_pty()
     first = Controller(journal, url)
@@ -252,7 +252,7 @@ def test_a_power_cycle_between_coups_after_a_long_idle(fast_tmp: Path) -> None:
     mid-coup" and voided a coup that had not started. Revision 2: the session is new at once;
     between coups nothing halts or is voided; the table waits for the dealer's confirmation,
     journals it, and the next coup is dealt as usual. Revision 3: the idle journals nothing."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=33, heartbeat_s=0.02)  # a long idle, quickly
     ctl = Controller(journal, shoe.create_pty())
     try:
@@ -302,7 +302,7 @@ def test_a_power_cycle_during_the_burn_after_a_lost_burn_frame(fast_tmp: Path) -
     last burn card and shifted every card after it. Revision 2: the session is new, the burn
     cannot be completed (a card left unread), the table halts; no card after the power cycle
     is taken for the burn or a coup."""
-    journal = Journal.open(fast_tmp / "journal.db")
+    journal = Journal(fast_tmp / "journal.db")
     shoe = SimShoe(seed=8, heartbeat_s=None, decks=8)
     ctl = Controller(journal, shoe.create_pty())
     try:

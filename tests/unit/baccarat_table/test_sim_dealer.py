@@ -32,7 +32,7 @@ class Dealer:
     """A table with a simulated shoe; the test is the application's loop and its console."""
 
     def __init__(self, tmp: Path) -> None:
-        self.journal = Journal.open(tmp / "journal.db")
+        self.journal = Journal(tmp / "journal.db")
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.sim = SimShoe(decks=DECKS, seed=21, cover_from_end=(COVER_FROM_END,), heartbeat_s=None)
         rules = RuleSettings.from_mapping({"baccarat": {"decks": DECKS}})

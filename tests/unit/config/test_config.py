@@ -580,7 +580,7 @@ def test_current_replays_lazily() -> None:
 
 def test_with_the_real_journal(tmp_path: Any) -> None:
     journal_mod = pytest.importorskip("controller.journal.store")
-    j = journal_mod.Journal.open(tmp_path / "j.sqlite")
+    j = journal_mod.Journal(tmp_path / "j.sqlite")
     try:
         ConfigStore(j, RuleSettings()).set("recall_depth", "50", who="tech")
         assert ConfigStore(j, RuleSettings()).current().recall_depth == 50

@@ -17,7 +17,7 @@ from controller.journal.verify import check_chain
 
 
 def _journal(tmp_path: Path, **kwargs: object) -> Journal:
-    return Journal.open(tmp_path / "j.sqlite", **kwargs)  # type: ignore[arg-type]
+    return Journal(tmp_path / "j.sqlite", **kwargs)  # type: ignore[arg-type]
 
 
 def _filled(tmp_path: Path, n: int = 10) -> Journal:

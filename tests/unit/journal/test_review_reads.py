@@ -17,7 +17,7 @@ PAGE = 4096
 
 def _damaged_journal(tmp_path: Path) -> Journal:
     db = tmp_path / "journal.sqlite"
-    journal = Journal.open(db)
+    journal = Journal(db)
     with journal.transaction():
         for i in range(3000):
             journal.append("test.row", {"i": i, "pad": "p" * 200}, round_id=i // 50)
@@ -29,7 +29,7 @@ def _damaged_journal(tmp_path: Path) -> Journal:
     low, high = len(data) // 4 // PAGE * PAGE, len(data) // 2 // PAGE * PAGE
     data[low:high] = b"\xab" * (high - low)  # pages in the middle: older rows, not the newest
     db.write_bytes(bytes(data))
-    return Journal.open(db)
+    return Journal(db)
 
 
 def test_recall_on_a_damaged_journal_raises_journal_corrupt(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_recall_on_a_damaged_journal_raises_journal_corrupt(tmp_path: Path) -> N
 
 
 def test_round_ids_are_the_newest_rounds_oldest_first(tmp_path: Path) -> None:
-    journal = Journal.open(tmp_path / "journal.sqlite")
+    journal = Journal(tmp_path / "journal.sqlite")
     try:
         for round_id in (1, 2, 1, 3, None, 4):
             journal.append("test.row", {}, round_id=round_id)

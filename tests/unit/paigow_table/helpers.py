@@ -152,7 +152,7 @@ def make_rig(
 ) -> Rig:
     path.mkdir(parents=True, exist_ok=True)
     if journal is None:
-        journal = Journal.open(path / "journal.sqlite")
+        journal = Journal(path / "journal.sqlite")
     rules = rules or settings()
     gpio = SimGPIO()
     gpio.setmode(gpio.BCM)

@@ -64,7 +64,7 @@ def test_recovery_from_a_cut_after_every_row(tmp_path: Path) -> None:
     for cut in range(1, len(rows) + 1):
         where = tmp_path / f"cut{cut}"
         where.mkdir()
-        journal = Journal.open(where / "journal.sqlite")
+        journal = Journal(where / "journal.sqlite")
         for r in rows[:cut]:
             journal.append(r.kind, r.data, round_id=r.round)
         want = expected_after(rows[:cut])

@@ -35,7 +35,7 @@ class FakeRng:
 
 
 def make(path: Path, rng: FakeRng | None, shown: list[int | None]) -> tuple[Journal, StartposRound]:
-    journal = Journal.open(path / "journal.sqlite")
+    journal = Journal(path / "journal.sqlite")
     return journal, StartposRound(journal, ASIA, rng, shown.append)
 
 
@@ -92,7 +92,7 @@ def test_one_draw_per_round(tmp_path: Path) -> None:
 
 def test_the_draw_is_journaled_before_it_is_shown(tmp_path: Path) -> None:
     seen: list[object] = []
-    journal = Journal.open(tmp_path / "journal.sqlite")
+    journal = Journal(tmp_path / "journal.sqlite")
 
     def show(number: int | None) -> None:
         row = journal.last(ROW_KINDS)
