@@ -348,17 +348,60 @@ def _hex64(obj: Mapping[str, object], name: str) -> str:
 _ROW_MESSAGE: Final = (*ROW_FIELDS, "prev", "hash")
 
 
+_ROW_KEYS: Final = frozenset((*_ROW_MESSAGE, "v"))
+
+
 def decode_row(payload: bytes) -> RowMessage:
     """A row message's fields (``v`` removed), every field of the right type."""
     obj = _object(payload)
-    _exact(obj, _ROW_MESSAGE, "row")
+    if obj.keys() != _ROW_KEYS:
+        _exact(obj, _ROW_MESSAGE, "row")
     return as_row(obj)
 
 
-@_shape_errors
 def as_row(obj: Mapping[str, object]) -> RowMessage:
     """The row in ``obj`` (a decoded message, or a held row read back from the store), every
     field of the right type; :class:`MessageError` otherwise."""
+    # every row of the feed passes here: the checks of :func:`_checked_row` in one expression
+    # (a fifth of the collector's work a row), which reports what a row that fails them lacks
+    seq, ts, mono, rnd = obj.get("seq"), obj.get("ts"), obj.get("mono"), obj.get("round")
+    boot, kind, data = obj.get("boot"), obj.get("kind"), obj.get("data")
+    prev, hash_ = obj.get("prev"), obj.get("hash")
+    if (
+        type(seq) is int
+        and 1 <= seq <= MAX_INT
+        and type(ts) is int
+        and 0 <= ts <= MAX_INT
+        and type(mono) is int
+        and 0 <= mono <= MAX_INT
+        and (rnd is None or (type(rnd) is int and 0 <= rnd <= MAX_INT))
+        and type(boot) is str
+        and boot
+        and type(kind) is str
+        and kind
+        and isinstance(data, dict)
+        and type(prev) is str
+        and _HEX64.fullmatch(prev) is not None
+        and type(hash_) is str
+        and _HEX64.fullmatch(hash_) is not None
+    ):
+        return {
+            "seq": seq,
+            "ts": ts,
+            "boot": boot,
+            "mono": mono,
+            "kind": kind,
+            "round": rnd,
+            "data": data,
+            "prev": prev,
+            "hash": hash_,
+        }
+    return _checked_row(obj)
+
+
+@_shape_errors
+def _checked_row(obj: Mapping[str, object]) -> RowMessage:
+    """:func:`as_row` field by field: the first field that is wrong is named."""
     return {
         "seq": _int64(obj, "seq", 1),
         "ts": _int64(obj, "ts"),

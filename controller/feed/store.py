@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias, TypedDict
@@ -118,6 +118,11 @@ _ADD_ROW: Final = (
     f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (site, table_id, seq) DO NOTHING"
 )
+#: A signed head; one another instance stored already is not a second head.
+_ADD_HEAD: Final = (
+    "INSERT INTO feed_heads (site, table_id, seq, hash, ts, sig, key_id, received_ns, matched)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (site, table_id, seq) DO NOTHING"
+)
 #: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
 #: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
 SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
@@ -160,6 +165,13 @@ _TABLE_COLUMNS: Final = (
     "silent",
     "forked_ns",
     "forked_seq",
+)
+#: A table's position (controller/feed/verifier.py), inserted or replaced.
+_SAVE_TABLE: Final = (
+    f"INSERT INTO feed_tables (site, table_id, {', '.join(_TABLE_COLUMNS)})"
+    f" VALUES ({', '.join('?' * (len(_TABLE_COLUMNS) + 2))})"
+    " ON CONFLICT (site, table_id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _TABLE_COLUMNS)
 )
 
 
@@ -350,6 +362,10 @@ class Store:
         self._rows: list[DBRow] = []
         #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
         self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
+        #: Heads added in this transaction and not yet sent (:meth:`add_head`), by (site,
+        #: table, seq): sent in one ``executemany`` before anything reads ``feed_heads`` and at
+        #: the commit; :meth:`set_head_matched` on one of them changes it here.
+        self._heads: dict[tuple[str, str, int], list[object]] = {}
         #: PostgreSQL: the temporary table the rows are copied into exists (committed).
         self._copy_ready = False
         #: PostgreSQL: batches whose straight COPY met a row stored already (another instance's,
@@ -428,6 +444,8 @@ class Store:
         :meth:`add_row` (``send_rows`` false: the caller knows they do not matter to it)."""
         if send_rows and self._rows and "feed_rows" in sql:
             self._send_rows()
+        if self._heads and "feed_heads" in sql:
+            self._send_heads()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
@@ -450,6 +468,20 @@ class Store:
                 return
             with contextlib.closing(self._conn.cursor()) as cur:
                 cur.executemany(self._sql(_ADD_ROW), rows)
+        except errors as exc:
+            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+
+    def _send_heads(self) -> None:
+        """The heads :meth:`add_head` kept, in one ``executemany`` (psycopg pipelines it)."""
+        heads, self._heads = list(self._heads.values()), {}
+        self._many(_ADD_HEAD, [tuple(h) for h in heads])
+
+    def _many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        """One statement over many rows; a database error is :class:`StoreError`."""
+        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
+        try:
+            with contextlib.closing(self._conn.cursor()) as cur:
+                cur.executemany(self._sql(sql), rows)
         except errors as exc:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
@@ -543,6 +575,8 @@ class Store:
     def commit(self) -> None:
         if self._rows:
             self._send_rows()
+        if self._heads:
+            self._send_heads()
         try:
             self._conn.commit()
         except self._errors() as exc:
@@ -551,6 +585,7 @@ class Store:
     def rollback(self) -> None:
         self._rows = []
         self._row_links.clear()
+        self._heads = {}
         self._copy_ready = False  # a temporary table made in the transaction is gone
         try:
             self._conn.rollback()
@@ -594,17 +629,23 @@ class Store:
         return out
 
     def save_table(self, rec: TableRecord) -> None:
-        cols = ", ".join(_TABLE_COLUMNS)
-        marks = ", ".join("?" * (len(_TABLE_COLUMNS) + 2))
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _TABLE_COLUMNS)
-        values = tuple(
-            int(v) if isinstance(v, bool) else v for v in (getattr(rec, c) for c in _TABLE_COLUMNS)
-        )
-        self.execute(
-            f"INSERT INTO feed_tables (site, table_id, {cols}) VALUES ({marks})"
-            f" ON CONFLICT (site, table_id) DO UPDATE SET {updates}",
-            (rec.site, rec.table, *values),
-        )
+        self.save_tables([rec])
+
+    def save_tables(self, recs: Iterable[TableRecord]) -> None:
+        """Store tables' positions, all in one ``executemany`` (a batch changes dozens)."""
+        rows = [
+            (
+                rec.site,
+                rec.table,
+                *(
+                    int(v) if isinstance(v, bool) else v
+                    for v in (getattr(rec, c) for c in _TABLE_COLUMNS)
+                ),
+            )
+            for rec in recs
+        ]
+        if rows:
+            self._many(_SAVE_TABLE, rows)
 
     # -- rows -------------------------------------------------------------------------------
 
@@ -721,22 +762,24 @@ class Store:
         received_ns: int,
         matched: bool | None,
     ) -> None:
-        self.execute(
-            "INSERT INTO feed_heads (site, table_id, seq, hash, ts, sig, key_id, received_ns,"
-            " matched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (site, table_id, seq) DO NOTHING",
-            (
-                site,
-                table,
-                head["seq"],
-                head["hash"],
-                head["ts"],
-                head["sig"],
-                head["key_id"],
-                received_ns,
-                None if matched is None else int(matched),
-            ),
-        )
+        """Store a signed head in this transaction (sent with the others before the next
+        statement on the heads, or at the commit; an error in it comes out of that call). A
+        head another instance stored already is not a second head."""
+        seq = int_of(head, "seq")
+        key = (site, table, seq)
+        if key in self._heads:
+            return  # the first one stays, as the database keeps it
+        self._heads[key] = [
+            site,
+            table,
+            seq,
+            head["hash"],
+            head["ts"],
+            head["sig"],
+            head["key_id"],
+            received_ns,
+            None if matched is None else int(matched),
+        ]
 
     def head_hash(self, site: str, table: str, seq: int) -> str | None:
         rows = self.execute(
@@ -746,6 +789,10 @@ class Store:
         return str(rows[0][0]) if rows else None
 
     def set_head_matched(self, site: str, table: str, seq: int, matched: bool) -> None:
+        kept = self._heads.get((site, table, seq))
+        if kept is not None:
+            kept[-1] = int(matched)
+            return
         self.execute(
             "UPDATE feed_heads SET matched = ? WHERE site = ? AND table_id = ? AND seq = ?",
             (int(matched), site, table, seq),

@@ -201,8 +201,7 @@ class Verifier:
 
     def flush(self) -> None:
         """Write every changed table position (the runner calls it before committing)."""
-        for name in sorted(self._dirty):
-            self.store.save_table(self._tables[name].rec)
+        self.store.save_tables(self._tables[name].rec for name in sorted(self._dirty))
         self._dirty.clear()
 
     def table_records(self) -> list[TableRecord]:

@@ -4,6 +4,7 @@ row once (docs/feed.md "Many collectors", "Throughput")."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.feed.store import Store
@@ -48,3 +49,47 @@ def test_a_batch_meeting_a_stored_row_stores_each_row_once(
     finally:
         first.close()
         second.close()
+
+
+def _heads_batch(store: Store, other: Store) -> None:
+    """Heads kept until the commit answer every read as if stored at once."""
+    j = TableJournal("t-heads")
+    rows = [j.append("paigow.step", {"n": n}, 1).as_dict() for n in range(3)]
+    head = j.sign().as_dict()
+    other.add_head("s", "t-heads", head, 1, None)  # another instance stored it first
+    other.commit()
+    store.add_head("s", "t-heads", head, 2, True)  # not a second head: the first stays
+    store.add_head("s", "t-heads", {**head, "seq": 2, "hash": rows[1]["hash"]}, 3, None)
+    store.set_head_matched("s", "t-heads", 2, True)  # kept: changed before it is sent
+    assert store.head_hash("s", "t-heads", 2) == rows[1]["hash"]  # a read sends them first
+    assert store.highest_head("s", "t-heads") == (3, rows[2]["hash"])
+    store.commit()
+    store.add_head("s", "t-heads", {**head, "seq": 1, "hash": rows[0]["hash"]}, 4, None)
+    store.rollback()  # a failed batch: what it kept is gone with it
+    store.commit()  # nothing left to send
+    got = store.execute(
+        "SELECT seq, received_ns, matched FROM feed_heads WHERE table_id = ? ORDER BY seq",
+        ("t-heads",),
+    )
+    assert [tuple(r) for r in got] == [(2, 3, 1), (3, 1, None)]
+
+
+def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    store, other = Store.open(url), Store.open(url)
+    try:
+        _heads_batch(store, other)
+    finally:
+        store.close()
+        other.close()
+
+
+def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_postgresql(
+    postgres_server: PostgresServer,
+) -> None:
+    store, other = Store.open(postgres_server.url), Store.open(postgres_server.url)
+    try:
+        _heads_batch(store, other)
+    finally:
+        store.close()
+        other.close()
