@@ -118,11 +118,7 @@ _ADD_ROW: Final = (
     f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (site, table_id, seq) DO NOTHING"
 )
-#: A signed head; one another instance stored already is not a second head.
-_ADD_HEAD: Final = (
-    "INSERT INTO feed_heads (site, table_id, seq, hash, ts, sig, key_id, received_ns, matched)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (site, table_id, seq) DO NOTHING"
-)
+_HEAD_COLUMNS: Final = "site, table_id, seq, hash, ts, sig, key_id, received_ns, matched"
 #: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
 #: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
 SCHEMA_LOCK: Final = 0x7443_6665_6564  # "tCfeed"
@@ -165,13 +161,6 @@ _TABLE_COLUMNS: Final = (
     "silent",
     "forked_ns",
     "forked_seq",
-)
-#: A table's position (controller/feed/verifier.py), inserted or replaced.
-_SAVE_TABLE: Final = (
-    f"INSERT INTO feed_tables (site, table_id, {', '.join(_TABLE_COLUMNS)})"
-    f" VALUES ({', '.join('?' * (len(_TABLE_COLUMNS) + 2))})"
-    " ON CONFLICT (site, table_id) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _TABLE_COLUMNS)
 )
 
 
@@ -366,8 +355,11 @@ class Store:
         #: table, seq): sent in one ``executemany`` before anything reads ``feed_heads`` and at
         #: the commit; :meth:`set_head_matched` on one of them changes it here.
         self._heads: dict[tuple[str, str, int], list[object]] = {}
-        #: PostgreSQL: the temporary table the rows are copied into exists (committed).
-        self._copy_ready = False
+        #: Table positions saved in this transaction and not yet sent (:meth:`save_tables`),
+        #: the newest by (site, table): sent like the heads.
+        self._positions: dict[tuple[str, str], tuple[object, ...]] = {}
+        #: PostgreSQL: the temporary tables made for copying into (``feed_rows_in``, ...).
+        self._temp: set[str] = set()
         #: PostgreSQL: batches whose straight COPY met a row stored already (another instance's,
         #: a lease taken over) and went through the temporary table instead.
         self.copy_conflicts = 0
@@ -446,6 +438,8 @@ class Store:
             self._send_rows()
         if self._heads and "feed_heads" in sql:
             self._send_heads()
+        if self._positions and "feed_tables" in sql:
+            self._send_positions()
         returns = sql.lstrip().upper().startswith("SELECT") or " RETURNING " in sql.upper()
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         try:
@@ -472,14 +466,32 @@ class Store:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
     def _send_heads(self) -> None:
-        """The heads :meth:`add_head` kept, in one ``executemany`` (psycopg pipelines it)."""
-        heads, self._heads = list(self._heads.values()), {}
-        self._many(_ADD_HEAD, [tuple(h) for h in heads])
+        """The heads :meth:`add_head` kept (a head another instance stored stays as it is)."""
+        heads, self._heads = [tuple(h) for h in self._heads.values()], {}
+        self._many("feed_heads", _HEAD_COLUMNS, heads, "(site, table_id, seq) DO NOTHING")
 
-    def _many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
-        """One statement over many rows; a database error is :class:`StoreError`."""
+    def _send_positions(self) -> None:
+        """The table positions :meth:`save_tables` kept (each replaces the stored one)."""
+        rows, self._positions = list(self._positions.values()), {}
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _TABLE_COLUMNS)
+        columns = f"site, table_id, {', '.join(_TABLE_COLUMNS)}"
+        self._many("feed_tables", columns, rows, f"(site, table_id) DO UPDATE SET {updates}")
+
+    def _many(
+        self, table: str, columns: str, rows: list[tuple[object, ...]], conflict: str
+    ) -> None:
+        """Many rows into ``table``: PostgreSQL by ``COPY`` (:meth:`_copy_in`), or in its
+        pipeline (no ``COPY`` there) and SQLite by one ``executemany``. A database error is
+        :class:`StoreError`."""
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
+        conn = self._conn
         try:
+            if not isinstance(conn, sqlite3.Connection) and not conn.pgconn.pipeline_status:
+                with conn.cursor() as cur:
+                    self._copy_in(cur, table, columns, rows, conflict)
+                return
+            marks = ", ".join("?" * (columns.count(",") + 1))
+            sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT {conflict}"
             with contextlib.closing(self._conn.cursor()) as cur:
                 cur.executemany(self._sql(sql), rows)
         except errors as exc:
@@ -505,20 +517,33 @@ class Store:
                 cur.execute("RELEASE SAVEPOINT feed_rows_copy")
                 return
         with conn.cursor() as cur:
-            if not self._copy_ready:
-                cur.execute(
-                    "CREATE TEMPORARY TABLE IF NOT EXISTS feed_rows_in"
-                    " (LIKE feed_rows INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
-                )
-                self._copy_ready = True
-            with cur.copy(f"COPY feed_rows_in ({_ROW_COLUMNS}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+            self._copy_in(cur, "feed_rows", _ROW_COLUMNS, rows, "(site, table_id, seq) DO NOTHING")
+
+    def _copy_in(
+        self,
+        cur: psycopg.Cursor[DBRow],
+        table: str,
+        columns: str,
+        rows: Iterable[tuple[object, ...]],
+        conflict: str,
+    ) -> None:
+        """PostgreSQL, outside the pipeline: ``rows`` by ``COPY`` into a temporary table shaped
+        as ``table``, then moved into it by one ``INSERT ... ON CONFLICT`` (a ``COPY`` cannot
+        skip or update a row the table holds; a statement a row costs a round of the driver)."""
+        temp = f"{table}_in"
+        if temp not in self._temp:
             cur.execute(
-                f"INSERT INTO feed_rows ({_ROW_COLUMNS}) SELECT {_ROW_COLUMNS} FROM feed_rows_in"
-                " ON CONFLICT (site, table_id, seq) DO NOTHING"
+                f"CREATE TEMPORARY TABLE IF NOT EXISTS {temp}"
+                f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
-            cur.execute("TRUNCATE feed_rows_in")
+            self._temp.add(temp)
+        with cur.copy(f"COPY {temp} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        cur.execute(
+            f"WITH moved AS (DELETE FROM {temp} RETURNING {columns})"
+            f" INSERT INTO {table} ({columns}) SELECT {columns} FROM moved ON CONFLICT {conflict}"
+        )
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -577,6 +602,8 @@ class Store:
             self._send_rows()
         if self._heads:
             self._send_heads()
+        if self._positions:
+            self._send_positions()
         try:
             self._conn.commit()
         except self._errors() as exc:
@@ -586,7 +613,8 @@ class Store:
         self._rows = []
         self._row_links.clear()
         self._heads = {}
-        self._copy_ready = False  # a temporary table made in the transaction is gone
+        self._positions = {}
+        self._temp = set()  # a temporary table made in the transaction is gone
         try:
             self._conn.rollback()
         except self._errors() as exc:
@@ -632,9 +660,10 @@ class Store:
         self.save_tables([rec])
 
     def save_tables(self, recs: Iterable[TableRecord]) -> None:
-        """Store tables' positions, all in one ``executemany`` (a batch changes dozens)."""
-        rows = [
-            (
+        """Store tables' positions in this transaction (sent together before the next
+        statement on ``feed_tables``, or at the commit: a batch changes hundreds)."""
+        for rec in recs:
+            self._positions[(rec.site, rec.table)] = (
                 rec.site,
                 rec.table,
                 *(
@@ -642,10 +671,6 @@ class Store:
                     for v in (getattr(rec, c) for c in _TABLE_COLUMNS)
                 ),
             )
-            for rec in recs
-        ]
-        if rows:
-            self._many(_SAVE_TABLE, rows)
 
     # -- rows -------------------------------------------------------------------------------
 
