@@ -156,8 +156,15 @@ class Topic:
     channel: Channel
 
 
+#: Topics remembered by :func:`parse_topic`: a site's tables times their channels, with room.
+TOPICS_KEPT: Final = 16384
+
+
+@functools.lru_cache(maxsize=TOPICS_KEPT)
 def parse_topic(text: str) -> Topic:
-    """The site, table and channel of a feed topic; :class:`MessageError` for anything else."""
+    """The site, table and channel of a feed topic; :class:`MessageError` for anything else.
+    Every message's topic is one of a few thousand: each is parsed once (an error is not
+    remembered, so a bad topic costs its sender a parse each time, not the cache a place)."""
     parts = text.split("/")
     if len(parts) != 4 or parts[0] != "tc":
         raise MessageError(f"topic {text!r} is not tc/<site>/<table>/<channel>")
