@@ -154,6 +154,7 @@ class Verifier:
         self.settings = settings
         self._on_alarm = on_alarm
         self._wall_ns = wall_ns
+        self._alarm_topic = alarm_topic(settings.site)
         self.counters = Counters()
         #: Silence and gaps are timed from here at the earliest: what a collector that was
         #: away receives first is what the broker kept for it, not the tables' silence.
@@ -259,7 +260,7 @@ class Verifier:
     def handle(self, topic: str, payload: bytes) -> None:
         """Check one message and store it or refuse it with an alarm; never raises for bad
         input (the store's own errors do propagate: the runner retries the batch)."""
-        if topic == alarm_topic(self.settings.site):
+        if topic == self._alarm_topic:
             return  # the collectors' own alarms (docs/feed.md "Alarms out"), not a table's
         self.counters.messages += 1
         try:
