@@ -352,8 +352,8 @@ class Store:
         #: Those rows' (prev, hash) by (site, table, seq): :meth:`row_link` answers from here.
         self._row_links: dict[tuple[str, str, int], tuple[str, str]] = {}
         #: Heads added in this transaction and not yet sent (:meth:`add_head`), by (site,
-        #: table, seq): sent in one ``executemany`` before anything reads ``feed_heads`` and at
-        #: the commit; :meth:`set_head_matched` on one of them changes it here.
+        #: table, seq): sent together (:meth:`_many`) before the next statement on
+        #: ``feed_heads`` and at the commit; :meth:`set_head_matched` on one changes it here.
         self._heads: dict[tuple[str, str, int], list[object]] = {}
         #: Table positions saved in this transaction and not yet sent (:meth:`save_tables`),
         #: the newest by (site, table): sent like the heads.
