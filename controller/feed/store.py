@@ -466,9 +466,17 @@ class Store:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
     def _send_heads(self) -> None:
-        """The heads :meth:`add_head` kept (a head another instance stored stays as it is)."""
+        """The heads :meth:`add_head` kept. A head stored already (another instance's, or one
+        sent earlier in the transaction) stays as it is, except that a kept head's match with
+        its row (:meth:`set_head_matched`) is recorded on it, as the ``UPDATE`` it stands for."""
         heads, self._heads = [tuple(h) for h in self._heads.values()], {}
-        self._many("feed_heads", _HEAD_COLUMNS, heads, "(site, table_id, seq) DO NOTHING")
+        self._many(
+            "feed_heads",
+            _HEAD_COLUMNS,
+            heads,
+            "(site, table_id, seq) DO UPDATE SET matched = COALESCE(excluded.matched,"
+            " feed_heads.matched)",
+        )
 
     def _send_positions(self) -> None:
         """The table positions :meth:`save_tables` kept (each replaces the stored one)."""

@@ -64,12 +64,12 @@ def _encoded_row(row: Mapping[str, object]) -> tuple[bytes, str]:
         # at once (the loop below gives the same bytes for any value)
         try:
             data = _ENCODER.encode(row["data"])
+            text = (
+                f'{{"boot":{_string(boot)},"data":{data},"kind":{_string(kind)},"mono":{mono},'
+                f'"round":{"null" if rnd is None else rnd},"seq":{seq},"ts":{ts}}}'
+            )
         except (TypeError, ValueError) as exc:
             raise ChainError(f"not canonical JSON: {exc}") from None
-        text = (
-            f'{{"boot":{_string(boot)},"data":{data},"kind":{_string(kind)},"mono":{mono},'
-            f'"round":{"null" if rnd is None else rnd},"seq":{seq},"ts":{ts}}}'
-        )
         return text.encode("utf-8"), data
     try:
         data = _ENCODER.encode(row["data"])

@@ -58,7 +58,7 @@ def _heads_batch(store: Store, other: Store) -> None:
     head = j.sign().as_dict()
     other.add_head("s", "t-heads", head, 1, None)  # another instance stored it first
     other.commit()
-    store.add_head("s", "t-heads", head, 2, True)  # not a second head: the first stays
+    store.add_head("s", "t-heads", head, 2, True)  # not a second head: the first stays, matched
     store.add_head("s", "t-heads", {**head, "seq": 2, "hash": rows[1]["hash"]}, 3, None)
     store.set_head_matched("s", "t-heads", 2, True)  # kept: changed before it is sent
     assert store.head_hash("s", "t-heads", 2) == rows[1]["hash"]  # a read sends them first
@@ -71,7 +71,7 @@ def _heads_batch(store: Store, other: Store) -> None:
         "SELECT seq, received_ns, matched FROM feed_heads WHERE table_id = ? ORDER BY seq",
         ("t-heads",),
     )
-    assert [tuple(r) for r in got] == [(2, 3, 1), (3, 1, None)]
+    assert [tuple(r) for r in got] == [(2, 3, 1), (3, 1, 1)]
 
 
 def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_sqlite(tmp_path: Path) -> None:
@@ -90,6 +90,52 @@ def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_postgresql(
     store, other = Store.open(postgres_server.url), Store.open(postgres_server.url)
     try:
         _heads_batch(store, other)
+    finally:
+        store.close()
+        other.close()
+
+
+def _matched_on_a_stored_head(store: Store, other: Store) -> None:
+    """A head stored already while its row had not arrived (by another instance, or sent by a
+    read earlier in the transaction), kept again and matched to its row: it is stored matched."""
+    j = TableJournal("t-m")
+    for n in range(4):
+        j.append("paigow.step", {"n": n}, 1)
+    head = j.sign().as_dict()
+    other.add_head("s", "t-m", head, 1, None)  # another instance, before the row came
+    other.commit()
+    store.add_head("s", "t-m", head, 2, None)
+    store.set_head_matched("s", "t-m", 4, True)
+    earlier = {**head, "seq": 2, "hash": "ab" * 32}
+    store.add_head("s", "t-m", earlier, 3, None)
+    assert store.head_hash("s", "t-m", 2) == "ab" * 32  # the read sends the kept heads
+    store.add_head("s", "t-m", earlier, 4, None)  # kept again: not a second head
+    store.set_head_matched("s", "t-m", 2, True)
+    store.add_head("s", "t-m", {**head, "seq": 1, "hash": "cd" * 32}, 5, None)
+    store.commit()
+    got = store.execute(
+        "SELECT seq, received_ns, matched FROM feed_heads WHERE table_id = ? ORDER BY seq",
+        ("t-m",),
+    )
+    assert [tuple(r) for r in got] == [(1, 5, None), (2, 3, 1), (4, 1, 1)]
+
+
+def test_a_kept_head_matched_is_stored_matched_over_a_stored_one_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    store, other = Store.open(url), Store.open(url)
+    try:
+        _matched_on_a_stored_head(store, other)
+    finally:
+        store.close()
+        other.close()
+
+
+def test_a_kept_head_matched_is_stored_matched_over_a_stored_one_postgresql(
+    postgres_server: PostgresServer,
+) -> None:
+    store, other = Store.open(postgres_server.url), Store.open(postgres_server.url)
+    try:
+        _matched_on_a_stored_head(store, other)
     finally:
         store.close()
         other.close()

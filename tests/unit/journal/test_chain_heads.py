@@ -187,3 +187,12 @@ def test_a_journal_rows_canonical_bytes_are_json_dumps_of_its_fields(
     assert row_hash_and_data(GENESIS, row)[1] == json.dumps(
         data, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
+
+
+def test_a_row_whose_integer_cannot_be_written_is_a_chain_error() -> None:
+    """An integer Python will not write as text (beyond its digit limit) is a ChainError, as
+    any value JSON cannot carry: a walk reports the row instead of failing."""
+    row = {**ROW, "mono": 10**5000}
+    with pytest.raises(ChainError):
+        canonical_row(row)
+    assert not verify_rows([row]).ok
