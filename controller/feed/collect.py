@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Final
 from controller.feed.alarms import AlarmEvent, AlarmSink, SyslogSink, alarm_topic
 from controller.feed.broker import BrokerSettings, new_client
 from controller.feed.keys import KeyRing
-from controller.feed.messages import site_filter
+from controller.feed.messages import MessageError, decode_status, site_filter
 from controller.feed.share import RENEW_S, Share
-from controller.feed.store import Store, StoreError
+from controller.feed.store import Store, StoreError, TableRecord
 from controller.feed.verifier import UNKNOWN, Verifier, VerifierSettings
 
 if TYPE_CHECKING:
@@ -304,14 +304,29 @@ class Collector:
 
     def _pause(self, stop: threading.Event, seconds: float) -> None:
         """Wait ``seconds`` (or until ``stop``) before trying the broker again, still saying
-        every :data:`HEALTH_S` that it is away."""
+        every :data:`HEALTH_S` that it is away and keeping its membership and leases alive
+        every :data:`RENEW_S`: a broker outage is not this instance's death, and instances
+        that all lost the broker must not adopt one another's tables."""
         deadline = time.monotonic() + seconds
         while not stop.is_set():
+            self._keep_leases()
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            stop.wait(min(left, HEALTH_S))
+            stop.wait(min(left, HEALTH_S, RENEW_S))
             self._report_health()
+
+    def _keep_leases(self) -> None:
+        if self.share is None:
+            return
+        try:
+            self.share.keep_alive(time.time_ns())
+        except StoreError as exc:
+            log.warning("collector: cannot renew its leases while the broker is away: %s", exc)
+            try:
+                self.store.rollback()
+            except StoreError:
+                pass
 
     def _report_health(self, *, stopping: bool = False) -> None:
         """Record in the store whether this collector holds the broker, when it changes and
@@ -362,12 +377,17 @@ class Collector:
             return []
         # what another instance stored meanwhile is the record now
         self.verifier.reload()
-        cutoff = time.monotonic() - REPLAY_S
+        now = time.monotonic()
+        cutoff = now - REPLAY_S
+        records = {r.table: r for r in self.verifier.table_records()}
+        wall_ns = time.time_ns()
         # acknowledged when they were left: generation -1 is never acknowledged again
         replay = [
             replace(m, generation=-1)
             for when, m in self._left
-            if when >= cutoff and _table_of(m.topic) in gained
+            if when >= cutoff
+            and _table_of(m.topic) in gained
+            and not _judged(m, records.get(_table_of(m.topic) or ""), wall_ns - (now - when) * 1e9)
         ]
         self._left = deque(
             ((w, m) for w, m in self._left if _table_of(m.topic) not in gained),
@@ -501,6 +521,24 @@ class Collector:
             self.verifier.reload()
         except StoreError as again:
             log.error("collector: store still failing: %s", again)
+
+
+def _judged(msg: _Message, rec: TableRecord | None, arrived_ns: float) -> bool:
+    """True for a kept ``status`` that the instance which held the table judged already: it
+    is the status the store holds, or it arrived before the table was last heard (rows, heads
+    and online statuses are stored in the order the table sent them, so that instance had
+    judged it). Replayed again it would be judged against newer rows: a clean stop before a
+    new session read as going offline in the new session's round. Rows and heads are replayed
+    whole: a second copy is a duplicate."""
+    if rec is None or not msg.topic.endswith("/status"):
+        return False
+    try:
+        status = decode_status(msg.payload)
+    except MessageError:
+        return False  # refused when replayed, as it was when it arrived
+    if (status["state"], status["ts"]) == (rec.status, rec.status_ts):
+        return True
+    return rec.last_seen_ns is not None and arrived_ns < rec.last_seen_ns
 
 
 def _table_of(topic: str) -> str | None:

@@ -123,8 +123,15 @@ def acknowledge(
     if len(found) > 1:
         raise AckError(f"table {table!r} is on several sites: name one with --site")
     rec = found[0]
-    if rec.forked_ns is None or not is_forked(store, rec):
+    if rec.forked_ns is None:
         raise AckError(f"table {rec.site}/{table} is not forked: nothing to acknowledge")
+    if not is_forked(store, rec):
+        done = [a for a in store.acks(rec.site, rec.table) if a.forked_ns == rec.forked_ns]
+        who = f" by {done[-1].by} at {_stamp(done[-1].ts_ns)}" if done else ""
+        raise AckError(
+            f"table {rec.site}/{table} is forked and already acknowledged{who}: nothing more"
+            " to acknowledge"
+        )
     ack = Ack(
         time.time_ns() if now_ns is None else now_ns, rec.site, table, rec.forked_ns, by, note
     )

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Final, TypedDict
 from urllib.parse import parse_qs, urlsplit
 
+from controller.config.profile import GAMES
 from controller.feed.floor import (
     CLOSING_KINDS,
     HEALTH_STALE_S,
@@ -51,7 +52,14 @@ from controller.feed.floor import (
 )
 from controller.feed.floorauth import Session, Sessions, UserError, load_users, verify
 from controller.feed.floorhtml import PAGE
-from controller.feed.store import AlarmAck, Store, StoreError, TableEvent, TableRecord
+from controller.feed.store import (
+    AlarmAck,
+    Store,
+    StoredRow,
+    StoreError,
+    TableEvent,
+    TableRecord,
+)
 from controller.fields.readers import as_map
 
 log = logging.getLogger("controller.feed.floorpage")
@@ -192,8 +200,14 @@ class _Seen:
     result: str
 
 
-def _game(kind: str) -> str:
-    return kind.partition(".")[0]
+def _game(rows: list[StoredRow]) -> str:
+    """The table's game: the newest row a game wrote (``paigow.*``, ``baccarat.*``, ...), not
+    the newest row (after a stop that is ``app.shutdown``, after a scrub ``journal.*``)."""
+    for row in reversed(rows):
+        prefix = str(row["kind"]).partition(".")[0]
+        if prefix in GAMES:
+            return prefix
+    return ""
 
 
 def _result(row: Mapping[str, object]) -> str:
@@ -298,7 +312,7 @@ class Snapshots:
         if seen is not None and seen.frontier == rec.frontier_seq:
             return seen
         rows = self.store.newest_rows(rec.site, rec.table, ROUND_LOOKBACK)
-        game = _game(str(rows[-1]["kind"])) if rows else (seen.game if seen else "")
+        game = _game(rows) or (seen.game if seen else "")
         state, result = "", seen.result if seen else ""
         for row in reversed(rows):
             if not state:

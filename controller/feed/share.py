@@ -68,20 +68,7 @@ class Share:
         until = now_ns + lease
         out = Renewal()
         db = self.store
-        db.execute(
-            "INSERT INTO collector_members (site, holder, client_id, expires_ns, adopted_by)"
-            " VALUES (?, ?, ?, ?, NULL) ON CONFLICT (site, holder) DO UPDATE SET"
-            " client_id = excluded.client_id, expires_ns = excluded.expires_ns, adopted_by = NULL",
-            (s, me, self.client_id, until),
-        )
-        held = {
-            str(r[0])
-            for r in db.execute(
-                "UPDATE collector_leases SET expires_ns = ? WHERE site = ? AND holder = ?"
-                " RETURNING table_id",
-                (until, s, me),
-            )
-        }
+        held = self._alive(until)
         dead = db.execute(
             "SELECT holder FROM collector_members WHERE site = ? AND expires_ns < ?"
             " AND adopted_by IS NULL AND holder <> ?",
@@ -158,6 +145,33 @@ class Share:
         out.gained, out.lost = held - self.held, self.held - held
         self.held = out.held = held
         return out
+
+    def _alive(self, until: int) -> set[str]:
+        """Renew the membership and the leases held to ``until``; the tables held."""
+        s, me, db = self.site, self.holder, self.store
+        db.execute(
+            "INSERT INTO collector_members (site, holder, client_id, expires_ns, adopted_by)"
+            " VALUES (?, ?, ?, ?, NULL) ON CONFLICT (site, holder) DO UPDATE SET"
+            " client_id = excluded.client_id, expires_ns = excluded.expires_ns, adopted_by = NULL",
+            (s, me, self.client_id, until),
+        )
+        return {
+            str(r[0])
+            for r in db.execute(
+                "UPDATE collector_leases SET expires_ns = ? WHERE site = ? AND holder = ?"
+                " RETURNING table_id",
+                (until, s, me),
+            )
+        }
+
+    def keep_alive(self, now_ns: int) -> None:
+        """While the broker is away: renew the membership and the leases held, nothing more
+        (committed here). The instance is not dead (its tables' messages wait for it in its
+        broker session), so no other adopts its tables; it adopts and claims nothing either,
+        since it could not drain or receive what it would gain."""
+        self.store.rollback()
+        self._alive(now_ns + self._ns(LEASE_S))
+        self.store.commit()
 
     def take_offered(self, now_ns: int, tables: Iterable[str]) -> set[str]:
         """Take tables another instance offered (this one subscribed to them already); waits

@@ -11,6 +11,7 @@ import importlib.util
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -189,3 +190,139 @@ def test_a_second_collector_on_one_sqlite_file_refuses_to_start(
         assert first.poll() is None
     finally:
         kill(first, signal.SIGTERM)
+
+
+def _step(t: TableJournal, kind: str, before: str, after: str, rnd: int) -> None:
+    t.append(kind, {"trigger": after, "from": before, "state": after}, rnd)
+
+
+def _status(url: str, table: str) -> str:
+    store = Store.open(url)
+    try:
+        return next((r.status for r in store.tables() if r.table == table), "")
+    finally:
+        store.close()
+
+
+def test_a_table_taken_over_is_not_judged_again_on_a_status_already_judged(
+    mosquitto_broker: MosquittoBroker, postgres_url: str, tmp_path: Path
+) -> None:
+    """Tables stop cleanly between rounds, start again and are in a round when the collector
+    serving them is killed: the survivor replays what it kept of them, their earlier
+    ``offline`` among it, and raises nothing (that status was judged when it came, between
+    rounds; judged again against the new rows it would read as going offline in a round)."""
+    b = mosquitto_broker
+    tables = [TableJournal(f"table-{n:02d}") for n in range(1, 5)]
+    keys = write_keys(tmp_path / "k", *tables)
+    names = [f"tc-collector-{SITE}-{n}" for n in (1, 2)]
+    logs = {name: tmp_path / f"{name}.log" for name in names}
+    procs = {
+        name: collect_process(b, postgres_url, keys, logs[name], client_id=name) for name in names
+    }
+    pubs = []
+    try:
+        for name in names:
+            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
+        pubs = [publisher(b, t, t.table, tmp_path) for t in tables]
+        wait_for(lambda: len(_leases(postgres_url)) == len(tables), 40, "tables leased")
+        for t, p in zip(tables, pubs, strict=True):  # a round, settled
+            _step(t, "paigow.state", "inspection", "washing", 1)
+            _step(t, "paigow.drawn", "no_more_bets", "dealing", 1)
+            _step(t, "paigow.settled", "dealer_hands", "washing", 1)
+            _step(t, "paigow.state", "washing", "inspection", 2)
+            t.sign()
+            p.wake()
+        for p in pubs:  # each stops cleanly between rounds: offline
+            p.stop()
+        for t in tables:
+            wait_for(lambda t=t: _status(postgres_url, t.table) == "offline", 30, "offline")
+        pubs = [publisher(b, t, t.table, tmp_path) for t in tables]  # and starts again
+        for t in tables:
+            wait_for(lambda t=t: _status(postgres_url, t.table) == "online", 30, "online")
+        for t, p in zip(tables, pubs, strict=True):  # a round under way
+            _step(t, "paigow.state", "inspection", "washing", 2)
+            _step(t, "paigow.drawn", "no_more_bets", "dealing", 2)
+            t.sign()
+            p.wake()
+        for t in tables:
+            wait_for(
+                lambda t=t: len(stored(postgres_url, SITE, t.table)) == len(t.rows),
+                30,
+                f"{t.table}: the round's rows stored",
+            )
+        leases = _leases(postgres_url)
+        assert set(leases.values()) == set(names), leases
+        victim = leases[tables[0].table]
+        kill(procs.pop(victim), signal.SIGKILL)
+        (survivor,) = procs
+        wait_for(lambda: set(_leases(postgres_url).values()) == {survivor}, 40, "taken over")
+        wait_for(lambda: "took over" in logs[survivor].read_text(), 10, "takeover logged")
+        for t, p in zip(tables, pubs, strict=True):
+            _step(t, "paigow.state", "dealing", "hands_set", 2)
+            p.wake()
+        for t in tables:
+            wait_for(
+                lambda t=t: len(stored(postgres_url, SITE, t.table)) == len(t.rows),
+                30,
+                f"{t.table}: every row stored after the takeover",
+            )
+        # the replay came before the rows after the takeover: judged by now
+        assert _alarms(postgres_url) == []
+    finally:
+        for proc in procs.values():
+            kill(proc, signal.SIGTERM)
+        for p in pubs:
+            p.stop()
+
+
+def test_collectors_that_lost_the_broker_keep_their_tables(
+    mosquitto_broker: MosquittoBroker, postgres_url: str, tmp_path: Path
+) -> None:
+    """The broker is away for longer than a lease while two collectors run: neither is dead,
+    so neither adopts the other's tables; when it is back each serves what it served and
+    every row is stored once (docs/feed.md "Many collectors")."""
+    from controller.feed.share import LEASE_S, RENEW_S
+
+    b = mosquitto_broker
+    tables = [TableJournal(f"table-{n:02d}") for n in range(1, 5)]
+    keys = write_keys(tmp_path / "k", *tables)
+    names = [f"tc-collector-{SITE}-{n}" for n in (1, 2)]
+    logs = {name: tmp_path / f"{name}.log" for name in names}
+    procs = {
+        name: collect_process(b, postgres_url, keys, logs[name], client_id=name) for name in names
+    }
+    pubs = []
+    try:
+        for name in names:
+            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
+        pubs = [publisher(b, t, t.table, tmp_path) for t in tables]
+        wait_for(lambda: len(set(_leases(postgres_url).values())) == 2, 40, "each its share")
+        before = _leases(postgres_url)
+        b.stop()
+        for t in tables:  # the tables play on while the broker is away
+            t.rounds(2)
+            t.sign()
+        deadline = time.monotonic() + 2 * (LEASE_S + RENEW_S)
+        while time.monotonic() < deadline:
+            assert _leases(postgres_url) == before
+            time.sleep(1.0)
+        b.start()
+        for p in pubs:
+            p.wake()
+        for t in tables:
+            wait_for(
+                lambda t=t: len(stored(postgres_url, SITE, t.table)) == len(t.rows),
+                60,
+                f"{t.table}: every row stored after the outage",
+            )
+            assert [r["seq"] for r in stored(postgres_url, SITE, t.table)] == list(
+                range(1, len(t.rows) + 1)
+            )
+        assert _leases(postgres_url) == before
+        assert not any("took over" in logs[n].read_text() for n in names)
+        assert _alarms(postgres_url) == []
+    finally:
+        for proc in procs.values():
+            kill(proc, signal.SIGTERM)
+        for p in pubs:
+            p.stop()

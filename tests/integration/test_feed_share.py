@@ -62,3 +62,40 @@ def test_share_claim_offer_take_adopt(postgres_url: str) -> None:
     finally:
         a_store.close()
         b_store.close()
+
+
+def test_members_away_from_the_broker_keep_their_tables(postgres_url: str) -> None:
+    """Both instances lost the broker (an outage): each keeps its membership and leases alive
+    and nothing more, so neither adopts the other's tables; one that only keeps alive is not
+    adopted, one that stops altogether still is."""
+    a_store, b_store = Store.open(postgres_url), Store.open(postgres_url)
+    try:
+        a = Share(a_store, "site-away", "a", "tc-collector-away-a")
+        b = Share(b_store, "site-away", "b", "tc-collector-away-b")
+        t = 1000 * S
+        a.renew(t, TABLES, claim=False)
+        a.renew(t + 2 * S, TABLES)
+        b.renew(t + 3 * S, TABLES, claim=False)
+        a.renew(t + 4 * S, TABLES)
+        b.take_offered(t + 5 * S, b.renew(t + 5 * S, TABLES).offered)
+        a_held = set(TABLES) - b.held
+        assert a.renew(t + 6 * S, TABLES).held == a_held
+        # the broker is away for three lease times: both only keep alive every RENEW_S
+        step = int(RENEW_S * S)
+        now = t + 6 * S
+        while now < t + 6 * S + int(3 * LEASE_S * S):
+            now += step
+            a.keep_alive(now)
+            b.keep_alive(now)
+        # back: nobody adopted anybody, each holds what it held
+        ra, rb = a.renew(now + step, TABLES), b.renew(now + step, TABLES)
+        assert ra.adopted == [] and rb.adopted == []
+        assert ra.held == a_held and rb.held == set(TABLES) - a_held
+        assert ra.lost == set() and rb.lost == set()
+        # b stops keeping alive too (killed): it is adopted as before
+        later = now + step + int((LEASE_S + RENEW_S) * S)
+        a.keep_alive(later - step)  # a only kept alive meanwhile: it adopts nothing itself
+        assert [cid for cid, _ in a.renew(later, TABLES).adopted] == ["tc-collector-away-b"]
+    finally:
+        a_store.close()
+        b_store.close()

@@ -50,7 +50,7 @@ def test_the_floor_pages_store_on_postgresql(postgres_url: str, tmp_path: Path) 
         try:
             page.acknowledge("J. Doe", {"table": f"{SITE}/table-07", "note": "again"})
         except RequestError as exc:
-            assert exc.status == 409 and "not forked" in exc.message
+            assert exc.status == 409 and "already acknowledged by J. Doe" in exc.message
         else:
             raise AssertionError("a second acknowledgement of the same divergence")
     finally:

@@ -490,6 +490,19 @@ def test_game_state_and_last_result_come_from_the_newest_rows(tmp_path: Path) ->
     store.commit()
     by = {t["table"]: t for t in snaps.build()["tables"]}
     assert by["pg"]["result"] == "round 5 voided"
+    # the table stops (app.shutdown) and its journal is scrubbed: still pai gow, the game the
+    # table plays, not the first word of its newest row's kind
+    store.add_row(SITE, "pg", _row(4, "app.shutdown", None, {}), 4)
+    store.add_row(SITE, "pg", _row(5, "journal.scrubbed", None, {}), 5)
+    store.save_table(TableRecord(SITE, "pg", frontier_seq=5, last_round=5))
+    store.commit()
+    by = {t["table"]: t for t in snaps.build()["tables"]}
+    assert by["pg"]["game"] == "paigow"
+    # a table whose every newest row is the application's shows no game rather than "app"
+    store.add_row(SITE, "idle", _row(1, "app.start", None, {}), 1)
+    store.save_table(TableRecord(SITE, "idle", frontier_seq=1))
+    store.commit()
+    assert {t["table"]: t for t in snaps.build()["tables"]}["idle"]["game"] == ""
     store.close()
 
 

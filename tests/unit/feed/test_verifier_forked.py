@@ -6,6 +6,7 @@ person acknowledges it; history re-sent that matches the record raises nothing."
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -75,8 +76,15 @@ def test_a_rolled_back_table_played_past_the_record_is_forked_not_spliced(
     assert ack.ts_ns > 0
     assert not is_forked(rig.store, rig.store.tables()[0])
     assert "forked (acknowledged)" in floor_lines(rig.store, site=SITE)[1]
-    with pytest.raises(AckError, match="not forked"):
-        acknowledge(rig.store, "table-07", "J. Doe", "again")
+    # acknowledged already: said so, with who and when (the table is still forked)
+    stamp = datetime.fromtimestamp(ack.ts_ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with pytest.raises(AckError) as again:
+        acknowledge(rig.store, "table-07", "A. N. Other", "again")
+    assert str(again.value) == (
+        f"table {SITE}/table-07 is forked and already acknowledged by J. Doe at {stamp}:"
+        " nothing more to acknowledge"
+    )
+    assert len(rig.store.acks()) == 1
     # still on the other history: evidence, never the record, not even past a gap timeout
     alarms = rig.store.alarms()
     more = table.rounds(1)
