@@ -273,6 +273,7 @@ class Snapshots:
         # what the tables publish of themselves, read again only where it arrived since
         self._derived_mark: int | None = None
         self._meters: dict[tuple[str, str], tuple[int, str]] = {}  # seq, summary
+        self._games: dict[tuple[str, str], str] = {}  # the game the newest meters name
         self._newest: dict[tuple[str, str], TableEvent] = {}
         self._switch: dict[tuple[str, str], TableEvent] = {}  # newest of 190/191
 
@@ -304,6 +305,7 @@ class Snapshots:
             old = self._meters.get((site, table))
             if old is None or old[0] <= seq:
                 self._meters[(site, table)] = (seq, meters_summary(m))
+                self._games[(site, table)] = m["game"]
         self._derived_mark = mark
 
     def _rows_seen(self, rec: TableRecord) -> _Seen:
@@ -398,7 +400,8 @@ class Snapshots:
                     "id": f"{rec.site}/{rec.table}",
                     "site": rec.site,
                     "table": rec.table,
-                    "game": seen.game,
+                    # no game row among its newest (started and idle): its meters name it
+                    "game": seen.game or self._games.get(key, ""),
                     "round": rec.last_round,
                     "state": seen.state,
                     "result": seen.result,

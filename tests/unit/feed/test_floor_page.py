@@ -503,6 +503,12 @@ def test_game_state_and_last_result_come_from_the_newest_rows(tmp_path: Path) ->
     store.save_table(TableRecord(SITE, "idle", frontier_seq=1))
     store.commit()
     assert {t["table"]: t for t in snaps.build()["tables"]}["idle"]["game"] == ""
+    # until its meters arrive: they name the game it is set up for
+    from tests.feed_hostile import honest_meters
+
+    store.save_meters(SITE, "idle", {**honest_meters("idle", seq=1), "game": "baccarat"}, 3)
+    store.commit()
+    assert {t["table"]: t for t in snaps.build()["tables"]}["idle"]["game"] == "baccarat"
     store.close()
 
 
