@@ -323,10 +323,15 @@ class Collector:
             self.share.keep_alive(time.time_ns())
         except StoreError as exc:
             log.warning("collector: cannot renew its leases while the broker is away: %s", exc)
-            try:
-                self.store.rollback()
-            except StoreError:
-                pass
+            self._rollback_quietly()
+
+    def _rollback_quietly(self) -> None:
+        """After a write the store refused: undo what is left of it (a store that cannot even
+        do that is found again by the next write)."""
+        try:
+            self.store.rollback()
+        except StoreError:
+            pass
 
     def _report_health(self, *, stopping: bool = False) -> None:
         """Record in the store whether this collector holds the broker, when it changes and
@@ -345,10 +350,7 @@ class Collector:
             self.store.commit()
         except StoreError as exc:
             log.warning("collector: cannot record its health: %s", exc)
-            try:
-                self.store.rollback()
-            except StoreError:
-                pass
+            self._rollback_quietly()
             return
         self._health = (connected, now)
 
@@ -506,10 +508,7 @@ class Collector:
         makes the broker deliver it again once the store is back."""
         log.error("collector: store failed: %s", exc)
         self._out(f"collector: store failed ({exc}); retrying")
-        try:
-            self.store.rollback()
-        except StoreError:
-            pass
+        self._rollback_quietly()
         self._disconnect()
         while True:  # drop what was queued: it is delivered again after reconnecting
             try:

@@ -113,11 +113,6 @@ _ROW_COLUMNS: Final = (
 )
 
 
-#: A stored row; a row another instance stored already (a lease taken over) is not a second row.
-_ADD_ROW: Final = (
-    f"INSERT INTO feed_rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (site, table_id, seq) DO NOTHING"
-)
 _HEAD_COLUMNS: Final = "site, table_id, seq, hash, ts, sig, key_id, received_ns, matched"
 #: The key of the PostgreSQL advisory lock that makes one instance at a time create or migrate
 #: the schema (two ``CREATE TABLE IF NOT EXISTS`` at once can both try to create the table).
@@ -450,20 +445,11 @@ class Store:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
     def _send_rows(self) -> None:
-        """The rows :meth:`add_row` kept, in one ``executemany`` (one statement prepared once,
-        the rows streamed: a statement a row costs PostgreSQL a round of the driver each)."""
+        """The rows :meth:`add_row` kept (a row another instance stored already, a lease taken
+        over, is not a second row); on PostgreSQL straight into ``feed_rows`` when none is."""
         rows, self._rows = self._rows, []
         self._row_links.clear()
-        errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
-        try:
-            conn = self._conn
-            if not isinstance(conn, sqlite3.Connection) and not conn.pgconn.pipeline_status:
-                self._copy_rows(conn, rows)
-                return
-            with contextlib.closing(self._conn.cursor()) as cur:
-                cur.executemany(self._sql(_ADD_ROW), rows)
-        except errors as exc:
-            raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
+        self._many("feed_rows", _ROW_COLUMNS, rows, "(site, table_id, seq) DO NOTHING", True)
 
     def _send_heads(self) -> None:
         """The heads :meth:`add_head` kept. A head stored already (another instance's, or one
@@ -486,17 +472,24 @@ class Store:
         self._many("feed_tables", columns, rows, f"(site, table_id) DO UPDATE SET {updates}")
 
     def _many(
-        self, table: str, columns: str, rows: list[tuple[object, ...]], conflict: str
+        self,
+        table: str,
+        columns: str,
+        rows: list[tuple[object, ...]],
+        conflict: str,
+        straight: bool = False,
     ) -> None:
-        """Many rows into ``table``: PostgreSQL by ``COPY`` (:meth:`_copy_in`), or in its
-        pipeline (no ``COPY`` there) and SQLite by one ``executemany``. A database error is
-        :class:`StoreError`."""
+        """Many rows into ``table``: PostgreSQL by ``COPY`` (:meth:`_copy_straight` first when
+        ``straight``, else or then :meth:`_copy_in`), or in its pipeline (no ``COPY`` there)
+        and SQLite by one ``executemany`` (one statement prepared once, the rows streamed). A
+        database error is :class:`StoreError`."""
         errors: tuple[type[BaseException], ...] = (*self._errors(), OverflowError, ValueError)
         conn = self._conn
         try:
             if not isinstance(conn, sqlite3.Connection) and not conn.pgconn.pipeline_status:
                 with conn.cursor() as cur:
-                    self._copy_in(cur, table, columns, rows, conflict)
+                    if not (straight and self._copy_straight(cur, table, columns, rows)):
+                        self._copy_in(cur, table, columns, rows, conflict)
                 return
             marks = ", ".join("?" * (columns.count(",") + 1))
             sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT {conflict}"
@@ -505,27 +498,29 @@ class Store:
         except errors as exc:
             raise StoreError(f"{self.dialect}: {type(exc).__name__}: {exc}") from exc
 
-    def _copy_rows(self, conn: psycopg.Connection[DBRow], rows: list[DBRow]) -> None:
-        """PostgreSQL, outside the pipeline (COPY is not allowed in one): the rows by one
-        ``COPY`` straight into ``feed_rows`` under a savepoint. A row another instance stored
-        already (a lease taken over) fails that COPY: the savepoint undoes it, and the batch goes
-        by ``COPY`` into a temporary table and one ``INSERT ... ON CONFLICT DO NOTHING``."""
+    def _copy_straight(
+        self,
+        cur: psycopg.Cursor[DBRow],
+        table: str,
+        columns: str,
+        rows: list[tuple[object, ...]],
+    ) -> bool:
+        """PostgreSQL, outside the pipeline: ``rows`` by one ``COPY`` straight into ``table``
+        under a savepoint; False when one is there already (a lease taken over): the savepoint
+        undid the ``COPY`` and :attr:`copy_conflicts` counts it."""
         import psycopg
 
-        with conn.cursor() as cur:
-            cur.execute("SAVEPOINT feed_rows_copy")
-            try:
-                with cur.copy(f"COPY feed_rows ({_ROW_COLUMNS}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
-            except psycopg.errors.UniqueViolation:
-                cur.execute("ROLLBACK TO SAVEPOINT feed_rows_copy")
-                self.copy_conflicts += 1
-            else:
-                cur.execute("RELEASE SAVEPOINT feed_rows_copy")
-                return
-        with conn.cursor() as cur:
-            self._copy_in(cur, "feed_rows", _ROW_COLUMNS, rows, "(site, table_id, seq) DO NOTHING")
+        cur.execute("SAVEPOINT straight_copy")
+        try:
+            with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.errors.UniqueViolation:
+            cur.execute("ROLLBACK TO SAVEPOINT straight_copy")
+            self.copy_conflicts += 1
+            return False
+        cur.execute("RELEASE SAVEPOINT straight_copy")
+        return True
 
     def _copy_in(
         self,

@@ -63,16 +63,10 @@ def test_collectors_share_a_site_and_one_killed_loses_nothing(
     b = mosquitto_broker
     tables = [TableJournal(f"table-{n:02d}") for n in range(1, 7)]
     stranger = TableJournal("table-99")  # commissioned nowhere: its key is not in keys/
-    keys = write_keys(tmp_path / "k", *tables)
-    names = [f"tc-collector-{SITE}-{n}" for n in range(1, instances + 1)]
-    logs = {name: tmp_path / f"{name}.log" for name in names}
-    procs: dict[str, subprocess.Popen[bytes]] = {
-        name: collect_process(b, postgres_url, keys, logs[name], client_id=name) for name in names
-    }
+    logs, procs = _collectors(b, postgres_url, tmp_path, tables, instances)
+    names = list(logs)
     pubs = []
     try:
-        for name in names:  # each session exists before the tables send
-            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
         pubs = [publisher(b, t, t.table, tmp_path) for t in (*tables, stranger)]
         # every table and the stranger leased, each instance serving a share
         wait_for(lambda: len(_leases(postgres_url)) == len(tables) + 1, 40, "tables leased")
@@ -192,6 +186,25 @@ def test_a_second_collector_on_one_sqlite_file_refuses_to_start(
         kill(first, signal.SIGTERM)
 
 
+def _collectors(
+    b: MosquittoBroker, url: str, tmp_path: Path, tables: list[TableJournal], count: int
+) -> tuple[dict[str, Path], dict[str, subprocess.Popen[bytes]]]:
+    """``count`` collect processes for ``tables``, each subscribed: their logs and processes
+    by client id (stopped here if one does not subscribe)."""
+    keys = write_keys(tmp_path / "k", *tables)
+    names = [f"tc-collector-{SITE}-{n}" for n in range(1, count + 1)]
+    logs = {name: tmp_path / f"{name}.log" for name in names}
+    procs = {name: collect_process(b, url, keys, logs[name], client_id=name) for name in names}
+    try:
+        for name in names:  # each session exists before the tables send
+            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
+    except BaseException:
+        for proc in procs.values():
+            kill(proc, signal.SIGTERM)
+        raise
+    return logs, procs
+
+
 def _step(t: TableJournal, kind: str, before: str, after: str, rnd: int) -> None:
     t.append(kind, {"trigger": after, "from": before, "state": after}, rnd)
 
@@ -213,16 +226,10 @@ def test_a_table_taken_over_is_not_judged_again_on_a_status_already_judged(
     rounds; judged again against the new rows it would read as going offline in a round)."""
     b = mosquitto_broker
     tables = [TableJournal(f"table-{n:02d}") for n in range(1, 5)]
-    keys = write_keys(tmp_path / "k", *tables)
-    names = [f"tc-collector-{SITE}-{n}" for n in (1, 2)]
-    logs = {name: tmp_path / f"{name}.log" for name in names}
-    procs = {
-        name: collect_process(b, postgres_url, keys, logs[name], client_id=name) for name in names
-    }
+    logs, procs = _collectors(b, postgres_url, tmp_path, tables, 2)
+    names = list(logs)
     pubs = []
     try:
-        for name in names:
-            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
         pubs = [publisher(b, t, t.table, tmp_path) for t in tables]
         wait_for(lambda: len(_leases(postgres_url)) == len(tables), 40, "tables leased")
         for t, p in zip(tables, pubs, strict=True):  # a round, settled
@@ -285,16 +292,10 @@ def test_collectors_that_lost_the_broker_keep_their_tables(
 
     b = mosquitto_broker
     tables = [TableJournal(f"table-{n:02d}") for n in range(1, 5)]
-    keys = write_keys(tmp_path / "k", *tables)
-    names = [f"tc-collector-{SITE}-{n}" for n in (1, 2)]
-    logs = {name: tmp_path / f"{name}.log" for name in names}
-    procs = {
-        name: collect_process(b, postgres_url, keys, logs[name], client_id=name) for name in names
-    }
+    logs, procs = _collectors(b, postgres_url, tmp_path, tables, 2)
+    names = list(logs)
     pubs = []
     try:
-        for name in names:
-            wait_for(lambda n=name: "subscribed" in logs[n].read_text(), 30, f"{name} subscribed")
         pubs = [publisher(b, t, t.table, tmp_path) for t in tables]
         wait_for(lambda: len(set(_leases(postgres_url).values())) == 2, 40, "each its share")
         before = _leases(postgres_url)

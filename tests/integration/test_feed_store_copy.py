@@ -4,6 +4,7 @@ row once (docs/feed.md "Many collectors", "Throughput")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,16 @@ def test_a_batch_meeting_a_stored_row_stores_each_row_once(
         second.close()
 
 
+def _two_stores(url: str, check: Callable[[Store, Store], None]) -> None:
+    """``check`` on two connections to one store (this instance's and another's)."""
+    store, other = Store.open(url), Store.open(url)
+    try:
+        check(store, other)
+    finally:
+        store.close()
+        other.close()
+
+
 def _heads_batch(store: Store, other: Store) -> None:
     """Heads kept until the commit answer every read as if stored at once."""
     j = TableJournal("t-heads")
@@ -75,24 +86,13 @@ def _heads_batch(store: Store, other: Store) -> None:
 
 
 def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_sqlite(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
-    store, other = Store.open(url), Store.open(url)
-    try:
-        _heads_batch(store, other)
-    finally:
-        store.close()
-        other.close()
+    _two_stores(f"sqlite:///{tmp_path / 'c.sqlite'}", _heads_batch)
 
 
 def test_heads_kept_for_the_commit_read_and_store_as_stored_heads_postgresql(
     postgres_server: PostgresServer,
 ) -> None:
-    store, other = Store.open(postgres_server.url), Store.open(postgres_server.url)
-    try:
-        _heads_batch(store, other)
-    finally:
-        store.close()
-        other.close()
+    _two_stores(postgres_server.url, _heads_batch)
 
 
 def _matched_on_a_stored_head(store: Store, other: Store) -> None:
@@ -121,21 +121,10 @@ def _matched_on_a_stored_head(store: Store, other: Store) -> None:
 
 
 def test_a_kept_head_matched_is_stored_matched_over_a_stored_one_sqlite(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
-    store, other = Store.open(url), Store.open(url)
-    try:
-        _matched_on_a_stored_head(store, other)
-    finally:
-        store.close()
-        other.close()
+    _two_stores(f"sqlite:///{tmp_path / 'c.sqlite'}", _matched_on_a_stored_head)
 
 
 def test_a_kept_head_matched_is_stored_matched_over_a_stored_one_postgresql(
     postgres_server: PostgresServer,
 ) -> None:
-    store, other = Store.open(postgres_server.url), Store.open(postgres_server.url)
-    try:
-        _matched_on_a_stored_head(store, other)
-    finally:
-        store.close()
-        other.close()
+    _two_stores(postgres_server.url, _matched_on_a_stored_head)
