@@ -95,6 +95,9 @@ def measure(feed: FeedSettings | None, rounds: int, where: str | None) -> dict[s
                     press(name)
                 start = time.perf_counter_ns()
                 gpio.drive(pins["draw"], 0)
+                # rpi-lgpio's debounce (the simulator's default) reports the press once the
+                # line has been stable for bounce_ms: on the simulated clock, at once here
+                gpio.clock.advance(gap_ms)
                 deadline = time.monotonic() + WAIT_S
                 while display.read_back() not in digits:
                     if time.monotonic() > deadline:

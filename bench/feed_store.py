@@ -18,7 +18,11 @@ The same signed messages, in the same run on the same machine:
   copy        (PostgreSQL) a plain ``COPY`` of the same rows into a table shaped as
               ``feed_rows``, one transaction per batch of rows of the same size;
   insert      (SQLite) a plain ``executemany`` INSERT of the same rows in a WAL file with
-              ``synchronous=FULL``, one transaction per batch of the same size.
+              ``synchronous=FULL``, one transaction per batch of the same size;
+  alone       the verification no collector can skip, on one core, storing nothing: every
+              message parsed by the standard library's JSON parser (no checks), every row's
+              canonical bytes and SHA-256, every head's ECDSA signature; its rate is a ceiling
+              for one collector process on this machine, whatever else it does.
 
 The row mix is a floor's: half the tables pai gow (12 rows a round), half baccarat (19 rows a
 coup), one signed head a round, rows of the sizes of the journal's own (a JSON ``data`` of
@@ -120,6 +124,50 @@ def make_messages(
             mid += 1
             messages.append(_Message(1, mid, 1, topic(SITE, j.table, "heads"), head_payload(head)))
     return messages, plain
+
+
+def verification_alone(messages: list[_Message], keys: Path) -> dict[str, float]:
+    """The verification a collector cannot skip, timed on one core (the best of 3 passes),
+    nothing stored: µs a row for each step (a head's ECDSA spread over the rows it signs) and
+    the rows a second all three allow."""
+    from controller.journal.chain import row_hash_and_data
+    from controller.journal.heads import load_public_key, verify_head
+
+    rows = [m.payload for m in messages if m.topic.endswith("/rows")]
+    heads = [m.payload for m in messages if m.topic.endswith("/heads")]
+    parsed_rows = [json.loads(p) for p in rows]
+    parsed_heads = [json.loads(p) for p in heads]
+    key_of = {
+        h["table"]: load_public_key((keys / f"{h['table']}.pem").read_bytes()) for h in parsed_heads
+    }
+
+    def best(step: Any) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        return min(times) / len(rows) * 1e6
+
+    def parse() -> None:
+        for p in rows:
+            json.loads(p)
+        for p in heads:
+            json.loads(p)
+
+    def hash_rows() -> None:
+        for r in parsed_rows:
+            if row_hash_and_data(r["prev"], r)[0] != r["hash"]:
+                raise AssertionError(f"bench row {r['seq']} does not hash to its hash")
+
+    def signatures() -> None:
+        for h in parsed_heads:
+            if not verify_head(h, h["sig"], key_of[h["table"]]):
+                raise AssertionError(f"bench head {h['table']}/{h['seq']} is not signed")
+
+    out = {"parse_us": best(parse), "hash_us": best(hash_rows), "ecdsa_us": best(signatures)}
+    out["rows_per_s"] = 1e6 / (out["parse_us"] + out["hash_us"] + out["ecdsa_us"])
+    return out
 
 
 def collector(url: str, keys: Path, name: str) -> Collector:
@@ -260,6 +308,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with open("/proc/loadavg") as f:
             out["loadavg"] = f.read().split()[0]
         print(f"load average at the start: {out['loadavg']}")
+        alone = verification_alone(messages, work / "keys")
+        out["alone"] = alone
+        print(
+            f"the verification alone, one core, nothing stored: {alone['rows_per_s']:,.0f} rows/s"
+            f" (a row: parse {alone['parse_us']:.1f} µs, canonical bytes and SHA-256"
+            f" {alone['hash_us']:.1f} µs, ECDSA {alone['ecdsa_us']:.1f} µs)"
+        )
         if args.store in ("sqlite", "both"):
             out["sqlite_insert"] = plain_insert(work / "plain.sqlite", plain)
             c = collector(f"sqlite:///{work / 'collector.sqlite'}", work / "keys", "bench")
@@ -302,7 +357,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 f"PostgreSQL: collector {out['pg_collector']:,.0f} rows/s, two instances"
                 f" {out['pg_two']:,.0f} rows/s, plain COPY {out['pg_copy']:,.0f} rows/s"
                 f" (one collector {out['pg_collector'] / out['pg_copy']:.0%} of COPY); the"
-                f" collector's own CPU: {out['pg_collector_cpu']:,.0f} rows per CPU second"
+                f" collector's own CPU: {out['pg_collector_cpu']:,.0f} rows per CPU second;"
+                f" the verification alone is {alone['rows_per_s'] / out['pg_copy']:.0%} of COPY"
             )
     if "pg_collector" in out:
         floor = out["floor_1000_baccarat_rows_per_s"]
