@@ -33,8 +33,12 @@ _TOKEN: Final = re.compile(TOPIC_ID_PATTERN)
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 _HEX: Final = re.compile(r"(?:[0-9a-f]{2})+")
 _KEY_ID: Final = re.compile(r"[0-9a-f]{16}")
-#: The sub-topics of a table: its journal rows, its signed heads and its online/offline status.
+#: The sub-topics a table publishes of itself: its journal rows, its signed heads, its
+#: online/offline status, its coded events and its meters.
 CHANNELS: Final = ("rows", "heads", "status", "events", "meters")
+#: The host's conversation with a table (docs/host-commands.md): commands to it and its
+#: replies. They share the table's subtree; they are not its record.
+HOST_CHANNELS: Final = ("cmd", "reply")
 #: A message larger than this is refused before parsing (a journal row is well under 4 KiB).
 MAX_PAYLOAD: Final = 256 * 1024
 #: The largest integer a row, head or status may carry: the store's columns are signed 64-bit.
@@ -171,7 +175,7 @@ def parse_topic(text: str) -> Topic:
     _, site, table, channel = parts
     if not (is_token(site) and is_token(table)):
         raise MessageError(f"topic {text!r}: site or table is not a topic-safe id")
-    if channel not in CHANNELS:
+    if channel not in CHANNELS and channel not in HOST_CHANNELS:
         raise MessageError(f"topic {text!r}: unknown channel {channel!r}")
     return Topic(site, table, channel)  # type: ignore[arg-type]
 

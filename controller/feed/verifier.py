@@ -42,6 +42,7 @@ from controller.feed.alarms import AlarmEvent, alarm_topic
 from controller.feed.floor import ROUND_LOOKBACK, round_in_progress
 from controller.feed.keys import KeyRing
 from controller.feed.messages import (
+    HOST_CHANNELS,
     HeadMessage,
     MessageError,
     RowMessage,
@@ -134,6 +135,8 @@ class Counters:
     evidence: int = 0
     meters_stored: int = 0
     events_stored: int = 0
+    #: host commands and their replies seen on the site's topics (passed over, never stored)
+    host_messages: int = 0
 
 
 class Verifier:
@@ -270,6 +273,9 @@ class Verifier:
             return
         if where.site != self.settings.site:
             return  # not subscribed to; a broker's stray delivery
+        if where.channel in HOST_CHANNELS:
+            self.counters.host_messages += 1
+            return  # the host's commands and the table's replies: not the table's record
         table = where.table
         if self.keys.get(table) is None:
             problem = self.keys.problems.get(table)

@@ -28,6 +28,9 @@ from tests.feed_journal import TableJournal
 def test_topics_follow_the_design() -> None:
     assert topic("vegas-1", "pg-07", "rows") == "tc/vegas-1/pg-07/rows"
     assert parse_topic("tc/vegas-1/pg-07/heads").channel == "heads"
+    # the host's commands and the table's replies are on the table's subtree too
+    assert parse_topic("tc/vegas-1/pg-07/cmd").channel == "cmd"
+    assert parse_topic("tc/vegas-1/pg-07/reply").channel == "reply"
     for bad in ("tc/a/b", "tc/a/b/c/d", "xx/a/b/rows", "tc/+/b/rows", "tc/a/b/other"):
         with pytest.raises(MessageError):
             parse_topic(bad)

@@ -15,6 +15,7 @@ from controller.feed.keys import KeyRing
 from controller.feed.messages import head_payload, row_payload, status_payload
 from controller.feed.store import Store
 from controller.feed.verifier import Verifier, VerifierSettings
+from controller.floor.commands import encode, reply, sign_command
 from controller.journal.chain import row_hash, verify_rows
 from tests.feed_journal import TableJournal
 
@@ -287,6 +288,27 @@ def test_unknown_table_and_malformed_input_never_stop_the_collector(
     assert sorted(set(rig.kinds())) == ["malformed", "unknown-table"]
     assert sum(a.count for a in rig.store.alarms(kind="malformed")) == 13
     assert rig.store.alarms(kind="unknown-table")[0].table == "table-99"
+
+
+def test_host_commands_and_replies_on_a_tables_topics_are_passed_over(
+    tmp_path: Path, table: TableJournal
+) -> None:
+    """docs/host-commands.md: the host's commands (``cmd``) and the table's replies (``reply``)
+    share the table's subtree, which the collector subscribes to; they are not the table's
+    record: nothing stored, no alarm (before, each was ``malformed``: an unknown channel)."""
+    rig = Rig(tmp_path, table)
+    host_key = ec.generate_private_key(ec.SECP256R1())
+    cmd = encode(sign_command(host_key, table.table, 1, "disable", ["maintenance"]))
+    rig.raw(f"tc/{SITE}/{table.table}/cmd", cmd)
+    rig.raw(f"tc/{SITE}/{table.table}/reply", reply(table.table, 1, True, ["OK"], now_ns=1))
+    rig.raw(f"tc/{SITE}/{table.table}/reply", b"not even JSON")  # not the collector's to judge
+    rig.raw(f"tc/{SITE}/table-99/cmd", cmd)  # a table without a key: still not a record
+    for r in table.rounds(1, 2):
+        rig.row(table, r)
+    assert rig.kinds() == []
+    assert rig.seqs(table) == [1, 2]
+    assert rig.v.counters.host_messages == 4
+    assert rig.v.counters.refused == 0
 
 
 def test_a_table_silent_too_long_is_alarmed_once(tmp_path: Path, table: TableJournal) -> None:
