@@ -158,6 +158,11 @@ def build_devices(
         from drivers.door import DoorInput
 
         assert gpio is not None
+        if sim_gpio is not None:
+            # the simulated switch is wired and the door shut at power-up, as on a table in
+            # service (an unwired pin reads open: the pull holds it there); `sim door open`
+            # opens it
+            sim_gpio.drive(profile.door.pin, 1 if profile.door.active_low else 0)
         door = DoorInput(
             gpio,
             profile.door.pin,

@@ -38,9 +38,7 @@ def test_the_closed_banner_appears_with_the_reason_and_goes(
     rig.login()
     page = Page(monitor(), scoreboard_url(rig), tmp_path)
     page.wait(lambda: page.version() > 0, "the first view")
-    # the sim's door switch reads open at start (no switch wired reads open): close it first
-    rig.ok("sim door close")
-    rig.ok("door ack")
+    # the sim's door is shut at power-up: no banner until it opens
     page.wait(lambda: not look(page)["shown"], "no banner while play may start")
     rig.ok("sim door open")
     shown = page.wait(lambda: (lambda s: s if s["shown"] else None)(look(page)), "the banner")

@@ -89,6 +89,10 @@ def _rows(app: Application) -> list[MeterRow]:
 
 def test_the_door_stops_new_rounds_until_closed_and_acknowledged(app: Application) -> None:
     app.start()
+    # the simulated door is shut at power-up: nothing raised before `sim door open`
+    assert not any(isinstance(e, DoorChanged) for e in _drain(app))
+    assert app.journal.last(["door.opened"]) is None
+    assert "OPEN" not in app.status()["door"]
     alarms: list[str] = []
     app._send_alarm = alarms.append  # type: ignore[method-assign]  # what every console hears
     assert _say(app, "passwd 24681357")[-1] == "OK"
