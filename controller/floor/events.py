@@ -97,7 +97,8 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         131,
         "program verified",
         "info",
-        "`verify [SEED]` on the console (`program.verified`)",
+        "`verify` or `verify SEED` on the console or from the host (`program.verified`,"
+        " `program.hmac`)",
         "-",
         "G2S GAT class: program authentication",
     ),
@@ -287,6 +288,8 @@ _DIRECT: Final[Mapping[str, tuple[int, tuple[str, ...] | None]]] = {
     "paigow.rng_fault": (120, ("reason",)),
     "paigow.rng_fault_cleared": (121, ("who",)),
     "program.verified": (131, ("manifest", "ok", "problems", "source")),
+    # `verify SEED` (the console's or the host's): the seeded HMAC a lab recomputes
+    "program.hmac": (131, ("seed", "hmac", "files", "error", "source")),
     "journal.finding": (140, None),
     "journal.acknowledged": (141, ("who", "found")),
     "baccarat.shoe.start": (151, ("shoe", "decks")),

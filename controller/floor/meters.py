@@ -75,7 +75,11 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
     ("failed_logins.<role>", "console PINs refused, per role checked"),
     ("lockouts.<role>", "console lockouts after repeated refused PINs"),
     ("setting_changes", "settings changed with `config set` (`config.changed`)"),
-    ("program_verifications", "`verify` runs on the console (`program.verified`)"),
+    (
+        "program_verifications",
+        "`verify` and `verify SEED` runs, on the console or from the host (`program.verified`,"
+        " `program.hmac`)",
+    ),
     ("program_start_checks", "a release's start-up check of every file (`program.checked`)"),
     ("journal_findings", "journal findings raised (`journal.finding`)"),
     ("release_changes", "starts with a release other than the previous start's"),
@@ -194,7 +198,7 @@ class MeterFold:
             yield "program_start_checks"
             if not data.get("ok", True):
                 yield "faults.program"
-        elif kind == "program.verified":
+        elif kind in ("program.verified", "program.hmac"):
             yield "program_verifications"
         elif kind == "console.login":
             yield f"logins.{data.get('role', 'unknown')}"

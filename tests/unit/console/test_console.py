@@ -16,6 +16,8 @@ import pytest
 from controller.console.auth import LOCKOUT_S
 from controller.console.errors import CODES
 from controller.console.interpreter import RNG_TEST_MAX
+from controller.floor.events import EventReader
+from controller.floor.meters import MeterFold
 from controller.program import manifest as mf
 from controller.tables.table import Refused
 from tests.unit.console.conftest import FakeTable, Rig
@@ -569,6 +571,18 @@ def test_verify_seed_is_the_documented_hmac(make_rig: Callable[..., Rig], tmp_pa
         mac.update(name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
     assert reply == [f"hmac-sha256 {mac.hexdigest()} over {len(files) + 1} files"]
     assert rig.app.journal.last(["program.hmac"]).data["hmac"] == mac.hexdigest()  # type: ignore[union-attr]
+    # a field authentication: event 131 and a program verification on the meters
+    # (docs/events.md, docs/meters.md), as the feed and `meters` read the rows
+    reader = rig.app.journal.reader()
+    try:
+        rows = list(reader.events())
+    finally:
+        reader.close()
+    events = EventReader()
+    assert [e.details["hmac"] for r in rows for e in events.events(r) if e.code == 131] == [
+        mac.hexdigest()
+    ]
+    assert MeterFold().add_all(rows).lifetime["program_verifications"] == 1
     rig.err("verify nothex", "SYNTAX")
     rig.err("verify abcd", "RANGE")
     rig.err("verify a b", "SYNTAX")

@@ -22,6 +22,8 @@ from controller.app import Application
 from controller.config.profile import load_profile
 from controller.floor.commands import CommandChecker, encode, parse, sign_command
 from controller.floor.control import HostCommandReceived, HostCommandsFlooded
+from controller.floor.events import EventReader
+from controller.floor.meters import MeterFold
 from drivers.buttons import ButtonPressed
 from drivers.number_display import FAULT_SEGMENTS, SevenSegmentDisplay
 
@@ -220,6 +222,17 @@ def test_verify_seed_answers_the_hmac(app: Application) -> None:
     assert row is not None and body["lines"][0] == (
         f"hmac-sha256 {row.data['hmac']} over {row.data['files']} files"
     )
+    reader = app.journal.reader()
+    try:
+        rows = list(reader.events())
+    finally:
+        reader.close()
+    events = EventReader()
+    raised = [e for r in rows for e in events.events(r) if e.code == 131]
+    assert [(e.details["hmac"], e.details["source"]) for e in raised] == [
+        (row.data["hmac"], "host")
+    ]
+    assert MeterFold().add_all(rows).lifetime["program_verifications"] == 1
 
 
 @settings(max_examples=200, deadline=None)
