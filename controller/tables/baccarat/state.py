@@ -30,8 +30,8 @@ class ShoeState:
     def __init__(self, settings: ConfigStore | None, seats: int) -> None:
         self._settings_store = settings
         self.data = ShoeData()
-        current = settings.current() if settings is not None else None
-        self.decks: int = current.baccarat.decks if current is not None else 8
+        #: the shoe's decks: the setting as the shoe started (5324.20(a)(4)), not as it is now
+        self.decks: int = self.settings_at(None).baccarat.decks
         self.ring = SeatRing.numbered(seats)
         self.rules: baccarat.Rules
         self.deferred_vig = False
@@ -88,6 +88,10 @@ class ShoeState:
         self.apply_settings()
         self.composition = None
         self.monitor = SequenceMonitor()
+        # a shoe's composition is its decks as it started: a `config set baccarat.decks` takes
+        # the next shoe, never the cards already in the shoe (nor, after a restart, this shoe)
+        shoe_settings = self.settings_at(d.shoe_settings_seq)
+        self.decks = shoe_settings.baccarat.decks
         if d.shoe_in_play:
             self.composition = ShoeComposition(self.decks)
             for code in d.cards_out:
@@ -96,7 +100,7 @@ class ShoeState:
                 except CardBeyondShoe:
                     pass  # the foreign card that halted the game; its fault is in d.faults
                 self.monitor.add(code)
-        cover_rule = self.settings_at(d.shoe_settings_seq).baccarat.hands_after_cover
+        cover_rule = shoe_settings.baccarat.hands_after_cover
         self.last_hand = LastHandRule(cover_rule)
         for mark in d.marks:
             if mark == "C":

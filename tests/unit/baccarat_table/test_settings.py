@@ -153,3 +153,30 @@ def test_a_restarted_table_settles_with_the_coups_settings(rig: Rig) -> None:
     again.cards("9S 9H")
     line = again.rows("baccarat.settlement")[-1].data["lines"][0]
     assert line["net_cents"] == 4500
+
+
+def test_decks_changed_mid_shoe_wait_for_the_next_shoe_and_a_restart_keeps_them(
+    rig: Rig,
+) -> None:
+    """A shoe's inventory is the decks it started with (5324.20(a)(4)): a change takes the
+    next shoe; neither the shoe in play nor, after a restart, its rebuilt inventory changes."""
+    rig.open_shoe()  # 8 decks (the default); 2S face up, then two cards: 3 burned
+    assert rig.table.status()["cards_left"] == str(8 * 52 - 3)
+    setting(rig, "decks", "6")
+    coup(rig, BANKER_NATURAL)
+    rig.press("settled")
+    assert rig.table.status()["cards_left"] == str(8 * 52 - 7)
+    again = rig.reopen()
+    assert again.table.status()["cards_left"] == str(8 * 52 - 7)
+    again.press("no_more_bets")  # the cover card, then the last hand: the shoe ends
+    again.cards("KS 9S")
+    again.frame("COVR")
+    again.cards("3D TS")
+    again.press("settled")
+    coup(again, PLAYER_NATURAL)
+    again.press("settled")
+    assert again.table.state == "shuffle"
+    again.open_shoe()  # a new shoe: the 6 decks now
+    assert again.rows("baccarat.shoe.start")[-1].data["decks"] == 6
+    assert again.table.status()["cards_left"] == str(6 * 52 - 3)
+    assert not [a for a in again.alarms if "inventory" in a]
