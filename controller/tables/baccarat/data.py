@@ -43,12 +43,17 @@ POSITION_KINDS: Final = (K_SESSION, K_FRAME)
 K_REFUSED_FRAME: Final = "shoe.refused"
 K_LINK: Final = "shoe.link"
 K_WATCHDOG: Final = "shoe.watchdog"
+#: `remedy dead` (5324.20(i)(1)(ii)): a disclosed card is a dead hand and a coup is dealt, a
+#: new coup as `no_more_bets` starts one.
+DEAD_HAND_REMEDY: Final = "remedy dead"
+#: Inputs that start a new coup: its cards come after them.
+NEW_COUP_INPUTS: Final = frozenset({"no_more_bets", DEAD_HAND_REMEDY})
 #: Inputs refused while the application holds a fault: a new shoe, a new coup, wagers, taking
 #: the shoe. Cards still arriving are handled (they are physically out of the shoe).
-STOPPED_BY_FAULT: Final = frozenset({"shuffled", "no_more_bets", "bet", "curator"})
-#: Inputs that start a new shoe or a new coup: refused while a UPS says the power is failing
-#: (a coup under way is finished: its cards are out).
-NEW_ROUND_INPUTS: Final = frozenset({"shuffled", "no_more_bets"})
+STOPPED_BY_FAULT: Final = frozenset({"shuffled", "bet", "curator", *NEW_COUP_INPUTS})
+#: Inputs that start a new shoe or a new coup: refused while a UPS says the power is failing,
+#: the enclosure door or the host holds play (a coup under way is finished: its cards are out).
+NEW_ROUND_INPUTS: Final = frozenset({"shuffled", *NEW_COUP_INPUTS})
 K_REFUSED: Final = "baccarat.refused"  # an input the state did not allow (skipped on replay)
 K_SIM: Final = "baccarat.sim"  # test/technician stimulus (never replayed)
 K_RECOVERY: Final = "baccarat.recovery"

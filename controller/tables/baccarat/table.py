@@ -34,12 +34,14 @@ from controller.games.baccarat.vig_ledger import VigLedger
 from controller.tables.baccarat.actions import ACTION_HELP, ACTIONS, DealerActions
 from controller.tables.baccarat.coup import CoupPlay
 from controller.tables.baccarat.data import (
+    DEAD_HAND_REMEDY,
     K_ACTION,
     K_BUTTON,
     K_REFUSED,
     K_SESSION,
     K_SIM,
     K_SNAPSHOT,
+    NEW_COUP_INPUTS,
     NEW_ROUND_INPUTS,
     STOPPED_BY_FAULT,
     ShoeData,
@@ -232,8 +234,8 @@ class BaccaratTable:
             power = self._ctx.new_round_hold()
             if power is not None:
                 raise Refused(power, RefusalCode.HOLD)
-        if not self._record.replaying and what == "no_more_bets":
-            held = self._ctx.decision_hold()  # the coup's cards come after no more bets
+        if not self._record.replaying and what in NEW_COUP_INPUTS:
+            held = self._ctx.decision_hold()  # the coup's cards come after it
             if held is not None:
                 raise Refused(held, RefusalCode.HOLD)
 
@@ -242,7 +244,8 @@ class BaccaratTable:
         return self._actions.button(name)
 
     def _action_unless_fault(self, name: str, args: list[str], who: str) -> list[str]:
-        self._play_stopped(name)
+        dead_hand = name == "remedy" and args[:1] == ["dead"]
+        self._play_stopped(DEAD_HAND_REMEDY if dead_hand else name)
         return self._actions.action(name, args, who)
 
     def take_reply_waiter(self) -> ReplyWaiter | None:

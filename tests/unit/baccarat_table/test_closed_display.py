@@ -71,3 +71,20 @@ def test_a_restart_while_closed_shows_closed(rig: Rig) -> None:
     again, latch = _closable(rig)
     assert latch.reason == "audit"
     assert again.display.lines == ("TABLE CLOSED", "audit")
+
+
+def test_a_dead_hand_remedy_is_a_new_coup_held_while_play_is_held(rig: Rig) -> None:
+    """`remedy dead` deals a coup (5324.20(i)(1)(ii)): while the host's disable (the door, a UPS
+    alike: one hold) holds play it is refused like `no_more_bets`, and dealt once play may go
+    on; `remedy burn` starts no coup and is not held."""
+    rig, latch = _closable(rig)
+    rig.open_shoe()
+    rig.frame("CARD", "4C")  # a card drawn in excess between coups
+    rig.press("disclose")
+    assert latch.disable("count room audit", "host", "host")
+    refused = rig.refused(rig.act, "remedy dead")
+    assert "CLOSED" in refused.reason
+    assert rig.table.state == "betting" and not rig.rows("baccarat.coup.start")
+    assert latch.enable("console", "sup")
+    rig.act("remedy dead")
+    assert rig.table.state == "dealing" and len(rig.rows("baccarat.coup.start")) == 1
