@@ -238,7 +238,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     meters.add_argument("--json", action="store_true", help="one JSON object (the feed's message)")
     meters.add_argument(
-        "--chi", action="store_true", help="also the drawn numbers' chi-square against uniform"
+        "--chi",
+        action="store_true",
+        help="also the numbers' chi-square (the RNG's against uniform, the dice's against"
+        " three fair dice)",
     )
 
     # -- the lab package (controller/lab/, docs/lab.md) --

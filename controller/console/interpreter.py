@@ -1117,8 +1117,9 @@ class Console:
                 self._cmd_meters,
                 False,
                 "meters [chi]",
-                "the meters, lifetime and this shift, counted from the journal; chi: the drawn"
-                " numbers' chi-square against uniform (pai gow)",
+                "the meters, lifetime and this shift, counted from the journal; chi: the"
+                " numbers' chi-square, the RNG's against uniform, the dice's against three fair"
+                " dice (pai gow)",
                 "meters chi",
             ),
             "houseway": c(

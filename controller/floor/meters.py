@@ -15,6 +15,7 @@ they are copies of rows already counted.
 from __future__ import annotations
 
 import gzip
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Final, Protocol, TypedDict
 
 from controller.fields.readers import int_of, map_of, opt_int_of, parse_object, str_of, strs_of
 from controller.games.baccarat import Coup, cards, hand_total, result_of
+from controller.games.paigow.dealing import starting_position
 from controller.rng.lab import chi2_sf
 
 #: Pai gow states in which a round is under way (docs/paigow-table.md "Recovery"): a power cut
@@ -388,35 +390,59 @@ def export_rows(lines: Iterable[str]) -> Iterator[PlainRow]:
 # -- checks on the meters ------------------------------------------------------------------------
 
 
+#: Each number's chance from the RNG: one in eight (5324.50(a)(4)).
+RNG_CHANCES: Final = (1 / 8,) * 8
+
+
+def _dice_chances() -> tuple[float, ...]:
+    """Each starting number's chance from three fair dice, their total counted around the
+    eight positions (5324.50(a)(3), (e)(3)): 28, 28, 28, 28, 27, 25, 25, 27 in 216, not one in
+    eight; a uniform test would fail honest dice."""
+    ways = [0] * len(NUMBERS)
+    for a, b, c in itertools.product(range(1, 7), repeat=3):
+        ways[starting_position(a + b + c, len(NUMBERS), source="dice") - 1] += 1
+    return tuple(w / 216 for w in ways)
+
+
+DICE_CHANCES: Final = _dice_chances()
+
+
 @dataclass(frozen=True)
 class ChiSquare:
-    """The drawn numbers' chi-square against uniform over 1-8 (7 degrees of freedom)."""
+    """The numbers' chi-square against their chances over 1-8 (7 degrees of freedom)."""
 
     counts: tuple[int, ...]
     statistic: float
     p_value: float
+    chances: tuple[float, ...] = RNG_CHANCES
 
     def lines(self, what: str) -> list[str]:
         n = sum(self.counts)
         if n == 0:
             return [f"{what}: no numbers yet"]
+        if self.chances == RNG_CHANCES:
+            expected = f"expected {n / 8:.2f} each"
+        else:
+            expected = "expected 1-8: " + " ".join(f"{n * p:.2f}" for p in self.chances)
+            expected += " (three fair dice counted to a position, 5324.50(a)(3))"
         return [
-            f"{what}: {n} numbers, expected {n / 8:.2f} each",
+            f"{what}: {n} numbers, {expected}",
             "counts 1-8: " + " ".join(str(c) for c in self.counts),
             f"chi-square {self.statistic:.3f} (7 degrees of freedom), p-value {self.p_value:.4f}",
         ]
 
 
 def chi_square(fold: MeterFold, source: str = "rng", shift: bool = False) -> ChiSquare:
-    """The chi-square of ``paigow.<source>.1-8`` (lifetime or shift) against uniform."""
+    """The chi-square of ``paigow.<source>.1-8`` (lifetime or shift) against the source's
+    chances: uniform for the RNG, :data:`DICE_CHANCES` for the dice."""
     meters = fold.shift if shift else fold.lifetime
     counts = tuple(meters.get(f"paigow.{source}.{n}", 0) for n in NUMBERS)
+    chances = DICE_CHANCES if source == "dice" else RNG_CHANCES
     n = sum(counts)
     if n == 0:
-        return ChiSquare(counts, 0.0, 1.0)
-    expected = n / 8
-    stat = sum((c - expected) ** 2 / expected for c in counts)
-    return ChiSquare(counts, stat, chi2_sf(stat, 7))
+        return ChiSquare(counts, 0.0, 1.0, chances)
+    stat = sum((c - n * p) ** 2 / (n * p) for c, p in zip(counts, chances, strict=True))
+    return ChiSquare(counts, stat, chi2_sf(stat, 7), chances)
 
 
 def fold_journal(live: Iterable[MeterRow], archive: Path | None = None) -> MeterFold:

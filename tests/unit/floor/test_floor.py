@@ -119,6 +119,27 @@ def test_chi_square_against_uniform() -> None:
     assert abs(c.statistic - 280.0) < 1e-9 and c.p_value < 1e-6
 
 
+def test_the_dice_are_tested_against_three_fair_dice_not_uniform() -> None:
+    """5324.50(a)(3), (e)(3): three dice's total counted around eight positions gives 1-8 with
+    28, 28, 28, 28, 27, 25, 25, 27 ways in 216 (totals 9+17, 10+18, 3+11, 4+12, 5+13, 6+14,
+    7+15, 8+16: 25+3, 27+1, 1+27, 3+25, 6+21, 10+15, 15+10, 21+6)."""
+    ways = (28, 28, 28, 28, 27, 25, 25, 27)
+    fold = MeterFold(game="paigow")
+    fold.lifetime.update({f"paigow.dice.{n}": 100 * w for n, w in enumerate(ways, 1)})
+    honest = chi_square(fold, "dice")
+    assert honest.statistic < 1e-9 and honest.p_value > 0.999
+    assert "expected 1-8: 2800.00 2800.00" in honest.lines("dice")[0]
+    # uniform counts are what fair dice do not give: 21,600 numbers, 2,700 each
+    fold.lifetime.update({f"paigow.dice.{n}": 2700 for n in range(1, 9)})
+    expected = [100 * w for w in ways]
+    stat = sum((2700 - e) ** 2 / e for e in expected)
+    uniform = chi_square(fold, "dice")
+    assert abs(uniform.statistic - stat) < 1e-9 and uniform.p_value < 1e-6
+    # the RNG's numbers stay tested against one in eight
+    fold.lifetime.update({f"paigow.rng.{n}": 2700 for n in range(1, 9)})
+    assert chi_square(fold).statistic == 0.0
+
+
 def test_a_meter_that_goes_back_is_named() -> None:
     assert went_back({"a": 3, "b": 1}, {"a": 4, "b": 1}) == ["a: 4 -> 3"]
 
