@@ -41,11 +41,13 @@ class RefusalCode(StrEnum):
     STATE = "STATE"  # not in the table's present state
     FAULT = "FAULT"  # a fault stops it until a technician clears it
     IO = "IO"  # a device or file could not be read or written
-    HOLD = "HOLD"  # a decision held while the feed lags (the console says STATE)
+    # no new round while play is held: the enclosure door, a UPS power-fail, the host's disable,
+    # the feed's decision hold; not a fault (nothing to clear): the same input works once lifted
+    HOLD = "HOLD"
 
 
-#: The codes a console reply carries (a table's HOLD is said as STATE).
-CONSOLE_CODES: Final = tuple(code.value for code in RefusalCode if code is not RefusalCode.HOLD)
+#: The codes a console reply carries.
+CONSOLE_CODES: Final = tuple(code.value for code in RefusalCode)
 
 
 class Refused(TableError):

@@ -47,7 +47,7 @@ from drivers.buttons import ButtonPressed
 from drivers.shoe_events import ShoeFrameRefused, ShoeLinkChanged, ShoeWatchdog
 from tests.unit.baccarat_table.helpers import Rig
 
-CODES = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO")
+CODES = ("SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO", "HOLD")
 DECK = [c.code for c in baccarat.DECK]
 # A few cards often (repeats reach the 8-deck inventory limit and the repeat alarm), any card,
 # and codes that are no card at all.

@@ -36,7 +36,7 @@ from drivers.buttons import ButtonPressed
 
 from .helpers import ALL_LIT, BLANK, BUTTON_PINS, Rig, digit, make_rig, reopen, settings
 
-CODES = frozenset({"SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO"})
+CODES = frozenset({"SYNTAX", "UNKNOWN", "AUTH", "LOCKED", "RANGE", "STATE", "FAULT", "IO", "HOLD"})
 START_KINDS = ("paigow.drawn", "paigow.dice")
 TRANSITION_KINDS = (
     "paigow.state",
