@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypedDict
 
@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from controller.fields.readers import as_map
 from controller.journal.chain import ChainError, canonical
 from controller.journal.heads import key_id as public_key_id
+from controller.program.manifest import ManifestError, parse_seed
 
 VERSION: Final = 3
 #: The largest message read (bytes): a longer one is malformed, unparsed.
@@ -163,6 +164,36 @@ def parse(payload: bytes) -> Message:
     }
 
 
+#: The largest row number or count an argument may name (a journal's seq is signed 64-bit).
+MAX_NUMBER: Final = 2**63 - 1
+
+
+def _number(word: str) -> int | None:
+    """A whole number from 1 written in ASCII digits, or None."""
+    if not (word.isascii() and word.isdigit() and len(word) <= 19):
+        return None
+    value = int(word)
+    return value if 1 <= value <= MAX_NUMBER else None
+
+
+def argument_problem(cmd: str, args: Sequence[str]) -> str | None:
+    """What is wrong with a known command's arguments (docs/host-commands.md "Checks", step
+    6), or None: a command refused for them is not accepted, counted or obeyed."""
+    if cmd == "recall" and args and _number(args[0]) is None:
+        return f"recall N: N must be a whole number from 1, not {args[0][:16]!r}"
+    if cmd == "replay":
+        numbers = [_number(a) for a in args]
+        first, last = numbers[0], numbers[-1]
+        if first is None or last is None or last < first:
+            return "replay FROM [TO]: row numbers are whole numbers, 1 <= FROM <= TO"
+    if cmd == "verify":
+        try:
+            parse_seed(args[0])
+        except ManifestError as exc:
+            return f"verify SEED: {exc}"
+    return None
+
+
 def _whole(message: Mapping[str, object], name: str) -> int:
     value = message[name]
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
@@ -220,6 +251,9 @@ class CommandChecker:
             raise CommandError("unknown", f"no such command {m['cmd'][:32]!r}")
         if not arity[0] <= len(m["args"]) <= arity[1]:
             raise CommandError("unknown", f"{m['cmd']} takes {arity[0]}-{arity[1]} arguments")
+        problem = argument_problem(m["cmd"], m["args"])
+        if problem is not None:
+            raise CommandError("unknown", problem)
         return Command(m["table"], m["seq"], m["ts"], m["cmd"], tuple(m["args"]), m["key_id"])
 
     def accepted(self, command: Command) -> None:

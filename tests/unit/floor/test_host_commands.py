@@ -204,7 +204,45 @@ def test_recall_meters_replay(app: Application) -> None:
     assert _send(app, _cmd(2, "meters", []))["ok"] and app.feed._meters_asked
     assert _send(app, _cmd(3, "replay", ["1", "4"]))["ok"]
     assert list(app.feed._replays) == [(1, 4)]
-    assert not _send(app, _cmd(4, "replay", ["5", "2"]))["ok"]
+    body = _send(app, _cmd(4, "replay", ["5", "2"]))
+    assert not body["ok"] and body["why"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("cmd", "args"),
+    [
+        ("recall", ["abc"]),
+        ("recall", ["-1"]),
+        ("recall", ["0"]),
+        ("recall", ["１２"]),  # digits, but not ASCII
+        ("replay", ["10", "1"]),
+        ("replay", ["0", "99999999"]),
+        ("replay", ["x"]),
+        ("replay", ["1", "9223372036854775808"]),  # beyond a signed 64-bit seq
+        ("verify", ["zz"]),
+        ("verify", ["abcd"]),  # 2 bytes: a seed is 16 to 64
+    ],
+)
+def test_a_command_with_bad_arguments_is_refused_not_accepted(
+    app: Application, cmd: str, args: list[str]
+) -> None:
+    """docs/host-commands.md "Checks", 6: a known command with its arguments, else `unknown`:
+    refused, not journaled as accepted, not counted among the accepted, its seq not used up."""
+    assert app.feed is not None
+    body = _send(app, _cmd(1, cmd, args))
+    assert (body["ok"], body["why"], body["seq"]) == (False, "unknown", 1)
+    assert not list(app.journal.events(["host.command"]))
+    assert not app.feed._replays
+    refused = app.journal.last(["host.refused"])
+    assert refused is not None and refused.data["why"] == "unknown"
+    reader = app.journal.reader()
+    try:
+        fold = MeterFold().add_all(reader.events())
+    finally:
+        reader.close()
+    assert fold.lifetime.get(f"host_commands.{cmd}", 0) == 0
+    assert fold.lifetime["host_refusals.unknown"] == 1
+    assert _send(app, _cmd(1, "meters", []))["ok"]  # the seq was not used up
 
 
 def test_verify_seed_answers_the_hmac(app: Application) -> None:
