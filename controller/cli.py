@@ -443,7 +443,7 @@ def _meters(args: argparse.Namespace) -> int:
     it runs on a stopped table's directory (or a copy) and changes nothing."""
     import json
 
-    from controller.floor.meters import chi_square, fold_journal
+    from controller.floor.meters import chi_sources, chi_square, fold_journal
     from controller.journal.store import Journal, JournalError
 
     state = Path(args.state_dir)
@@ -470,7 +470,7 @@ def _meters(args: argparse.Namespace) -> int:
     for line in fold.lines():
         print(line)
     if args.chi:
-        for source, what in (("rng", "RNG numbers"), ("dice", "dice numbers")):
+        for source, what in chi_sources(fold):
             for line in chi_square(fold, source).lines(what):
                 print(line)
     return 0

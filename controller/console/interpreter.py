@@ -520,7 +520,7 @@ class Console:
         read-only connection of its own (docs/meters.md)."""
         if args not in ([], ["chi"]):
             raise ConsoleError("SYNTAX", "usage: meters [chi]")
-        from controller.floor.meters import chi_square, fold_journal
+        from controller.floor.meters import chi_sources, chi_square, fold_journal
 
         journal = self._app.journal
         archive = self._app.trust.archive_dir
@@ -533,7 +533,7 @@ class Console:
                 reader.close()
             lines = fold.lines()
             if args == ["chi"]:
-                for src, what in (("rng", "RNG numbers"), ("dice", "dice numbers")):
+                for src, what in chi_sources(fold):
                     lines.extend(chi_square(fold, src).lines(f"{what}, lifetime"))
                     lines.extend(chi_square(fold, src, shift=True).lines(f"{what}, this shift"))
             return lambda: lines

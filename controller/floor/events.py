@@ -17,7 +17,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from controller.floor.meters import BACCARAT_IN_COUP, PAIGOW_IN_ROUND, MeterRow
+from controller.floor.meters import (
+    BACCARAT_IN_COUP,
+    PAIGOW_IN_ROUND,
+    STARTPOS_IN_ROUND,
+    STARTPOS_STEPS,
+    MeterRow,
+)
 
 Severity = Literal["info", "warning", "alarm", "fault"]
 
@@ -49,7 +55,7 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         "power lost during a round",
         "alarm",
         "a start after a stop that was not a clean shutdown, the journal showing a round or coup"
-        " under way (`paigow.recovered`, `baccarat.recovery`)",
+        " under way (`paigow.recovered`, `baccarat.recovery`, the newest `startpos.*` round row)",
         "-: the round resumes or is voided by the recovery rules",
         "5324.50 (the journaled number is shown again, never re-drawn); 5324.20(i)",
     ),
@@ -73,7 +79,8 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         120,
         "RNG fault",
         "fault",
-        "the RNG's health tests or a read failed (`paigow.rng_fault`): dice mode",
+        "the RNG's health tests or a read failed (`paigow.rng_fault`, `startpos.rng_fault`):"
+        " dice mode",
         "RNG fault cleared",
         "5324.50(a)(3)-(4): the dice replace the RNG",
     ),
@@ -81,7 +88,8 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         121,
         "RNG fault cleared",
         "info",
-        "a technician's `fault clear` after a passing test (`paigow.rng_fault_cleared`)",
+        "a technician's `fault clear` after a passing test (`paigow.rng_fault_cleared`,"
+        " `startpos.rng_fault_cleared`)",
         "-",
         "5324.50(a)(3)-(4)",
     ),
@@ -164,7 +172,8 @@ CATALOGUE: Final[tuple[EventType, ...]] = (
         "supervisor void",
         "alarm",
         "a round voided after its number was out or a coup voided with cards out"
-        " (`paigow.void_after_draw`, `baccarat.void_mid_coup`)",
+        " (`paigow.void_after_draw`, `baccarat.void_mid_coup`, `startpos.voided` with"
+        " `number_out`)",
         "-: counted for the shift",
         "5324.50(i); 5324.20(i)",
     ),
@@ -287,6 +296,8 @@ class Event:
 _DIRECT: Final[Mapping[str, tuple[int, tuple[str, ...] | None]]] = {
     "paigow.rng_fault": (120, ("reason",)),
     "paigow.rng_fault_cleared": (121, ("who",)),
+    "startpos.rng_fault": (120, ("reason",)),
+    "startpos.rng_fault_cleared": (121, ("who",)),
     "program.verified": (131, ("manifest", "ok", "problems", "source")),
     # `verify SEED` (the console's or the host's): the seeded HMAC a lab recomputes
     "program.hmac": (131, ("seed", "hmac", "files", "error", "source")),
@@ -324,6 +335,8 @@ class EventReader:
     last_seq: int = 0
     _running: bool = False
     _pending_power_check: bool = False
+    #: the newest starting-position round row's state (that table writes no recovery row)
+    _startpos_state: str = ""
     counts: dict[int, int] = field(default_factory=dict)
 
     def events(self, row: MeterRow, ts: int = 0) -> list[Event]:
@@ -352,10 +365,17 @@ class EventReader:
             yield code, {k: data[k] for k in keep if k in data}
         elif kind == "app.start":
             self._pending_power_check = self._running
-            self._running = True
             yield 100, {k: data[k] for k in ("profile", "game", "pid") if k in data}
+            if self._running and self._startpos_state in STARTPOS_IN_ROUND:
+                yield 101, {"state": self._startpos_state}
+            self._running = True
         elif kind == "app.shutdown":
             self._running = False
+        elif kind in STARTPOS_STEPS:
+            self._startpos_state = str(data.get("state", ""))
+            if kind == "startpos.voided" and data.get("number_out") is not None:
+                fields = ("round", "number_out", "source_out", "reason")
+                yield 170, {k: data[k] for k in fields if k in data}
         elif kind in ("paigow.recovered", "baccarat.recovery") and self._pending_power_check:
             self._pending_power_check = False
             states = PAIGOW_IN_ROUND if kind == "paigow.recovered" else BACCARAT_IN_COUP

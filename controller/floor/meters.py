@@ -33,10 +33,30 @@ PAIGOW_IN_ROUND: Final = frozenset(
 )
 #: Baccarat states with a coup on the layout (docs/baccarat-table.md "Recovery").
 BACCARAT_IN_COUP: Final = frozenset({"dealing", "player_third", "banker_third", "settling"})
-SHIFT_KINDS: Final = ("paigow.shift_start", "baccarat.shift_start")
+#: Starting-position states with a round under way (docs/startpos-table.md): bets closed to
+#: the round paid.
+STARTPOS_IN_ROUND: Final = frozenset({"closed", "dealing", "playing"})
+#: A starting-position table's round rows: each carries the round's whole state.
+STARTPOS_STEPS: Final = frozenset(
+    {
+        "startpos.no_more_bets",
+        "startpos.drawn",
+        "startpos.dealt",
+        "startpos.settled",
+        "startpos.voided",
+    }
+)
+SHIFT_KINDS: Final = ("paigow.shift_start", "baccarat.shift_start", "startpos.shift_start")
 #: The rows after which the table publishes its meters (a round or a coup closed).
 ROUND_CLOSING_KINDS: Final = frozenset(
-    {"paigow.settled", "paigow.voided", "baccarat.coup.result", "baccarat.coup.voided"}
+    {
+        "paigow.settled",
+        "paigow.voided",
+        "baccarat.coup.result",
+        "baccarat.coup.voided",
+        "startpos.settled",
+        "startpos.voided",
+    }
 )
 NUMBERS: Final = range(1, 9)
 
@@ -118,6 +138,14 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
     ("baccarat.cards_read", "cards the shoe reported (`shoe.frame` CARD)"),
     ("baccarat.irregularities.<kind>", "irregularities (5324.20(i)) by kind"),
     ("baccarat.integrity_alarms", "integrity alarms (inventory, unshuffled sequence, unread card)"),
+    ("startpos.games_played", "starting-position rounds settled"),
+    (
+        "startpos.voided_before_draw",
+        "starting-position rounds voided before a number was drawn or entered",
+    ),
+    ("startpos.voided_after_draw", "starting-position rounds voided after their number was out"),
+    ("startpos.rng.<n>", "numbers the RNG drew, each 1 to the layout's range"),
+    ("startpos.dice_rounds", "rounds whose count came from the dice (the RNG in fault)"),
 )
 
 
@@ -142,9 +170,12 @@ class MeterFold:
     shift_from_seq: int = 0
     game: str = ""
     release: dict[str, object] | None = None
+    #: a starting-position table's range (the newest draw's), for its chi-square
+    startpos_range: int = 0
     _unclean: bool = False
     _running: bool = False
     _pending_power_check: bool = False
+    _startpos_state: str = ""
 
     def add(self, row: MeterRow) -> list[str]:
         """Count one row (rows at or before :attr:`last_seq` are ignored: a row fed twice counts
@@ -178,6 +209,10 @@ class MeterFold:
         if kind == "app.start":
             self.game = str(data.get("game", self.game))
             self._pending_power_check = self._running  # no app.shutdown since the last start
+            if self._running and self._startpos_state in STARTPOS_IN_ROUND:
+                # a starting-position table writes no recovery row: its newest round row is
+                # the round the power cut found
+                yield "power_lost_mid_round"
             self._running = True
             yield "power_ups"
         elif kind == "app.shutdown":
@@ -192,7 +227,7 @@ class MeterFold:
                 yield "power_lost_mid_round"
         elif kind == "fault.raised":
             yield f"faults.{data.get('source', 'app')}"
-        elif kind == "paigow.rng_fault":
+        elif kind in ("paigow.rng_fault", "startpos.rng_fault"):
             yield "faults.rng"
         elif kind == "baccarat.fault":
             yield "faults.table"
@@ -271,6 +306,26 @@ class MeterFold:
             yield f"baccarat.irregularities.{irregularity_kind(data)}"
         elif kind == "baccarat.integrity":
             yield "baccarat.integrity_alarms"
+        # the starting-position table ------------------------------------------------------
+        elif kind in STARTPOS_STEPS:
+            yield from self._startpos(kind, data)
+
+    def _startpos(self, kind: str, data: Mapping[str, object]) -> Iterator[str]:
+        self._startpos_state = str(data.get("state", ""))
+        if kind == "startpos.drawn":
+            number, source = data.get("number"), data.get("source")
+            span = data.get("range")
+            if isinstance(span, int) and not isinstance(span, bool) and span > 0:
+                self.startpos_range = span
+            if source == "dice":
+                yield "startpos.dice_rounds"
+            elif isinstance(number, int) and not isinstance(number, bool) and number > 0:
+                yield f"startpos.rng.{number}"
+        elif kind == "startpos.settled":
+            yield "startpos.games_played"
+        elif kind == "startpos.voided":
+            out = data.get("number_out") is not None
+            yield "startpos.voided_after_draw" if out else "startpos.voided_before_draw"
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -305,7 +360,13 @@ class MeterFold:
                 continue
             if name.startswith("baccarat.") and self.game != "baccarat":
                 continue
-            if name.endswith(".<1-8>"):
+            if name.startswith("startpos.") and self.game != "startpos":
+                continue
+            if name == "startpos.rng.<n>":
+                seen = {k for k in self.lifetime if k.startswith("startpos.rng.")}
+                top = max([self.startpos_range, *(int(k.rsplit(".", 1)[1]) for k in seen)])
+                shown.extend(f"startpos.rng.{n}" for n in range(1, top + 1))
+            elif name.endswith(".<1-8>"):
                 shown.extend(f"{name[:-6]}.{n}" for n in NUMBERS)
             elif name.endswith(">"):
                 prefix = name[: name.index("<")]
@@ -409,7 +470,7 @@ DICE_CHANCES: Final = _dice_chances()
 
 @dataclass(frozen=True)
 class ChiSquare:
-    """The numbers' chi-square against their chances over 1-8 (7 degrees of freedom)."""
+    """The numbers' chi-square against their chances over 1-k (k - 1 degrees of freedom)."""
 
     counts: tuple[int, ...]
     statistic: float
@@ -417,32 +478,48 @@ class ChiSquare:
     chances: tuple[float, ...] = RNG_CHANCES
 
     def lines(self, what: str) -> list[str]:
-        n = sum(self.counts)
+        n, k = sum(self.counts), len(self.counts)
         if n == 0:
             return [f"{what}: no numbers yet"]
-        if self.chances == RNG_CHANCES:
-            expected = f"expected {n / 8:.2f} each"
+        if len(set(self.chances)) == 1:
+            expected = f"expected {n / k:.2f} each"
         else:
-            expected = "expected 1-8: " + " ".join(f"{n * p:.2f}" for p in self.chances)
+            expected = f"expected 1-{k}: " + " ".join(f"{n * p:.2f}" for p in self.chances)
             expected += " (three fair dice counted to a position, 5324.50(a)(3))"
         return [
             f"{what}: {n} numbers, {expected}",
-            "counts 1-8: " + " ".join(str(c) for c in self.counts),
-            f"chi-square {self.statistic:.3f} (7 degrees of freedom), p-value {self.p_value:.4f}",
+            f"counts 1-{k}: " + " ".join(str(c) for c in self.counts),
+            f"chi-square {self.statistic:.3f} ({k - 1} degrees of freedom),"
+            f" p-value {self.p_value:.4f}",
         ]
 
 
+def chi_sources(fold: MeterFold) -> tuple[tuple[str, str], ...]:
+    """The sources ``meters chi`` tests at this table: (source, what). A starting-position
+    table's dice are counted by its layout, so only its RNG's numbers are tested."""
+    if fold.game == "startpos":
+        return (("rng", "RNG numbers"),)
+    return (("rng", "RNG numbers"), ("dice", "dice numbers"))
+
+
 def chi_square(fold: MeterFold, source: str = "rng", shift: bool = False) -> ChiSquare:
-    """The chi-square of ``paigow.<source>.1-8`` (lifetime or shift) against the source's
-    chances: uniform for the RNG, :data:`DICE_CHANCES` for the dice."""
+    """The chi-square of ``<game>.<source>.1-k`` (lifetime or shift) against the source's
+    chances: uniform for an RNG (pai gow's 1-8, a starting-position table's 1 to its range),
+    :data:`DICE_CHANCES` for pai gow's dice."""
     meters = fold.shift if shift else fold.lifetime
-    counts = tuple(meters.get(f"paigow.{source}.{n}", 0) for n in NUMBERS)
-    chances = DICE_CHANCES if source == "dice" else RNG_CHANCES
+    if fold.game == "startpos":
+        seen = [int(k.rsplit(".", 1)[1]) for k in fold.lifetime if k.startswith("startpos.rng.")]
+        k = max([fold.startpos_range, *seen, 1])
+        counts = tuple(meters.get(f"startpos.rng.{n}", 0) for n in range(1, k + 1))
+        chances: tuple[float, ...] = (1 / k,) * k
+    else:
+        counts = tuple(meters.get(f"paigow.{source}.{n}", 0) for n in NUMBERS)
+        chances = DICE_CHANCES if source == "dice" else RNG_CHANCES
     n = sum(counts)
-    if n == 0:
+    if n == 0 or len(counts) < 2:
         return ChiSquare(counts, 0.0, 1.0, chances)
     stat = sum((c - n * p) ** 2 / (n * p) for c, p in zip(counts, chances, strict=True))
-    return ChiSquare(counts, stat, chi2_sf(stat, 7), chances)
+    return ChiSquare(counts, stat, chi2_sf(stat, len(counts) - 1), chances)
 
 
 def fold_journal(live: Iterable[MeterRow], archive: Path | None = None) -> MeterFold:

@@ -88,8 +88,14 @@ class StartposRound:
         self._show = show
         self._occupied = occupied
         self.now = RoundState()
-        self.uow = UnitOfWork(journal, lambda: self.now.round or None)
+        self.uow = UnitOfWork(journal, self._input_round)
         self.uow.memo = self._memo
+
+    def _input_round(self) -> int | None:
+        """The round an input's row belongs to: between rounds, the round it is about to open
+        (recall lists a console's `sim button no_more_bets` with the round it starts)."""
+        now = self.now
+        return now.round + 1 if now.state == "betting" else (now.round or None)
 
     def _memo(self) -> Callable[[], None]:
         kept = self.now
@@ -140,7 +146,7 @@ class StartposRound:
             raise Refused(f"no button {button!r} at this table", RefusalCode.UNKNOWN)
         return step()
 
-    def _journal(self, new: RoundState, what: str, reason: str = "") -> None:
+    def _journal(self, new: RoundState, what: str, reason: str = "", **more: object) -> None:
         self.uow.append(
             STEP_KINDS[what],
             {
@@ -151,6 +157,7 @@ class StartposRound:
                 "start": new.start,
                 "shown": new.shown,
                 **({"reason": reason} if reason else {}),
+                **more,
             },
             round_id=new.round or None,
         )
@@ -195,11 +202,13 @@ class StartposRound:
 
     def _drawn(self, number: int, source: str, start: str) -> list[str]:
         # Journaled before shown: the display is an output, run after the commit.
+        # the range drawn from goes with the number: the meters' chi-square tests 1 through N
         self._journal(
             replace(
                 self.now, state="dealing", number=number, source=source, start=start, shown=True
             ),
             "draw",
+            range=self.layout.range_n,
         )
         self.uow.output(lambda: self._show(number))
         return [f"round {self.now.round}: number {number} ({source}); the deal starts at {start}"]
@@ -231,6 +240,8 @@ class StartposRound:
                 )
             if not reason.strip():
                 raise Refused(f"the number {number} is out: say why (`void REASON`)")
-        self._journal(RoundState(round=self.now.round, state="betting"), "void", reason)
+        # the number that was out, if one was: a void after the draw (event 170, a meter)
+        out = {} if number is None else {"number_out": number, "source_out": self.now.source}
+        self._journal(RoundState(round=self.now.round, state="betting"), "void", reason, **out)
         self.uow.output(lambda: self._show(None))
         return [f"round {self.now.round}: void; bets open"]

@@ -25,6 +25,12 @@ from drivers.buttons import ButtonPressed
 
 REFUSED_KIND: Final = "startpos.refused"
 INPUT_KIND: Final = "startpos.input"
+#: The RNG found in fault at a draw (event 120, the meter faults.rng) and cleared (event 121):
+#: one row each time, as pai gow's (docs/events.md).
+RNG_FAULT_KIND: Final = "startpos.rng_fault"
+RNG_CLEARED_KIND: Final = "startpos.rng_fault_cleared"
+#: A supervisor's ``shift start``: the meters' shift counts start again (docs/meters.md).
+SHIFT_KIND: Final = "startpos.shift_start"
 IN_ROUND: Final = frozenset({"closed", "dealing", "playing"})
 
 ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
@@ -38,6 +44,11 @@ ACTION_HELP: Final[Mapping[str, tuple[str, str, str]]] = {
         "void [REASON]",
         "void the round (after the draw: a supervisor, with a reason)",
         "void cards dropped",
+    ),
+    "shift": (
+        "shift start",
+        "a supervisor starts a shift: the meters' shift counts start again",
+        "shift start",
     ),
     "sim": ("sim button NAME", "press a dealer button on the simulated GPIO", "sim button draw"),
 }
@@ -69,6 +80,8 @@ class StartposTable:
         self.round = StartposRound(ctx.journal, layout_of(ctx), ctx.rng, self._show)
         self._sim_press: PressWaiter | None = None
         self._reply_waiter: ReplyWaiter | None = None
+        #: the RNG fault is journaled (a startpos.rng_fault row not yet cleared)
+        self._fault_journaled = False
         ctx.watch_closed(self._refresh)
 
     # -- outputs -------------------------------------------------------------------------------
@@ -105,7 +118,7 @@ class StartposTable:
         if name == "no_more_bets":
             why = self._ctx.new_round_hold()
             if why is not None:
-                raise Refused(why, RefusalCode.STATE)
+                raise Refused(why, RefusalCode.HOLD)
         if name in ("draw", "dice"):
             why = self._ctx.decision_hold()
             if why is not None:
@@ -135,9 +148,21 @@ class StartposTable:
             }
 
         self.round.uow.take(data, run, alone)
+        self._journal_rng_fault()
         if refusal:
             raise refusal[0]
         return outcome
+
+    def _journal_rng_fault(self) -> None:
+        """The RNG found in fault by an input (a refused draw, the dice), once until it is
+        cleared: a row (event 120, faults.rng) and the alarm every console hears."""
+        if self._fault_journaled or self._rng is None or not self._rng.faulted:
+            return
+        reason = self._rng.fault_reason
+        self.round.uow.append(RNG_FAULT_KIND, {"reason": reason})
+        self._fault_journaled = True
+        said = f"FAULT RNG: {reason}; dice mode (13:69F-31.11(b): `dice A B C`) until cleared"
+        self._journal.after_commit(lambda: self._ctx.alarm(said))
 
     def handle(self, event: object) -> None:
         """A dealer button: journaled, then acted on; a refusal is journaled and said on the
@@ -179,6 +204,8 @@ class StartposTable:
                 if not args or args[0] != "button":
                     raise Refused("usage: `sim button NAME`", RefusalCode.SYNTAX)
                 return self._sim_button(args[1] if len(args) > 1 else None, who)
+            if name == "shift":
+                return self._shift_start(args, who)
             self._holds(name)
             if name == "dice":
                 try:
@@ -195,6 +222,17 @@ class StartposTable:
         return self._take(
             {"source": "console", "action": name, "args": list(args), "who": who}, act
         )
+
+    def _shift_start(self, args: list[str], who: str) -> list[str]:
+        if args != ["start"]:
+            raise Refused("usage: shift start", RefusalCode.SYNTAX)
+        if not who.startswith("supervisor@"):
+            raise Refused(
+                "a supervisor's login is needed to start a shift (login SUPERVISOR-PIN)",
+                RefusalCode.AUTH,
+            )
+        self.round.uow.append(SHIFT_KIND, {"who": who})
+        return [f"shift started by {who}: the meters' shift counts start from 0"]
 
     def _sim_button(self, button: str | None, who: str) -> list[str]:
         sim = self._ctx.devices.sim
@@ -230,6 +268,8 @@ class StartposTable:
             lines = self.round.recover()
         finally:
             self.round.uow.replaying = False
+        fault = self._journal.last([RNG_FAULT_KIND, RNG_CLEARED_KIND])
+        self._fault_journaled = fault is not None and fault.kind == RNG_FAULT_KIND
         self._refresh()
         return lines
 
@@ -316,6 +356,9 @@ class StartposTable:
             raise Refused(f"RNG fault not cleared: {exc.reason}", RefusalCode.FAULT) from exc
         if not report.passed:
             raise Refused(f"RNG fault not cleared: {report.format()}", RefusalCode.FAULT)
+        if self._fault_journaled:
+            self.round.uow.append(RNG_CLEARED_KIND, {"who": who})
+            self._fault_journaled = False
         return [report.format(), "RNG fault cleared"]
 
     def close(self) -> None:

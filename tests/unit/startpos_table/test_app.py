@@ -11,6 +11,8 @@ import pytest
 from controller.app import Application
 from controller.cli import simulate
 from controller.config.profile import load_profile
+from controller.floor.events import EventReader
+from controller.floor.meters import MeterFold, chi_square
 from controller.journal.recall import recall
 from controller.scoreboard.content import document
 from controller.tables.startpos.table import StartposTable
@@ -111,4 +113,87 @@ def test_a_console_input_is_journaled_as_what_it_was(tmp_path: Path) -> None:
     row = app.journal.last(["startpos.input", "startpos.refused"])
     assert row is not None and row.kind == "startpos.refused"
     assert "press no_more_bets" in row.data["reason"]
+    app.close()
+
+
+def _act(app: Application, table: StartposTable, name: str, args: list[str], who: str) -> None:
+    with app.journal.transaction():
+        table.action(name, args, who)
+
+
+def test_meters_and_events_count_this_table_as_every_table(tmp_path: Path) -> None:
+    """docs/meters.md and docs/events.md on the starting-position table: rounds played, voids
+    before and after the draw (170), the RNG's fault (120, faults.rng) and its clearing (121),
+    the dice, power lost during a round (101), a supervisor's shift start, and the chi-square of
+    its numbers over 1 to its range (7 for Asia poker)."""
+    app, table = _app(tmp_path)
+    _press(app, table, "no_more_bets")
+    _press(app, table, "draw")
+    first = table.round.now
+    _press(app, table, "dealt")
+    _press(app, table, "settled")
+    _press(app, table, "no_more_bets")
+    _press(app, table, "draw")
+    out = table.round.now.number
+    _act(app, table, "void", ["tiles", "dropped"], "supervisor@serial")  # after the draw
+    _press(app, table, "no_more_bets")
+    _press(app, table, "void")  # before the draw: the dealer's button
+    assert app.rng is not None
+    app.rng._latch("stuck source (test)")
+    _press(app, table, "no_more_bets")
+    _press(app, table, "draw")  # refused: the RNG is in fault, the fault journaled once
+    _press(app, table, "draw")
+    _act(app, table, "dice", ["2", "3", "3"], "dealer@serial")
+    _press(app, table, "dealt")
+    _press(app, table, "settled")
+    with app.journal.transaction():
+        table.clear_fault("technician@serial")
+    _press(app, table, "no_more_bets")
+    app.close()  # the power cut with bets closed: nothing more is written
+    app2, again = _app(tmp_path)
+    assert again.round.now.state == "closed"
+    _act(app2, again, "shift", ["start"], "supervisor@serial")
+    reader = app2.journal.reader()
+    try:
+        rows = list(reader.events())
+    finally:
+        reader.close()
+    fold = MeterFold().add_all(rows)
+    life = fold.lifetime
+    assert first.number is not None and out is not None
+    drawn = [first.number, out]
+    assert {k: v for k, v in life.items() if k.startswith("startpos.rng.")} == {
+        f"startpos.rng.{n}": drawn.count(n) for n in set(drawn)
+    }
+    assert (
+        life["startpos.games_played"],
+        life["startpos.voided_after_draw"],
+        life["startpos.voided_before_draw"],
+        life["startpos.dice_rounds"],
+        life["faults.rng"],
+        life["power_lost_mid_round"],
+        life["power_ups"],
+    ) == (2, 1, 1, 1, 1, 1, 2)
+    assert fold.shift == {}  # the supervisor's shift start
+    assert [f"startpos.rng.{n}" for n in range(1, 8)] == [
+        n for n in fold.names() if n.startswith("startpos.rng.")
+    ]
+    assert not any(n.startswith("paigow.") for n in fold.names())
+    chi = chi_square(fold).lines("RNG numbers")
+    assert chi[1].startswith("counts 1-7: ") and "(6 degrees of freedom)" in chi[2]
+    reader_ = EventReader()
+    codes = [e.code for r in rows for e in reader_.events(r)]
+    assert [codes.count(c) for c in (100, 101, 120, 121, 170)] == [2, 1, 1, 1, 1]
+    (void,) = [e for r in rows for e in EventReader().events(r) if e.code == 170]
+    assert void.details["number_out"] == out
+    app2.close()
+
+
+def test_recall_lists_a_console_input_with_the_round_it_opens(tmp_path: Path) -> None:
+    app, table = _app(tmp_path)
+    for name in ("no_more_bets", "draw", "dealt", "settled"):
+        _press(app, table, name)
+    _act(app, table, "sim", ["button", "no_more_bets"], "technician@serial")
+    row = app.journal.last(["startpos.input"])
+    assert row is not None and row.round == 2  # round 1 is closed: the press opens round 2
     app.close()
