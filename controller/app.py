@@ -331,6 +331,7 @@ class Application:
             new_round_hold=self.gate.new_round_hold,
             closed=self.closed_reason,
             watch_closed=self._closed_watchers.append,
+            number_display_down=lambda: self.devices_down.get("display"),
         )
         if self.profile.game in ("paigow", "startpos"):
             from controller.rng.certified import CertifiedRng
@@ -774,7 +775,8 @@ class Application:
         """A serial device (a display) missing or lost, or back: a fault while it is gone,
         journaled both ways (``fault.raised`` / ``fault.cleared``, so the feed carries them),
         said on every console, listed by ``status`` and published to the monitor. It clears
-        itself when the device answers again; play is not stopped by it."""
+        itself when the device answers again; play is not stopped by it (a number display
+        down makes the dice stand in for the RNG's draw: TableContext.number_display_down)."""
         name = event.device.replace("_", " ")
         if not event.up:
             if event.device in self.devices_down:

@@ -116,6 +116,9 @@ class TableContext:
     closed: Callable[[], str | None] = lambda: None
     #: Registers what the table runs (on the loop thread, after the commit) when that changes.
     watch_closed: Callable[[Callable[[], None]], None] = lambda fn: None
+    #: Why the table's number display cannot show a number now (its serial link is down), or
+    #: None: pai gow's RNG may not draw a number no one can see (5324.50(a)(4)).
+    number_display_down: Callable[[], str | None] = lambda: None
     rng: CertifiedRng | None = None  # pai gow's draws
     profile: Profile | None = None
 

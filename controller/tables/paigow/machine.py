@@ -88,10 +88,13 @@ class PaigowRound:
         commit: Callable[[str, str, Snapshot, Snapshot, bool, dict[str, object]], None],
         settings: Callable[[], RuleSettings],
         rng_faulted: Callable[[], bool],
+        display_down: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._commit_row = commit
         self._settings = settings
         self._rng_faulted = rng_faulted
+        #: why the number display cannot show a number now (its link is down), or None
+        self._display_down = display_down
         self.round_id = 1
         self.record = RoundRecord(round_id=1, start_of_game=True)
         self.rotation = BankRotation(seats=SEATS)
@@ -122,18 +125,23 @@ class PaigowRound:
     # -- facts derived from settings and the fault latch ----------------------------------------
 
     def dice_required(self) -> bool:
-        """5324.50(a)(3): dice where the setting requires the shaker, or while the RNG is in
-        fault (docs/design.md "Certified RNG")."""
+        """5324.50(a)(3): dice where the setting requires the shaker, while the RNG is in
+        fault (docs/design.md "Certified RNG"), or while the number display is not connected:
+        (a)(4)'s generator "selects and displays" its number, and one that cannot be shown is no
+        alternative to the shaker."""
         return bool(
             self._settings().start_mode == "dice"
             or self.rng_fault is not None
             or self._rng_faulted()
+            or self._display_down() is not None
         )
 
     def start_mode(self) -> str:
         if self._settings().start_mode == "dice":
             return "dice"
-        return "dice (RNG fault)" if self.dice_required() else "rng"
+        if self.rng_fault is not None or self._rng_faulted():
+            return "dice (RNG fault)"
+        return "dice (number display not connected)" if self.dice_required() else "rng"
 
     def dragons_eye(self) -> bool:
         """13:69F-10.7(l): the variation needs a dice roll, so only in the shaker's dice mode."""
@@ -181,10 +189,16 @@ class PaigowRound:
     def why_rng_mode(self, event: EventData) -> str | None:
         if self._settings().start_mode == "dice":
             return "start_mode is dice: the dealer enters the dice total (5324.50(a)(3)): `dice T`"
-        if self.dice_required():
+        if self.rng_fault is not None or self._rng_faulted():
             return (
                 f"the RNG is in fault ({self.rng_fault or 'latched'}): the dealer enters the "
                 "dice total (5324.50(a)(3)): `dice T`"
+            )
+        if self.dice_required():
+            return (
+                "the number display is not connected: the RNG's number is shown as it is drawn"
+                " (5324.50(a)(4)); reconnect the display (status shows it), or the dealer"
+                " enters the shaker's dice total (5324.50(a)(3)): `dice T`"
             )
         return None
 

@@ -163,7 +163,9 @@ class PaigowTable:
         self._clock_ns = clock_ns
         self._display = ctx.devices.display
         self._lamps = ctx.devices.seat_lamps
-        self.model = PaigowRound(self._commit_row, self._settings, self._rng_live_fault)
+        self.model = PaigowRound(
+            self._commit_row, self._settings, self._rng_live_fault, ctx.number_display_down
+        )
         self.machine = build_machine(self.model)
         self._lamp_test_until: int | None = None
         self._test_mode = False

@@ -82,9 +82,13 @@ class StartposRound:
         rng: Drawer | None,
         show: Callable[[int | None], None],
         occupied: Callable[[], Collection[str]] = lambda: (),
+        display_down: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.layout = layout
         self._rng = rng
+        #: why the number display cannot show a number now, or None: the RNG's number is
+        #: selected and displayed (13:69F-31.11(c)); the dice stand in while it cannot be
+        self._display_down = display_down
         self._show = show
         self._occupied = occupied
         self.now = RoundState()
@@ -182,6 +186,13 @@ class StartposRound:
             raise Refused(
                 "the RNG is in fault: roll the dice and enter `dice A B C`", RefusalCode.FAULT
             )
+        if self._display_down() is not None:
+            raise Refused(
+                "the number display is not connected: the number is shown as it is drawn"
+                " (13:69F-31.11(c)); reconnect it (status shows it), or roll the dice and enter"
+                " `dice A B C` (31.11(b))",
+                RefusalCode.FAULT,
+            )
         try:
             number = rng.draw(1, self.layout.range_n)  # 13:69F-31.11(c): 1 through N
         except RngFault as fault:
@@ -193,8 +204,12 @@ class StartposRound:
 
     def _dice(self, dice: Sequence[int]) -> list[str]:
         self._before_draw()
-        if self._rng is not None and not self._rng.faulted:
-            raise Refused("the RNG draws the number: press draw (dice only while it is in fault)")
+        rng_works = self._rng is not None and not self._rng.faulted
+        if rng_works and self._display_down() is None:
+            raise Refused(
+                "the RNG draws the number: press draw (dice only while it is in fault or the"
+                " number display is not connected)"
+            )
         if len(dice) != DICE or any(not 1 <= d <= 6 for d in dice):
             raise Refused("enter three dice, each 1 to 6: `dice A B C`", RefusalCode.RANGE)
         total = sum(dice)  # 13:69F-31.11(b)1: total the dice

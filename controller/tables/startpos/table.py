@@ -77,7 +77,13 @@ class StartposTable:
         self._journal = ctx.journal
         self._display = ctx.devices.display
         self._rng = ctx.rng
-        self.round = StartposRound(ctx.journal, layout_of(ctx), ctx.rng, self._show)
+        self.round = StartposRound(
+            ctx.journal,
+            layout_of(ctx),
+            ctx.rng,
+            self._show,
+            display_down=ctx.number_display_down,
+        )
         self._sim_press: PressWaiter | None = None
         self._reply_waiter: ReplyWaiter | None = None
         #: the RNG fault is journaled (a startpos.rng_fault row not yet cleared)
