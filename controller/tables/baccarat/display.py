@@ -54,16 +54,18 @@ def _signed(cents: int) -> str:
 
 def settlement_summary(row: Fields) -> list[str]:
     """The console lines of a coup's settlement (its ``baccarat.settlement`` row), as pai gow's
-    ``settled`` says them: every wager in paying order, highest seat first (5324.20(g)(2)) --
-    the stake, win, lose or push, the vigorish ((d)(2): collected, or owed when deferred) and
-    the net cents -- then the ledger (who gains and loses what; the house the other side of
-    every wager) and the deferred vigorish still owed."""
+    ``settled`` says them: every wager in the order the dealer settles it, 5324.20(g)(2) --
+    the losing wagers collected first, then the winning wagers from the highest seat down, then
+    the wagers returned (a tie's banker and player) -- each with the stake, win, lose or push,
+    the vigorish ((d)(2): collected, or owed when deferred) and the net cents; then the ledger
+    (who gains and loses what; the house the other side of every wager) and the deferred
+    vigorish still owed."""
     lines = [as_map(line, "a settlement line") for line in opt_list_of(row, "lines") or []]
     if not lines:
         return ["no wagers were entered: nothing to settle"]
     out = []
     ledger: dict[str, int] = {}
-    for line in lines:
+    for line in sorted(lines, key=_paying_order):
         net = int_of(line, "net_cents")
         vig = opt_int_of(line, "commission_cents") or 0
         outcome = "win" if net > 0 else "lose" if net < 0 else "push"
@@ -87,6 +89,13 @@ def settlement_summary(row: Fields) -> list[str]:
             + ", ".join(f"seat {k} {dollars(v)}" for k, v in sorted(owed.items(), key=_seat_key))
         )
     return out
+
+
+def _paying_order(line: Fields) -> tuple[int, int]:
+    """5324.20(g)(2): losing wagers first, then winning ones, each from the highest seat down;
+    the wagers returned (a push) last."""
+    net = int_of(line, "net_cents")
+    return (0 if net < 0 else 1 if net > 0 else 2), -int_of(line, "seat")
 
 
 def _seat_key(item: tuple[str, int]) -> int:

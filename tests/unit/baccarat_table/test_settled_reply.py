@@ -44,10 +44,10 @@ def test_settled_says_every_wager_s_settlement_and_the_ledger(rig: Rig) -> None:
     house = -(seat3 + seat5 + seat7)
     assert _said(rig, before) == [
         "coup 1 settled (player 2S 3S = 5, banker 9H KD = 9: banker); next: betting",
-        # (g)(2): the highest seat first
-        f"seat 7 banker: 2500c win vig {_vig(2500)}c net +{seat7}c",
+        # (g)(2): the losing wagers collected first, then the winning ones, highest seat first
         "seat 5 player: 500c lose net -500c",
         "seat 5 tie: 500c lose net -500c",
+        f"seat 7 banker: 2500c win vig {_vig(2500)}c net +{seat7}c",
         f"seat 3 banker: 1000c win vig {_vig(1000)}c net +{seat3}c",
         f"ledger: house {_money(house)}, seat3 {_money(seat3)}, seat5 {_money(seat5)},"
         f" seat7 {_money(seat7)}",
@@ -64,9 +64,9 @@ def test_a_tie_pays_the_tie_wager_and_returns_banker_and_player(rig: Rig) -> Non
     rig.press("settled")
     tie = 500 * 8  # 8 to 1, the posted default
     lines = _said(rig, before)
-    assert lines[1:] == [
-        "seat 2 banker: 1000c push net +0c",
+    assert lines[1:] == [  # (g)(2): the winning wager paid, then the ties returned
         f"seat 2 tie: 500c win net +{tie}c",
+        "seat 2 banker: 1000c push net +0c",
         "seat 1 player: 500c push net +0c",
         f"ledger: house {_money(-tie)}, seat1 +$0.00, seat2 {_money(tie)}",
     ]
