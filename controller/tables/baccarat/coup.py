@@ -4,6 +4,8 @@ coup's cards and irregularities, the result and settlement, void, halt and the e
 
 from __future__ import annotations
 
+from typing import Final
+
 from controller.games import baccarat
 from controller.games.baccarat.irregularities import (
     Ruling,
@@ -31,6 +33,9 @@ from controller.tables.baccarat.machine import COUP_STATES
 from controller.tables.baccarat.record import Record
 from controller.tables.baccarat.sequence import Sequence
 from controller.tables.baccarat.state import ShoeState
+
+#: A card's place among the next hand's cards, as the dealer display says it.
+_ORDINALS: Final = ("1ST", "2ND", "3RD")
 
 
 class CoupPlay:
@@ -315,10 +320,17 @@ class CoupPlay:
             f"IRREGULARITY {code}: {kind.replace('_', ' ')} ({ruling.section});"
             " press disclose if it was seen"
         )
-        if len([p for p in d.pending if p["fate"] != "discard"]) >= 4:
+        kept = [p for p in d.pending if p["fate"] != "discard"]
+        if len(kept) >= 4:
             self.halt("four cards drawn in excess before a hand")
             return
-        self._view.show("CARD IN EXCESS " + code, "NEXT HAND 1ST CARD")
+        if held["fate"] == "discard":
+            self._view.show("CARD IN EXCESS " + code, "TO THE DISCARD RACK")
+            return
+        # (i)(2): the card is the next hand's first; one drawn after it is its second (the
+        # banker's first, dealt player, banker, player, banker), and so on
+        place = _ORDINALS[len(kept) - 1]
+        self._view.show("CARD IN EXCESS " + code, f"NEXT HAND {place} CARD")
 
     # -- the coup ------------------------------------------------------------------------------
 

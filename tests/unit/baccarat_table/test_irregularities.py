@@ -245,3 +245,20 @@ def test_after_a_fault_in_the_burn_the_next_shoe_burns_afresh(rig: Rig) -> None:
         "reason": "shoe",
     }
     assert rig.table.state == "offering"
+
+
+def test_cards_drawn_in_excess_are_said_as_the_places_they_take_in_the_next_hand(
+    rig: Rig,
+) -> None:
+    """(i)(2): an undisclosed card drawn in excess is the next hand's first card; a second one
+    drawn after it is the next hand's second (the banker's first: player, banker, player,
+    banker), and the dealer display says so, not "1ST" twice."""
+    rig.open_shoe()
+    rig.frame("CARD", "5S")
+    assert rig.display.lines == ("CARD IN EXCESS 5S", "NEXT HAND 1ST CARD")
+    rig.frame("CARD", "5C")
+    assert rig.display.lines == ("CARD IN EXCESS 5C", "NEXT HAND 2ND CARD")
+    assert "DISPLAY CARD IN EXCESS 5C / NEXT HAND 2ND CARD" in rig.displays
+    rig.press("no_more_bets")
+    rig.cards("4H 3D")  # the player's second card (5 + 4 = 9), the banker's (5 + 3 = 8)
+    assert result(rig)["cards"] == ["5S", "5C", "4H", "3D"]
