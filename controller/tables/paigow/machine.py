@@ -221,7 +221,7 @@ class PaigowRound:
     def why_hand_exposed(self, event: EventData) -> str | None:
         seat = int(event.kwargs["seat"])
         if seat not in self.record.exposed_seats:
-            return f"no tile of seat {seat} was exposed by the dealer (5324.50(i)(1))"
+            return f"no tile of the hand of area {seat} was exposed by the dealer (5324.50(i)(1))"
         if seat in self.record.voided_seats:
             return f"seat {seat}'s hand is already void"
         return None

@@ -43,10 +43,12 @@ CONFIRMATIONS: Final[Mapping[str, str]] = {
         "the players' hands are set: the bank's tiles are turned over (5324.50(f)(3))"
     ),
     "expose_player": (
-        "a tile of seat {seat} was exposed: seat {seat} may void its hand without "
+        "a tile of the hand of area {seat} was exposed: {player} may void that hand without "
         "looking (`void seat {seat}`) or play it (5324.50(i)(1))"
     ),
-    "void_hand": "seat {seat}'s hand is void; its wager is returned (5324.50(i)(1))",
+    "void_hand": (
+        "the hand of area {seat} is void; {player}'s wager on it is returned (5324.50(i)(1))"
+    ),
     "surrender": (
         "area {seat} surrenders: its wager is collected and its tiles stacked "
         "unexposed (5324.50(f)(5))"

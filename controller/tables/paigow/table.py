@@ -143,6 +143,15 @@ ROWS_TO_A_DRAW: Final[Mapping[str, int]] = {
 }
 
 
+def _player_of(rec: RoundRecord, area: object) -> str:
+    """Who decides for the hand of ``area`` (5324.50(i)(1)): the seat whose wager is on it (a
+    player may wager on two areas, (h)); the area's own seat when nobody wagered there."""
+    seats = sorted({w["seat"] for w in rec.wagers if w["area"] == area})
+    if not seats or seats == [area]:
+        return f"seat {area}"
+    return " and ".join(f"seat {s}" for s in seats)
+
+
 class PaigowTable:
     """The pai gow :class:`controller.tables.table.Table` (see the module docstring)."""
 
@@ -547,6 +556,7 @@ class PaigowTable:
             self._reply(trigger, kwargs, old),
             rid=rid,
             seat=kwargs.get("seat"),
+            player=_player_of(old, kwargs.get("seat")),
             whose=kwargs.get("whose"),
             reason=kwargs.get("reason") or "voided by the dealer",
             reshuffles=rec.reshuffles,

@@ -86,7 +86,7 @@ def test_replies_say_what_changed(tmp_path: Path) -> None:
         rig.press(name)
     lines = rig.act("expose player 4")
     assert any("void seat 4" in line and "(i)(1)" in line for line in lines)
-    assert any("seat 4's hand is void" in line for line in rig.act("void seat 4"))
+    assert any("the hand of area 4 is void" in line for line in rig.act("void seat 4"))
     lines = rig.act("expose dealer", "supervisor@serial")  # a void after the draw
     assert lines[0] == "round 3 washing"
     assert any(

@@ -30,7 +30,7 @@ def test_player_may_void_an_exposed_hand(tmp_path: Path) -> None:
     for name in ("shuffled", "no_more_bets", "draw"):
         rig.press(name)
     exc = rig.try_act("void seat 2")
-    assert exc is not None and "no tile of seat 2 was exposed" in exc.reason
+    assert exc is not None and "no tile of the hand of area 2 was exposed" in exc.reason
     rig.act("expose player 2")
     rig.press("dealt")
     rig.act("void seat 2")
@@ -130,3 +130,19 @@ def test_banking_players_tile_is_the_banks(tmp_path: Path) -> None:
     assert exc is not None and "expose bank" in exc.reason
     rig.act("expose player 2")
     assert rig.table.model.record.exposed_seats == [2]
+
+
+def test_an_exposed_hand_names_the_player_who_wagered_on_its_area(tmp_path: Path) -> None:
+    """5324.50(h): a player may wager on two adjacent areas; (i)(1): "the player" whose hand
+    had a tile exposed decides. Seat 2 wagers on areas 2 and 3: area 3's hand is seat 2's."""
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.act("wager 2 2500")
+    rig.act("wager 2 2500 3")
+    for name in ("no_more_bets", "draw"):
+        rig.press(name)
+    (line,) = [x for x in rig.act("expose player 3") if "exposed" in x]
+    assert line.startswith("a tile of the hand of area 3 was exposed: seat 2 may void that hand")
+    rig.press("dealt")
+    (line,) = [x for x in rig.act("void seat 3") if "void" in x]
+    assert line == "the hand of area 3 is void; seat 2's wager on it is returned (5324.50(i)(1))"

@@ -8,7 +8,7 @@ import string
 from controller.tables.paigow.definition import TRIGGERS
 from controller.tables.paigow.replies import CONFIRMATIONS, confirmation
 
-FIELDS = {"rid", "seat", "whose", "reason", "reshuffles", "bank_seat"}
+FIELDS = {"rid", "seat", "player", "whose", "reason", "reshuffles", "bank_seat"}
 
 
 def test_every_reply_is_a_triggers() -> None:
