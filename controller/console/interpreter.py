@@ -1194,7 +1194,12 @@ def parse_head(text: str) -> tuple[int, str]:
             "SYNTAX",
             f"HASH must be 64 hex digits, got {digest[:20]!r}{'...' if len(digest) > 20 else ''}",
         )
-    return int(seq_text), digest
+    seq = int(seq_text) if len(seq_text) <= 19 else 2**63
+    if not 1 <= seq < 2**63:  # a journal's row numbers are 1 to signed 64 bits
+        raise ConsoleError(
+            "RANGE", f"SEQ must be a row number 1 to {2**63 - 1}, not {seq_text[:24]}"
+        )
+    return seq, digest
 
 
 class _Job:

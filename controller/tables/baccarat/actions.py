@@ -330,6 +330,8 @@ class DealerActions:
             return self._remedy(args)
         if name == "collect":
             seat = self._seat(args)
+            if not self._s.ledger.by_seat.get(seat):
+                raise Refused(f"seat {seat} owes no vigorish: nothing to collect (5324.20(d)(2))")
             cents, self._s.ledger = self._s.ledger.collect(seat)
             self._s.record_ledger()
             self._rec.emit(

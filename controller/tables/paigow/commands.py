@@ -97,8 +97,12 @@ def parse_action(
         return "test_mode", {"on": rest == ["on"]}
     if head == "sim" and rest[:1] == ["button"] and len(rest) <= 2:
         return "sim_button", {"button": rest[1] if len(rest) == 2 else None}
+    if head == "sim":
+        raise refuse(head, "usage: sim button NAME", RefusalCode.SYNTAX)
     if head == "shift" and rest == ["start"]:
         return "shift_start", {}
+    if head == "shift":
+        raise refuse(head, "usage: shift start", RefusalCode.SYNTAX)
     raise refuse(head or "?", f"no pai gow table action {' '.join(words)!r}", RefusalCode.UNKNOWN)
 
 

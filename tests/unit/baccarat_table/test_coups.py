@@ -150,7 +150,9 @@ def test_deferred_vig_blocks_the_reshuffle_until_collected(fast_tmp_factory: obj
     assert rig.table.state == "shuffle"
     exc = rig.refused(rig.press, "shuffled")
     assert "5324.20(d)(2)" in exc.reason
+    assert "seat 3 owes no vigorish" in rig.refused(rig.act, "collect 3").reason
     assert rig.act("collect 2") == ["seat 2: collected $1.00"]
+    assert "seat 2 owes no vigorish" in rig.refused(rig.act, "collect 2").reason  # collected
     rig.press("shuffled")
     assert rig.table.state == "burn"
 

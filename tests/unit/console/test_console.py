@@ -346,6 +346,9 @@ def test_journal_head_and_verify(rig: Rig) -> None:
     assert "rewritten" in rig.err(f"journal verify {seq}:{'0' * 64}", "FAULT")
     assert "truncated" in rig.err(f"journal verify {seq + 50}:{mac}", "FAULT")
     rig.err("journal verify 12", "SYNTAX")
+    # a row number no journal has is the line's error, not the journal's (never ERR IO)
+    for seq_text in ("99999999999999999999", "9223372036854775808", "0"):
+        assert "SEQ must be a row number" in rig.err(f"journal verify {seq_text}:{mac}", "RANGE")
     rig.err("journal", "SYNTAX")
     rig.err("journal rewind", "SYNTAX")
 

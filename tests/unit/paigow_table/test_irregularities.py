@@ -146,3 +146,12 @@ def test_an_exposed_hand_names_the_player_who_wagered_on_its_area(tmp_path: Path
     rig.press("dealt")
     (line,) = [x for x in rig.act("void seat 3") if "void" in x]
     assert line == "the hand of area 3 is void; seat 2's wager on it is returned (5324.50(i)(1))"
+
+
+def test_a_bare_sim_or_shift_says_its_usage(tmp_path: Path) -> None:
+    """`help` lists `sim button NAME` and `shift start`: the word alone is a malformed line of a
+    known action (SYNTAX, with its usage), not an unknown one."""
+    rig = make_rig(tmp_path)
+    for line, usage in (("sim", "usage: sim button NAME"), ("shift", "usage: shift start")):
+        exc = rig.try_act(line)
+        assert exc is not None and (exc.code, exc.reason) == ("SYNTAX", usage)
