@@ -401,11 +401,14 @@ class SequenceTracker:
                 return Decision(Verdict.BAD_REVISION, frame, expected)
             if frame.sid == self._sid:
                 # the current session's HELO again: the shoe resends it (our ACK was lost,
-                # or we restarted before acknowledging it). **Choice**: a shoe that sends it
-                # again at the expected SEQ is stepped over, so the stream cannot stall on it.
+                # or we restarted before acknowledging it): a repeat. **Choice**: one at the
+                # expected SEQ is the session's next frame, taken like any other (journaled,
+                # then acknowledged; no new session), so the stream cannot stall on it and the
+                # journal's SEQs stay contiguous: no $ACK covers a SEQ the journal lacks.
                 self._nak_sent_for = None
                 if expected is not None and frame.seq == expected:
                     self._expected = next_seq(expected)
+                    return Decision(Verdict.ACCEPT, frame, expected)
                 return Decision(Verdict.REPEAT, frame, expected)
             previous = self.position
             self._sid = frame.sid
