@@ -658,7 +658,12 @@ def _public_key(args: argparse.Namespace, journal: Journal | None) -> bytes | No
 def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
     from controller.journal.anchor import read_anchor
     from controller.journal.store import Journal
-    from controller.journal.verify import verify_journal
+    from controller.journal.verify import (
+        HeadSyntaxError,
+        check_expected_head,
+        parse_head,
+        verify_journal,
+    )
 
     assert isinstance(journal, Journal)
     pem = _public_key(args, journal)
@@ -683,15 +688,13 @@ def _verify_live(args: argparse.Namespace, state: Path, journal: object) -> int:
                 ' will not make a new one (docs/journal.md "A lost key")'
             )
     if args.expect_head:
-        seq_text, _, digest = args.expect_head.partition(":")
-        row = journal.row(int(seq_text)) if seq_text.isdigit() else None
-        if row is None:
-            result.fail(
-                f"row {seq_text}, named by the head given, is not in the journal"
-                " (truncated or archived)"
-            )
-        elif row.hash != digest.lower():
-            result.fail(f"row {seq_text} differs from the head given (rewritten)", row.seq)
+        try:
+            seq, digest = parse_head(args.expect_head)
+        except HeadSyntaxError as exc:
+            print(f"--expect-head: {exc}", file=sys.stderr)
+            return 2
+        row = journal.row(seq)
+        check_expected_head(result, seq, None if row is None else row.hash, digest)
     print(result.describe())
     if result.anchor_seq is not None:
         print(f"anchor {anchor_path}: newest signed head at row {result.anchor_seq}")

@@ -411,6 +411,7 @@ class Console:
 
         def walk() -> None:
             from controller.journal.scrub import walk_slowly
+            from controller.journal.verify import check_expected_head
 
             try:
                 reader = self._app.journal.reader()
@@ -424,17 +425,8 @@ class Console:
                     )
                     if expected is not None:
                         row = reader.row(expected[0])
-                        if row is None:
-                            result.fail(
-                                f"row {expected[0]}, named by the head given, is not in"
-                                " the journal (truncated or archived)",
-                                expected[0],
-                            )
-                        elif row.hash != expected[1]:
-                            result.fail(
-                                f"row {expected[0]} differs from the head given (rewritten)",
-                                expected[0],
-                            )
+                        stored = None if row is None else row.hash
+                        check_expected_head(result, expected[0], stored, expected[1])
                     box.append(result)
                 finally:
                     reader.close()
@@ -1180,26 +1172,16 @@ class Console:
 
 
 def parse_head(text: str) -> tuple[int, str]:
-    """``SEQ:HASH`` as ``journal head`` prints it: a row number and 64 hex digits (SHA-256);
-    anything else is a SYNTAX error, never a verdict on the journal."""
-    seq_text, sep, digest = text.partition(":")
-    if not sep or not (seq_text.isascii() and seq_text.isdigit()):
-        raise ConsoleError(
-            "SYNTAX",
-            "usage: journal verify [SEQ:HASH] (as journal head prints it, e.g. 17:9f0c...)",
-        )
-    digest = digest.lower()
-    if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
-        raise ConsoleError(
-            "SYNTAX",
-            f"HASH must be 64 hex digits, got {digest[:20]!r}{'...' if len(digest) > 20 else ''}",
-        )
-    seq = int(seq_text) if len(seq_text) <= 19 else 2**63
-    if not 1 <= seq < 2**63:  # a journal's row numbers are 1 to signed 64 bits
-        raise ConsoleError(
-            "RANGE", f"SEQ must be a row number 1 to {2**63 - 1}, not {seq_text[:24]}"
-        )
-    return seq, digest
+    """``SEQ:HASH`` as ``journal head`` prints it (:func:`controller.journal.verify.parse_head`);
+    anything else is the line's error (SYNTAX, or RANGE for a row number no journal has), never
+    a verdict on the journal."""
+    from controller.journal.verify import HeadSyntaxError
+    from controller.journal.verify import parse_head as parse
+
+    try:
+        return parse(text)
+    except HeadSyntaxError as exc:
+        raise ConsoleError(exc.code, str(exc)) from None
 
 
 class _Job:

@@ -159,6 +159,56 @@ class Walker:
         return self.done
 
 
+class HeadSyntaxError(ValueError):
+    """A ``SEQ:HASH`` that is not one: ``code`` is the console's (SYNTAX, or RANGE for a row
+    number no journal has)."""
+
+    def __init__(self, message: str, code: str = "SYNTAX") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse_head(text: str) -> tuple[int, str]:
+    """``SEQ:HASH`` as ``journal head`` prints it: a row number (1 to signed 64 bits) and 64
+    hex digits (SHA-256, lower-cased); :class:`HeadSyntaxError` for anything else."""
+    seq_text, sep, digest = text.partition(":")
+    if not sep or not (seq_text.isascii() and seq_text.isdigit()):
+        raise HeadSyntaxError(
+            "usage: journal verify [SEQ:HASH] (as journal head prints it, e.g. 17:9f0c...)"
+        )
+    digest = digest.lower()
+    if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+        raise HeadSyntaxError(
+            f"HASH must be 64 hex digits, got {digest[:20]!r}{'...' if len(digest) > 20 else ''}"
+        )
+    seq = int(seq_text) if len(seq_text) <= 19 else 2**63
+    if not 1 <= seq < 2**63:
+        raise HeadSyntaxError(
+            f"SEQ must be a row number 1 to {2**63 - 1}, not {seq_text[:24]}", "RANGE"
+        )
+    return seq, digest
+
+
+def check_expected_head(
+    result: VerifyResult, seq: int, stored_hash: str | None, given: str
+) -> None:
+    """``journal verify SEQ:HASH``: the row the head given names must be stored with that hash.
+    A different hash is the journal rewritten since that head was recorded, or a mistyped head:
+    the reply says both, for a technician to compare with the head they recorded."""
+    if stored_hash is None:
+        result.fail(
+            f"row {seq}, named by the head given, is not in the journal (truncated or archived)",
+            seq,
+        )
+    elif stored_hash != given.lower():
+        result.fail(
+            f"row {seq}'s hash is not the head given: the journal was rewritten since that head"
+            " was recorded, or the SEQ:HASH was mistyped (compare it with the recorded"
+            " `journal head`)",
+            seq,
+        )
+
+
 def check_heads(
     journal: Journal, public_pem: bytes, after_seq: int, until_seq: int, result: VerifyResult
 ) -> None:

@@ -175,3 +175,26 @@ def test_one_forged_head_under_the_right_key_is_still_named(
     assert code == 1, text
     assert f"signed head at row {seq} has a bad signature" in text
     assert "does not match this journal's" not in text
+
+
+def test_expect_head_proves_a_recorded_head_or_says_what_a_mismatch_may_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`journal verify --expect-head SEQ:HASH` (docs/journal.md "Verifying"): the head recorded
+    earlier is unchanged (exit 0); another hash is a rewritten journal or a mistyped head, and
+    the reply says both (exit 1); a malformed one is the command line's error (exit 2)."""
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=5)
+    capsys.readouterr()
+    assert main(["journal", "head", "--state-dir", str(copy)]) == 0
+    seq_text, _, digest = capsys.readouterr().out.split()[0].partition(":")
+    base = ["journal", "verify", "--state-dir", str(copy), "--pubkey", str(pub)]
+    assert main([*base, "--expect-head", f"{seq_text}:{digest.upper()}"]) == 0
+    capsys.readouterr()
+    assert main([*base, "--expect-head", f"{seq_text}:{'0' * 64}"]) == 1
+    out = capsys.readouterr().out
+    assert "rewritten since that head was recorded, or the SEQ:HASH was mistyped" in out
+    assert main([*base, "--expect-head", f"{int(seq_text) + 1000}:{digest}"]) == 1
+    assert "is not in the journal" in capsys.readouterr().out
+    for bad in ("12", f"x:{digest}", f"0:{digest}", f"{'9' * 25}:{digest}", f"{seq_text}:zz"):
+        assert main([*base, "--expect-head", bad]) == 2, bad
+        assert "--expect-head: " in capsys.readouterr().err
