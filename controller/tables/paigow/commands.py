@@ -86,7 +86,12 @@ def parse_action(
             return "expose_stacking", {}
         if rest[:1] == ["player"]:
             return "expose_player", {"seat": seat_of(rest[1:], "expose player N")}
-        if rest[:1] and rest[0] in VOIDING_EXPOSURES and len(rest) <= 2:
+        if rest[:1] == ["unwagered"] and len(rest) == 2:
+            return "expose_void", {
+                "whose": "unwagered",
+                "area": seat_of(rest[1:], "expose unwagered N"),
+            }
+        if rest[:1] and rest[0] in VOIDING_EXPOSURES and len(rest) == 1:
             return "expose_void", {"whose": rest[0]}
         raise bad("usage: expose stacking | player N | dealer | bank | dead | unwagered [N]")
     if head == "wager":

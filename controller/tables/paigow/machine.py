@@ -41,6 +41,7 @@ from controller.tables.paigow.entries import (
     wager_problem,
 )
 from controller.tables.paigow.record import RoundRecord, Snapshot, full_record, full_rotation
+from controller.tables.paigow.replies import exposed_hand
 
 if TYPE_CHECKING:
     from controller.config.settings import RuleSettings
@@ -216,6 +217,13 @@ class PaigowRound:
         seat = int(event.kwargs["seat"])
         if self.record.bank != "house" and seat == self.record.bank_seat:
             return f"seat {seat} is the bank: `expose bank` (5324.50(i)(2))"
+        wagers = self.record.wagers
+        if wagers and not any(w["area"] == seat for w in wagers):
+            # (i)(1) is a player's hand; a position with no wager is (i)(2)'s
+            return (
+                f"no wager is on area {seat}: a tile of a position with no wager voids every"
+                f" hand (5324.50(i)(2)): `expose unwagered {seat}`"
+            )
         return None
 
     def why_hand_exposed(self, event: EventData) -> str | None:
@@ -231,6 +239,12 @@ class PaigowRound:
         ever after the draw, so like any void after it (issue 15) only a supervisor may say so
         (the exposure is the reason; docs/paigow-table.md "Voids after the draw")."""
         whose = str(event.kwargs["whose"])
+        area = event.kwargs.get("area")
+        if whose == "unwagered" and any(w["area"] == area for w in self.record.wagers):
+            return (
+                f"a wager is on area {area}: its player decides for the hand (5324.50(i)(1)):"
+                f" `expose player {area}`"
+            )
         if whose == "bank" and self.record.bank == "house":
             return "no player banks this round: `expose dealer` for the house's tiles"
         if whose == "dealer" and self.state == "dealer_hands":
@@ -429,7 +443,7 @@ class PaigowRound:
     def effect_void_by_exposure(self, change: Change, kwargs: Mapping[str, object]) -> None:
         """(i)(2): an exposed dealer's, bank's, dead or unwagered tile voids every hand."""
         change.record.closing_reason = (
-            f"a tile of the {kwargs['whose']} hand was exposed: every hand is "
+            f"a tile of the {exposed_hand(kwargs)} was exposed: every hand is "
             "void and the tiles are re-shuffled (5324.50(i)(2))"
         )
         self._close(change, "paigow.voided")

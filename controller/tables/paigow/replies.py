@@ -54,7 +54,7 @@ CONFIRMATIONS: Final[Mapping[str, str]] = {
         "unexposed (5324.50(f)(5))"
     ),
     "expose_void": (
-        "round {rid} voided: a tile of the {whose} hand was exposed;"
+        "round {rid} voided: a tile of the {whose} was exposed;"
         " every hand is void and the tiles are re-shuffled (5324.50(i)(2))"
     ),
     "void": "round {rid} voided ({reason}): every wager stands returned",
@@ -62,7 +62,14 @@ CONFIRMATIONS: Final[Mapping[str, str]] = {
 }
 
 #: Why a round voided by an exposed tile after its draw was voided, as its alarm says.
-EXPOSURE_VOID_REASON: Final = "a tile of the {whose} hand was exposed (5324.50(i)(2))"
+EXPOSURE_VOID_REASON: Final = "a tile of the {whose} was exposed (5324.50(i)(2))"
+
+
+def exposed_hand(kwargs: Mapping[str, object]) -> str:
+    """The hand an ``expose dealer|bank|dead|unwagered [N]`` names: ``unwagered hand of area
+    4``, ``dealer hand``."""
+    area = kwargs.get("area")
+    return f"{kwargs.get('whose')} hand" + ("" if area is None else f" of area {area}")
 
 
 def confirmation(reply: str, **fields: object) -> list[str]:

@@ -104,7 +104,7 @@ from controller.tables.paigow.record import (
     compact_snapshot,
     load_snapshot,
 )
-from controller.tables.paigow.replies import EXPOSURE_VOID_REASON, confirmation
+from controller.tables.paigow.replies import EXPOSURE_VOID_REASON, confirmation, exposed_hand
 from controller.tables.table import (
     ActionHelp,
     PressWaiter,
@@ -426,7 +426,7 @@ class PaigowTable:
             reason = (
                 str(kwargs.get("reason") or "")
                 if trigger == "void"
-                else EXPOSURE_VOID_REASON.format(whose=kwargs.get("whose"))
+                else EXPOSURE_VOID_REASON.format(whose=exposed_hand(kwargs))
             )
             self._alarm_void_after_draw(trigger, before[0], before[1], who, reason)
         return self._describe(trigger, kwargs, before)
@@ -557,7 +557,7 @@ class PaigowTable:
             rid=rid,
             seat=kwargs.get("seat"),
             player=_player_of(old, kwargs.get("seat")),
-            whose=kwargs.get("whose"),
+            whose=exposed_hand(kwargs),
             reason=kwargs.get("reason") or "voided by the dealer",
             reshuffles=rec.reshuffles,
             bank_seat=rec.bank_seat,

@@ -155,3 +155,24 @@ def test_a_bare_sim_or_shift_says_its_usage(tmp_path: Path) -> None:
     for line, usage in (("sim", "usage: sim button NAME"), ("shift", "usage: shift start")):
         exc = rig.try_act(line)
         assert exc is not None and (exc.code, exc.reason) == ("SYNTAX", usage)
+
+
+def test_an_exposed_tile_of_a_position_with_no_wager_is_not_a_players(tmp_path: Path) -> None:
+    """5324.50(i)(1) is a player's hand; (i)(2): a tile of "any position where there is no
+    wager" voids every hand. With wagers on areas 1 and 3, area 4's tile is (i)(2)'s (`expose
+    player 4` is refused naming `expose unwagered 4`), and area 3's is a player's (`expose
+    unwagered 3` is refused naming `expose player 3`)."""
+    rig = make_rig(tmp_path)
+    rig.press("shuffled")
+    rig.act("wager 1 2500")
+    rig.act("wager 3 5000")
+    for name in ("no_more_bets", "draw"):
+        rig.press(name)
+    exc = rig.try_act("expose player 4")
+    assert exc is not None and "`expose unwagered 4`" in exc.reason and "(i)(2)" in exc.reason
+    assert rig.table.model.record.exposed_seats == []
+    exc = rig.try_act("expose unwagered 3", "supervisor@test")
+    assert exc is not None and "`expose player 3`" in exc.reason and "(i)(1)" in exc.reason
+    rig.act("expose unwagered 4", "supervisor@test")  # every hand void, the tiles re-washed
+    closing = rig.rows("paigow.voided")[-1]
+    assert "unwagered hand of area 4" in closing.data["record"]["closing_reason"]
