@@ -232,6 +232,12 @@ INPUTS: Final[Mapping[str, Input]] = {
     ),
 }
 
+#: The dealer's buttons that move a round on (the void button aborts one): a refusal names the
+#: one that waits, and why.
+BUTTON_TRIGGERS: Final = frozenset(
+    t for t, i in INPUTS.items() if i.button.startswith("`") and t != "void"
+)
+
 #: How a person sends each trigger, as a refusal names it: the dealer's button or the console
 #: command (never the trigger's own name: docs/console.md, "Refusals").
 SAID: Final[Mapping[str, str]] = {

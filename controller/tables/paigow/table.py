@@ -76,11 +76,13 @@ from controller.tables.paigow.commands import house_way_lines, parse_action
 from controller.tables.paigow.definition import (
     ACTION_HELP,
     ACTION_NAMES,
+    BUTTON_TRIGGERS,
     IN_ROUND,
     INPUTS,
     NEW_ROUND_TRIGGERS,
     PLAY_UNDER_FAULT,
     RECOVERY_RULES,
+    SAID,
     SEATS,
     STATE_NAMES,
     TRANSITIONS,
@@ -343,7 +345,14 @@ class PaigowTable:
             possible = [t for t in TRANSITIONS if t.source == state]
             allowed = [t.trigger for t in possible if self._may(t)]
             taken = said(allowed or [t.trigger for t in possible])
-            return f"the table is in state {state}, where it takes {taken}"
+            # a dealer's button this state takes but not yet (the bank's cover, say) is named
+            # with why: the next step is never left unsaid
+            waiting = [
+                f"{SAID[b]} waits: {reason}"
+                for b in dict.fromkeys(t.trigger for t in possible)
+                if b in BUTTON_TRIGGERS and b not in allowed and (reason := self.refusal(b))
+            ]
+            return "; ".join([f"the table is in state {state}, where it takes {taken}", *waiting])
         # a probe stands in for the machine's EventData: the guards read only kwargs, source
         event = cast("EventData", _Probe(kwargs, self.model.state))
         routing = {u for t in steps for u in t.unless}

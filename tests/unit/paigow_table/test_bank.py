@@ -176,3 +176,20 @@ def test_the_draw_reply_says_where_the_count_starts_and_who_gets_the_first_stack
         " style house_way_from_right"
     )
     assert rig.table.published()["seat"] == 3
+
+
+def test_a_refused_button_names_the_next_button_that_waits_and_why(tmp_path: Path) -> None:
+    """docs/console.md "Refusals": a refusal names what the state takes. When the next step's
+    button is held back by a rule (the bank's chips must cover the wagers, (g)(4)(ii)), it is
+    named with why instead of left out."""
+    rig = make_rig(tmp_path)
+    play_round(rig)
+    rig.press("shuffled")
+    rig.act("bank seat 1")
+    rig.act("wager 1 2500")  # the bank's chips
+    rig.act("wager 2 5000")  # more than the bank's chips cover
+    cover = rig.table.refusal("no_more_bets")
+    assert cover is not None
+    why = rig.table.refusal("draw")
+    assert why is not None and why.startswith("the table is in state betting, where it takes ")
+    assert f"the no_more_bets button waits: {cover}" in why
