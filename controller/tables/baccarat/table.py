@@ -298,6 +298,7 @@ class BaccaratTable:
             "cards_left": str(s.cards_left()),
             "curator": "" if d.curator is None else str(d.curator),
             "coup_cards": self._coup_cards(),
+            "held_cards": self._held_cards(),
             "last_result": d.last_result or "none",
             "last_hand": "yes" if s.last_hand.last_hand else "no",
             "vig_owed_cents": str(s.ledger.total_owed()),
@@ -310,6 +311,23 @@ class BaccaratTable:
             else "down",
             "table_faults": "; ".join(self.faults()) or "none",
         }
+
+    def _held_cards(self) -> str:
+        """Cards drawn in excess and held for the next hand (5324.20(i)(2), (3)), each with its
+        place, and whether it waits for a `disclose` decision: "none" without any."""
+        pending = self._state.data.pending
+        held = [p for p in pending if p["fate"] != "discard" and not p["disclosed"]]
+        places = ("1st", "2nd", "3rd")
+        said = [
+            f"{p['card']} (the next hand's {places[min(i, 2)]} card; `disclose` if it was seen)"
+            for i, p in enumerate(held)
+        ]
+        said += [
+            f"{p['card']} (disclosed: `remedy burn` or `remedy dead`)"
+            for p in pending
+            if p["disclosed"]
+        ]
+        return ", ".join(said) or "none"
 
     def _coup_cards(self) -> str:
         """The coup in progress, hand by hand (``P 4S 2C (6)  B 9H (9)``), or ``-``."""

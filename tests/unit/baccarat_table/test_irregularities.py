@@ -259,6 +259,10 @@ def test_cards_drawn_in_excess_are_said_as_the_places_they_take_in_the_next_hand
     rig.frame("CARD", "5C")
     assert rig.display.lines == ("CARD IN EXCESS 5C", "NEXT HAND 2ND CARD")
     assert "DISPLAY CARD IN EXCESS 5C / NEXT HAND 2ND CARD" in rig.displays
+    held = "5S (the next hand's 1st card; `disclose` if it was seen), 5C (the next hand's 2nd"
+    assert rig.table.status()["held_cards"].startswith(held)
+    rig = rig.reopen()  # a restart: the held cards are still said
+    assert rig.table.status()["held_cards"].startswith(held)
     rig.press("no_more_bets")
     rig.cards("4H 3D")  # the player's second card (5 + 4 = 9), the banker's (5 + 3 = 8)
     assert result(rig)["cards"] == ["5S", "5C", "4H", "3D"]
