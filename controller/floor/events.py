@@ -299,8 +299,6 @@ _DIRECT: Final[Mapping[str, tuple[int, tuple[str, ...] | None]]] = {
     "startpos.rng_fault": (120, ("reason",)),
     "startpos.rng_fault_cleared": (121, ("who",)),
     "program.verified": (131, ("manifest", "ok", "problems", "source")),
-    # `verify SEED` (the console's or the host's): the seeded HMAC a lab recomputes
-    "program.hmac": (131, ("seed", "hmac", "files", "error", "source")),
     "journal.finding": (140, None),
     "journal.acknowledged": (141, ("who", "found")),
     "baccarat.shoe.start": (151, ("shoe", "decks")),
@@ -389,6 +387,13 @@ class EventReader:
                 (_POWER[kind] if active else 233),
                 {k: data[k] for k in ("detail", "pin", "count") if k in data}
                 | {"condition": kind.removeprefix("power.")},
+            )
+        elif kind == "program.hmac" and "error" not in data:
+            # `verify SEED` (the console's or the host's): the seeded HMAC a lab recomputes; a
+            # run whose HMAC could not be computed verified nothing
+            yield (
+                131,
+                {k: data[k] for k in ("seed", "hmac", "files", "source", "count") if k in data},
             )
         elif kind == "program.checked" and not data.get("ok", True):
             yield 130, {"problems": data.get("problems", [])}

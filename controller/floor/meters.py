@@ -46,6 +46,8 @@ STARTPOS_STEPS: Final = frozenset(
         "startpos.voided",
     }
 )
+#: Rows a counted summary may fold (controller/journal/summary.py): ``count`` of them each.
+COUNTED_KINDS: Final = frozenset({"host.refused", "program.hmac"})
 SHIFT_KINDS: Final = ("paigow.shift_start", "baccarat.shift_start", "startpos.shift_start")
 #: The rows after which the table publishes its meters (a round or a coup closed).
 ROUND_CLOSING_KINDS: Final = frozenset(
@@ -192,7 +194,8 @@ class MeterFold:
             return []
         names = list(self._names(row.kind, data))
         # a counted summary row (controller/journal/summary.py) stands for ``count`` refusals
-        count = data.get("count", 1) if row.kind == "host.refused" else 1
+        # or ``count`` identical `verify SEED` runs
+        count = data.get("count", 1) if row.kind in COUNTED_KINDS else 1
         n = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
         for name in names:
             self.lifetime[name] = self.lifetime.get(name, 0) + n
@@ -235,7 +238,7 @@ class MeterFold:
             yield "program_start_checks"
             if not data.get("ok", True):
                 yield "faults.program"
-        elif kind in ("program.verified", "program.hmac"):
+        elif kind in ("program.verified", "program.hmac") and "error" not in data:
             yield "program_verifications"
         elif kind == "console.login":
             yield f"logins.{data.get('role', 'unknown')}"

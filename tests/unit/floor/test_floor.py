@@ -140,6 +140,22 @@ def test_the_dice_are_tested_against_three_fair_dice_not_uniform() -> None:
     assert chi_square(fold).statistic == 0.0
 
 
+def test_verify_seed_runs_count_each_folded_run_and_no_failed_one() -> None:
+    """docs/meters.md: every `verify SEED` run is a program verification. The console folds
+    repeats into one counted row a minute (controller/journal/summary.py): it stands for
+    ``count`` runs. A run whose HMAC could not be computed (the host's, a file unreadable)
+    verified nothing: no meter, no event 131."""
+    mac = {"seed": "00" * 16, "hmac": "ab" * 32, "files": 3, "source": "serial"}
+    rows = _rows(
+        ("program.hmac", {**mac, "count": 1}),
+        ("program.hmac", {**mac, "count": 4, "folded": True}),
+        ("program.hmac", {"seed": "00" * 16, "error": "OSError: unreadable", "source": "host"}),
+    )
+    assert MeterFold().add_all(rows).lifetime["program_verifications"] == 5
+    reader = EventReader()
+    assert [e.code for r in rows for e in reader.events(r)] == [131, 131]
+
+
 def test_a_meter_that_goes_back_is_named() -> None:
     assert went_back({"a": 3, "b": 1}, {"a": 4, "b": 1}) == ["a: 4 -> 3"]
 
