@@ -147,7 +147,11 @@ CATALOGUE: Final[tuple[tuple[str, str], ...]] = (
     ),
     ("startpos.voided_after_draw", "starting-position rounds voided after their number was out"),
     ("startpos.rng.<n>", "numbers the RNG drew, each 1 to the layout's range"),
-    ("startpos.dice_rounds", "rounds whose count came from the dice (the RNG in fault)"),
+    (
+        "startpos.dice_rounds",
+        "rounds whose count came from the dice (the RNG in fault, or the number display not"
+        " connected)",
+    ),
 )
 
 

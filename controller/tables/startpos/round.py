@@ -83,23 +83,31 @@ class StartposRound:
         show: Callable[[int | None], None],
         occupied: Callable[[], Collection[str]] = lambda: (),
         display_down: Callable[[], str | None] = lambda: None,
+        fault_latched: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.layout = layout
         self._rng = rng
         #: why the number display cannot show a number now, or None: the RNG's number is
         #: selected and displayed (13:69F-31.11(c)); the dice stand in while it cannot be
         self._display_down = display_down
+        #: an RNG fault journaled before a restart and not cleared (the RNG's latch is memory)
+        self._fault_latched = fault_latched
         self._show = show
         self._occupied = occupied
         self.now = RoundState()
+        #: the input being handled opens the next round (set by the table around it)
+        self.opening = False
         self.uow = UnitOfWork(journal, self._input_round)
         self.uow.memo = self._memo
 
     def _input_round(self) -> int | None:
-        """The round an input's row belongs to: between rounds, the round it is about to open
-        (recall lists a console's `sim button no_more_bets` with the round it starts)."""
+        """The round a row belongs to: the round under way, or the last one between rounds;
+        the input that opens the next round (`no_more_bets`, a console's `sim button
+        no_more_bets`: :attr:`opening`) is that round's (recall lists it there)."""
         now = self.now
-        return now.round + 1 if now.state == "betting" else (now.round or None)
+        if now.state == "betting" and self.opening:
+            return now.round + 1
+        return now.round or None
 
     def _memo(self) -> Callable[[], None]:
         kept = self.now
@@ -182,7 +190,7 @@ class StartposRound:
     def _draw(self) -> list[str]:
         self._before_draw()
         rng = self._rng
-        if rng is None or rng.faulted:
+        if rng is None or rng.faulted or self._fault_latched() is not None:
             raise Refused(
                 "the RNG is in fault: roll the dice and enter `dice A B C`", RefusalCode.FAULT
             )
@@ -204,7 +212,9 @@ class StartposRound:
 
     def _dice(self, dice: Sequence[int]) -> list[str]:
         self._before_draw()
-        rng_works = self._rng is not None and not self._rng.faulted
+        rng_works = (
+            self._rng is not None and not self._rng.faulted and self._fault_latched() is None
+        )
         if rng_works and self._display_down() is None:
             raise Refused(
                 "the RNG draws the number: press draw (dice only while it is in fault or the"

@@ -83,11 +83,15 @@ class StartposTable:
             ctx.rng,
             self._show,
             display_down=ctx.number_display_down,
+            fault_latched=lambda: self._latched,
         )
         self._sim_press: PressWaiter | None = None
         self._reply_waiter: ReplyWaiter | None = None
         #: the RNG fault is journaled (a startpos.rng_fault row not yet cleared)
         self._fault_journaled = False
+        #: a fault journaled before a restart, not cleared since: the dice stand in until a
+        #: technician's `fault clear` passes the RNG's test (the RNG's own latch is in memory)
+        self._latched: str | None = None
         ctx.watch_closed(self._refresh)
 
     # -- outputs -------------------------------------------------------------------------------
@@ -153,11 +157,22 @@ class StartposTable:
                 "state": self.round.now.state,
             }
 
-        self.round.uow.take(data, run, alone)
+        button = data.get("button")
+        args = data.get("args")
+        self.round.opening = button == "no_more_bets" or (
+            data.get("action") == "sim" and args == ["button", "no_more_bets"]
+        )
+        try:
+            self.round.uow.take(data, run, alone)
+        finally:
+            self.round.opening = False
         self._journal_rng_fault()
         if refusal:
             raise refusal[0]
         return outcome
+
+    def _fault_unjournaled(self) -> None:
+        self._fault_journaled = False
 
     def _journal_rng_fault(self) -> None:
         """The RNG found in fault by an input (a refused draw, the dice), once until it is
@@ -165,6 +180,8 @@ class StartposTable:
         if self._fault_journaled or self._rng is None or not self._rng.faulted:
             return
         reason = self._rng.fault_reason
+        # a fault is journaled once until cleared; a row the commit loses is written again
+        self._journal.on_rollback(self._fault_unjournaled)
         self.round.uow.append(RNG_FAULT_KIND, {"reason": reason})
         self._fault_journaled = True
         said = f"FAULT RNG: {reason}; dice mode (13:69F-31.11(b): `dice A B C`) until cleared"
@@ -276,6 +293,10 @@ class StartposTable:
             self.round.uow.replaying = False
         fault = self._journal.last([RNG_FAULT_KIND, RNG_CLEARED_KIND])
         self._fault_journaled = fault is not None and fault.kind == RNG_FAULT_KIND
+        if fault is not None and fault.kind == RNG_FAULT_KIND:
+            reason = fault.data.get("reason")
+            self._latched = f"{reason} (latched before the restart)" if reason else "latched"
+            lines.append(f"RNG fault still latched: {self._latched}; `fault clear` after its test")
         self._refresh()
         return lines
 
@@ -298,7 +319,14 @@ class StartposTable:
         rng = self._rng
         if rng is None:
             return "no RNG fitted"
-        return rng.fault_reason if rng.faulted else None
+        return rng.fault_reason if rng.faulted else self._latched
+
+    def _start_mode(self) -> str:
+        if self._fault() is not None:
+            return "dice (RNG fault)"
+        if self._ctx.number_display_down() is not None:
+            return "dice (number display not connected)"
+        return "rng"
 
     def status(self) -> dict[str, str]:
         now = self.round.now
@@ -328,8 +356,8 @@ class StartposTable:
             "game": self.game,
             "state": now.state,
             "round": now.round,
-            "start_mode": "rng" if self._fault() is None else "dice (RNG fault)",
-            "dice_mode": self._fault() is not None,
+            "start_mode": self._start_mode(),
+            "dice_mode": self._start_mode() != "rng",
             "showing": showing,
             "number": now.number if showing else None,
             "source": now.source if showing else None,
@@ -346,13 +374,13 @@ class StartposTable:
         return self.round.now.state in IN_ROUND
 
     def faults(self) -> list[str]:
-        rng = self._rng
-        return [f"RNG: {rng.fault_reason}"] if rng is not None and rng.faulted else []
+        fault = self._fault()
+        return [f"RNG: {fault}"] if fault is not None and self._rng is not None else []
 
     def clear_fault(self, who: str) -> list[str]:
         """Clear the RNG fault only after its self-test passes."""
         rng = self._rng
-        if rng is None or not rng.faulted:
+        if rng is None or (not rng.faulted and self._latched is None):
             return ["no RNG fault"]
         try:
             report = rng.self_test()
@@ -365,6 +393,7 @@ class StartposTable:
         if self._fault_journaled:
             self.round.uow.append(RNG_CLEARED_KIND, {"who": who})
             self._fault_journaled = False
+        self._latched = None
         return [report.format(), "RNG fault cleared"]
 
     def close(self) -> None:

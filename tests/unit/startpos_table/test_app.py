@@ -197,3 +197,51 @@ def test_recall_lists_a_console_input_with_the_round_it_opens(tmp_path: Path) ->
     row = app.journal.last(["startpos.input"])
     assert row is not None and row.round == 2  # round 1 is closed: the press opens round 2
     app.close()
+
+
+def test_an_rng_fault_stays_latched_across_a_restart_until_cleared(tmp_path: Path) -> None:
+    """As at pai gow tiles: a fault journaled before a power cut still stands after it (the
+    RNG's own latch is in memory): the draw is refused and the dice taken until a technician's
+    `fault clear` (event 121); a later fault is journaled again (120)."""
+    app, table = _app(tmp_path)
+    assert app.rng is not None
+    app.rng._latch("stuck source (test)")
+    _press(app, table, "no_more_bets")
+    _press(app, table, "draw")  # refused: the fault journaled
+    app.close()
+    app2, again = _app(tmp_path)
+    assert app2.rng is not None and not app2.rng.faulted  # a new process, a fresh RNG
+    assert again.faults() and again.published()["dice_mode"] is True
+    _press(app2, again, "draw")
+    assert app2.journal.last(["startpos.drawn"]) is None  # still refused
+    _act(app2, again, "dice", ["1", "2", "3"], "dealer@serial")
+    for name in ("dealt", "settled"):
+        _press(app2, again, name)
+    with app2.journal.transaction():
+        assert again.clear_fault("technician@serial")[-1] == "RNG fault cleared"
+    assert not again.faults() and again.published()["dice_mode"] is False
+    app2.rng._latch("stuck again (test)")
+    _press(app2, again, "no_more_bets")
+    _press(app2, again, "draw")
+    kinds = [
+        r.kind for r in app2.journal.events(["startpos.rng_fault", "startpos.rng_fault_cleared"])
+    ]
+    assert kinds == ["startpos.rng_fault", "startpos.rng_fault_cleared", "startpos.rng_fault"]
+    app2.close()
+
+
+def test_rows_between_rounds_belong_to_the_last_round_but_the_opening_input(
+    tmp_path: Path,
+) -> None:
+    app, table = _app(tmp_path)
+    for name in ("no_more_bets", "draw", "dealt", "settled"):
+        _press(app, table, name)
+    _press(app, table, "draw")  # refused between rounds: round 1's, no round 2 opened
+    _act(app, table, "shift", ["start"], "supervisor@serial")
+    refused = app.journal.last(["startpos.refused"])
+    shift = app.journal.last(["startpos.shift_start"])
+    assert refused is not None and refused.round == 1
+    assert shift is not None and shift.round == 1
+    (newest,) = recall(app.journal, 1)
+    assert "not closed" not in newest.summary()
+    app.close()
