@@ -638,11 +638,23 @@ def _public_key(args: argparse.Namespace, journal: Journal | None) -> bytes | No
     """The public key of ``--pubkey``; without it, the one the journal stores (with a warning:
     whoever rewrote the journal could have replaced that too)."""
     if args.pubkey:
+        from controller.journal.heads import load_public_key
+
         try:
-            return Path(args.pubkey).read_bytes()
+            pem = Path(args.pubkey).read_bytes()
+            load_public_key(pem)
         except OSError as exc:
             print(f"cannot read the public key: {exc}", file=sys.stderr)
             return None
+        except ValueError as exc:
+            print(
+                f"{args.pubkey} is not the table's public key ({exc}): give the public key"
+                " `journal pubkey` printed at commissioning, not the private key or another"
+                " file",
+                file=sys.stderr,
+            )
+            return None
+        return pem
     stored = journal.meta("public_key") if journal is not None else None
     if stored is None:
         print("give the table's public key: --pubkey FILE", file=sys.stderr)

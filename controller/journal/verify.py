@@ -397,7 +397,16 @@ def verify_journal(
     """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
     walks the whole journal: never on the loop thread)."""
     result = VerifyResult()
-    mismatch = key_mismatch(journal, public_pem, anchor)
+    try:
+        load_public_key(public_pem)
+    except ValueError as exc:
+        # said once; the chain is still walked, the signatures cannot be
+        mismatch: str | None = (
+            f"the public key is unusable ({exc}): give the public key `journal pubkey` printed"
+            " at commissioning, not the private key or another file"
+        )
+    else:
+        mismatch = key_mismatch(journal, public_pem, anchor)
     if mismatch is not None:
         result.fail(mismatch)  # said once, not once per head and anchor line
     else:
@@ -410,7 +419,8 @@ def verify_journal(
             pass
     if mismatch is not None:
         return result
-    check_heads(journal, public_pem, journal.base()[0] - 1, journal.stored_last_seq(), result)
+    # every stored head, those past the journal's end too: a tail cut is rows lost
+    check_heads(journal, public_pem, journal.base()[0] - 1, 2**63 - 1, result)
     has_heads = journal.newest_head() is not None
     check_anchor(journal, anchor, public_pem, result, required=anchor_required and has_heads)
     return result

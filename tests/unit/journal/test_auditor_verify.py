@@ -198,3 +198,37 @@ def test_expect_head_proves_a_recorded_head_or_says_what_a_mismatch_may_be(
     for bad in ("12", f"x:{digest}", f"0:{digest}", f"{'9' * 25}:{digest}", f"{seq_text}:zz"):
         assert main([*base, "--expect-head", bad]) == 2, bad
         assert "--expect-head: " in capsys.readouterr().err
+
+
+def test_a_tail_cut_below_a_stored_signed_head_is_rows_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/journal.md, the attack table: the newest rows deleted is caught by the signed heads
+    in the database, by `journal verify` as at start-up (it ignored a head past the end)."""
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=6, starts=2)
+    raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+    try:
+        (newest,) = raw.execute("SELECT MAX(seq) FROM heads").fetchone()
+        raw.execute("DROP TRIGGER IF EXISTS rows_no_delete")
+        raw.execute("DELETE FROM rows WHERE seq > ?", (newest - 3,))
+    finally:
+        raw.close()
+    # the anchor's lines past the cut removed too: only the database's head is left to tell
+    lines = (copy / "journal.anchor").read_text().splitlines()
+    kept = [line for line in lines if f'"seq":{newest}' not in line]
+    (copy / "journal.anchor").write_text("".join(f"{line}\n" for line in kept))
+    code, out = _verify(copy, pub, capsys)
+    assert code == 1 and f"a signed head names row {newest}" in out and "rows lost" in out
+
+
+@pytest.mark.parametrize("wrong", ["journal-key.pem", "empty.pem"])
+def test_a_wrong_kind_of_key_file_is_said_plainly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], wrong: str
+) -> None:
+    _table(tmp_path / "table", rows=3)
+    key = tmp_path / "table" / wrong
+    if wrong == "empty.pem":
+        key.write_bytes(b"")
+    code, out = _verify(tmp_path / "table", key, capsys)
+    assert code == 1 and "Traceback" not in out
+    assert "is not the table's public key" in out and "`journal pubkey`" in out
