@@ -127,6 +127,9 @@ class SignedHead:
             raise ValueError(f"not a signed head: {exc}") from exc
         if counter is not None and counter < 0:
             raise ValueError("not a signed head: counter must be an integer >= 0")
+        for name, value in (("seq", head.seq), ("ts", head.ts), ("counter", counter)):
+            if value is not None and not -(2**63) <= value < 2**63:
+                raise ValueError(f"not a signed head: {name} is beyond signed 64 bits")
         return head
 
     @classmethod
@@ -135,6 +138,8 @@ class SignedHead:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a signed head: {exc}") from exc
+        except RecursionError:
+            raise ValueError("not a signed head: nested too deep") from None
         if not isinstance(obj, dict):
             raise ValueError("not a signed head: not a JSON object")
         return cls.from_mapping(obj)

@@ -316,6 +316,8 @@ class Journal:
         if text is None:
             return 0, self.meta("genesis") or GENESIS
         seq, _, hash_hex = text.partition(":")
+        if not (seq.isascii() and seq.isdigit() and len(seq) <= 18 and len(hash_hex) == 64):
+            raise JournalCorrupt(f"the journal's base {text[:80]!r} is not SEQ:HASH ({self.path})")
         return int(seq), hash_hex
 
     @property
@@ -600,7 +602,7 @@ class Journal:
                 prev_hex,
                 _blob(digest, "hash").hex(),
             )
-        except FieldError as exc:  # a column of another type: an edited database
+        except (FieldError, ValueError, RecursionError) as exc:  # an edited database
             raise JournalCorrupt(f"journal row {seq_v!r} unreadable ({self.path}): {exc}") from exc
 
     def events(

@@ -142,7 +142,7 @@ class Walker:
                         "data": data,
                     },
                 )
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, RecursionError) as exc:
                 result.fail(f"row {seq} ({kind}) is unreadable: {exc}", seq)
                 self.done = True
                 return True
@@ -395,6 +395,33 @@ def verify_journal(
     journal: Journal, public_pem: bytes, anchor: AnchorRead | None, *, anchor_required: bool = True
 ) -> VerifyResult:
     """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
+    walks the whole journal: never on the loop thread). A database edited past reading (a
+    column of another type, a base that is not SEQ:HASH) is a problem found, not a crash."""
+    try:
+        return _verify_journal(journal, public_pem, anchor, anchor_required)
+    except JournalError as exc:
+        return _unreadable(exc)
+
+
+def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None) -> VerifyResult:
+    """What start-up checks (:func:`_startup_check`); a database edited past reading is a
+    finding, as any other problem."""
+    try:
+        return _startup_check(journal, public_pem, anchor)
+    except JournalError as exc:
+        return _unreadable(exc)
+
+
+def _unreadable(exc: JournalError) -> VerifyResult:
+    result = VerifyResult()
+    result.fail(f"the journal's database is unreadable (edited?): {exc}")
+    return result
+
+
+def _verify_journal(
+    journal: Journal, public_pem: bytes, anchor: AnchorRead | None, anchor_required: bool
+) -> VerifyResult:
+    """Everything: the whole chain, every signed head, the anchor. For ``journal verify`` (it
     walks the whole journal: never on the loop thread)."""
     result = VerifyResult()
     try:
@@ -426,7 +453,7 @@ def verify_journal(
     return result
 
 
-def startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None) -> VerifyResult:
+def _startup_check(journal: Journal, public_pem: bytes, anchor: AnchorRead | None) -> VerifyResult:
     """What start-up checks (bounded: the rows after the newest signed head, a minute's worth):
     the newest stored head's signature and row, the anchor's newest head, and the rows after
     the newest of the heads that matched."""

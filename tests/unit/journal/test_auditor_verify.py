@@ -4,6 +4,7 @@ and with the wrong public key, which is said once, not once per signed head."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -232,3 +233,60 @@ def test_a_wrong_kind_of_key_file_is_said_plainly(
     code, out = _verify(tmp_path / "table", key, capsys)
     assert code == 1 and "Traceback" not in out
     assert "is not the table's public key" in out and "`journal pubkey`" in out
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def _anchor_line(copy: Path, **over: object) -> str:
+    line = json.loads((copy / "journal.anchor").read_text().splitlines()[0])
+    return json.dumps({**line, **over})
+
+
+HOSTILE: dict[str, tuple[str, ...]] = {
+    # (what is done to the copy: ("anchor", TEXT) appended, or SQL statements)
+    "an anchor line naming a row beyond 64 bits": ("anchor", "seq"),
+    "an anchor line nested 100,000 deep": ("anchor", DEEP),
+    "a base that is not SEQ:HASH": ("sql", "INSERT OR REPLACE INTO meta VALUES ('base','abc')"),
+    "a row's data nested 100,000 deep": (
+        "sql",
+        "DROP TRIGGER rows_no_update",
+        f"UPDATE rows SET data='{DEEP}' WHERE seq=3",
+    ),
+    "a signed head's hash stored as text": (
+        "sql",
+        "DROP TRIGGER heads_no_update",
+        "UPDATE heads SET hash='x'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_file_is_a_problem_found_never_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """docs/journal.md "Verifying": `journal verify` names the problem and exits 1, and the
+    table starts with a journal fault (a finding a supervisor acknowledges), whatever was
+    written into its files: never a traceback, never a table that does not start."""
+    copy, pub = _copy_with_key(tmp_path, capsys, rows=4)
+    how, *what = HOSTILE[case]
+    if how == "anchor":
+        text = _anchor_line(copy, seq=2**70) if what == ["seq"] else what[0]
+        with (copy / "journal.anchor").open("a") as f:
+            f.write(text + "\n")
+    else:
+        raw = sqlite3.connect(copy / "journal.sqlite", isolation_level=None)
+        try:
+            for statement in what:
+                raw.execute(statement)
+        finally:
+            raw.close()
+    code, out = _verify(copy, pub, capsys)
+    assert code == 1 and "Traceback" not in out and "journal BROKEN" in out
+    shutil.copy(tmp_path / "table" / "journal-key.pem", copy / "journal-key.pem")
+    app = Application(load_profile(PROFILE), copy, console_port="none")
+    try:
+        app.start()
+        assert any("journal" in fault for fault in app.app_faults), app.app_faults
+    finally:
+        app.close()
