@@ -135,6 +135,13 @@ def scan_tree(root: Path, exclude: Iterable[str] = ()) -> Tree:
         with os.scandir(directory) as entries:
             for entry in entries:
                 name = prefix + entry.name
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError:
+                    # a name the manifest cannot hold (bytes that are not UTF-8): an extra
+                    # file no release ships, never a check that stops short
+                    odd.append(f"unexpected file whose name is not UTF-8: {name!r}")
+                    continue
                 if entry.is_symlink():
                     odd.append(f"unexpected symbolic link {name}")
                 elif entry.is_dir(follow_symlinks=False):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import shutil
 from collections.abc import Callable
 from fractions import Fraction
@@ -658,3 +659,23 @@ def test_recall_depth_setting_is_the_default_and_the_limit(rig: Rig) -> None:
     assert len([line for line in rig.ok("recall 3") if line.startswith("round ")]) == 3
     rig.ok("config set recall_depth 40")
     assert len([line for line in rig.ok("recall 15") if line.startswith("round ")]) == 15
+
+
+def test_a_file_whose_name_is_not_utf8_is_a_mismatch_not_a_crash(tmp_path: Path) -> None:
+    """A planted file with a name of bytes that are not UTF-8 is one more extra file: the check
+    names it and still finds the other changes (it stopped on an encoding error before)."""
+    root = _copy_program(tmp_path / "prog")
+    profile = tmp_path / "profile.toml"
+    profile.write_text('name = "x"\n')
+    manifest = root / mf.MANIFEST_NAME
+    mf.write_manifest(mf.build_manifest(root, {"version": "test"}), manifest)
+    mf.seal_profile([profile])
+    odd = os.fsdecode(b"planted-\xff.py")
+    (root / "controller" / odd).write_text("import os\n")
+    (root / "drivers" / "buttons.py").write_text("# changed\n")
+    problems = mf.check_manifest(manifest, [profile])
+    assert any("not UTF-8" in p and "planted-" in p for p in problems), problems
+    assert any("drivers/buttons.py" in p for p in problems), problems
+    # `verify SEED` covers no such tree: it names the file instead of stopping on it
+    with pytest.raises(mf.ManifestError, match="not UTF-8"):
+        mf.verification_items(root, [profile])
