@@ -359,6 +359,12 @@ class MeterFold:
             out.append(f"{name}: {self.lifetime.get(name, 0)} (shift {self.shift.get(name, 0)})")
         return out
 
+    def startpos_top(self) -> int:
+        """A starting-position table's highest number: its range (the newest draw's), or the
+        highest number counted when no draw row says it."""
+        seen = [int(k.rsplit(".", 1)[1]) for k in self.lifetime if k.startswith("startpos.rng.")]
+        return max([self.startpos_range, *seen, 1])
+
     def names(self) -> list[str]:
         """Every meter this table shows: the catalogue's, families expanded by what was seen."""
         shown: list[str] = []
@@ -370,9 +376,7 @@ class MeterFold:
             if name.startswith("startpos.") and self.game != "startpos":
                 continue
             if name == "startpos.rng.<n>":
-                seen = {k for k in self.lifetime if k.startswith("startpos.rng.")}
-                top = max([self.startpos_range, *(int(k.rsplit(".", 1)[1]) for k in seen)])
-                shown.extend(f"startpos.rng.{n}" for n in range(1, top + 1))
+                shown.extend(f"startpos.rng.{n}" for n in range(1, self.startpos_top() + 1))
             elif name.endswith(".<1-8>"):
                 shown.extend(f"{name[:-6]}.{n}" for n in NUMBERS)
             elif name.endswith(">"):
@@ -515,8 +519,7 @@ def chi_square(fold: MeterFold, source: str = "rng", shift: bool = False) -> Chi
     :data:`DICE_CHANCES` for pai gow's dice."""
     meters = fold.shift if shift else fold.lifetime
     if fold.game == "startpos":
-        seen = [int(k.rsplit(".", 1)[1]) for k in fold.lifetime if k.startswith("startpos.rng.")]
-        k = max([fold.startpos_range, *seen, 1])
+        k = fold.startpos_top()
         counts = tuple(meters.get(f"startpos.rng.{n}", 0) for n in range(1, k + 1))
         chances: tuple[float, ...] = (1 / k,) * k
     else:

@@ -613,16 +613,23 @@ def test_lockout_and_failure_count_survive_a_restart(rig: Rig) -> None:
     assert again.execute("login 2468101212", "serial")[-1].startswith("ERR LOCKED")
 
 
-def test_manifest_flags_any_extra_missing_changed_or_linked_file(tmp_path: Path) -> None:
-    """Python imports a matching .pyc without reading its source, runs .pth files and
-    sitecustomize: a manifest covers every file under its root, so anything planted, removed,
-    changed or replaced by a link is a mismatch."""
+def _sealed_program(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of the program with its manifest, and a sealed profile: (root, profile,
+    manifest)."""
     root = _copy_program(tmp_path / "prog")
     profile = tmp_path / "profile.toml"
     profile.write_text('name = "x"\n')
     manifest = root / mf.MANIFEST_NAME
     mf.write_manifest(mf.build_manifest(root, {"version": "test"}), manifest)
     mf.seal_profile([profile])
+    return root, profile, manifest
+
+
+def test_manifest_flags_any_extra_missing_changed_or_linked_file(tmp_path: Path) -> None:
+    """Python imports a matching .pyc without reading its source, runs .pth files and
+    sitecustomize: a manifest covers every file under its root, so anything planted, removed,
+    changed or replaced by a link is a mismatch."""
+    root, profile, manifest = _sealed_program(tmp_path)
     assert mf.check_manifest(manifest, [profile]) == []
     cache = root / "controller" / "__pycache__"
     cache.mkdir()
@@ -664,12 +671,7 @@ def test_recall_depth_setting_is_the_default_and_the_limit(rig: Rig) -> None:
 def test_a_file_whose_name_is_not_utf8_is_a_mismatch_not_a_crash(tmp_path: Path) -> None:
     """A planted file with a name of bytes that are not UTF-8 is one more extra file: the check
     names it and still finds the other changes (it stopped on an encoding error before)."""
-    root = _copy_program(tmp_path / "prog")
-    profile = tmp_path / "profile.toml"
-    profile.write_text('name = "x"\n')
-    manifest = root / mf.MANIFEST_NAME
-    mf.write_manifest(mf.build_manifest(root, {"version": "test"}), manifest)
-    mf.seal_profile([profile])
+    root, profile, manifest = _sealed_program(tmp_path)
     odd = os.fsdecode(b"planted-\xff.py")
     (root / "controller" / odd).write_text("import os\n")
     (root / "drivers" / "buttons.py").write_text("# changed\n")

@@ -43,14 +43,20 @@ def _press(app: Application, name: str) -> None:
     app.dispatch(ButtonPressed(name, time.monotonic_ns()))
 
 
+def _bets_closed_display_down(tmp: Path) -> Application:
+    """A pai gow round with bets closed, its number display then lost."""
+    app = _app(tmp, "sim-paigow.toml")
+    _press(app, "shuffled")
+    _press(app, "no_more_bets")
+    _link(app, up=False)
+    return app
+
+
 def test_pai_gow_draws_no_number_while_its_display_is_not_connected(
     tmp_path: Path, clean_env: None
 ) -> None:
-    app = _app(tmp_path, "sim-paigow.toml")
+    app = _bets_closed_display_down(tmp_path)
     try:
-        _press(app, "shuffled")
-        _press(app, "no_more_bets")
-        _link(app, up=False)
         assert app.table.status()["start_mode"] == "dice (number display not connected)"
         _press(app, "draw")
         assert app.journal.last(["paigow.drawn"]) is None
@@ -70,11 +76,8 @@ def test_pai_gow_draws_no_number_while_its_display_is_not_connected(
 def test_pai_gow_takes_the_dice_while_its_display_is_not_connected(
     tmp_path: Path, clean_env: None
 ) -> None:
-    app = _app(tmp_path, "sim-paigow.toml")
+    app = _bets_closed_display_down(tmp_path)
     try:
-        _press(app, "shuffled")
-        _press(app, "no_more_bets")
-        _link(app, up=False)
         assert app.console_execute("passwd 24681357", "serial")[-1] == "OK"
         assert app.console_execute("dice 9", "serial")[-1] == "OK"
         dice = app.journal.last(["paigow.dice"])
